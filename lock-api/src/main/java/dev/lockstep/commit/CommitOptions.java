@@ -1,0 +1,48 @@
+package dev.lockstep.commit;
+
+import dev.lockstep.lock.LockOptions;
+import dev.lockstep.options.Options;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * Options of the snapshot commit protocol, parsed once.
+ *
+ * @param strategy {@value #COMMIT_STRATEGY}
+ * @param lock the generic lock options
+ * @param writeAttempts {@value #COMMIT_WRITE_ATTEMPTS}: how often one snapshot write that failed
+ *     before landing is tried (each failure is read back first, so a retry never commits twice)
+ * @param leaseMargin {@value #COMMIT_LEASE_MARGIN}: under a lock, the lease time that must be left when
+ *     a write starts; the write is bounded by the time left minus this margin
+ */
+public record CommitOptions(CommitStrategy strategy, LockOptions lock, int writeAttempts,
+    Duration leaseMargin) {
+
+  public static final String COMMIT_STRATEGY = "commit.strategy";
+  public static final CommitStrategy COMMIT_STRATEGY_DEFAULT = CommitStrategy.AUTO;
+  public static final String COMMIT_WRITE_ATTEMPTS = "commit.write-attempts";
+  public static final int COMMIT_WRITE_ATTEMPTS_DEFAULT = 3;
+  public static final String COMMIT_LEASE_MARGIN = "commit.lease-margin";
+  public static final Duration COMMIT_LEASE_MARGIN_DEFAULT = Duration.ofSeconds(1);
+
+  public CommitOptions {
+    if (writeAttempts < 1) {
+      throw new IllegalArgumentException(
+          "Option '" + COMMIT_WRITE_ATTEMPTS + "' must be at least 1: " + writeAttempts);
+    }
+    if (leaseMargin.isNegative()) {
+      throw new IllegalArgumentException(
+          "Option '" + COMMIT_LEASE_MARGIN + "' must not be negative: " + leaseMargin);
+    }
+  }
+
+  public static CommitOptions from(Map<String, String> options) {
+    Options o = Options.of(options);
+    String strategy = o.get(COMMIT_STRATEGY);
+    return new CommitOptions(
+        strategy == null ? COMMIT_STRATEGY_DEFAULT : CommitStrategy.parse(strategy),
+        LockOptions.from(o),
+        o.getInt(COMMIT_WRITE_ATTEMPTS, COMMIT_WRITE_ATTEMPTS_DEFAULT),
+        o.getDuration(COMMIT_LEASE_MARGIN, COMMIT_LEASE_MARGIN_DEFAULT));
+  }
+}

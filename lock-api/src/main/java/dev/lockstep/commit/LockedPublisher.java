@@ -1,0 +1,172 @@
+package dev.lockstep.commit;
+
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockLostException;
+import dev.lockstep.lock.LockService;
+import dev.lockstep.options.Durations;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code commit.strategy=lock}: publish under a lease of the table's lock.
+ *
+ * <ol>
+ *   <li>Acquire the table's lease within {@code lock-acquire-timeout}; none: fail, nothing written.
+ *   <li>{@code ensureHeld()}; then check that the target is absent (present: conflict).
+ *   <li>Bound the write by the lease time left minus {@code commit.lease-margin}; too little left:
+ *       fail, nothing written.
+ *   <li>Write: with the store's atomic primitive when it has one (the lock gives fairness, the
+ *       primitive gives safety); otherwise a plain write, safe only because of the lease.
+ *   <li>{@code ensureHeld()} again. For a plain write, read the target back: another content there
+ *       means a holder that lost its lease raced us: conflict.
+ *   <li>Release the lease (also after any failure).
+ * </ol>
+ *
+ * <p>Race timeline this guards against: holder A pauses after step 2 past its lease, B acquires,
+ * writes N and releases; A wakes. A's step-3 deadline has passed, so A's write is abandoned (a write
+ * already in flight is reported uncertain and read back). Only a store's conditional write closes the
+ * remaining window of a request already sent and landing late; that is why step 4 prefers it.
+ */
+final class LockedPublisher implements SnapshotPublisher {
+
+  private final FileIO store;
+  private final SnapshotPublisher primitive;
+  private final LockService lockService;
+  private final String lockKey;
+  private final CommitOptions options;
+  private final ExecutorService writer;
+
+  /**
+   * @param primitive the store's atomic publisher, or {@code null} for a plain write under the lease
+   */
+  LockedPublisher(FileIO store, SnapshotPublisher primitive, LockService lockService, String lockKey,
+      CommitOptions options) {
+    this.store = store;
+    this.primitive = primitive;
+    this.lockService = lockService;
+    this.lockKey = lockKey;
+    this.options = options;
+    this.writer = Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "lockstep-locked-write");
+      thread.setDaemon(true);
+      return thread;
+    });
+  }
+
+  @Override
+  public String describe() {
+    return CommitStrategy.LOCK.value() + (primitive == null ? " (plain write)" : " + "
+        + primitive.describe());
+  }
+
+  @Override
+  public void publish(Path target, byte[] content) throws IOException, InterruptedException {
+    Duration acquireTimeout = options.lock().acquireTimeout();
+    Optional<Lease> acquired = lockService.acquire(lockKey, acquireTimeout);
+    if (acquired.isEmpty()) {
+      throw new IOException("Could not acquire the lock '" + lockKey + "' within "
+          + Durations.format(acquireTimeout) + " (option 'lock-acquire-timeout'); nothing was"
+          + " written. Another writer holds it, or the lock service is slow.");
+    }
+    Lease lease = acquired.get();
+    IOException primary = null;
+    try {
+      publishUnder(lease, target, content);
+    } catch (IOException e) {
+      primary = e;
+      throw e;
+    } finally {
+      try {
+        lease.close();
+      } catch (IOException e) {
+        if (primary != null) {
+          primary.addSuppressed(e);
+        }
+        // A failed release is not a failed commit: the service frees the lease within its bound.
+      }
+    }
+  }
+
+  private void publishUnder(Lease lease, Path target, byte[] content)
+      throws IOException, InterruptedException {
+    lease.ensureHeld();
+    if (store.exists(target)) {
+      throw new FileAlreadyExistsException(target.toString(), null,
+          "snapshot already committed by another writer");
+    }
+    Duration budget = lease.timeLeft().minus(options.leaseMargin());
+    if (budget.isNegative() || budget.isZero()) {
+      throw new LockLostException("Only " + Durations.format(lease.timeLeft()) + " of the lease on '"
+          + lockKey + "' is left, less than 'commit.lease-margin' "
+          + Durations.format(options.leaseMargin()) + "; nothing was written.");
+    }
+    Future<?> write = writer.submit(() -> {
+      if (primitive != null) {
+        primitive.publish(target, content);
+      } else {
+        try (OutputStream out = store.newOutputStream(target, false)) {
+          out.write(content);
+        }
+      }
+      return null;
+    });
+    try {
+      write.get(budget.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      write.cancel(true);
+      throw new UncertainWriteException(target, "the write did not finish within the lease time left ("
+          + Durations.format(budget) + ")", e);
+    } catch (InterruptedException e) {
+      write.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      if (cause instanceof InterruptedException) {
+        throw (InterruptedException) cause;
+      }
+      throw new IOException("Snapshot write to " + target + " failed", cause);
+    }
+    try {
+      lease.ensureHeld();
+    } catch (LockLostException e) {
+      if (primitive == null) {
+        throw new UncertainWriteException(target, "the lease was lost while writing", e);
+      }
+      // The atomic primitive decided the outcome on its own; losing the lease afterwards is harmless.
+    }
+    if (primitive == null && !Arrays.equals(readBack(target), content)) {
+      throw new FileAlreadyExistsException(target.toString(), null,
+          "another writer's snapshot replaced ours while the lease was in doubt");
+    }
+  }
+
+  private byte[] readBack(Path target) throws IOException {
+    try (InputStream in = store.newInputStream(target)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      return out.toByteArray();
+    }
+  }
+
+  void shutdown() {
+    writer.shutdownNow();
+  }
+}

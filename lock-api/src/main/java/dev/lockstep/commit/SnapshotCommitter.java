@@ -1,0 +1,269 @@
+package dev.lockstep.commit;
+
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SupportsAtomicCreate;
+import dev.lockstep.fs.SupportsAtomicRename;
+import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.lock.LockOptions;
+import dev.lockstep.lock.LockService;
+import dev.lockstep.lock.LockServiceDiscovery;
+import java.io.Closeable;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.util.Arrays;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns "snapshot N is this content" into exactly one of {@link CommitOutcome#COMMITTED}, {@link
+ * CommitOutcome#CONFLICT} or a {@link CommitStateUnknownException}.
+ *
+ * <p>The strategy is chosen once, when the committer is opened ({@link #resolve}):
+ *
+ * <ol>
+ *   <li>{@code commit.strategy=auto}: {@code lock} when {@code lock.enabled=true}; else {@code
+ *       atomic-create} when the store {@link SupportsAtomicCreate}; else {@code rename} when it
+ *       {@link SupportsAtomicRename}; else refuse with the fix ({@code lock.enabled=true} and a {@code
+ *       lock.type}). Never an unsafe write.
+ *   <li>An explicit strategy the store or options cannot support is refused the same way.
+ * </ol>
+ *
+ * <p>One commit ({@link #commit}):
+ *
+ * <ol>
+ *   <li>Publish {@code snapshot-N} through the strategy.
+ *   <li>After a conflict, a failure or an uncertain outcome, read {@code snapshot-N} back. Our content
+ *       (it carries a unique commit id, so equal bytes mean our commit) means COMMITTED, another
+ *       content means CONFLICT, absence means the write did not land: retry, up to {@code
+ *       commit.write-attempts}.
+ *   <li>A read-back that itself fails, or attempts exhausted after uncertain outcomes, raise {@link
+ *       CommitStateUnknownException}: nothing may be cleaned up.
+ *   <li>After COMMITTED, the {@code LATEST} hint is written, best effort.
+ * </ol>
+ *
+ * <p>Thread-safe; committers of one table may run in many threads and processes.
+ */
+public final class SnapshotCommitter implements Closeable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotCommitter.class);
+
+  private final FileIO store;
+  private final SnapshotLog log;
+  private final SnapshotPublisher publisher;
+  private final CommitOptions options;
+  private final LockService ownedLockService;
+
+  private SnapshotCommitter(FileIO store, SnapshotLog log, SnapshotPublisher publisher,
+      CommitOptions options, LockService ownedLockService) {
+    this.store = store;
+    this.log = log;
+    this.publisher = publisher;
+    this.options = options;
+    this.ownedLockService = ownedLockService;
+  }
+
+  /**
+   * Opens a committer from catalog options; when a lock is needed, the lock service named by {@code
+   * lock.type} is opened too and closed with the committer.
+   *
+   * @param lockKey the table's lock key, {@code database.table}
+   * @throws CommitStrategyUnavailableException when no safe strategy exists, naming the fix
+   */
+  public static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
+      Map<String, String> options) throws IOException {
+    CommitOptions commitOptions = CommitOptions.from(options);
+    boolean needsLock = commitOptions.lock().enabled()
+        || commitOptions.strategy() == CommitStrategy.LOCK;
+    if (!needsLock) {
+      return create(store, snapshotDirectory, lockKey, commitOptions, null);
+    }
+    if (!commitOptions.lock().enabled()) {
+      throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
+          + "=lock' needs '" + LockOptions.LOCK_ENABLED + "=true' and a '" + LockOptions.LOCK_TYPE
+          + "'.");
+    }
+    if (commitOptions.lock().type() == null) {
+      throw new CommitStrategyUnavailableException("'" + LockOptions.LOCK_ENABLED + "=true' needs a '"
+          + LockOptions.LOCK_TYPE + "' (zookeeper, jdbc, hive or a vendor's identifier).");
+    }
+    LockService lockService = LockServiceDiscovery.open(options);
+    try {
+      SnapshotCommitter committer =
+          create(store, snapshotDirectory, lockKey, commitOptions, lockService);
+      return new SnapshotCommitter(committer.store, committer.log, committer.publisher,
+          committer.options, lockService);
+    } catch (RuntimeException e) {
+      try {
+        lockService.close();
+      } catch (IOException closeError) {
+        e.addSuppressed(closeError);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Creates a committer over a lock service the caller owns (or none).
+   *
+   * @param lockService the table's lock service, or {@code null} when no lock is configured
+   * @throws CommitStrategyUnavailableException when no safe strategy exists, naming the fix
+   */
+  public static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
+      CommitOptions options, LockService lockService) {
+    SnapshotPublisher publisher = resolve(store, options, lockService, lockKey);
+    LOG.debug("Snapshots of {} commit with strategy {}", lockKey, publisher.describe());
+    return new SnapshotCommitter(store, new SnapshotLog(store, snapshotDirectory), publisher, options,
+        null);
+  }
+
+  /** Chooses the publisher as the class javadoc says, or refuses. */
+  static SnapshotPublisher resolve(FileIO store, CommitOptions options, LockService lockService,
+      String lockKey) {
+    SnapshotPublisher primitive = primitiveOf(store);
+    switch (options.strategy()) {
+      case ATOMIC_CREATE:
+        if (!(store instanceof SupportsAtomicCreate)) {
+          throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
+              + "=atomic-create' needs a store with atomic create, and " + describe(store)
+              + " has none. Use 'commit.strategy=auto' with 'lock.enabled=true' and a 'lock.type'.");
+        }
+        return new AtomicCreatePublisher((SupportsAtomicCreate) store);
+      case RENAME:
+        if (!(store instanceof SupportsAtomicRename)) {
+          throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
+              + "=rename' needs a store with atomic rename, and " + describe(store)
+              + " has none (rename on object stores is copy + delete). Use 'commit.strategy=auto'"
+              + " with 'lock.enabled=true' and a 'lock.type'.");
+        }
+        return new RenamePublisher((SupportsAtomicRename) store);
+      case LOCK:
+        return locked(store, primitive, options, lockService, lockKey);
+      case AUTO:
+      default:
+        if (options.lock().enabled()) {
+          return locked(store, primitive, options, lockService, lockKey);
+        }
+        if (primitive != null) {
+          return primitive;
+        }
+        throw new CommitStrategyUnavailableException("Refusing to commit: " + describe(store)
+            + " has neither atomic create nor atomic rename, so two writers could both win a"
+            + " snapshot. Set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive) with"
+            + " its options, or use a store with conditional writes.");
+    }
+  }
+
+  private static SnapshotPublisher locked(FileIO store, SnapshotPublisher primitive,
+      CommitOptions options, LockService lockService, String lockKey) {
+    if (lockService == null) {
+      throw new CommitStrategyUnavailableException("Committing under a lock needs a lock service:"
+          + " set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive).");
+    }
+    return new LockedPublisher(store, primitive, lockService, lockKey, options);
+  }
+
+  private static SnapshotPublisher primitiveOf(FileIO store) {
+    if (store instanceof SupportsAtomicCreate) {
+      return new AtomicCreatePublisher((SupportsAtomicCreate) store);
+    }
+    if (store instanceof SupportsAtomicRename) {
+      return new RenamePublisher((SupportsAtomicRename) store);
+    }
+    return null;
+  }
+
+  private static String describe(FileIO store) {
+    return "the store " + store.getClass().getSimpleName();
+  }
+
+  /** The chosen strategy, for example {@code atomic-create} or {@code lock + rename}. */
+  public String strategy() {
+    return publisher.describe();
+  }
+
+  /** The snapshot files this committer writes. */
+  public SnapshotLog log() {
+    return log;
+  }
+
+  /**
+   * Commits {@code content} as snapshot {@code id}.
+   *
+   * @param content the snapshot file's bytes; must carry a unique commit id, so that equal bytes mean
+   *     this very commit
+   * @return COMMITTED or CONFLICT (never UNKNOWN)
+   * @throws CommitStateUnknownException when it cannot be told whether the commit landed
+   * @throws IOException when every attempt failed before landing; nothing was published
+   */
+  public CommitOutcome commit(long id, byte[] content) throws IOException, InterruptedException {
+    if (id < 1) {
+      throw new IllegalArgumentException("Snapshot ids start at 1: " + id);
+    }
+    Path target = log.snapshotPath(id);
+    IOException lastFailure = null;
+    boolean uncertain = false;
+    for (int attempt = 1; attempt <= options.writeAttempts(); attempt++) {
+      try {
+        publisher.publish(target, content);
+        log.writeLatestHint(id);
+        return CommitOutcome.COMMITTED;
+      } catch (FileAlreadyExistsException e) {
+        lastFailure = e;
+      } catch (UncertainWriteException e) {
+        uncertain = true;
+        lastFailure = e;
+      } catch (IOException e) {
+        lastFailure = e;
+      }
+      CommitOutcome readBack = readBack(target, content, lastFailure);
+      if (readBack == CommitOutcome.COMMITTED) {
+        LOG.debug("Snapshot {} is ours after {}", target, lastFailure.toString());
+        log.writeLatestHint(id);
+        return CommitOutcome.COMMITTED;
+      }
+      if (readBack == CommitOutcome.CONFLICT) {
+        return CommitOutcome.CONFLICT;
+      }
+      LOG.debug("Snapshot {} did not land on attempt {}: {}", target, attempt, lastFailure.toString());
+    }
+    if (uncertain) {
+      throw new CommitStateUnknownException(target, lastFailure);
+    }
+    throw new IOException("Could not write snapshot " + target + " in " + options.writeAttempts()
+        + " attempts (option '" + CommitOptions.COMMIT_WRITE_ATTEMPTS + "'); nothing was committed.",
+        lastFailure);
+  }
+
+  /**
+   * Reads {@code target} back after {@code cause}: COMMITTED when it holds our bytes, CONFLICT when it
+   * holds another's, UNKNOWN (returned, not thrown) when it is absent.
+   *
+   * @throws CommitStateUnknownException when the read itself fails
+   */
+  private CommitOutcome readBack(Path target, byte[] content, IOException cause)
+      throws CommitStateUnknownException {
+    byte[] found;
+    try {
+      found = SnapshotLog.readFile(store, target);
+    } catch (FileNotFoundException e) {
+      return CommitOutcome.UNKNOWN;
+    } catch (IOException e) {
+      e.addSuppressed(cause);
+      throw new CommitStateUnknownException(target, e);
+    }
+    return Arrays.equals(found, content) ? CommitOutcome.COMMITTED : CommitOutcome.CONFLICT;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (publisher instanceof LockedPublisher) {
+      ((LockedPublisher) publisher).shutdown();
+    }
+    if (ownedLockService != null) {
+      ownedLockService.close();
+    }
+  }
+}
