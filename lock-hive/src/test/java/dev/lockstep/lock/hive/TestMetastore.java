@@ -1,0 +1,245 @@
+package dev.lockstep.lock.hive;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hive.metastore.HMSHandler;
+import org.apache.hadoop.hive.metastore.HMSHandlerProxyFactory;
+import org.apache.hadoop.hive.metastore.IHMSHandler;
+import org.apache.hadoop.hive.metastore.TSetIpAddressProcessor;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
+import org.apache.hadoop.hive.metastore.txn.TxnStore;
+import org.apache.hadoop.hive.metastore.txn.TxnUtils;
+import org.apache.thrift.server.TServer;
+import org.apache.thrift.server.TThreadPoolServer;
+import org.apache.thrift.transport.TServerSocket;
+import org.apache.thrift.transport.TSocket;
+import org.apache.thrift.transport.TTransportException;
+
+/**
+ * A real Hive Metastore 4.0.1 in this JVM: embedded Derby on disk, Thrift on a free loopback port.
+ *
+ * <p>One per test JVM ({@link #shared()}): the metastore keeps its JDO and transaction connection pools
+ * in static fields, so a second metastore in the same JVM would silently reuse the first one's
+ * database. Tests use distinct lock keys instead.
+ *
+ * <ol>
+ *   <li>The Derby database is created from the metastore's own schema script (with the ACID tables
+ *       {@code HIVE_LOCKS} and {@code NEXT_LOCK_ID}), unpacked by Maven from the binary distribution.
+ *   <li>The Thrift server is ours, over the metastore's own handler, so that {@link #stop()} can cut
+ *       every open connection (the metastore's own server cannot be stopped) and {@link #start()}
+ *       can bring it back on the same port over the same database.
+ *   <li>No housekeeping threads run: stale locks expire only when a test calls {@link
+ *       #expireTimedOutLocks()}, which runs the housekeeper's {@code performTimeOuts()}.
+ * </ol>
+ */
+final class TestMetastore {
+
+  /** The metastore's lock timeout in tests ({@code metastore.txn.timeout}); clients read the same. */
+  static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6);
+
+  private static TestMetastore shared;
+
+  private final Path directory;
+  private final Configuration conf;
+  private final int port;
+  private final List<Socket> accepted = new ArrayList<>();
+  private TServer server;
+  private Thread serving;
+
+  private TestMetastore(Path directory, int port) {
+    this.directory = directory;
+    this.port = port;
+    this.conf = MetastoreConf.newMetastoreConf();
+    MetastoreConf.setVar(conf, ConfVars.CONNECT_URL_KEY,
+        "jdbc:derby:;databaseName=" + directory.resolve("metastore_db") + ";create=true");
+    MetastoreConf.setVar(conf, ConfVars.WAREHOUSE, directory.resolve("warehouse").toUri().toString());
+    MetastoreConf.setBoolVar(conf, ConfVars.SCHEMA_VERIFICATION, false);
+    MetastoreConf.setBoolVar(conf, ConfVars.AUTO_CREATE_ALL, false);
+    MetastoreConf.setBoolVar(conf, ConfVars.HIVE_SUPPORT_CONCURRENCY, true);
+    MetastoreConf.setVar(conf, ConfVars.HIVE_TXN_MANAGER,
+        "org.apache.hadoop.hive.ql.lockmgr.DbTxnManager");
+    MetastoreConf.setTimeVar(conf, ConfVars.TXN_TIMEOUT, LOCK_TIMEOUT.toMillis(),
+        TimeUnit.MILLISECONDS);
+    MetastoreConf.setBoolVar(conf, ConfVars.METASTORE_HOUSEKEEPING_THREADS_ON, false);
+    MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_INITIATOR_ON, false);
+    MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_CLEANER_ON, false);
+    MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_ALWAYS, "");
+    MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_REMOTE_ONLY, "");
+    MetastoreConf.setLongVar(conf, ConfVars.CONNECTION_POOLING_MAX_CONNECTIONS, 4);
+    MetastoreConf.setVar(conf, ConfVars.THRIFT_URIS, uri(port));
+  }
+
+  /** The JVM's metastore, started on first use. */
+  static synchronized TestMetastore shared() throws Exception {
+    if (shared == null) {
+      long started = System.nanoTime();
+      Path dir = Files.createTempDirectory("lockstep-hms-");
+      TestMetastore metastore = new TestMetastore(dir, freePort());
+      metastore.prepareDatabase();
+      metastore.start();
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      System.out.println("Hive Metastore 4.0.1 started on " + metastore.uri() + " in "
+          + took.toMillis() + " ms (database " + dir + ")");
+      if (took.compareTo(Duration.ofSeconds(30)) > 0) {
+        throw new IllegalStateException("The test metastore took " + took + " to start (limit 30 s)");
+      }
+      shared = metastore;
+    }
+    return shared;
+  }
+
+  static String uri(int port) {
+    return "thrift://127.0.0.1:" + port;
+  }
+
+  String uri() {
+    return uri(port);
+  }
+
+  Configuration conf() {
+    return conf;
+  }
+
+  /** The catalog options a lock client needs to reach this metastore. */
+  Map<String, String> lockOptions() {
+    return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive",
+        "metastore.txn.timeout", LOCK_TIMEOUT.toSeconds() + "s",
+        "lock-check-max-sleep", "200 ms");
+  }
+
+  /** Creates the metastore schema, ACID tables included, unless the database already has it. */
+  private void prepareDatabase() throws IOException, SQLException {
+    String script = System.getProperty("lockstep.hive.schema");
+    if (script == null || !Files.isRegularFile(Path.of(script))) {
+      throw new IllegalStateException("The metastore schema script is missing (" + script + "). Run"
+          + " the tests through Maven, which unpacks it from the metastore's binary distribution.");
+    }
+    String url = MetastoreConf.getVar(conf, ConfVars.CONNECT_URL_KEY);
+    try (Connection connection = DriverManager.getConnection(url);
+        Statement statement = connection.createStatement()) {
+      try {
+        statement.executeQuery("SELECT COUNT(*) FROM NEXT_LOCK_ID").close();
+        return;
+      } catch (SQLException absent) {
+        // a fresh database: run the script below
+      }
+      StringBuilder withoutComments = new StringBuilder();
+      for (String line : Files.readAllLines(Path.of(script), StandardCharsets.UTF_8)) {
+        if (!line.trim().startsWith("--")) {
+          withoutComments.append(line).append('\n');
+        }
+      }
+      for (String sql : withoutComments.toString().split(";\\s*\n")) {
+        if (!sql.isBlank()) {
+          statement.execute(sql.trim());
+        }
+      }
+    }
+  }
+
+  /** Starts (or restarts) the Thrift server on this metastore's port. */
+  synchronized void start() throws Exception {
+    if (server != null) {
+      return;
+    }
+    IHMSHandler handler =
+        HMSHandlerProxyFactory.getProxy(conf, new HMSHandler("lockstep-test-metastore", conf), false);
+    TServerSocket socket = new TrackingServerSocket(port);
+    TThreadPoolServer.Args args = new TThreadPoolServer.Args(socket)
+        .processor(new TSetIpAddressProcessor<>(handler))
+        .minWorkerThreads(1)
+        .maxWorkerThreads(64);
+    TServer thrift = new TThreadPoolServer(args);
+    CountDownLatch serveCalled = new CountDownLatch(1);
+    Thread thread = new Thread(() -> {
+      serveCalled.countDown();
+      thrift.serve();
+    }, "test-metastore-" + port);
+    thread.setDaemon(true);
+    thread.start();
+    serveCalled.await();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!thrift.isServing()) {
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("The test metastore did not start serving on " + uri());
+      }
+      Thread.sleep(20);
+    }
+    server = thrift;
+    serving = thread;
+  }
+
+  /** Stops the Thrift server and cuts every open client connection; the database stays. */
+  synchronized void stop() throws InterruptedException {
+    if (server == null) {
+      return;
+    }
+    server.stop();
+    synchronized (accepted) {
+      for (Socket socket : accepted) {
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // already closed by the client
+        }
+      }
+      accepted.clear();
+    }
+    serving.join(TimeUnit.SECONDS.toMillis(10));
+    server = null;
+    serving = null;
+  }
+
+  /** Runs the housekeeper's lock timeout: locks not heartbeated within the timeout are removed. */
+  void expireTimedOutLocks() {
+    TxnStore txnStore = TxnUtils.getTxnStore(conf);
+    txnStore.performTimeOuts();
+  }
+
+  /** How many locks the metastore holds or queues, straight from its database. */
+  int lockRows() throws Exception {
+    return TxnUtils.getTxnStore(conf).getNumLocks();
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  /** A server socket bound to this metastore's port that remembers the connections it accepted. */
+  private final class TrackingServerSocket extends TServerSocket {
+
+    TrackingServerSocket(int port) throws TTransportException {
+      super(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+    }
+
+    @Override
+    public TSocket accept() throws TTransportException {
+      TSocket socket = super.accept();
+      synchronized (accepted) {
+        accepted.add(socket.getSocket());
+      }
+      return socket;
+    }
+  }
+}
