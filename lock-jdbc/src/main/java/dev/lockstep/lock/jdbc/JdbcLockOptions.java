@@ -1,0 +1,136 @@
+package dev.lockstep.lock.jdbc;
+
+import dev.lockstep.lock.LockOptions;
+import dev.lockstep.options.Durations;
+import dev.lockstep.options.Options;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * The options of the JDBC lock ({@code lock.jdbc.*}), parsed and validated once.
+ *
+ * @param url {@value #URL}: the JDBC URL; its prefix picks the dialect and driver
+ * @param user {@value #USER}: the database user, or {@code null} to let the driver decide
+ * @param password {@value #PASSWORD}: a secret, never logged and never part of {@link #toString()}
+ * @param table {@value #TABLE}: the lock table, a plain or schema-qualified SQL identifier
+ * @param leaseTtl {@value #LEASE_TTL}: how long a lease lives without a renewal; the holder-death bound
+ * @param poolSize {@value #POOL_SIZE}: the connection pool's size; every held lease keeps one
+ *     connection, so this bounds the leases one client can hold at once plus its acquire attempts
+ * @param driverProperties {@value #DRIVER_PROPERTY_PREFIX}{@code <name>}: passed to the driver as is
+ *     (TLS settings, timeouts); may hold secrets, never logged
+ * @param lock the generic lock options ({@code lock-acquire-timeout}, {@code lock-check-max-sleep})
+ */
+public record JdbcLockOptions(String url, String user, String password, String table,
+    Duration leaseTtl, int poolSize, Map<String, String> driverProperties, LockOptions lock) {
+
+  public static final String PREFIX = "lock.jdbc.";
+  public static final String URL = "lock.jdbc.url";
+  public static final String USER = "lock.jdbc.user";
+  /** Secret: never logged. */
+  public static final String PASSWORD = "lock.jdbc.password";
+  public static final String TABLE = "lock.jdbc.table";
+  public static final String TABLE_DEFAULT = "lockstep_locks";
+  /**
+   * A lease not renewed for this long is free for others. Shorter frees a dead holder's lock sooner;
+   * too short turns a slow database or a long GC pause into lost leases (never into two holders).
+   */
+  public static final String LEASE_TTL = "lock.jdbc.lease-ttl";
+  public static final Duration LEASE_TTL_DEFAULT = Duration.ofSeconds(60);
+  public static final Duration LEASE_TTL_MIN = Duration.ofSeconds(1);
+  public static final String POOL_SIZE = "lock.jdbc.pool-size";
+  public static final int POOL_SIZE_DEFAULT = 10;
+  public static final String DRIVER_PROPERTY_PREFIX = "lock.jdbc.property.";
+
+  private static final Set<String> KNOWN_KEYS =
+      new TreeSet<>(Set.of(URL, USER, PASSWORD, TABLE, LEASE_TTL, POOL_SIZE));
+  private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,62}";
+  private static final Pattern TABLE_NAME =
+      Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")?");
+  private static final Pattern URL_SECRET =
+      Pattern.compile("(?i)((?:password|pwd|passwd|sslpassword|secret)[^=&;/]*=)[^&;]*");
+  private static final Pattern URL_USERINFO = Pattern.compile("//([^/@:]*):[^/@]*@");
+
+  public JdbcLockOptions {
+    Objects.requireNonNull(url, "url");
+    Objects.requireNonNull(table, "table");
+    Objects.requireNonNull(leaseTtl, "leaseTtl");
+    Objects.requireNonNull(lock, "lock");
+    driverProperties = Map.copyOf(driverProperties);
+    JdbcDialect.fromUrl(url);
+    if (!TABLE_NAME.matcher(table).matches()) {
+      throw new IllegalArgumentException("Option '" + TABLE + "' is '" + table + "', which is not a"
+          + " plain SQL identifier. Write letters, digits and '_' (not starting with a digit, at most 63"
+          + " characters), optionally qualified by a schema: 'lockstep_locks' or 'ops.lockstep_locks'.");
+    }
+    if (leaseTtl.compareTo(LEASE_TTL_MIN) < 0) {
+      throw new IllegalArgumentException("Option '" + LEASE_TTL + "' is " + Durations.format(leaseTtl)
+          + "; it must be at least " + Durations.format(LEASE_TTL_MIN) + " (default "
+          + Durations.format(LEASE_TTL_DEFAULT) + ").");
+    }
+    if (poolSize < 1) {
+      throw new IllegalArgumentException("Option '" + POOL_SIZE + "' is " + poolSize
+          + "; it must be at least 1 (default " + POOL_SIZE_DEFAULT + ").");
+    }
+  }
+
+  /**
+   * Parses the options.
+   *
+   * @throws IllegalArgumentException naming the key and the fix, for a missing URL, an invalid value or
+   *     an unknown {@code lock.jdbc.*} key (a typo would otherwise be ignored silently)
+   */
+  public static JdbcLockOptions from(Map<String, String> options) {
+    Options o = Options.of(options);
+    for (String key : o.asMap().keySet()) {
+      if (key.startsWith(PREFIX) && !KNOWN_KEYS.contains(key)
+          && !key.startsWith(DRIVER_PROPERTY_PREFIX)) {
+        throw new IllegalArgumentException("Unknown option '" + key + "'. The JDBC lock reads "
+            + KNOWN_KEYS + " and '" + DRIVER_PROPERTY_PREFIX + "<driver property>'.");
+      }
+    }
+    String url = o.getRequired(URL, "the JDBC URL of the lock database, for example"
+        + " jdbc:mariadb://db:3306/lockstep, jdbc:mysql://db:3306/lockstep or"
+        + " jdbc:postgresql://db:5432/lockstep").trim();
+    String user = o.get(USER);
+    Map<String, String> driverProperties = new TreeMap<>(o.withPrefix(DRIVER_PROPERTY_PREFIX));
+    return new JdbcLockOptions(
+        url,
+        user == null || user.isBlank() ? null : user.trim(),
+        o.get(PASSWORD),
+        o.get(TABLE, TABLE_DEFAULT).trim(),
+        o.getDuration(LEASE_TTL, LEASE_TTL_DEFAULT),
+        o.getInt(POOL_SIZE, POOL_SIZE_DEFAULT),
+        driverProperties,
+        LockOptions.from(o));
+  }
+
+  /** The dialect the URL names. */
+  public JdbcDialect dialect() {
+    return JdbcDialect.fromUrl(url);
+  }
+
+  /** The URL with any password or user-info secret in it masked, for messages and logs. */
+  public String redactedUrl() {
+    return redact(url);
+  }
+
+  /** Masks {@code password=...}-style parameters and {@code user:secret@} user info in a JDBC URL. */
+  static String redact(String url) {
+    String masked = URL_SECRET.matcher(url).replaceAll("$1******");
+    return URL_USERINFO.matcher(masked).replaceAll("//$1:******@");
+  }
+
+  /** Never prints the password or driver properties' values. */
+  @Override
+  public String toString() {
+    return "JdbcLockOptions{url=" + redactedUrl() + ", user=" + user + ", password="
+        + (password == null ? "(none)" : "******") + ", table=" + table + ", leaseTtl="
+        + Durations.format(leaseTtl) + ", poolSize=" + poolSize + ", driverProperties="
+        + driverProperties.keySet() + "}";
+  }
+}

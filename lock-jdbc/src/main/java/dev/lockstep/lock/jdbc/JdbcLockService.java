@@ -1,0 +1,356 @@
+package dev.lockstep.lock.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockService;
+import dev.lockstep.options.Durations;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A lock service on a table of MySQL, MariaDB or PostgreSQL, through a bounded HikariCP pool.
+ *
+ * <p>Acquiring key K, one attempt:
+ *
+ * <ol>
+ *   <li>Borrow a connection (validated by the pool) and note {@code t0 = System.nanoTime()}.
+ *   <li>Take over K's row if it is free: one UPDATE sets a new owner id, adds one to the fencing token
+ *       and sets the expiry to the database's now plus {@code lease-ttl}. The database row lock lets
+ *       at most one racing client see the row free.
+ *   <li>No row updated: INSERT the row. A duplicate key means another client holds K: the attempt
+ *       failed, give the connection back.
+ *   <li>Read the token back (owner-guarded) with the database's time left; the local deadline is
+ *       {@code t0} plus that time left.
+ *   <li>Keep the connection as the lease's session and renew on it every {@code lease-ttl/3}.
+ * </ol>
+ *
+ * <p>Failed attempts repeat after a jittered wait that doubles from 10 ms up to {@code
+ * lock-check-max-sleep}, until the acquire timeout. A holder that dies stops renewing; its row expires
+ * at most {@code lease-ttl} later, so {@link #holderDeathBound()} is the TTL and a waiter gets the key
+ * within the TTL plus one wait.
+ *
+ * <p>Every held lease keeps one pooled connection; {@code lock.jdbc.pool-size} bounds the leases held
+ * at once plus the attempts in flight.
+ */
+public final class JdbcLockService implements LockService {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcLockService.class);
+  private static final long FIRST_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  private static final AtomicInteger POOLS = new AtomicInteger();
+  /** setNetworkTimeout runs its (tiny) task inline. */
+  private static final Executor INLINE = Runnable::run;
+
+  private final JdbcLockOptions options;
+  private final HikariDataSource pool;
+  private final LockTable table;
+  private final ScheduledThreadPoolExecutor heartbeats;
+  private final Set<JdbcLease> held = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final String ownerPrefix;
+  private final int sessionTimeoutMillis;
+
+  private JdbcLockService(JdbcLockOptions options, HikariDataSource pool, LockTable table,
+      Duration sessionTimeout) {
+    this.options = options;
+    this.pool = pool;
+    this.table = table;
+    this.sessionTimeoutMillis = (int) Math.max(1, sessionTimeout.toMillis());
+    this.ownerPrefix = hostName() + "/" + ProcessHandle.current().pid() + "/";
+    this.heartbeats = new ScheduledThreadPoolExecutor(2, runnable -> {
+      Thread thread = new Thread(runnable, "lockstep-jdbc-heartbeat");
+      thread.setDaemon(true);
+      return thread;
+    });
+    this.heartbeats.setRemoveOnCancelPolicy(true);
+  }
+
+  /** Opens the service from catalog options ({@code lock.jdbc.*} and the generic lock options). */
+  public static JdbcLockService open(Map<String, String> options) throws IOException {
+    return open(JdbcLockOptions.from(options));
+  }
+
+  /**
+   * Connects, and creates the lock table when it is missing.
+   *
+   * @throws IOException when the database cannot be reached or the table cannot be created; the
+   *     message names the URL (secrets masked) and the table
+   */
+  public static JdbcLockService open(JdbcLockOptions options) throws IOException {
+    JdbcDialect dialect = options.dialect();
+    // A statement or network call slower than a third of the TTL counts as failed: a renewal that
+    // slow would leave too little of the lease to trust.
+    Duration sessionTimeout = options.leaseTtl().dividedBy(3);
+    HikariConfig config = new HikariConfig();
+    config.setPoolName("lockstep-jdbc-lock-" + POOLS.incrementAndGet());
+    config.setJdbcUrl(options.url());
+    config.setDriverClassName(dialect.driverClassName());
+    if (options.user() != null) {
+      config.setUsername(options.user());
+    }
+    if (options.password() != null) {
+      config.setPassword(options.password());
+    }
+    config.setMaximumPoolSize(options.poolSize());
+    config.setMinimumIdle(1);
+    config.setAutoCommit(true);
+    config.setConnectionTimeout(10_000);
+    config.setValidationTimeout(Math.max(250, Math.min(5_000, sessionTimeout.toMillis())));
+    config.setInitializationFailTimeout(1);
+    connectTimeoutDefaults(dialect).forEach(config::addDataSourceProperty);
+    options.driverProperties().forEach(config::addDataSourceProperty);
+    String where = options.redactedUrl() + " (table " + options.table() + ")";
+    HikariDataSource pool;
+    try {
+      pool = new HikariDataSource(config);
+    } catch (RuntimeException e) {
+      throw new IOException("Cannot connect to the lock database " + where + " as "
+          + (options.user() == null ? "the driver's default user" : "'" + options.user() + "'") + ": "
+          + rootMessage(e) + ". Check '" + JdbcLockOptions.URL + "', '" + JdbcLockOptions.USER
+          + "' and '" + JdbcLockOptions.PASSWORD + "'.", e);
+    }
+    LockTable table = new LockTable(dialect, options.table(), options.leaseTtl(), sessionTimeout);
+    try (Connection connection = pool.getConnection()) {
+      table.ensureExists(connection);
+    } catch (SQLException e) {
+      pool.close();
+      throw new IOException("Cannot prepare the lock table on " + where + ": " + e.getMessage(), e);
+    }
+    LOG.info("JDBC lock ready on {} table {} (lease-ttl {}, pool-size {})", options.redactedUrl(),
+        options.table(), Durations.format(options.leaseTtl()), options.poolSize());
+    return new JdbcLockService(options, pool, table, sessionTimeout);
+  }
+
+  private static Map<String, String> connectTimeoutDefaults(JdbcDialect dialect) {
+    switch (dialect) {
+      case POSTGRESQL:
+        return Map.of("connectTimeout", "10");
+      default:
+        return Map.of("connectTimeout", "10000");
+    }
+  }
+
+  @Override
+  public Optional<Lease> acquire(String key, Duration timeout)
+      throws IOException, InterruptedException {
+    if (closed.get()) {
+      throw new IllegalStateException("The JDBC lock service on " + options.redactedUrl()
+          + " is closed.");
+    }
+    LockKey lockKey = LockKey.of(key);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long wait = FIRST_WAIT_NANOS;
+    long maxWait = options.lock().checkMaxSleep().toNanos();
+    SQLException previousFailure = null;
+    while (true) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException("Interrupted while acquiring '" + key + "'");
+      }
+      try {
+        JdbcLease lease = attempt(lockKey);
+        if (lease != null) {
+          return Optional.of(lease);
+        }
+        previousFailure = null;
+      } catch (SQLException e) {
+        // One failure may be a connection that died in the pool; two in a row is the database.
+        if (previousFailure != null) {
+          e.addSuppressed(previousFailure);
+          throw new IOException("JDBC lock on " + options.redactedUrl() + " (table " + table.name()
+              + ") could not acquire '" + key + "': " + e.getMessage(), e);
+        }
+        previousFailure = e;
+        LOG.debug("Acquire attempt on '{}' failed, retrying once: {}", key, e.toString());
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return Optional.empty();
+      }
+      long sleep = Math.min(left, wait / 2 + ThreadLocalRandom.current().nextLong(wait / 2 + 1));
+      TimeUnit.NANOSECONDS.sleep(sleep);
+      wait = Math.min(maxWait, wait * 2);
+    }
+  }
+
+  /** One attempt, as the class javadoc numbers it; {@code null} when the key is held by someone else. */
+  private JdbcLease attempt(LockKey key) throws SQLException {
+    Connection connection = pool.getConnection();
+    boolean keep = false;
+    boolean broken = false;
+    String owner = ownerPrefix + UUID.randomUUID();
+    boolean won = false;
+    try {
+      connection.setNetworkTimeout(INLINE, sessionTimeoutMillis);
+      long sent = System.nanoTime();
+      won = table.tryTakeOver(connection, key, owner) || table.tryInsert(connection, key, owner);
+      if (!won) {
+        return null;
+      }
+      LockTable.Held row = table.readHeld(connection, key, owner);
+      if (row == null || row.microsLeft() <= 0) {
+        // Paused for a whole TTL between our own two statements: not acquired; free what is ours.
+        table.release(connection, key.hash(), owner);
+        return null;
+      }
+      long deadline = sent + Math.min(options.leaseTtl().toNanos(), row.microsLeft() * 1000);
+      JdbcLease lease = new JdbcLease(this, key, owner, row.fencingToken(), row.sessionId(),
+          connection, deadline, options.leaseTtl());
+      held.add(lease);
+      long period = options.leaseTtl().toNanos() / 3;
+      lease.startHeartbeat(
+          heartbeats.scheduleAtFixedRate(lease::heartbeat, period, period, TimeUnit.NANOSECONDS));
+      keep = true;
+      LOG.debug("Acquired {}", lease);
+      return lease;
+    } catch (SQLException e) {
+      if (dialect().isContention(e)) {
+        return null;
+      }
+      broken = true;
+      if (won) {
+        releaseQuietly(key, owner);
+      }
+      throw e;
+    } finally {
+      if (!keep) {
+        giveBack(connection, broken);
+      }
+    }
+  }
+
+  private JdbcDialect dialect() {
+    return options.dialect();
+  }
+
+  /** Frees a row we may have won before the attempt failed; the TTL frees it otherwise. */
+  private void releaseQuietly(LockKey key, String owner) {
+    try (Connection connection = pool.getConnection()) {
+      table.release(connection, key.hash(), owner);
+    } catch (SQLException e) {
+      LOG.warn("Could not free '{}' after a failed acquire; it frees itself within {}: {}",
+          key.key(), Durations.format(options.leaseTtl()), e.toString());
+    }
+  }
+
+  /** Releases {@code lease}'s row on its session, or on a fresh connection when it has none. */
+  void release(JdbcLease lease, Connection session) throws IOException {
+    LockKey key = lease.lockKey();
+    boolean broken = false;
+    try {
+      Connection connection = session != null ? session : pool.getConnection();
+      try {
+        if (table.release(connection, key.hash(), lease.owner()) == 1) {
+          LOG.debug("Released {}", lease);
+        } else {
+          LOG.debug("Released {}: the row had already expired and been taken over", lease);
+        }
+      } catch (SQLException e) {
+        broken = true;
+        throw e;
+      } finally {
+        giveBack(connection, broken);
+      }
+    } catch (SQLException e) {
+      throw new IOException("Could not confirm the release of '" + key.key() + "' on "
+          + options.redactedUrl() + " (table " + table.name() + "): " + e.getMessage()
+          + ". Nobody else's lock was touched; the row frees itself within "
+          + Durations.format(options.leaseTtl()) + ".", e);
+    }
+  }
+
+  /** Returns a connection to the pool; a connection that failed is evicted, never reused. */
+  void giveBack(Connection connection, boolean broken) {
+    if (broken) {
+      pool.evictConnection(connection);
+      return;
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      LOG.debug("Closing a pooled connection failed: {}", e.toString());
+    }
+  }
+
+  void forget(JdbcLease lease) {
+    held.remove(lease);
+  }
+
+  LockTable table() {
+    return table;
+  }
+
+  /** A pooled connection, for tests and diagnostics. */
+  Connection connection() throws SQLException {
+    return pool.getConnection();
+  }
+
+  /** The lease TTL: a dead or paused holder's row expires at most this long after its last renewal. */
+  @Override
+  public Duration holderDeathBound() {
+    return options.leaseTtl();
+  }
+
+  /** Releases every held lease, stops the heartbeats and closes the pool. Idempotent. */
+  @Override
+  public void close() throws IOException {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    IOException failure = null;
+    for (JdbcLease lease : held) {
+      try {
+        lease.close();
+      } catch (IOException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    heartbeats.shutdownNow();
+    pool.close();
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcLockService{" + options + "}";
+  }
+
+  private static String hostName() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      host = "unknown-host";
+    }
+    return host.length() > 100 ? host.substring(0, 100) : host;
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + root + ")";
+  }
+}
