@@ -21,6 +21,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code commit.strategy=lock}: publish under a lease of the table's lock.
@@ -29,7 +31,8 @@ import java.util.concurrent.TimeoutException;
  *   <li>Acquire the table's lease within {@code lock-acquire-timeout}; none: fail, nothing written.
  *   <li>{@code ensureHeld()}; then check that the target is absent (present: conflict).
  *   <li>Bound the write by the lease time left minus {@code commit.lease-margin}; too little left:
- *       fail, nothing written.
+ *       fail, nothing written. Right before the write starts, check the lease and the deadline
+ *       again (the write runs on its own thread, which may start late).
  *   <li>Write: with the store's atomic primitive when it has one (the lock gives fairness, the
  *       primitive gives safety); otherwise a plain write, safe only because of the lease.
  *   <li>{@code ensureHeld()} again. For a plain write, read the target back: another content there
@@ -41,8 +44,15 @@ import java.util.concurrent.TimeoutException;
  * writes N and releases; A wakes. A's step-3 deadline has passed, so A's write is abandoned (a write
  * already in flight is reported uncertain and read back). Only a store's conditional write closes the
  * remaining window of a request already sent and landing late; that is why step 4 prefers it.
+ *
+ * <p>Outcomes: a lease lost or too short before the write starts raises {@link LockLostException}
+ * (nothing written). A write that outlasts its budget, a lease lost during a plain write, or an
+ * interrupt while the write is in flight raise {@link UncertainWriteException} (the committer reads
+ * back; nothing is cleaned up).
  */
 final class LockedPublisher implements SnapshotPublisher {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LockedPublisher.class);
 
   private final FileIO store;
   private final SnapshotPublisher primitive;
@@ -94,10 +104,14 @@ final class LockedPublisher implements SnapshotPublisher {
       try {
         lease.close();
       } catch (IOException e) {
+        // A failed release is not a failed commit: the service frees the lease within its bound.
         if (primary != null) {
           primary.addSuppressed(e);
+        } else {
+          LOG.warn("Could not release the lock '{}' after publishing {}; the lock service frees it"
+              + " within {}: {}", lockKey, target, Durations.format(lockService.holderDeathBound()),
+              e.toString());
         }
-        // A failed release is not a failed commit: the service frees the lease within its bound.
       }
     }
   }
@@ -115,7 +129,14 @@ final class LockedPublisher implements SnapshotPublisher {
           + lockKey + "' is left, less than 'commit.lease-margin' "
           + Durations.format(options.leaseMargin()) + "; nothing was written.");
     }
+    long deadline = System.nanoTime() + budget.toNanos();
     Future<?> write = writer.submit(() -> {
+      // The task may start late (a busy machine, a paused JVM): check again right before writing.
+      if (System.nanoTime() - deadline >= 0) {
+        throw new LockLostException("The write to " + target + " did not start before the lease"
+            + " budget ran out; nothing was written.");
+      }
+      lease.ensureHeld();
       if (primitive != null) {
         primitive.publish(target, content);
       } else {
@@ -132,8 +153,10 @@ final class LockedPublisher implements SnapshotPublisher {
       throw new UncertainWriteException(target, "the write did not finish within the lease time left ("
           + Durations.format(budget) + ")", e);
     } catch (InterruptedException e) {
+      // The write may be in flight and may still land: that is uncertain, not "nothing happened".
       write.cancel(true);
-      throw e;
+      Thread.currentThread().interrupt();
+      throw new UncertainWriteException(target, "interrupted while the write was in flight", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException) {

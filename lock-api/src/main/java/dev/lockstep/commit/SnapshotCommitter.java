@@ -75,8 +75,10 @@ public final class SnapshotCommitter implements Closeable {
   public static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
       Map<String, String> options) throws IOException {
     CommitOptions commitOptions = CommitOptions.from(options);
-    boolean needsLock = commitOptions.lock().enabled()
-        || commitOptions.strategy() == CommitStrategy.LOCK;
+    // Only 'lock', or 'auto' with lock.enabled=true, commits under the lock: an explicit lock-free
+    // strategy does not open a lock service it would never use.
+    boolean needsLock = commitOptions.strategy() == CommitStrategy.LOCK
+        || (commitOptions.strategy() == CommitStrategy.AUTO && commitOptions.lock().enabled());
     if (!needsLock) {
       return create(store, snapshotDirectory, lockKey, commitOptions, null);
     }
@@ -210,6 +212,14 @@ public final class SnapshotCommitter implements Closeable {
         publisher.publish(target, content);
         log.writeLatestHint(id);
         return CommitOutcome.COMMITTED;
+      } catch (InterruptedException e) {
+        // Publishers throw this only before anything was written; but an earlier attempt may have
+        // been uncertain, and an interrupted caller must not read "nothing happened" then.
+        if (uncertain) {
+          Thread.currentThread().interrupt();
+          throw new CommitStateUnknownException(target, lastFailure);
+        }
+        throw e;
       } catch (FileAlreadyExistsException e) {
         lastFailure = e;
       } catch (UncertainWriteException e) {
@@ -228,6 +238,10 @@ public final class SnapshotCommitter implements Closeable {
         return CommitOutcome.CONFLICT;
       }
       LOG.debug("Snapshot {} did not land on attempt {}: {}", target, attempt, lastFailure.toString());
+      if (uncertain && Thread.currentThread().isInterrupted()) {
+        // Interrupted after an uncertain write that may still land: stop, and say we cannot tell.
+        throw new CommitStateUnknownException(target, lastFailure);
+      }
     }
     if (uncertain) {
       throw new CommitStateUnknownException(target, lastFailure);

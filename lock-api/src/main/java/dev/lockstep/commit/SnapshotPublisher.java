@@ -22,5 +22,11 @@ public interface SnapshotPublisher {
   /** The strategy this publisher implements, as named in reports. */
   String describe();
 
+  /**
+   * Publishes {@code content} at {@code target} if nothing is there; outcomes as in the class javadoc.
+   *
+   * @throws InterruptedException only while nothing has been written yet (waiting for a lock); an
+   *     interrupt while a write is in flight is reported as {@link UncertainWriteException}
+   */
   void publish(Path target, byte[] content) throws IOException, InterruptedException;
 }

@@ -310,6 +310,7 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     private final Path path;
     private final boolean overwrite;
     private boolean closed;
+    private boolean failed;
 
     LocalOutputStream(FileChannel channel, java.nio.file.Path temp, java.nio.file.Path target,
         Path path, boolean overwrite) {
@@ -327,12 +328,25 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
+      if (closed) {
+        throw new IOException("The stream to " + path + " is closed");
+      }
       ByteBuffer buffer = ByteBuffer.wrap(b, off, len);
-      while (buffer.hasRemaining()) {
-        channel.write(buffer);
+      try {
+        while (buffer.hasRemaining()) {
+          channel.write(buffer);
+        }
+      } catch (IOException | RuntimeException e) {
+        failed = true;
+        throw e;
       }
     }
 
+    /**
+     * Publishes the bytes, unless a write failed or was interrupted (a closed-by-interrupt channel):
+     * then the temporary file is deleted and nothing appears at the path, so that a try-with-resources
+     * block around a failed write never publishes a torn file.
+     */
     @Override
     public void close() throws IOException {
       if (closed) {
@@ -340,7 +354,12 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
       }
       closed = true;
       try {
+        boolean intact = !failed && channel.isOpen();
         channel.close();
+        if (!intact) {
+          throw new IOException("Nothing was published at " + path + ": a write to it failed or was"
+              + " interrupted");
+        }
         if (overwrite) {
           try {
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
