@@ -1,0 +1,259 @@
+package dev.lockstep.fs.s3;
+
+import dev.lockstep.options.Durations;
+import dev.lockstep.options.Options;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The options of the S3 store ({@code s3.*}), parsed once and validated. Secrets ({@code
+ * s3.secret-key}, {@code s3.session-token}) are kept here but never printed: {@link #toString()} masks
+ * them, and no log line of this module prints an option map.
+ *
+ * @param endpoint {@value #ENDPOINT}: the service URI, or {@code null} for AWS S3 in {@code region}
+ * @param region {@value #REGION}: the signing region, or {@code null} for the SDK's region chain
+ * @param accessKey {@value #ACCESS_KEY}, or {@code null} for the SDK's default credential chain
+ * @param secretKey {@value #SECRET_KEY} (secret; required together with the access key)
+ * @param sessionToken {@value #SESSION_TOKEN} (secret; optional, for temporary credentials)
+ * @param pathStyleAccess {@value #PATH_STYLE_ACCESS}: {@code http://host/bucket/key} addressing
+ * @param conditionalWrites {@value #CONDITIONAL_WRITES}: see {@link ConditionalWrites}
+ * @param connectionTimeout {@value #CONNECTION_TIMEOUT}: TCP connect timeout
+ * @param socketTimeout {@value #SOCKET_TIMEOUT}: longest silence on an open connection
+ * @param apiCallTimeout {@value #API_CALL_TIMEOUT}: one SDK call, all retries included
+ * @param apiCallAttemptTimeout {@value #API_CALL_ATTEMPT_TIMEOUT}: one HTTP attempt
+ * @param maxConnections {@value #MAX_CONNECTIONS}: HTTP connection pool size
+ * @param maxAttempts {@value #RETRY_MAX_ATTEMPTS}: attempts per request, the first included; also
+ *     bounds the store's own retry loop for conditional writes
+ * @param retryBaseDelay {@value #RETRY_BASE_DELAY}: first back-off, doubled per retry, with jitter
+ * @param retryMaxDelay {@value #RETRY_MAX_DELAY}: longest back-off
+ * @param multipartThreshold {@value #MULTIPART_THRESHOLD}: writes larger than this use multipart
+ * @param multipartPartSize {@value #MULTIPART_PART_SIZE}: size of each part but the last
+ */
+public record S3Options(URI endpoint, String region, String accessKey, String secretKey,
+    String sessionToken, boolean pathStyleAccess, ConditionalWrites conditionalWrites,
+    Duration connectionTimeout, Duration socketTimeout, Duration apiCallTimeout,
+    Duration apiCallAttemptTimeout, int maxConnections, int maxAttempts, Duration retryBaseDelay,
+    Duration retryMaxDelay, long multipartThreshold, long multipartPartSize) {
+
+  public static final String ENDPOINT = "s3.endpoint";
+  public static final String REGION = "s3.region";
+  /** The region used when neither the option nor the SDK's region chain gives one. */
+  public static final String REGION_FALLBACK = "us-east-1";
+  public static final String ACCESS_KEY = "s3.access-key";
+  /** Secret: never logged. */
+  public static final String SECRET_KEY = "s3.secret-key";
+  /** Secret: never logged. */
+  public static final String SESSION_TOKEN = "s3.session-token";
+  public static final String PATH_STYLE_ACCESS = "s3.path-style-access";
+  public static final boolean PATH_STYLE_ACCESS_DEFAULT = false;
+  /**
+   * {@code true} on a store that ignores {@code If-None-Match} makes every atomic create an
+   * overwrite: two commits can both "win" a snapshot and one is lost. Use {@code auto} or {@code
+   * false} unless the store is known to honour the header atomically.
+   */
+  public static final String CONDITIONAL_WRITES = "s3.conditional-writes";
+  public static final ConditionalWrites CONDITIONAL_WRITES_DEFAULT = ConditionalWrites.AUTO;
+  public static final String CONNECTION_TIMEOUT = "s3.connection-timeout";
+  public static final Duration CONNECTION_TIMEOUT_DEFAULT = Duration.ofSeconds(10);
+  public static final String SOCKET_TIMEOUT = "s3.socket-timeout";
+  public static final Duration SOCKET_TIMEOUT_DEFAULT = Duration.ofSeconds(60);
+  public static final String API_CALL_TIMEOUT = "s3.api-call-timeout";
+  public static final Duration API_CALL_TIMEOUT_DEFAULT = Duration.ofMinutes(10);
+  public static final String API_CALL_ATTEMPT_TIMEOUT = "s3.api-call-attempt-timeout";
+  public static final Duration API_CALL_ATTEMPT_TIMEOUT_DEFAULT = Duration.ofMinutes(2);
+  public static final String MAX_CONNECTIONS = "s3.max-connections";
+  public static final int MAX_CONNECTIONS_DEFAULT = 96;
+  public static final String RETRY_MAX_ATTEMPTS = "s3.retry.max-attempts";
+  public static final int RETRY_MAX_ATTEMPTS_DEFAULT = 5;
+  public static final String RETRY_BASE_DELAY = "s3.retry.base-delay";
+  public static final Duration RETRY_BASE_DELAY_DEFAULT = Duration.ofMillis(100);
+  public static final String RETRY_MAX_DELAY = "s3.retry.max-delay";
+  public static final Duration RETRY_MAX_DELAY_DEFAULT = Duration.ofSeconds(20);
+  public static final String MULTIPART_THRESHOLD = "s3.multipart.threshold";
+  public static final long MULTIPART_THRESHOLD_DEFAULT = 32L << 20;
+  public static final String MULTIPART_PART_SIZE = "s3.multipart.part-size";
+  public static final long MULTIPART_PART_SIZE_DEFAULT = 8L << 20;
+  /** S3's smallest part (all parts but the last). */
+  public static final long MIN_PART_SIZE = 5L << 20;
+  /** S3's largest part, and the largest buffer this store keeps in memory. */
+  public static final long MAX_PART_SIZE = 1L << 30;
+
+  /** The value of {@value #CONDITIONAL_WRITES}. */
+  public enum ConditionalWrites {
+    /**
+     * AWS S3 endpoints (no {@code s3.endpoint}, or a host ending in {@code amazonaws.com}): on, since
+     * AWS honours {@code If-None-Match: *} in every region. Any other endpoint: probed once per
+     * endpoint and bucket by {@link ConditionalWriteProbe}; on only when the store refuses to
+     * overwrite the probe object with 412.
+     */
+    AUTO,
+    /** Always on; the operator vouches that the store honours {@code If-None-Match: *} atomically. */
+    TRUE,
+    /** Off: the store declares no atomic create, so commits need {@code lock.enabled=true}. */
+    FALSE;
+
+    static ConditionalWrites parse(String text) {
+      String normalized = text.trim().toLowerCase(Locale.ROOT);
+      for (ConditionalWrites value : values()) {
+        if (value.name().toLowerCase(Locale.ROOT).equals(normalized)) {
+          return value;
+        }
+      }
+      throw new IllegalArgumentException("Option '" + CONDITIONAL_WRITES + "' is '" + text
+          + "'; write one of " + Arrays.stream(values()).map(v -> v.name().toLowerCase(Locale.ROOT))
+              .toList() + ".");
+    }
+  }
+
+  public S3Options {
+    if ((accessKey == null) != (secretKey == null)) {
+      throw new IllegalArgumentException("Options '" + ACCESS_KEY + "' and '" + SECRET_KEY
+          + "' go together: set both, or neither to use the default AWS credential chain"
+          + " (environment, system properties, profile, container or instance role).");
+    }
+    if (sessionToken != null && accessKey == null) {
+      throw new IllegalArgumentException("Option '" + SESSION_TOKEN + "' needs '" + ACCESS_KEY
+          + "' and '" + SECRET_KEY + "' as well.");
+    }
+    requirePositive(CONNECTION_TIMEOUT, connectionTimeout);
+    requirePositive(SOCKET_TIMEOUT, socketTimeout);
+    requirePositive(API_CALL_TIMEOUT, apiCallTimeout);
+    requirePositive(API_CALL_ATTEMPT_TIMEOUT, apiCallAttemptTimeout);
+    requirePositive(RETRY_BASE_DELAY, retryBaseDelay);
+    requirePositive(RETRY_MAX_DELAY, retryMaxDelay);
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException(
+          "Option '" + MAX_CONNECTIONS + "' must be at least 1: " + maxConnections);
+    }
+    if (maxAttempts < 1) {
+      throw new IllegalArgumentException("Option '" + RETRY_MAX_ATTEMPTS
+          + "' must be at least 1 (the first attempt counts): " + maxAttempts);
+    }
+    if (multipartPartSize < MIN_PART_SIZE || multipartPartSize > MAX_PART_SIZE) {
+      throw new IllegalArgumentException("Option '" + MULTIPART_PART_SIZE + "' is "
+          + multipartPartSize + " bytes; S3 needs parts of 5 MiB to 1 GiB, for example \"8 MiB\".");
+    }
+    if (multipartThreshold < multipartPartSize || multipartThreshold > MAX_PART_SIZE) {
+      throw new IllegalArgumentException("Option '" + MULTIPART_THRESHOLD + "' is "
+          + multipartThreshold + " bytes; it must be at least '" + MULTIPART_PART_SIZE + "' ("
+          + multipartPartSize + ") and at most 1 GiB.");
+    }
+  }
+
+  private static void requirePositive(String key, Duration value) {
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException("Option '" + key + "' must be positive: "
+          + Durations.format(value));
+    }
+  }
+
+  /** Parses the {@code s3.*} options; every other key is ignored. */
+  public static S3Options from(Map<String, String> options) {
+    Options o = Options.of(options);
+    String endpoint = blankToNull(o.get(ENDPOINT));
+    String conditional = o.get(CONDITIONAL_WRITES);
+    return new S3Options(
+        endpoint == null ? null : parseEndpoint(endpoint),
+        blankToNull(o.get(REGION)),
+        blankToNull(o.get(ACCESS_KEY)),
+        blankToNull(o.get(SECRET_KEY)),
+        blankToNull(o.get(SESSION_TOKEN)),
+        o.getBoolean(PATH_STYLE_ACCESS, PATH_STYLE_ACCESS_DEFAULT),
+        conditional == null ? CONDITIONAL_WRITES_DEFAULT : ConditionalWrites.parse(conditional),
+        o.getDuration(CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_DEFAULT),
+        o.getDuration(SOCKET_TIMEOUT, SOCKET_TIMEOUT_DEFAULT),
+        o.getDuration(API_CALL_TIMEOUT, API_CALL_TIMEOUT_DEFAULT),
+        o.getDuration(API_CALL_ATTEMPT_TIMEOUT, API_CALL_ATTEMPT_TIMEOUT_DEFAULT),
+        o.getInt(MAX_CONNECTIONS, MAX_CONNECTIONS_DEFAULT),
+        o.getInt(RETRY_MAX_ATTEMPTS, RETRY_MAX_ATTEMPTS_DEFAULT),
+        o.getDuration(RETRY_BASE_DELAY, RETRY_BASE_DELAY_DEFAULT),
+        o.getDuration(RETRY_MAX_DELAY, RETRY_MAX_DELAY_DEFAULT),
+        size(o, MULTIPART_THRESHOLD, MULTIPART_THRESHOLD_DEFAULT),
+        size(o, MULTIPART_PART_SIZE, MULTIPART_PART_SIZE_DEFAULT));
+  }
+
+  /** Whether the endpoint is AWS S3 itself (none given, or a host under {@code amazonaws.com}). */
+  public boolean isAwsEndpoint() {
+    if (endpoint == null) {
+      return true;
+    }
+    String host = endpoint.getHost() == null ? "" : endpoint.getHost().toLowerCase(Locale.ROOT);
+    return host.endsWith(".amazonaws.com") || host.endsWith(".amazonaws.com.cn");
+  }
+
+  private static URI parseEndpoint(String text) {
+    URI uri;
+    try {
+      uri = URI.create(text.trim());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("Option '" + ENDPOINT + "' is '" + text
+          + "', not a URI; write for example http://127.0.0.1:9000 or https://s3.eu-west-1.amazonaws.com.",
+          e);
+    }
+    if (uri.getScheme() == null || uri.getHost() == null
+        || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
+      throw new IllegalArgumentException("Option '" + ENDPOINT + "' is '" + text
+          + "'; write an http:// or https:// URI with a host, for example http://127.0.0.1:9000.");
+    }
+    return uri;
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
+  /**
+   * A byte size: a whole number with an optional unit {@code B}, {@code KiB}/{@code KB}/{@code k},
+   * {@code MiB}/{@code MB}/{@code m}, {@code GiB}/{@code GB}/{@code g} (all powers of 1024).
+   */
+  static long size(Options options, String key, long defaultValue) {
+    String value = options.get(key);
+    if (value == null) {
+      return defaultValue;
+    }
+    String text = value.trim().toLowerCase(Locale.ROOT);
+    int i = 0;
+    while (i < text.length() && Character.isDigit(text.charAt(i))) {
+      i++;
+    }
+    long shift;
+    switch (text.substring(i).trim()) {
+      case "", "b" -> shift = 0;
+      case "k", "kb", "kib" -> shift = 10;
+      case "m", "mb", "mib" -> shift = 20;
+      case "g", "gb", "gib" -> shift = 30;
+      default -> shift = -1;
+    }
+    if (i == 0 || shift < 0) {
+      throw new IllegalArgumentException("Option '" + key + "' is '" + value
+          + "'; write a whole number of bytes with an optional unit, for example \"8 MiB\".");
+    }
+    try {
+      return Math.multiplyExact(Long.parseLong(text.substring(0, i)), 1L << shift);
+    } catch (ArithmeticException | NumberFormatException e) {
+      throw new IllegalArgumentException("Option '" + key + "' is too large: '" + value + "'.", e);
+    }
+  }
+
+  /** Every option with secrets masked. */
+  @Override
+  public String toString() {
+    return "S3Options{endpoint=" + (endpoint == null ? "aws" : endpoint) + ", region=" + region
+        + ", accessKey=" + (accessKey == null ? "default chain" : accessKey)
+        + ", secretKey=" + (secretKey == null ? "-" : "******")
+        + ", sessionToken=" + (sessionToken == null ? "-" : "******")
+        + ", pathStyleAccess=" + pathStyleAccess + ", conditionalWrites=" + conditionalWrites
+        + ", connectionTimeout=" + Durations.format(connectionTimeout)
+        + ", socketTimeout=" + Durations.format(socketTimeout)
+        + ", apiCallTimeout=" + Durations.format(apiCallTimeout)
+        + ", apiCallAttemptTimeout=" + Durations.format(apiCallAttemptTimeout)
+        + ", maxConnections=" + maxConnections + ", maxAttempts=" + maxAttempts
+        + ", retryBaseDelay=" + Durations.format(retryBaseDelay)
+        + ", retryMaxDelay=" + Durations.format(retryMaxDelay)
+        + ", multipartThreshold=" + multipartThreshold
+        + ", multipartPartSize=" + multipartPartSize + "}";
+  }
+}
