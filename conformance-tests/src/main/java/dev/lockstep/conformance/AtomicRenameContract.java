@@ -1,0 +1,123 @@
+package dev.lockstep.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.commit.CommitStrategyUnavailableException;
+import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.conformance.Race.Outcome;
+import dev.lockstep.conformance.Race.Result;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SupportsAtomicRename;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Atomic rename ({@link Capability#ATOMIC_RENAME}): {@link SupportsAtomicRename#renameAtomically}
+ * never replaces an existing target, atomically.
+ */
+public abstract class AtomicRenameContract extends ConformanceContract {
+
+  /**
+   * Declared present: the store implements {@link SupportsAtomicRename}. Declared absent: it does not,
+   * and the commit protocol refuses {@code commit.strategy=rename} with a clear error.
+   */
+  @Test
+  public final void atomicRenameDeclarationMatchesStore() throws IOException {
+    boolean declared = declaration(Capability.ATOMIC_RENAME);
+    FileIO store = openStore();
+    if (declared) {
+      assertThat(store).as("atomic-rename is declared, so the store must implement"
+          + " SupportsAtomicRename").isInstanceOf(SupportsAtomicRename.class);
+      return;
+    }
+    assertThat(store).as("atomic-rename is declared absent, yet the store implements"
+        + " SupportsAtomicRename: declare it present (and prove it)")
+        .isNotInstanceOf(SupportsAtomicRename.class);
+    assertThatThrownBy(() -> SnapshotCommitter.open(store, checkDirectory(), "conformance.rename",
+        Map.of("commit.strategy", "rename")))
+        .as("commit.strategy=rename on a store without it must be refused")
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("atomic rename");
+  }
+
+  /**
+   * Many contenders each write their own source file, start on a barrier and rename it onto the same
+   * target, round after round: exactly one wins, the others see {@link FileAlreadyExistsException}
+   * and keep their source, and the target holds the winner's bytes whole.
+   */
+  @Test
+  public final void exactlyOneRenameWinsEachRound() throws Exception {
+    requirePresent(Capability.ATOMIC_RENAME);
+    int contenders = settings().contenders();
+    List<SupportsAtomicRename> clients = new ArrayList<>();
+    for (int i = 0; i < contenders; i++) {
+      clients.add((SupportsAtomicRename) openStore());
+    }
+    FileIO checker = openStore();
+    try (Race race = new Race(contenders, settings().scaled(Duration.ofSeconds(60)))) {
+      for (int round = 0; round < settings().rounds(); round++) {
+        Path dir = checkDirectory().child("round-" + round);
+        Path target = dir.child("snapshot-1");
+        byte[][] payloads = new byte[contenders][];
+        for (int i = 0; i < contenders; i++) {
+          payloads[i] = AtomicCreateContract.payload(round, i);
+          StoreContract.write(clients.get(i), dir.child("source-" + i), payloads[i], false);
+        }
+        List<Result> results = race.round(i -> clients.get(i).renameAtomically(
+            dir.child("source-" + i), target));
+        byte[] found = StoreContract.read(checker, target);
+        AtomicCreateContract.assertOneWinner("round " + round, results, payloads, found, checker,
+            dir);
+        for (Result r : results) {
+          boolean sourceLeft = checker.exists(dir.child("source-" + r.contender()));
+          if (r.outcome() == Outcome.CONFLICT) {
+            assertThat(sourceLeft).as("round %d: loser #%d's source must still be there; %s",
+                round, r.contender(), listing(checker, dir)).isTrue();
+          } else if (r.outcome() == Outcome.WON) {
+            assertThat(sourceLeft).as("round %d: the winner's source must be gone; %s", round,
+                listing(checker, dir)).isFalse();
+          }
+        }
+      }
+    }
+  }
+
+  /** Renaming onto an existing target fails, leaving target and source untouched. */
+  @Test
+  public final void renameOntoExistingTargetFails() throws IOException {
+    requirePresent(Capability.ATOMIC_RENAME);
+    SupportsAtomicRename store = (SupportsAtomicRename) openStore();
+    Path target = checkDirectory().child("target");
+    Path source = checkDirectory().child("source");
+    byte[] existing = AtomicCreateContract.payload(1, 1);
+    byte[] incoming = AtomicCreateContract.payload(1, 2);
+    StoreContract.write(store, target, existing, false);
+    StoreContract.write(store, source, incoming, false);
+    assertThatThrownBy(() -> store.renameAtomically(source, target))
+        .as("renameAtomically onto an existing target")
+        .isInstanceOf(FileAlreadyExistsException.class);
+    FileIO other = openStore();
+    assertThat(StoreContract.read(other, target)).as("target untouched").isEqualTo(existing);
+    assertThat(StoreContract.read(other, source)).as("source still there").isEqualTo(incoming);
+  }
+
+  /** Renaming a missing source fails with FileNotFoundException and creates nothing. */
+  @Test
+  public final void renameOfMissingSourceFails() throws IOException {
+    requirePresent(Capability.ATOMIC_RENAME);
+    SupportsAtomicRename store = (SupportsAtomicRename) openStore();
+    Path target = checkDirectory().child("target");
+    assertThatThrownBy(() -> store.renameAtomically(checkDirectory().child("missing"), target))
+        .as("renameAtomically of a missing source")
+        .isInstanceOf(FileNotFoundException.class);
+    assertThat(store.exists(target)).as("no target appears").isFalse();
+  }
+}

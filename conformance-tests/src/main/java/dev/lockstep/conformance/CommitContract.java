@@ -1,0 +1,131 @@
+package dev.lockstep.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.commit.CommitOptions;
+import dev.lockstep.commit.CommitStrategyUnavailableException;
+import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.lock.LockService;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The commit protocol on this backend, always checked: with every strategy the declarations allow
+ * ({@code atomic-create}, {@code rename}, {@code lock} over a plain write), K committers x C commits
+ * give exactly K*C snapshots with contiguous ids and each commit id once, also when a few percent of
+ * store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
+ */
+public abstract class CommitContract extends ConformanceContract {
+
+  /**
+   * {@code commit.strategy=auto} picks what the declarations promise: atomic-create, else rename,
+   * else a refusal that names the fix; with a lock, the lock strategy; without one, asking for the
+   * lock strategy is refused.
+   */
+  @Test
+  public final void commitStrategyMatchesDeclarations() throws IOException {
+    boolean create = declaration(Capability.ATOMIC_CREATE);
+    boolean rename = declaration(Capability.ATOMIC_RENAME);
+    boolean lock = declaration(Capability.LOCK);
+    FileIO store = openStore();
+    Path dir = checkDirectory().child("snapshot");
+    if (create || rename) {
+      try (SnapshotCommitter committer = SnapshotCommitter.open(store, dir, "conformance.table",
+          Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))) {
+        assertThat(committer.strategy()).as("commit.strategy=auto without a lock")
+            .isEqualTo(create ? "atomic-create" : "rename");
+      }
+    } else {
+      assertThatThrownBy(() -> SnapshotCommitter.open(store, dir, "conformance.table",
+          Map.of(CommitOptions.COMMIT_STRATEGY, "auto")))
+          .as("a store without atomic create or rename must refuse to commit without a lock")
+          .isInstanceOf(CommitStrategyUnavailableException.class)
+          .hasMessageContaining("lock.enabled=true");
+    }
+    CommitOptions locked = CommitOptions.from(Map.of("lock.enabled", "true"));
+    if (lock) {
+      try (SnapshotCommitter committer = SnapshotCommitter.create(store, dir, "conformance.table",
+          locked, openLock())) {
+        assertThat(committer.strategy()).as("commit.strategy=auto with lock.enabled=true")
+            .startsWith("lock");
+      }
+    } else {
+      assertThatThrownBy(() -> SnapshotCommitter.create(store, dir, "conformance.table", locked,
+          null))
+          .as("lock.enabled=true without a lock service must be refused")
+          .isInstanceOf(CommitStrategyUnavailableException.class);
+    }
+  }
+
+  /** K x C concurrent commits with atomic create: exactly K*C snapshots, contiguous, once each. */
+  @Test
+  public final void concurrentCommitsWithAtomicCreate() throws Exception {
+    stress(StrategyUnderTest.ATOMIC_CREATE, false);
+  }
+
+  /** K x C concurrent commits with atomic rename: exactly K*C snapshots, contiguous, once each. */
+  @Test
+  public final void concurrentCommitsWithRename() throws Exception {
+    stress(StrategyUnderTest.RENAME, false);
+  }
+
+  /**
+   * K x C concurrent commits under the lock over a plain write (the store's conditional writes are
+   * hidden, so only the lock keeps two writers apart): exactly K*C snapshots, contiguous, once each.
+   */
+  @Test
+  public final void concurrentCommitsUnderLock() throws Exception {
+    stress(StrategyUnderTest.LOCK, false);
+  }
+
+  /** As {@link #concurrentCommitsWithAtomicCreate}, while store calls fail or lose their answer. */
+  @Test
+  public final void concurrentCommitsWithAtomicCreateUnderFaults() throws Exception {
+    stress(StrategyUnderTest.ATOMIC_CREATE, true);
+  }
+
+  /** As {@link #concurrentCommitsWithRename}, while store calls fail or lose their answer. */
+  @Test
+  public final void concurrentCommitsWithRenameUnderFaults() throws Exception {
+    stress(StrategyUnderTest.RENAME, true);
+  }
+
+  /** As {@link #concurrentCommitsUnderLock}, while store calls fail or lose their answer. */
+  @Test
+  public final void concurrentCommitsUnderLockUnderFaults() throws Exception {
+    stress(StrategyUnderTest.LOCK, true);
+  }
+
+  private void stress(StrategyUnderTest strategy, boolean faults) throws Exception {
+    declaration(Capability.STORE_BASICS);
+    requirePresent(strategy.capability());
+    ConformanceSettings s = settings();
+    int k = s.committers();
+    FileIO checker = openStore();
+    Path dir = checkDirectory().child("snapshot");
+    List<FileIO> stores = new ArrayList<>();
+    List<LockService> locks = new ArrayList<>();
+    FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
+    for (int i = 0; i < k; i++) {
+      FileIO store = openStore();
+      stores.add(faults ? FaultInjectingStore.wrap(store,
+          FaultPlan.random(s.faultRate(), 7919L * (i + 1)), injected) : store);
+      locks.add(strategy == StrategyUnderTest.LOCK ? openLock() : null);
+    }
+    String label = strategy.label() + (faults ? " under faults" : "");
+    new CommitStress(k, s.commitsPerCommitter(), s.scaled(Duration.ofSeconds(150)))
+        .runAndVerify(label, i -> strategy.open(stores.get(i), dir, locks.get(i), currentTarget()),
+            checker, dir);
+    if (faults) {
+      assertThat(injected.total()).as("%s: the run must have injected faults (%s); raise %s",
+          label, injected, ConformanceSettings.FAULT_RATE).isPositive();
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package dev.lockstep.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.FileStatus;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SeekableInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Store basics ({@link Capability#STORE_BASICS}): what every {@link FileIO} keeps. Each check writes
+ * under its own fresh sub-path of the target URI. A vendor plugs in with one class:
+ *
+ * <pre>
+ * class S3StoreContractTest extends StoreContract {
+ *   &#64;Override protected ConformanceTarget target() { return ...; }
+ * }
+ * </pre>
+ */
+public abstract class StoreContract extends ConformanceContract {
+
+  /** Declared present: the store opens. Declared absent: opening it fails cleanly. */
+  @Test
+  public final void storeBasicsDeclarationMatchesTarget() throws IOException {
+    if (declaration(Capability.STORE_BASICS)) {
+      FileIO store = openStore();
+      assertThat(store.exists(checkDirectory().child("nothing-here"))).isFalse();
+      return;
+    }
+    assertThat(currentTarget().hasStore())
+        .as("store-basics is declared absent, yet the target configures a store (uri or store"
+            + " factory); declare it present or remove the store")
+        .isFalse();
+    assertThatThrownBy(() -> currentTarget().openStore())
+        .as("opening a store that is declared absent must fail with a clear error")
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("uri");
+  }
+
+  /** Once a write closes, the same and a second client read the new bytes whole. */
+  @Test
+  public final void readAfterWrite() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO writer = openStore();
+    FileIO reader = openStore();
+    Path file = checkDirectory().child("read-after-write");
+    byte[] content = randomBytes(300_000, 1);
+    write(writer, file, content, false);
+    assertThat(read(writer, file)).as("read by the writing client").isEqualTo(content);
+    assertThat(read(reader, file)).as("read by a second client").isEqualTo(content);
+    FileStatus status = reader.getStatus(file);
+    assertThat(status.length()).isEqualTo(content.length);
+    assertThat(status.directory()).isFalse();
+    assertThat(reader.exists(file)).isTrue();
+    try (SeekableInputStream in = reader.newInputStream(file)) {
+      byte[] middle = new byte[1000];
+      in.readFully(123_456, middle, 0, middle.length);
+      assertThat(middle).as("positioned read").isEqualTo(slice(content, 123_456, 1000));
+    }
+  }
+
+  /** overwrite=true replaces the content whole; overwrite=false refuses an existing file. */
+  @Test
+  public final void overwriteReplacesAndNoOverwriteRefuses() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path file = checkDirectory().child("overwrite");
+    write(store, file, randomBytes(50_000, 2), false);
+    byte[] second = randomBytes(20_000, 3);
+    write(store, file, second, true);
+    assertThat(read(openStore(), file)).as("content after overwrite").isEqualTo(second);
+    assertThatThrownBy(() -> write(store, file, randomBytes(10, 4), false))
+        .as("newOutputStream(existing, overwrite=false)")
+        .isInstanceOf(FileAlreadyExistsException.class);
+    assertThat(read(store, file)).as("content after a refused write").isEqualTo(second);
+  }
+
+  /** A deleted file is gone for every client; deleting it again reports false. */
+  @Test
+  public final void deleteIsVisible() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    FileIO other = openStore();
+    Path file = checkDirectory().child("to-delete");
+    write(store, file, randomBytes(1000, 5), false);
+    assertThat(store.delete(file, false)).as("delete of an existing file").isTrue();
+    assertThat(other.exists(file)).as("exists after delete, second client").isFalse();
+    assertThatThrownBy(() -> read(other, file)).isInstanceOf(FileNotFoundException.class);
+    assertThat(other.list(checkDirectory()).stream().map(s -> s.path().name()))
+        .doesNotContain("to-delete");
+    assertThat(store.delete(file, false)).as("delete of a missing file").isFalse();
+  }
+
+  /** Every created file is listed at once, by name and size, with sub-directories as directories. */
+  @Test
+  public final void listShowsCreatedFiles() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path dir = checkDirectory().child("listed");
+    for (int i = 0; i < 12; i++) {
+      write(store, dir.child("file-" + i), randomBytes(100 + i, 10 + i), false);
+    }
+    write(store, dir.child("sub/inner"), randomBytes(7, 99), false);
+    List<FileStatus> entries = openStore().list(dir);
+    List<String> files = entries.stream().filter(s -> !s.directory()).map(s -> s.path().name())
+        .sorted().collect(Collectors.toList());
+    assertThat(files).as(listing(store, dir)).containsExactlyInAnyOrder(
+        "file-0", "file-1", "file-2", "file-3", "file-4", "file-5", "file-6", "file-7", "file-8",
+        "file-9", "file-10", "file-11");
+    assertThat(entries).filteredOn(FileStatus::directory).extracting(s -> s.path().name())
+        .as("sub-directory listed as a directory").containsExactly("sub");
+    for (FileStatus s : entries) {
+      if (!s.directory()) {
+        int i = Integer.parseInt(s.path().name().substring("file-".length()));
+        assertThat(s.length()).as("listed size of " + s.path().name()).isEqualTo(100 + i);
+      }
+    }
+  }
+
+  /** Missing files raise FileNotFoundException, never null; a missing directory lists as empty. */
+  @Test
+  public final void missingFileErrors() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path missing = checkDirectory().child("never-written");
+    assertThatThrownBy(() -> store.newInputStream(missing))
+        .as("newInputStream of a missing file").isInstanceOf(FileNotFoundException.class);
+    assertThatThrownBy(() -> store.getStatus(missing))
+        .as("getStatus of a missing file").isInstanceOf(FileNotFoundException.class);
+    assertThat(store.exists(missing)).isFalse();
+    assertThat(store.delete(missing, false)).as("delete of a missing file").isFalse();
+    assertThat(store.list(checkDirectory().child("no-such-dir"))).as("list of a missing directory")
+        .isEmpty();
+  }
+
+  /**
+   * A large object (64 MiB by default, {@value ConformanceSettings#LARGE_OBJECT_SIZE}) written in
+   * odd-sized chunks reads back whole, so multi-part upload paths run.
+   */
+  @Test
+  public final void largeObjectRoundTrips() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path file = checkDirectory().child("large-object");
+    long size = settings().largeObjectBytes();
+    byte[] chunk = randomBytes(1_048_573, 42);
+    MessageDigest written = sha256();
+    try (OutputStream out = store.newOutputStream(file, false)) {
+      long left = size;
+      long offset = 0;
+      while (left > 0) {
+        int n = (int) Math.min(left, chunk.length);
+        chunk[0] = (byte) offset; // every chunk differs, so misplaced parts are caught
+        out.write(chunk, 0, n);
+        written.update(chunk, 0, n);
+        left -= n;
+        offset += n;
+      }
+    }
+    assertThat(openStore().getStatus(file).length()).as("length of the large object")
+        .isEqualTo(size);
+    MessageDigest readBack = sha256();
+    long total = 0;
+    try (InputStream in = openStore().newInputStream(file)) {
+      byte[] buffer = new byte[1 << 16];
+      int n;
+      while ((n = in.read(buffer)) >= 0) {
+        readBack.update(buffer, 0, n);
+        total += n;
+      }
+    }
+    assertThat(total).as("bytes read back").isEqualTo(size);
+    assertThat(readBack.digest()).as("SHA-256 of the large object read back")
+        .isEqualTo(written.digest());
+  }
+
+  /** Names with spaces, unicode and '%' are stored, listed and read under exactly that name. */
+  @Test
+  public final void namesWithSpacesUnicodeAndPercent() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path dir = checkDirectory().child("odd names");
+    String[] names = {"with space", "ünïcödé-数据-表", "percent%20not-decoded", "100%", "a+b=c&d"};
+    for (int i = 0; i < names.length; i++) {
+      write(store, dir.child(names[i]), names[i].getBytes(StandardCharsets.UTF_8), false);
+    }
+    FileIO other = openStore();
+    for (String name : names) {
+      assertThat(read(other, dir.child(name))).as("content of '" + name + "'")
+          .isEqualTo(name.getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(other.list(dir).stream().map(s -> s.path().name()).collect(Collectors.toList()))
+        .as(listing(other, dir)).containsExactlyInAnyOrder(names);
+    assertThat(other.exists(dir.child("percent not-decoded")))
+        .as("'%20' must not be decoded to a space").isFalse();
+  }
+
+  static void write(FileIO store, Path file, byte[] content, boolean overwrite) throws IOException {
+    try (OutputStream out = store.newOutputStream(file, overwrite)) {
+      out.write(content);
+    }
+  }
+
+  static byte[] read(FileIO store, Path file) throws IOException {
+    try (InputStream in = store.newInputStream(file)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      return out.toByteArray();
+    }
+  }
+
+  static byte[] randomBytes(int size, long seed) {
+    byte[] bytes = new byte[size];
+    new SplittableRandom(seed).nextBytes(bytes);
+    return bytes;
+  }
+
+  private static byte[] slice(byte[] bytes, int offset, int length) {
+    byte[] out = new byte[length];
+    System.arraycopy(bytes, offset, out, 0, length);
+    return out;
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+}
