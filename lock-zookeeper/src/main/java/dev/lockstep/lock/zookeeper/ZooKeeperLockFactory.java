@@ -1,0 +1,28 @@
+package dev.lockstep.lock.zookeeper;
+
+import dev.lockstep.lock.CatalogLockFactory;
+import dev.lockstep.lock.LockService;
+import java.util.Map;
+
+/**
+ * {@code lock.type=zookeeper}: a {@link ZooKeeperLockService} on the process's shared Curator client
+ * for {@code lock.zookeeper.connect-string}. Options: {@link ZooKeeperLockOptions}.
+ */
+public final class ZooKeeperLockFactory implements CatalogLockFactory {
+
+  public static final String IDENTIFIER = "zookeeper";
+
+  @Override
+  public String identifier() {
+    return IDENTIFIER;
+  }
+
+  /**
+   * @throws IllegalArgumentException when {@code lock.zookeeper.connect-string} is missing or an
+   *     option is invalid, naming the key and the fix
+   */
+  @Override
+  public LockService create(Map<String, String> options) {
+    return new ZooKeeperLockService(ZooKeeperLockOptions.from(options));
+  }
+}

@@ -1,0 +1,97 @@
+package dev.lockstep.lock.zookeeper;
+
+import dev.lockstep.lock.LockOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * Real ZooKeeper servers for tests, and the one timing factor every wait scales with: set {@code
+ * -Dlockstep.test.timing=3} on a slow machine.
+ */
+final class ZooKeeperTesting {
+
+  static final double TIMING = Double.parseDouble(System.getProperty("lockstep.test.timing", "1"));
+  /** A short tick, so that the server accepts short session timeouts (2 to 20 ticks). */
+  static final int TICK_MS = 200;
+  static final Duration SESSION_TIMEOUT = scaled(Duration.ofSeconds(3));
+
+  private ZooKeeperTesting() {}
+
+  static Duration scaled(Duration duration) {
+    return Duration.ofNanos((long) (duration.toNanos() * TIMING));
+  }
+
+  static TestingServer startServer() throws Exception {
+    return new TestingServer(spec(), true);
+  }
+
+  static TestingCluster startCluster(int size) throws Exception {
+    List<InstanceSpec> specs = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      specs.add(spec());
+    }
+    TestingCluster cluster = new TestingCluster(specs);
+    cluster.start();
+    return cluster;
+  }
+
+  private static InstanceSpec spec() {
+    return new InstanceSpec(null, -1, -1, -1, true, -1, TICK_MS, -1);
+  }
+
+  /** Catalog options of a {@code zookeeper} lock on {@code connectString}, with test timeouts. */
+  static Map<String, String> options(String connectString) {
+    Map<String, String> options = new HashMap<>();
+    options.put(LockOptions.LOCK_TYPE, ZooKeeperLockFactory.IDENTIFIER);
+    options.put(ZooKeeperLockOptions.CONNECT_STRING, connectString);
+    options.put(ZooKeeperLockOptions.SESSION_TIMEOUT, SESSION_TIMEOUT.toMillis() + " ms");
+    options.put(ZooKeeperLockOptions.CONNECTION_TIMEOUT, scaled(Duration.ofSeconds(2)).toMillis()
+        + " ms");
+    options.put(ZooKeeperLockOptions.RETRY_BASE_SLEEP, "50 ms");
+    options.put(ZooKeeperLockOptions.RETRY_MAX_SLEEP, "500 ms");
+    options.put(LockOptions.LOCK_ACQUIRE_TIMEOUT, scaled(Duration.ofSeconds(30)).toMillis() + " ms");
+    options.put(LockOptions.LOCK_CHECK_MAX_SLEEP, "500 ms");
+    return options;
+  }
+
+  /** A service with its own Curator client, as if it ran in a process of its own. */
+  static ZooKeeperLockService ownProcessService(Map<String, String> options) {
+    return new ZooKeeperLockService(ZooKeeperLockOptions.from(options), new CuratorClients());
+  }
+
+  /**
+   * Expires {@code client}'s session on the server: a second handle joins the session with its id and
+   * password (the server drops the first connection), then closes it (the server ends the session
+   * and deletes its ephemeral nodes).
+   */
+  static void expireSession(String connectString, CuratorFramework client) throws Exception {
+    ZooKeeper holder = client.getZookeeperClient().getZooKeeper();
+    CountDownLatch connected = new CountDownLatch(1);
+    Watcher watcher = event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    };
+    ZooKeeper intruder = new ZooKeeper(connectString, (int) SESSION_TIMEOUT.toMillis(), watcher,
+        holder.getSessionId(), holder.getSessionPasswd());
+    try {
+      if (!connected.await(scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("The second handle never joined session 0x"
+            + Long.toHexString(holder.getSessionId()));
+      }
+    } finally {
+      intruder.close();
+    }
+  }
+}
