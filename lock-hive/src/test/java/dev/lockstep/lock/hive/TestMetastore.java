@@ -26,6 +26,8 @@ import org.apache.hadoop.hive.metastore.IHMSHandler;
 import org.apache.hadoop.hive.metastore.TSetIpAddressProcessor;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
+import org.apache.hadoop.hive.metastore.api.ShowLocksRequest;
+import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
 import org.apache.hadoop.hive.metastore.txn.TxnStore;
 import org.apache.hadoop.hive.metastore.txn.TxnUtils;
 import org.apache.thrift.server.TServer;
@@ -53,8 +55,11 @@ import org.apache.thrift.transport.TTransportException;
  */
 final class TestMetastore {
 
+  /** One factor scales every wait in this module's tests ({@code -Dlockstep.test.timing=2}). */
+  static final int TIMING = Integer.getInteger("lockstep.test.timing", 1);
+
   /** The metastore's lock timeout in tests ({@code metastore.txn.timeout}); clients read the same. */
-  static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6);
+  static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6L * TIMING);
 
   private static TestMetastore shared;
 
@@ -122,7 +127,7 @@ final class TestMetastore {
   /** The catalog options a lock client needs to reach this metastore. */
   Map<String, String> lockOptions() {
     return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive",
-        "metastore.txn.timeout", LOCK_TIMEOUT.toSeconds() + "s",
+        "metastore.txn.timeout", LOCK_TIMEOUT.toSeconds() + "s", "metastore.connect.retries", "1",
         "lock-check-max-sleep", "200 ms");
   }
 
@@ -215,9 +220,13 @@ final class TestMetastore {
     txnStore.performTimeOuts();
   }
 
-  /** How many locks the metastore holds or queues, straight from its database. */
-  int lockRows() throws Exception {
-    return TxnUtils.getTxnStore(conf).getNumLocks();
+  /** The locks (held or waiting) the metastore has on one table, read on the server side. */
+  List<ShowLocksResponseElement> locksOn(String database, String table) throws Exception {
+    ShowLocksRequest request = new ShowLocksRequest();
+    request.setDbname(database);
+    request.setTablename(table);
+    List<ShowLocksResponseElement> locks = TxnUtils.getTxnStore(conf).showLocks(request).getLocks();
+    return locks == null ? List.of() : locks;
   }
 
   private static int freePort() throws IOException {

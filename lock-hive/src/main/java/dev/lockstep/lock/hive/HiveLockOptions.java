@@ -1,0 +1,186 @@
+package dev.lockstep.lock.hive;
+
+import dev.lockstep.lock.LockOptions;
+import dev.lockstep.options.Durations;
+import dev.lockstep.options.Options;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
+
+/**
+ * Options of the Hive Metastore lock, parsed once into the metastore client's configuration.
+ *
+ * <p>The configuration is layered, later layers winning:
+ *
+ * <ol>
+ *   <li>{@code hive-site.xml} / {@code metastore-site.xml} found by the metastore client itself (class
+ *       path, {@code HIVE_CONF_DIR}, {@code METASTORE_CONF_DIR}, {@code HIVE_HOME/conf});
+ *   <li>{@code hive-site.xml} and {@code metastore-site.xml} in {@value #CONF_DIR}, when set;
+ *   <li>every catalog option whose key starts with {@code hive.} or {@code metastore.}, unchanged;
+ *   <li>the metastore addresses: {@value #URI}, else the catalog's {@value #CATALOG_URI}.
+ * </ol>
+ *
+ * @param uris the metastore addresses, {@code thrift://host:port}, tried in the client's order
+ * @param conf the metastore client configuration (a private copy; never shared with the caller)
+ * @param lock the generic lock options ({@code lock-acquire-timeout}, {@code lock-check-max-sleep})
+ * @param lockTimeout the metastore's lock timeout ({@code metastore.txn.timeout}): a lock not
+ *     heartbeated for this long is removed by the metastore's housekeeper
+ * @param housekeeperInterval how often the metastore's housekeeper removes timed-out locks ({@code
+ *     metastore.acid.housekeeper.interval})
+ * @param heartbeatInterval {@value #HEARTBEAT_INTERVAL}
+ * @param defaultDatabase {@value #DEFAULT_DATABASE}
+ * @param poolSize {@value #POOL_SIZE}
+ */
+public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions lock,
+    Duration lockTimeout, Duration housekeeperInterval, Duration heartbeatInterval,
+    String defaultDatabase, int poolSize) {
+
+  /** The catalog's metastore address, as the seed texts configure it ({@code 'uri'='thrift://…'}). */
+  public static final String CATALOG_URI = "uri";
+  /** Metastore addresses for the lock only; overrides {@value #CATALOG_URI}. Comma-separated. */
+  public static final String URI = "lock.hive.uri";
+  /** A directory holding {@code hive-site.xml}; default: the client's own search ({@code HIVE_CONF_DIR}). */
+  public static final String CONF_DIR = "lock.hive.conf-dir";
+  /**
+   * How often a held lock is heartbeated. Default: a quarter of the metastore's lock timeout. Must be
+   * well below it, or the metastore drops a live holder's lock (and its {@code ensureHeld()} fails).
+   */
+  public static final String HEARTBEAT_INTERVAL = "lock.hive.heartbeat-interval";
+  /** The database of lock keys that name no database (a key without a dot). */
+  public static final String DEFAULT_DATABASE = "lock.hive.default-database";
+  public static final String DEFAULT_DATABASE_DEFAULT = "default";
+  /** Metastore clients kept open (a client serves one call at a time). */
+  public static final String POOL_SIZE = "lock.hive.pool-size";
+  public static final int POOL_SIZE_DEFAULT = 3;
+
+  public HiveLockOptions {
+    uris = List.copyOf(uris);
+    if (uris.isEmpty()) {
+      throw new IllegalArgumentException("The Hive lock needs the metastore address: set '"
+          + CATALOG_URI + "' (or '" + URI + "') to thrift://host:9083.");
+    }
+    if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()
+        || heartbeatInterval.compareTo(lockTimeout) >= 0) {
+      throw new IllegalArgumentException("Option '" + HEARTBEAT_INTERVAL + "' is "
+          + Durations.format(heartbeatInterval) + " but must be positive and well below the"
+          + " metastore's lock timeout 'metastore.txn.timeout' (" + Durations.format(lockTimeout)
+          + "), or the metastore drops held locks. Leave it unset for a quarter of the timeout.");
+    }
+    if (poolSize < 1) {
+      throw new IllegalArgumentException("Option '" + POOL_SIZE + "' must be at least 1: " + poolSize);
+    }
+  }
+
+  /**
+   * Parses catalog options.
+   *
+   * @throws IllegalArgumentException naming the option and the fix
+   */
+  public static HiveLockOptions from(Map<String, String> options) {
+    Options o = Options.of(options);
+    Configuration conf = MetastoreConf.newMetastoreConf();
+    String confDir = o.get(CONF_DIR);
+    if (confDir != null && !confDir.isBlank()) {
+      Path dir = Path.of(confDir.trim());
+      Path hiveSite = dir.resolve("hive-site.xml");
+      Path metastoreSite = dir.resolve("metastore-site.xml");
+      if (!Files.isRegularFile(hiveSite) && !Files.isRegularFile(metastoreSite)) {
+        throw new IllegalArgumentException("Option '" + CONF_DIR + "' is '" + confDir + "', but it"
+            + " holds neither hive-site.xml nor metastore-site.xml. Point it at the directory of the"
+            + " metastore client configuration.");
+      }
+      for (Path site : List.of(hiveSite, metastoreSite)) {
+        if (Files.isRegularFile(site)) {
+          conf.addResource(new org.apache.hadoop.fs.Path(site.toUri()));
+        }
+      }
+    }
+    o.asMap().forEach((key, value) -> {
+      if (key.startsWith("hive.") || key.startsWith("metastore.")) {
+        conf.set(key, value);
+      }
+    });
+    List<String> uris = parseUris(o, conf);
+    MetastoreConf.setVar(conf, ConfVars.THRIFT_URIS, String.join(",", uris));
+
+    Duration lockTimeout = Duration.ofMillis(
+        MetastoreConf.getTimeVar(conf, ConfVars.TXN_TIMEOUT, TimeUnit.MILLISECONDS));
+    if (lockTimeout.isNegative() || lockTimeout.isZero()) {
+      throw new IllegalArgumentException("'metastore.txn.timeout' must be positive: " + lockTimeout);
+    }
+    Duration housekeeper = Duration.ofMillis(MetastoreConf.getTimeVar(conf,
+        ConfVars.ACID_HOUSEKEEPER_SERVICE_INTERVAL, TimeUnit.MILLISECONDS));
+    Duration heartbeat = o.getDuration(HEARTBEAT_INTERVAL, lockTimeout.dividedBy(4));
+    if (conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getVarname()) == null
+        && conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getHiveName()) == null) {
+      // A heartbeat stuck for the client's default 600 s would outlive the lock; half the lock
+      // timeout bounds every call instead (the user can still set it).
+      MetastoreConf.setTimeVar(conf, ConfVars.CLIENT_SOCKET_TIMEOUT,
+          Math.max(1000, lockTimeout.toMillis() / 2), TimeUnit.MILLISECONDS);
+    }
+    String database = o.get(DEFAULT_DATABASE, DEFAULT_DATABASE_DEFAULT).trim().toLowerCase(Locale.ROOT);
+    if (database.isEmpty()) {
+      throw new IllegalArgumentException("Option '" + DEFAULT_DATABASE + "' must not be blank.");
+    }
+    return new HiveLockOptions(uris, conf, LockOptions.from(o), lockTimeout, housekeeper, heartbeat,
+        database, o.getInt(POOL_SIZE, POOL_SIZE_DEFAULT));
+  }
+
+  private static List<String> parseUris(Options o, Configuration conf) {
+    String source = URI;
+    String text = o.get(URI);
+    if (text == null || text.isBlank()) {
+      source = CATALOG_URI;
+      text = o.get(CATALOG_URI);
+    }
+    if (text == null || text.isBlank()) {
+      source = "metastore.thrift.uris (hive-site.xml)";
+      text = MetastoreConf.getVar(conf, ConfVars.THRIFT_URIS);
+    }
+    List<String> uris = new ArrayList<>();
+    if (text == null) {
+      return uris;
+    }
+    for (String part : text.split(",")) {
+      String uri = part.trim();
+      if (uri.isEmpty()) {
+        continue;
+      }
+      java.net.URI parsed;
+      try {
+        parsed = java.net.URI.create(uri);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("Option '" + source + "' holds '" + uri + "', which is not"
+            + " a URI. Write thrift://host:port, several separated by commas.", e);
+      }
+      if (!"thrift".equalsIgnoreCase(parsed.getScheme()) || parsed.getHost() == null
+          || parsed.getPort() < 0) {
+        throw new IllegalArgumentException("Option '" + source + "' holds '" + uri + "', but the Hive"
+            + " lock needs a metastore address thrift://host:port (for example"
+            + " thrift://metastore:9083), several separated by commas.");
+      }
+      uris.add(uri);
+    }
+    return uris;
+  }
+
+  /** How long after a holder dies its lock stays: the lock timeout plus one housekeeper period. */
+  public Duration holderDeathBound() {
+    return lockTimeout.plus(housekeeperInterval);
+  }
+
+  @Override
+  public String toString() {
+    return "HiveLockOptions{uris=" + uris + ", lockTimeout=" + Durations.format(lockTimeout)
+        + ", heartbeatInterval=" + Durations.format(heartbeatInterval) + ", defaultDatabase="
+        + defaultDatabase + ", poolSize=" + poolSize + "}";
+  }
+}
