@@ -36,7 +36,7 @@ import java.util.function.Predicate;
  *
  * <p>Faults are armed per {@link Operation}: for the next n calls ({@link #failNext}), for calls on
  * matching paths ({@link #failNextMatching}), or with a probability from a seeded {@link Random}
- * ({@link #failRandomly}). A {@link #beforeLanding hook} runs just before a mutation reaches the
+ * ({@link #failRandomly}). A {@link #beforeLanding hook} runs just before a call reaches the
  * delegate, to pause or to revoke a lease at that exact moment. For {@link Operation#WRITE} the
  * decision is taken when the stream opens and applied when it closes (the moment of landing); a
  * faulted or hooked stream buffers its bytes and only opens the delegate's stream on close.
@@ -177,12 +177,12 @@ public class FaultInjectingFileIO implements FileIO {
     return this;
   }
 
-  /** Runs {@code hook} before every call of {@code operation} reaches the delegate ({@code null} clears). */
+  /**
+   * Runs {@code hook} before every call of {@code operation} reaches the delegate: for a mutation just
+   * before it lands, for a read just before it is served ({@code null} clears). A hook that throws
+   * stops the call there.
+   */
   public FaultInjectingFileIO beforeLanding(Operation operation, Hook hook) {
-    if (!operation.isMutation()) {
-      throw new IllegalArgumentException("Hooks run before mutations land; " + operation
-          + " is not a mutation");
-    }
     synchronized (lock) {
       if (hook == null) {
         hooks.remove(operation);
@@ -293,6 +293,10 @@ public class FaultInjectingFileIO implements FileIO {
   private <T> T read(Operation operation, Path path, Mutation<T> call) throws IOException {
     if (decide(operation, path) == Fault.FAIL_BEFORE_LANDING) {
       throw injectedFailure(operation, path);
+    }
+    Hook hook = hook(operation);
+    if (hook != null) {
+      hook.run(operation, path);
     }
     return call.run();
   }
