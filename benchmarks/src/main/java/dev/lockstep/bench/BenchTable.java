@@ -1,0 +1,25 @@
+package dev.lockstep.bench;
+
+import java.util.Map;
+
+/** A table under benchmark. */
+public interface BenchTable extends AutoCloseable {
+
+  /** A writer with its own commit user. */
+  BenchWriter newWriter(String commitUser) throws Exception;
+
+  /**
+   * Reads the whole latest snapshot: the row count and, when {@code collectKeys} and the table has a
+   * primary key, key to value.
+   */
+  ScanResult scan(boolean collectKeys) throws Exception;
+
+  /** The number of snapshots committed. */
+  long snapshotCount() throws Exception;
+
+  /** What a full scan read. */
+  record ScanResult(long rows, Map<Integer, Long> keyToValue) {}
+
+  @Override
+  void close() throws Exception;
+}

@@ -1,0 +1,228 @@
+package dev.lockstep.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/** The three side-by-side workloads of issue 12, written once against {@link BenchSystem}. */
+public final class Workloads {
+
+  private Workloads() {}
+
+  /** Result of the commit-contention workload. */
+  public record Contention(String system, String table, int committers, long commits,
+      double seconds, double commitsPerSecond, double p50Millis, double p99Millis, double maxMillis,
+      double retriesPerCommit, long failedCommits, long snapshots, long rowsRead, long rowsExpected) {}
+
+  /** Result of the file-conflict workload. */
+  public record FileConflicts(String system, double seconds, long commits, long failedCommits,
+      long restarts, boolean tableCorrect, int keysExpected, int keysRead) {}
+
+  /** Result of the ingest workload. */
+  public record Ingest(String system, long rows, int commitEvery, double ingestSeconds,
+      double rowsPerSecond, double scanSeconds, double scanRowsPerSecond, long rowsRead) {}
+
+  /**
+   * K committers, each its own commit user, each committing {@code rowsPerCommit} rows per commit as
+   * fast as it can for {@code duration}; latency is of the commit call alone.
+   */
+  public static Contention contention(BenchSystem system, TableSpec spec, int committers,
+      int rowsPerCommit, Duration duration, Path work) throws Exception {
+    try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
+      CyclicBarrier start = new CyclicBarrier(committers);
+      ExecutorService pool = Executors.newFixedThreadPool(committers);
+      List<Future<long[]>> results = new ArrayList<>();
+      List<LatencyRecorder> latencies = new ArrayList<>();
+      long[] startedAt = new long[1];
+      for (int c = 0; c < committers; c++) {
+        LatencyRecorder recorder = new LatencyRecorder();
+        latencies.add(recorder);
+        int seed = c;
+        results.add(pool.submit(() -> {
+          long commits = 0;
+          long retries = 0;
+          long failed = 0;
+          SplittableRandom random = new SplittableRandom(seed);
+          try (BenchWriter writer = table.newWriter("committer-" + seed)) {
+            start.await();
+            synchronized (startedAt) {
+              if (startedAt[0] == 0) {
+                startedAt[0] = System.nanoTime();
+              }
+            }
+            long deadline = System.nanoTime() + duration.toNanos();
+            long identifier = 0;
+            while (System.nanoTime() < deadline) {
+              for (int r = 0; r < rowsPerCommit; r++) {
+                writer.write(random.nextInt(1_000_000), random.nextLong(), text(random.nextInt()));
+              }
+              long t0 = System.nanoTime();
+              try {
+                int retried = writer.commit(++identifier);
+                recorder.record(System.nanoTime() - t0);
+                commits++;
+                retries += Math.max(0, retried);
+              } catch (Exception e) {
+                failed++;
+              }
+            }
+          }
+          return new long[] {commits, retries, failed};
+        }));
+      }
+      long commits = 0;
+      long retries = 0;
+      long failed = 0;
+      for (Future<long[]> f : results) {
+        long[] r = f.get();
+        commits += r[0];
+        retries += r[1];
+        failed += r[2];
+      }
+      double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
+      pool.shutdown();
+      LatencyRecorder all = new LatencyRecorder();
+      latencies.forEach(all::addAll);
+      BenchTable.ScanResult scan = table.scan(false);
+      return new Contention(system.name(), spec.primaryKey() ? "primary-key, 4 buckets" : "append",
+          committers, commits, seconds, commits / seconds, all.percentileMillis(50),
+          all.percentileMillis(99), all.maxMillis(), commits == 0 ? 0 : (double) retries / commits,
+          failed, table.snapshotCount(), scan.rows(), spec.primaryKey() ? -1 : commits * rowsPerCommit);
+    }
+  }
+
+  /**
+   * Two writers, compaction on (trigger 2), one primary-key bucket, for {@code duration}. A failed
+   * commit counts, the writer restarts (a new writer, as a job restart would) and replays its batch, so
+   * that the final table can be checked against the model.
+   */
+  public static FileConflicts fileConflicts(BenchSystem system, Duration duration, Path work)
+      throws Exception {
+    TableSpec spec = TableSpec.primaryKey(1, false, 2);
+    try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
+      CyclicBarrier start = new CyclicBarrier(2);
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      List<Future<long[]>> results = new ArrayList<>();
+      List<Map<Integer, Long>> models = List.of(new HashMap<>(), new HashMap<>());
+      for (int w = 0; w < 2; w++) {
+        int me = w;
+        results.add(pool.submit(() -> {
+          SplittableRandom random = new SplittableRandom(100 + me);
+          Map<Integer, Long> model = models.get(me);
+          long commits = 0;
+          long failed = 0;
+          long restarts = 0;
+          long identifier = 0;
+          long value = 0;
+          String user = "compacting-writer-" + me;
+          BenchWriter writer = table.newWriter(user);
+          try {
+            start.await();
+            long deadline = System.nanoTime() + duration.toNanos();
+            while (System.nanoTime() < deadline) {
+              Map<Integer, Long> batch = new HashMap<>();
+              for (int r = 0; r < 100; r++) {
+                batch.put(random.nextInt(1000) * 2 + me, ++value);
+              }
+              while (true) {
+                for (Map.Entry<Integer, Long> e : batch.entrySet()) {
+                  writer.write(e.getKey(), e.getValue(), text(e.getKey()));
+                }
+                try {
+                  writer.commit(++identifier);
+                  commits++;
+                  model.putAll(batch);
+                  break;
+                } catch (Exception e) {
+                  failed++;
+                  restarts++;
+                  closeQuietly(writer);
+                  writer = table.newWriter(user);
+                }
+              }
+            }
+          } finally {
+            closeQuietly(writer);
+          }
+          return new long[] {commits, failed, restarts};
+        }));
+      }
+      long t0 = System.nanoTime();
+      long commits = 0;
+      long failed = 0;
+      long restarts = 0;
+      for (Future<long[]> f : results) {
+        long[] r = f.get();
+        commits += r[0];
+        failed += r[1];
+        restarts += r[2];
+      }
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      pool.shutdown();
+      Map<Integer, Long> expected = new HashMap<>(models.get(0));
+      expected.putAll(models.get(1));
+      BenchTable.ScanResult scan = table.scan(true);
+      return new FileConflicts(system.name(), seconds, commits, failed, restarts,
+          scan.keyToValue().equals(expected), expected.size(), scan.keyToValue().size());
+    }
+  }
+
+  /**
+   * One writer ingests {@code rows} rows (int key, bigint value, 32-character string) into a
+   * primary-key table with 4 buckets and compaction on, committing every {@code commitEvery} rows;
+   * then one full scan.
+   */
+  public static Ingest ingest(BenchSystem system, int rows, int commitEvery, Path work)
+      throws Exception {
+    TableSpec spec = TableSpec.primaryKey(4, false, 5);
+    try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
+      long t0 = System.nanoTime();
+      try (BenchWriter writer = table.newWriter("ingest")) {
+        long identifier = 0;
+        for (int i = 0; i < rows; i++) {
+          int key = (int) ((i * 7919L) % rows);
+          writer.write(key, i, text(i));
+          if ((i + 1) % commitEvery == 0 || i == rows - 1) {
+            writer.commit(++identifier);
+          }
+        }
+      }
+      double ingestSeconds = (System.nanoTime() - t0) / 1e9;
+      long t1 = System.nanoTime();
+      BenchTable.ScanResult scan = table.scan(false);
+      double scanSeconds = (System.nanoTime() - t1) / 1e9;
+      return new Ingest(system.name(), rows, commitEvery, ingestSeconds, rows / ingestSeconds, scanSeconds,
+          scan.rows() / scanSeconds, scan.rows());
+    }
+  }
+
+  /** A 32-character string derived from {@code seed}. */
+  static String text(int seed) {
+    char[] chars = new char[32];
+    long x = seed * 0x9E3779B97F4A7C15L;
+    for (int i = 0; i < 32; i++) {
+      x ^= x << 13;
+      x ^= x >>> 7;
+      x ^= x << 17;
+      chars[i] = (char) ('a' + (int) ((x >>> 1) % 26));
+    }
+    return new String(chars);
+  }
+
+  private static void closeQuietly(BenchWriter writer) {
+    try {
+      writer.close();
+    } catch (Exception ignored) {
+      // A writer that failed its commit may fail to close as well; the workload goes on.
+    }
+  }
+}
