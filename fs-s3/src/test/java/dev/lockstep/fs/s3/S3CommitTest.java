@@ -1,0 +1,102 @@
+package dev.lockstep.fs.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotLog;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Snapshot commits on S3 with no lock: If-None-Match: * alone keeps them exact. */
+class S3CommitTest {
+
+  private static S3ProxyServer server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = S3ProxyServer.start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    server.close();
+  }
+
+  @Test
+  void autoChoosesAtomicCreateOnS3() throws IOException {
+    Path root = server.freshRoot();
+    try (FileIO store = server.open(root, Map.of());
+        SnapshotCommitter committer =
+            SnapshotCommitter.open(store, root.child("snapshot"), "db.t", Map.of())) {
+      assertThat(store).isInstanceOf(S3ConditionalFileIO.class);
+      assertThat(committer.strategy()).isEqualTo("atomic-create");
+    }
+  }
+
+  @Test
+  void sixteenCommittersTimesFiftyCommitsGiveEightHundredSnapshotsWithoutALock() throws Exception {
+    int committers = 16;
+    int commits = 50;
+    Path snapshots = server.freshRoot().child("snapshot");
+    Set<String> committed = ConcurrentHashMap.newKeySet();
+    CyclicBarrier barrier = new CyclicBarrier(committers);
+    ExecutorService pool = Executors.newFixedThreadPool(committers);
+    List<Future<?>> futures = new ArrayList<>();
+    for (int c = 0; c < committers; c++) {
+      String user = "user-" + c;
+      futures.add(pool.submit(() -> {
+        try (FileIO own = server.open(snapshots, Map.of());
+            SnapshotCommitter committer = SnapshotCommitter.open(own, snapshots, "db.t",
+                Map.of("commit.strategy", "auto"))) {
+          assertThat(committer.strategy()).isEqualTo("atomic-create");
+          barrier.await();
+          for (int i = 0; i < commits; i++) {
+            assertThat(committed.add(CommitLoop.commitOnce(committer, user, i))).isTrue();
+          }
+        }
+        return null;
+      }));
+    }
+    try {
+      for (Future<?> future : futures) {
+        future.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertExact(snapshots, committed, committers * commits);
+  }
+
+  static void assertExact(Path snapshots, Set<String> committed, int expected) throws Exception {
+    try (FileIO store = server.open(snapshots, Map.of())) {
+      SnapshotLog log = new SnapshotLog(store, snapshots);
+      List<Long> ids = log.listIds();
+      List<Long> contiguous = new ArrayList<>();
+      for (long id = 1; id <= expected; id++) {
+        contiguous.add(id);
+      }
+      assertThat(ids).as("snapshot ids").isEqualTo(contiguous);
+      Set<String> inSnapshots = new HashSet<>();
+      for (long id : ids) {
+        assertThat(inSnapshots.add(CommitLoop.commitIdOf(log.read(id))))
+            .as("commit id of snapshot %d appears once", id).isTrue();
+      }
+      assertThat(inSnapshots).isEqualTo(committed);
+      assertThat(log.latestId()).hasValue(expected);
+    }
+  }
+}
