@@ -67,13 +67,32 @@ public enum JdbcDialect {
     return family == Family.MYSQL ? "CONNECTION_ID()" : "pg_backend_pid()";
   }
 
-  /** CREATE TABLE for the lock table; see the module README for the columns. */
+  /**
+   * A query answering one row, one column: 1 when the (optionally schema-qualified) table exists, else
+   * 0. Asked instead of probing the table, which would log a driver error on every first start.
+   */
+  String tableExists(String table) {
+    if (family == Family.MYSQL) {
+      int dot = table.indexOf('.');
+      String schema = dot < 0 ? "DATABASE()" : "'" + table.substring(0, dot) + "'";
+      String name = dot < 0 ? table : table.substring(dot + 1);
+      return "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = " + schema
+          + " AND table_name = '" + name + "'";
+    }
+    return "SELECT CASE WHEN to_regclass('" + table + "') IS NULL THEN 0 ELSE 1 END";
+  }
+
+  /**
+   * CREATE TABLE for the lock table; see the module README for the columns. On MySQL and MariaDB the
+   * owner id is VARBINARY so that it compares byte for byte (their text collations ignore trailing
+   * spaces).
+   */
   String createTable(String table) {
     if (family == Family.MYSQL) {
       return "CREATE TABLE IF NOT EXISTS " + table + " ("
           + "lock_hash CHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, "
           + "lock_key TEXT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL, "
-          + "owner_id VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL, "
+          + "owner_id VARBINARY(255) NULL, "
           + "fencing_token BIGINT NOT NULL, "
           + "expires_at_us BIGINT NOT NULL, "
           + "acquired_at_us BIGINT NOT NULL, "

@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Take over K's row if it is free: one UPDATE sets a new owner id, adds one to the fencing token
  *       and sets the expiry to the database's now plus {@code lease-ttl}. The database row lock lets
  *       at most one racing client see the row free.
- *   <li>No row updated: INSERT the row. A duplicate key means another client holds K: the attempt
- *       failed, give the connection back.
+ *   <li>No row updated: if K has a row, another client holds it: the attempt failed, give the
+ *       connection back. Else INSERT the row; a duplicate key means another client inserted it first.
  *   <li>Read the token back (owner-guarded) with the database's time left; the local deadline is
  *       {@code t0} plus that time left.
  *   <li>Keep the connection as the lease's session and renew on it every {@code lease-ttl/3}.
@@ -198,7 +198,10 @@ public final class JdbcLockService implements LockService {
     try {
       connection.setNetworkTimeout(INLINE, sessionTimeoutMillis);
       long sent = System.nanoTime();
-      won = table.tryTakeOver(connection, key, owner) || table.tryInsert(connection, key, owner);
+      // A row that exists but was not taken over is held: skip the INSERT, whose duplicate-key error
+      // some drivers log on every contended attempt.
+      won = table.tryTakeOver(connection, key, owner)
+          || (!table.exists(connection, key) && table.tryInsert(connection, key, owner));
       if (!won) {
         return null;
       }
@@ -343,6 +346,7 @@ public final class JdbcLockService implements LockService {
     } catch (IOException e) {
       host = "unknown-host";
     }
+    host = host.replaceAll("[^A-Za-z0-9._-]", "_");
     return host.length() > 100 ? host.substring(0, 100) : host;
   }
 

@@ -28,6 +28,7 @@ final class LockTable {
   private final String renew;
   private final String release;
   private final String readRow;
+  private final String exists;
 
   /**
    * @param queryTimeout the longest one statement may run before the driver cancels it (rounded up to
@@ -49,6 +50,7 @@ final class LockTable {
         + " WHERE lock_hash = ? AND owner_id = ? AND expires_at_us > " + now;
     this.release = "UPDATE " + table + " SET owner_id = NULL, expires_at_us = " + now
         + " WHERE lock_hash = ? AND owner_id = ?";
+    this.exists = "SELECT 1 FROM " + table + " WHERE lock_hash = ?";
     this.readRow = "SELECT lock_key, owner_id, fencing_token, expires_at_us, acquired_at_us, " + now
         + " FROM " + table + " WHERE lock_hash = ?";
   }
@@ -67,18 +69,17 @@ final class LockTable {
   void ensureExists(Connection connection) throws SQLException {
     String probe = "SELECT lock_hash, lock_key, owner_id, fencing_token, expires_at_us, acquired_at_us"
         + " FROM " + table + " WHERE 1 = 0";
-    SQLException missing;
-    try {
-      execute(connection, probe);
-      return;
-    } catch (SQLException e) {
-      missing = e;
+    boolean exists;
+    try (PreparedStatement statement = prepare(connection, dialect.tableExists(table));
+        ResultSet rows = statement.executeQuery()) {
+      exists = rows.next() && rows.getLong(1) > 0;
     }
     try {
-      execute(connection, dialect.createTable(table));
+      if (!exists) {
+        execute(connection, dialect.createTable(table));
+      }
     } catch (SQLException createFailed) {
       // Another client may have created it at the same moment (PostgreSQL then reports a duplicate).
-      createFailed.addSuppressed(missing);
       try {
         execute(connection, probe);
         return;
@@ -110,6 +111,16 @@ final class LockTable {
       statement.setLong(2, ttlMicros);
       statement.setString(3, key.hash());
       return statement.executeUpdate() == 1;
+    }
+  }
+
+  /** Whether {@code key} has a row (held or free). */
+  boolean exists(Connection connection, LockKey key) throws SQLException {
+    try (PreparedStatement statement = prepare(connection, exists)) {
+      statement.setString(1, key.hash());
+      try (ResultSet rows = statement.executeQuery()) {
+        return rows.next();
+      }
     }
   }
 

@@ -1,0 +1,81 @@
+package dev.lockstep.lock.jdbc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The machine's real database servers, each through the driver a user would pick. A server that cannot
+ * be reached fails the test (the project's test script starts them).
+ */
+enum TestDatabase {
+  /** MariaDB through MySQL Connector/J. */
+  MARIADB_CONNECTOR_J("jdbc:mysql://127.0.0.1:3306/test", "root"),
+  /** MariaDB through the MariaDB driver. */
+  MARIADB_DRIVER("jdbc:mariadb://127.0.0.1:3306/test", "root"),
+  /** PostgreSQL through its driver. */
+  POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres");
+
+  private final String url;
+  private final String user;
+
+  TestDatabase(String url, String user) {
+    this.url = url;
+    this.user = user;
+  }
+
+  String url() {
+    return url;
+  }
+
+  /** A lock table name no other test uses. */
+  static String freshTable() {
+    return "lockstep_t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+  }
+
+  /** Options of a JDBC lock on {@code table} with a short TTL and fast retries. */
+  Map<String, String> options(String table) {
+    Map<String, String> options = new HashMap<>();
+    options.put("lock.enabled", "true");
+    options.put("lock.type", "jdbc");
+    options.put(JdbcLockOptions.URL, url);
+    options.put(JdbcLockOptions.USER, user);
+    options.put(JdbcLockOptions.TABLE, table);
+    options.put(JdbcLockOptions.LEASE_TTL, TestTiming.SHORT_TTL.toMillis() + " ms");
+    options.put("lock-check-max-sleep", TestTiming.RETRY.toMillis() + " ms");
+    return options;
+  }
+
+  /** A plain connection outside any pool, as an operator's console. */
+  Connection admin() throws SQLException {
+    return DriverManager.getConnection(url, user, "");
+  }
+
+  /** Kills a session server-side, as an operator would: {@code KILL} or pg_terminate_backend. */
+  void killSession(long sessionId) throws SQLException {
+    try (Connection admin = admin()) {
+      if (this == POSTGRESQL) {
+        try (PreparedStatement statement =
+            admin.prepareStatement("SELECT pg_terminate_backend(?)")) {
+          statement.setInt(1, (int) sessionId);
+          statement.executeQuery().close();
+        }
+      } else {
+        try (Statement statement = admin.createStatement()) {
+          statement.execute("KILL " + sessionId);
+        }
+      }
+    }
+  }
+
+  void dropTable(String table) throws SQLException {
+    try (Connection admin = admin(); Statement statement = admin.createStatement()) {
+      statement.execute("DROP TABLE IF EXISTS " + table);
+    }
+  }
+}
