@@ -51,6 +51,7 @@ final class JdbcLease implements Lease {
   private volatile long deadlineNanos;
   /** Why the lease is gone; {@code null} while held. Set once. */
   private volatile String lostReason;
+  private volatile Exception lostCause;
   private volatile boolean closed;
   private volatile ScheduledFuture<?> heartbeat;
 
@@ -164,7 +165,7 @@ final class JdbcLease implements Lease {
 
   private LockLostException lost() {
     return new LockLostException("Lost the lock on '" + key.key() + "' (fencing token " + fencingToken
-        + "): " + lostReason + ". Do not publish under this lease.");
+        + "): " + lostReason + ". Do not publish under this lease.", lostCause);
   }
 
   /** Records the loss once, stops the heartbeat and gives the session back (evicted on a failure). */
@@ -174,6 +175,7 @@ final class JdbcLease implements Lease {
       if (lostReason != null || closed) {
         return;
       }
+      lostCause = failure;
       lostReason = reason;
       LOG.warn("Lost the JDBC lock on '{}' (fencing token {}, owner {}): {}", key.key(), fencingToken,
           owner, reason);

@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -56,18 +58,41 @@ enum TestDatabase {
     return DriverManager.getConnection(url, user, "");
   }
 
-  /** Kills a session server-side, as an operator would: {@code KILL} or pg_terminate_backend. */
+  /**
+   * Kills a session server-side, as an operator would ({@code KILL} / pg_terminate_backend), and returns
+   * once the server no longer lists it.
+   */
   void killSession(long sessionId) throws SQLException {
+    String kill = this == POSTGRESQL ? "SELECT pg_terminate_backend(?)" : "KILL " + sessionId;
+    String listed = this == POSTGRESQL
+        ? "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?"
+        : "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?";
     try (Connection admin = admin()) {
-      if (this == POSTGRESQL) {
-        try (PreparedStatement statement =
-            admin.prepareStatement("SELECT pg_terminate_backend(?)")) {
+      try (PreparedStatement statement = admin.prepareStatement(kill)) {
+        if (this == POSTGRESQL) {
           statement.setInt(1, (int) sessionId);
-          statement.executeQuery().close();
         }
-      } else {
-        try (Statement statement = admin.createStatement()) {
-          statement.execute("KILL " + sessionId);
+        statement.execute();
+      }
+      long deadline = System.nanoTime() + TestTiming.scaled(Duration.ofSeconds(10)).toNanos();
+      while (true) {
+        try (PreparedStatement statement = admin.prepareStatement(listed)) {
+          statement.setLong(1, sessionId);
+          try (ResultSet rows = statement.executeQuery()) {
+            rows.next();
+            if (rows.getLong(1) == 0) {
+              return;
+            }
+          }
+        }
+        if (System.nanoTime() > deadline) {
+          throw new SQLException("Session " + sessionId + " still listed after the kill");
+        }
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new SQLException("interrupted", e);
         }
       }
     }

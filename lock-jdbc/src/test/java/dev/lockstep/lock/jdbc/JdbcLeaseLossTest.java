@@ -1,0 +1,213 @@
+package dev.lockstep.lock.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import dev.lockstep.commit.CommitOptions;
+import dev.lockstep.commit.CommitOutcome;
+import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockLostException;
+import dev.lockstep.testing.CapabilityHidingFileIO;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * How a JDBC lease ends when its holder cannot end it: the holder process halts, or an operator kills
+ * the holder's database session. On the machine's real MariaDB (both drivers) and PostgreSQL.
+ */
+class JdbcLeaseLossTest {
+
+  private final String table = TestDatabase.freshTable();
+  private final List<AutoCloseable> toClose = new CopyOnWriteArrayList<>();
+  private TestDatabase database;
+
+  @TempDir java.nio.file.Path tempDir;
+
+  @AfterEach
+  void closeAndDrop() throws Exception {
+    for (AutoCloseable closeable : toClose) {
+      closeable.close();
+    }
+    if (database != null) {
+      database.dropTable(table);
+    }
+  }
+
+  private JdbcLockService open(TestDatabase db) throws IOException {
+    database = db;
+    JdbcLockService service = JdbcLockService.open(db.options(table));
+    toClose.add(service);
+    return service;
+  }
+
+  private static Duration ttlPlusOneRetry() {
+    return TestTiming.SHORT_TTL.plus(TestTiming.RETRY);
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabase.class)
+  void aHolderProcessThatHaltsIsReplacedWithinTheTtlPlusOneRetry(TestDatabase db) throws Exception {
+    JdbcLockService waiter = open(db);
+    List<String> command = new ArrayList<>(List.of(
+        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", childClassPath(),
+        HaltingHolder.class.getName(), "db.halting",
+        // Long enough for heartbeats to renew: the row must expire from the last renewal, not the acquire.
+        Long.toString(TestTiming.SHORT_TTL.toMillis())));
+    db.options(table).forEach((k, v) -> command.add(k + "=" + v));
+    Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+    List<String> output = new ArrayList<>();
+    try (BufferedReader lines = new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      long childToken = Long.parseLong(readUntil(lines, "HELD ", output).substring(5));
+      assertThat(waiter.acquire("db.halting", Duration.ZERO))
+          .as("the key is held by the child process").isEmpty();
+
+      readUntil(lines, "HALT", output);
+      long halted = System.nanoTime();
+      assertThat(child.waitFor(TestTiming.scaled(Duration.ofSeconds(10)).toMillis(),
+          TimeUnit.MILLISECONDS)).as("child exited").isTrue();
+      Lease lease = waiter.acquire("db.halting", TestTiming.SHORT_TTL.multipliedBy(3)).orElseThrow(
+          () -> new AssertionError("the dead holder's lock was never freed"));
+      Duration took = Duration.ofNanos(System.nanoTime() - halted);
+      System.out.printf("%s: holder halted; the next process acquired after %d ms (bound: lease-ttl"
+          + " %d ms + one retry %d ms)%n", db, took.toMillis(), TestTiming.SHORT_TTL.toMillis(),
+          TestTiming.RETRY.toMillis());
+      assertThat(took).isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestTiming.slack()));
+      assertThat(lease.fencingToken()).isGreaterThan(childToken);
+      lease.close();
+    } finally {
+      child.destroyForcibly();
+    }
+  }
+
+  private static String childClassPath() {
+    String surefire = System.getProperty("surefire.test.class.path");
+    return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+  }
+
+  private static String readUntil(BufferedReader lines, String prefix, List<String> output)
+      throws IOException {
+    String line;
+    while ((line = lines.readLine()) != null) {
+      output.add(line);
+      if (line.startsWith(prefix)) {
+        return line;
+      }
+    }
+    return fail("The holder process ended before printing '" + prefix + "':\n"
+        + String.join("\n", output));
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabase.class)
+  void aKilledSessionLosesTheLeaseAndItsStaleReleaseLeavesTheNextHolderAlone(TestDatabase db)
+      throws Exception {
+    JdbcLockService holderService = open(db);
+    JdbcLockService nextService = open(db);
+    JdbcLease holder = (JdbcLease) holderService.acquire("db.t", Duration.ZERO).orElseThrow();
+    holder.ensureHeld();
+
+    db.killSession(holder.sessionId());
+    assertThatThrownBy(holder::ensureHeld).isInstanceOf(LockLostException.class)
+        .hasMessageContaining("db.t");
+    assertThat(holder.isHeld()).isFalse();
+    assertThat(holder.timeLeft()).isZero();
+    assertThatThrownBy(holder::ensureHeld).as("and forever after")
+        .isInstanceOf(LockLostException.class);
+
+    // Nobody renews the row any more: it expires within the TTL and the next holder takes it over.
+    long began = System.nanoTime();
+    JdbcLease next = (JdbcLease) nextService.acquire("db.t", TestTiming.SHORT_TTL.multipliedBy(3))
+        .orElseThrow();
+    assertThat(Duration.ofNanos(System.nanoTime() - began))
+        .isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestTiming.slack()));
+    assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
+
+    // The killed holder's release, on a fresh connection, names its own (now stale) owner id.
+    holder.close();
+    next.ensureHeld();
+    try (Connection connection = nextService.connection()) {
+      assertThat(nextService.table().read(connection, LockKey.of("db.t")).owner())
+          .isEqualTo(next.owner());
+    }
+    assertThat(holderService.acquire("db.t", Duration.ZERO)).isEmpty();
+    next.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabase.class)
+  void theHeartbeatAloneNoticesAKilledSession(TestDatabase db) throws Exception {
+    JdbcLockService service = open(db);
+    JdbcLease lease = (JdbcLease) service.acquire("db.t", Duration.ZERO).orElseThrow();
+    db.killSession(lease.sessionId());
+
+    // One heartbeat period (TTL/3) plus its statement timeout (TTL/3), with slack.
+    long deadline = System.nanoTime()
+        + TestTiming.SHORT_TTL.multipliedBy(2).dividedBy(3).plus(TestTiming.slack()).toNanos();
+    while (lease.isHeld() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(lease.isHeld()).as("lost without anyone calling ensureHeld").isFalse();
+    assertThat(lease.timeLeft()).isZero();
+    assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class);
+    lease.close();
+    assertThat(service.acquire("db.t", Duration.ZERO)).as("the release freed the row").isPresent();
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabase.class)
+  void aCommitWhoseLeaseSessionIsKilledDoesNotLand(TestDatabase db) throws Exception {
+    JdbcLockService service = open(db);
+    FileIO store = new CapabilityHidingFileIO(new LocalFileIO());
+    Path snapshots = Path.of(tempDir.resolve("db.db/t/snapshot").toString());
+    Map<String, String> options = db.options(table);
+    options.put(CommitOptions.COMMIT_WRITE_ATTEMPTS, "1");
+    byte[] content = "{\"id\":1,\"commitId\":\"killed\"}".getBytes(StandardCharsets.UTF_8);
+
+    SnapshotCommitter killed = SnapshotCommitter.create(store, snapshots, "db.t",
+        CommitOptions.from(options), new SessionKillingLockService(service, db));
+    assertThat(killed.strategy()).isEqualTo("lock (plain write)");
+    assertThatThrownBy(() -> killed.commit(1, content)).isInstanceOf(IOException.class)
+        .satisfies(e -> assertThat(hasCause(e, SQLException.class)).isTrue())
+        .satisfies(e -> assertThat(hasCause(e, LockLostException.class)).isTrue());
+    assertThat(killed.log().exists(1)).as("snapshot-1 after the killed commit").isFalse();
+    assertThat(store.list(snapshots)).as("nothing landed").isEmpty();
+    killed.close();
+
+    // The same commit under a healthy session lands: the test above could have seen a landing.
+    byte[] healthyContent = "{\"id\":1,\"commitId\":\"healthy\"}".getBytes(StandardCharsets.UTF_8);
+    try (SnapshotCommitter healthy = SnapshotCommitter.open(store, snapshots, "db.t", options)) {
+      assertThat(healthy.commit(1, healthyContent)).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(healthy.log().read(1)).isEqualTo(healthyContent);
+    }
+  }
+
+  private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
