@@ -1,0 +1,218 @@
+package dev.lockstep.commit;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockLostException;
+import dev.lockstep.testing.CapabilityHidingFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import dev.lockstep.testing.InJvmLockService;
+import dev.lockstep.testing.TestTiming;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code commit.strategy=lock} on a store without primitives (the in-JVM test lock). */
+class LockedCommitTest {
+
+  private static final String KEY = "db.t";
+
+  @TempDir java.nio.file.Path dir;
+  private InJvmLockService lock = new InJvmLockService();
+  private final FaultInjectingFileIO io =
+      FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(new LocalFileIO()));
+
+  @AfterEach
+  void closeLock() {
+    lock.close();
+  }
+
+  private Path snapshots() {
+    return Path.of(dir.toString());
+  }
+
+  private static CommitOptions options(String... keyValues) {
+    Map<String, String> map = new HashMap<>(Map.of("lock.enabled", "true", "lock.type", "in-jvm"));
+    for (int i = 0; i < keyValues.length; i += 2) {
+      map.put(keyValues[i], keyValues[i + 1]);
+    }
+    return CommitOptions.from(map);
+  }
+
+  private LockedPublisher publisher(CommitOptions options) {
+    return new LockedPublisher(io, null, lock, KEY, options);
+  }
+
+  @Test
+  void eightRacingThreadsCommitSafelyUnderTheLock() throws Exception {
+    FileIO hidden = new CapabilityHidingFileIO(new LocalFileIO());
+    ConcurrentCommits race = new ConcurrentCommits();
+
+    race.run(8, 25, w -> SnapshotCommitter.create(hidden, snapshots(), KEY, options(), lock));
+
+    race.assertInvariants(new SnapshotLog(hidden, snapshots()), 200);
+    assertThat(lock.grantedLeases()).isGreaterThanOrEqualTo(200);
+    assertThat(lock.holder(KEY)).as("every lease was released").isEmpty();
+  }
+
+  @Test
+  void withoutTheLockTheSameStoreIsRefused() {
+    FileIO hidden = new CapabilityHidingFileIO(new LocalFileIO());
+
+    assertThatThrownBy(() -> SnapshotCommitter.create(hidden, snapshots(), KEY,
+        CommitOptions.from(Map.of()), null))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
+  }
+
+  @Test
+  void aLeaseShorterThanTheMarginIsRefusedBeforeWriting() throws Exception {
+    lock = new InJvmLockService(TestTiming.millis(300));
+    LockedPublisher publisher = publisher(options("commit.lease-margin", "1 s"));
+    Path target = snapshots().child("snapshot-1");
+
+    assertThatThrownBy(() -> publisher.publish(target, "x".getBytes(UTF_8)))
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining("commit.lease-margin");
+    assertThat(io.calls(Operation.WRITE)).isZero();
+    assertThat(io.exists(target)).isFalse();
+    assertThat(lock.holder(KEY)).as("released after the refusal").isEmpty();
+  }
+
+  @Test
+  void aLeaseWithEnoughTimeLeftWrites() throws Exception {
+    lock = new InJvmLockService(TestTiming.seconds(30));
+    LockedPublisher publisher = publisher(options("commit.lease-margin", "1 s"));
+    Path target = snapshots().child("snapshot-1");
+
+    publisher.publish(target, "x".getBytes(UTF_8));
+
+    assertThat(io.calls(Operation.WRITE)).isEqualTo(1);
+    assertThat(io.exists(target)).isTrue();
+    assertThat(lock.holder(KEY)).isEmpty();
+  }
+
+  @Test
+  void aLeaseLostBeforeThePlainWriteLandsNothing() throws Exception {
+    // The holder pauses right after acquiring (here: while checking that snapshot-1 is absent),
+    // long enough for its lease to end.
+    io.beforeLanding(Operation.EXISTS, (op, path) -> lock.expire(KEY));
+    Path target = snapshots().child("snapshot-1");
+
+    assertThatThrownBy(() -> publisher(options()).publish(target, "x".getBytes(UTF_8)))
+        .isInstanceOf(LockLostException.class);
+
+    assertThat(lock.revokedLeases()).isEqualTo(1);
+    assertThat(io.calls(Operation.WRITE)).as("the write was never started").isZero();
+    assertThat(io.exists(target)).isFalse();
+  }
+
+  @Test
+  void aPlainWriteThatOutlastsItsLeaseIsAbandonedAndTheCommitLandsOnceUnderANewLease()
+      throws Exception {
+    lock = new InJvmLockService(TestTiming.seconds(2));
+    AtomicBoolean stallOnce = new AtomicBoolean(true);
+    io.beforeLanding(Operation.WRITE, (op, path) -> {
+      if (path.name().startsWith("snapshot-") && stallOnce.getAndSet(false)) {
+        try {
+          Thread.sleep(TestTiming.seconds(60).toMillis()); // a holder paused mid-write
+        } catch (InterruptedException e) {
+          throw new InterruptedIOException("write abandoned");
+        }
+      }
+    });
+    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY,
+        options("commit.lease-margin", "500 ms"), lock);
+    byte[] ours = "{\"commitId\":\"only-once\"}".getBytes(UTF_8);
+
+    long start = System.nanoTime();
+    assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
+
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("the stalled write was cut off at the lease budget, not after 60 s")
+        .isLessThan(TestTiming.seconds(30));
+    assertThat(lock.grantedLeases()).as("a second lease committed it").isEqualTo(2);
+    assertThat(committer.log().listIds()).containsExactly(1L);
+    assertThat(committer.log().read(1)).isEqualTo(ours);
+    committer.close();
+  }
+
+  @Test
+  void aStalledWriteIsReportedUncertainAndDoesNotLand() throws Exception {
+    lock = new InJvmLockService(TestTiming.seconds(1));
+    io.beforeLanding(Operation.WRITE, (op, path) -> {
+      try {
+        Thread.sleep(TestTiming.seconds(60).toMillis());
+      } catch (InterruptedException e) {
+        throw new InterruptedIOException("write abandoned");
+      }
+    });
+    Path target = snapshots().child("snapshot-1");
+    LockedPublisher publisher = publisher(options("commit.lease-margin", "200 ms"));
+
+    assertThatThrownBy(() -> publisher.publish(target, "x".getBytes(UTF_8)))
+        .isInstanceOf(UncertainWriteException.class)
+        .hasMessageContaining("lease time left");
+    publisher.shutdown();
+
+    assertThat(io.exists(target)).isFalse();
+  }
+
+  @Test
+  void aLeaseLostWhileThePlainWriteLandedIsUncertainAndResolvedByReadBack() throws Exception {
+    io.beforeLanding(Operation.WRITE, (op, path) -> lock.expire(KEY));
+    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY, options(), lock);
+    byte[] ours = "{\"commitId\":\"c1\"}".getBytes(UTF_8);
+
+    assertThatThrownBy(() -> publisher(options()).publish(committer.log().snapshotPath(1), ours))
+        .isInstanceOf(UncertainWriteException.class).hasMessageContaining("lease was lost");
+    assertThat(committer.commit(1, ours)).as("read back finds our bytes")
+        .isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.log().listIds()).containsExactly(1L);
+  }
+
+  @Test
+  void anUnavailableLockFailsTheCommitAndWritesNothing() throws Exception {
+    Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow();
+    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY,
+        options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"), lock);
+
+    assertThatThrownBy(() -> committer.commit(1, "x".getBytes(UTF_8)))
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(CommitStateUnknownException.class)
+        .hasMessageContaining("nothing was committed")
+        .rootCause().hasMessageContaining("lock-acquire-timeout");
+    assertThat(io.calls(Operation.WRITE)).isZero();
+    assertThat(other.isHeld()).as("the other holder's lease is untouched").isTrue();
+    other.close();
+  }
+
+  @Test
+  void fencingTokensGrowWithEveryCommit() throws Exception {
+    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY, options(), lock);
+    long before;
+    try (Lease first = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
+      before = first.fencingToken();
+    }
+
+    committer.commit(1, "a".getBytes(UTF_8));
+    committer.commit(2, "b".getBytes(UTF_8));
+
+    try (Lease after = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
+      assertThat(after.fencingToken()).isEqualTo(before + 3);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package dev.lockstep.commit;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.CapabilityHidingFileIO;
+import dev.lockstep.testing.InJvmLockService;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code commit.strategy}: auto picks exactly as DESIGN 2.3 says, and refuses what is unsafe. */
+class StrategySelectionTest {
+
+  @TempDir java.nio.file.Path dir;
+  private final LocalFileIO local = new LocalFileIO();
+
+  private Path snapshots() {
+    return Path.of(dir.toString()).child("snapshot");
+  }
+
+  private String strategy(FileIO store, Map<String, String> options, InJvmLockService lock) {
+    return SnapshotCommitter.create(store, snapshots(), "db.t", CommitOptions.from(options), lock)
+        .strategy();
+  }
+
+  @Test
+  void autoUsesAtomicCreateWhenTheStoreHasIt() {
+    assertThat(strategy(local, Map.of(), null)).isEqualTo("atomic-create");
+  }
+
+  @Test
+  void autoUsesRenameWhenTheStoreHasOnlyAtomicRename() {
+    assertThat(strategy(CapabilityHidingFileIO.atomicRenameOnly(local), Map.of(), null))
+        .isEqualTo("rename");
+  }
+
+  @Test
+  void autoRefusesAStoreWithoutPrimitivesAndNamesTheFix() throws IOException {
+    FileIO hidden = new CapabilityHidingFileIO(local);
+
+    assertThatThrownBy(() -> strategy(hidden, Map.of(), null))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("Refusing to commit")
+        .hasMessageContaining("lock.enabled=true")
+        .hasMessageContaining("lock.type");
+    assertThatThrownBy(() -> SnapshotCommitter.open(hidden, snapshots(), "db.t", Map.of()))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("lock.enabled=true");
+    try (var files = Files.list(dir)) {
+      assertThat(files).as("nothing written").isEmpty();
+    }
+  }
+
+  @Test
+  void anExplicitStrategyTheStoreLacksIsRefused() {
+    assertThatThrownBy(() -> strategy(CapabilityHidingFileIO.atomicRenameOnly(local),
+        Map.of("commit.strategy", "atomic-create"), null))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("atomic-create").hasMessageContaining("lock.enabled=true");
+    assertThatThrownBy(() -> strategy(CapabilityHidingFileIO.atomicCreateOnly(local),
+        Map.of("commit.strategy", "rename"), null))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("copy + delete");
+    assertThat(strategy(local, Map.of("commit.strategy", "rename"), null)).isEqualTo("rename");
+  }
+
+  @Test
+  void lockEnabledCommitsUnderTheLockAndStillUsesTheStorePrimitive() {
+    try (InJvmLockService lock = new InJvmLockService()) {
+      Map<String, String> options = Map.of("lock.enabled", "true", "lock.type", "in-jvm");
+      assertThat(strategy(local, options, lock)).isEqualTo("lock + atomic-create");
+      assertThat(strategy(CapabilityHidingFileIO.atomicRenameOnly(local), options, lock))
+          .isEqualTo("lock + rename");
+      assertThat(strategy(new CapabilityHidingFileIO(local), options, lock))
+          .isEqualTo("lock (plain write)");
+    }
+  }
+
+  @Test
+  void openFindsTheLockServiceByTypeAndCommits() throws Exception {
+    Map<String, String> options = Map.of("lock.enabled", "true", "lock.type", "in-jvm");
+    try (SnapshotCommitter committer =
+        SnapshotCommitter.open(new CapabilityHidingFileIO(local), snapshots(), "db.t", options)) {
+      assertThat(committer.strategy()).isEqualTo("lock (plain write)");
+      assertThat(committer.commit(1, "one".getBytes(UTF_8))).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.log().read(1)).isEqualTo("one".getBytes(UTF_8));
+    }
+  }
+
+  @Test
+  void aLockWithoutItsOptionsIsRefusedWithTheFix() {
+    assertThatThrownBy(() -> SnapshotCommitter.open(local, snapshots(), "db.t",
+        Map.of("commit.strategy", "lock")))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
+    assertThatThrownBy(() -> SnapshotCommitter.open(local, snapshots(), "db.t",
+        Map.of("lock.enabled", "true")))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("lock.type");
+    assertThatThrownBy(() -> SnapshotCommitter.open(local, snapshots(), "db.t",
+        Map.of("lock.enabled", "true", "lock.type", "nope")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[in-jvm]");
+  }
+
+  @Test
+  void anExplicitLockFreeStrategyOpensNoLockService() throws IOException {
+    try (SnapshotCommitter committer = SnapshotCommitter.open(local, snapshots(), "db.t",
+        Map.of("commit.strategy", "atomic-create", "lock.enabled", "true"))) {
+      assertThat(committer.strategy()).isEqualTo("atomic-create");
+    }
+  }
+
+  @Test
+  void snapshotIdsStartAtOne() {
+    SnapshotCommitter committer = SnapshotCommitter.create(local, snapshots(), "db.t",
+        CommitOptions.from(Map.of()), null);
+
+    assertThatThrownBy(() -> committer.commit(0, new byte[] {1}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start at 1");
+  }
+}
