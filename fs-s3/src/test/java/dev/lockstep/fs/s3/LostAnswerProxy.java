@@ -28,13 +28,16 @@ import java.util.function.Predicate;
  *       landed; its answer is lost.
  *   <li>{@link Fault#DROP_REQUEST}: the proxy runs the hook, then closes the client's connection
  *       without forwarding anything. The write never landed; the client cannot tell.
+ *   <li>{@link Fault#STRIP_CONDITION}: forwards the request without its {@code If-None-Match} header,
+ *       as a store that ignores the header would treat it (only against a server without
+ *       authentication, since the header is signed).
  * </ul>
  *
  * <p>Interim {@code 100 Continue} responses are relayed, so {@code Expect: 100-continue} works.
  */
 final class LostAnswerProxy implements AutoCloseable {
 
-  enum Fault { DROP_RESPONSE, DROP_REQUEST }
+  enum Fault { DROP_RESPONSE, DROP_REQUEST, STRIP_CONDITION }
 
   private record Armed(Fault fault, Predicate<String> matches, Runnable hook) {}
 
@@ -114,6 +117,11 @@ final class LostAnswerProxy implements AutoCloseable {
         Fault fault = decide(text);
         if (fault == Fault.DROP_REQUEST) {
           return;
+        }
+        if (fault == Fault.STRIP_CONDITION) {
+          text = text.replaceAll("(?im)^if-none-match:[^\r\n]*\r\n", "");
+          head = text.getBytes(StandardCharsets.ISO_8859_1);
+          fault = null;
         }
         pending.put(new Pending(text.substring(0, text.indexOf(' ')), fault));
         out.write(head);

@@ -78,10 +78,11 @@ class S3CommitTest {
     } finally {
       pool.shutdownNow();
     }
-    assertExact(snapshots, committed, committers * commits);
+    assertExact(server, snapshots, committed, committers * commits);
   }
 
-  static void assertExact(Path snapshots, Set<String> committed, int expected) throws Exception {
+  static void assertExact(S3ProxyServer server, Path snapshots, Set<String> committed,
+      int expected) throws Exception {
     try (FileIO store = server.open(snapshots, Map.of())) {
       SnapshotLog log = new SnapshotLog(store, snapshots);
       List<Long> ids = log.listIds();

@@ -32,12 +32,13 @@ final class S3ProxyServer implements AutoCloseable {
   private final URI endpoint;
   private final S3Client admin;
 
-  private S3ProxyServer() throws Exception {
+  private S3ProxyServer(boolean authenticated) throws Exception {
     blobStore = new TransientNio2BlobStore();
     proxy = S3Proxy.builder()
         .blobStore(blobStore)
         .endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+        .awsAuthentication(authenticated ? AuthenticationType.AWS_V2_OR_V4 : AuthenticationType.NONE,
+            ACCESS_KEY, SECRET_KEY)
         .build();
     proxy.start();
     long deadline = System.nanoTime() + 30_000_000_000L;
@@ -59,7 +60,12 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   static S3ProxyServer start() throws Exception {
-    return new S3ProxyServer();
+    return new S3ProxyServer(true);
+  }
+
+  /** A server that checks no signatures, so that a proxy may rewrite signed headers. */
+  static S3ProxyServer startWithoutAuthentication() throws Exception {
+    return new S3ProxyServer(false);
   }
 
   URI endpoint() {
