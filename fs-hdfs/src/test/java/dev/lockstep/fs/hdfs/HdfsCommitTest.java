@@ -30,7 +30,7 @@ class HdfsCommitTest {
 
   @BeforeAll
   static void start() throws IOException {
-    hdfs = new MiniHdfs();
+    hdfs = MiniHdfs.shared();
     store = hdfs.open();
   }
 
@@ -38,9 +38,6 @@ class HdfsCommitTest {
   static void stop() throws IOException {
     if (store != null) {
       store.close();
-    }
-    if (hdfs != null) {
-      hdfs.close();
     }
   }
 

@@ -34,7 +34,7 @@ class HdfsFileIOTest {
 
   @BeforeAll
   static void start() throws IOException {
-    hdfs = new MiniHdfs();
+    hdfs = MiniHdfs.shared();
     store = hdfs.open();
   }
 
@@ -42,9 +42,6 @@ class HdfsFileIOTest {
   static void stop() throws IOException {
     if (store != null) {
       store.close();
-    }
-    if (hdfs != null) {
-      hdfs.close();
     }
   }
 

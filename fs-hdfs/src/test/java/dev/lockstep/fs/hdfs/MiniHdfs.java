@@ -13,6 +13,27 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 /** A real HDFS (one NameNode, one DataNode) in this JVM, on free ports, for one test class. */
 final class MiniHdfs implements AutoCloseable {
 
+  private static MiniHdfs shared;
+
+  /**
+   * The cluster every test class of this module shares (one start per test JVM; test classes use
+   * their own directories). Shut down when the JVM exits.
+   */
+  static synchronized MiniHdfs shared() throws IOException {
+    if (shared == null) {
+      MiniHdfs started = new MiniHdfs();
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          started.close();
+        } catch (IOException ignored) {
+          // The JVM is exiting; the temporary directory is removed on a best-effort basis.
+        }
+      }));
+      shared = started;
+    }
+    return shared;
+  }
+
   private final MiniDFSCluster cluster;
   private final File baseDir;
 

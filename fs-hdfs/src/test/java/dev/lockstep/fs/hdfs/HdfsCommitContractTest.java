@@ -1,0 +1,58 @@
+package dev.lockstep.fs.hdfs;
+
+import dev.lockstep.conformance.Capability;
+import dev.lockstep.conformance.CommitContract;
+import dev.lockstep.conformance.ConformanceTarget;
+import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.InJvmLockService;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The conformance kit's commit contract on a real MiniDFSCluster: lock-free with rename, and also
+ * with {@code lock.enabled=true} (an in-JVM test lock standing in for a lock service), where the
+ * commit protocol uses rename inside the lock.
+ */
+class HdfsCommitContractTest extends CommitContract {
+
+  private static final InJvmLockService LOCK = new InJvmLockService();
+
+  @Override
+  protected ConformanceTarget target() {
+    ConformanceTarget store = HdfsConformanceTarget.target();
+    return ConformanceTarget.builder()
+        .uri(store.uri())
+        .options(store.options())
+        .declare(Capability.STORE_BASICS, true)
+        .declare(Capability.ATOMIC_RENAME, true)
+        .declare(Capability.ATOMIC_CREATE, false)
+        .declare(Capability.LOCK, true)
+        .lockFactory(() -> new SharedLock(LOCK))
+        .build();
+  }
+
+  /** One client of the shared in-JVM lock; closing the client leaves the lock service running. */
+  private static final class SharedLock implements LockService {
+    private final LockService delegate;
+
+    SharedLock(LockService delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Optional<Lease> acquire(String key, Duration timeout)
+        throws IOException, InterruptedException {
+      return delegate.acquire(key, timeout);
+    }
+
+    @Override
+    public Duration holderDeathBound() {
+      return delegate.holderDeathBound();
+    }
+
+    @Override
+    public void close() {}
+  }
+}
