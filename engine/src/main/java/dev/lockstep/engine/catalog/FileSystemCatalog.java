@@ -1,0 +1,108 @@
+package dev.lockstep.engine.catalog;
+
+import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.schema.SchemaManager;
+import dev.lockstep.engine.schema.TableSchema;
+import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.FileStatus;
+import dev.lockstep.fs.Path;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Tables in a warehouse directory on any {@link FileIO}: {@code <warehouse>/<database>.db/<table>/}.
+ * The table exists when its {@code schema/schema-0} exists; creating it is one atomic create of that
+ * file (where the store has atomic create or rename), so two racing creators get one winner.
+ *
+ * <p>The catalog's options (lock, commit strategy, store settings) reach every table; a table's own
+ * options override them.
+ */
+public final class FileSystemCatalog {
+
+  private final FileIO fileIO;
+  private final Path warehouse;
+  private final Map<String, String> options;
+
+  public FileSystemCatalog(FileIO fileIO, Path warehouse, Map<String, String> options) {
+    this.fileIO = fileIO;
+    this.warehouse = warehouse;
+    this.options = Map.copyOf(options);
+  }
+
+  public Path tablePath(Identifier identifier) {
+    return warehouse.child(identifier.database() + ".db").child(identifier.table());
+  }
+
+  /**
+   * Creates a table.
+   *
+   * <ul>
+   *   <li>After success: {@code schema-0} exists; no snapshot yet.
+   *   <li>After {@link TableExistsException}: the existing table is unchanged.
+   * </ul>
+   *
+   * @throws IllegalArgumentException when the schema or its options are invalid, naming the fix
+   */
+  public FileStoreTable createTable(Identifier identifier, Schema schema) throws IOException {
+    TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
+    Map<String, String> merged = new HashMap<>(options);
+    merged.putAll(tableSchema.options());
+    CoreOptions.from(merged);
+    Path path = tablePath(identifier);
+    SchemaManager schemas = new SchemaManager(fileIO, path);
+    try {
+      schemas.create(tableSchema);
+    } catch (FileAlreadyExistsException e) {
+      throw new TableExistsException(identifier, path.toString());
+    }
+    return new FileStoreTable(fileIO, path, identifier.fullName(), tableSchema, options);
+  }
+
+  /** Loads a table at its newest schema. @throws TableNotFoundException when it does not exist */
+  public FileStoreTable getTable(Identifier identifier) throws IOException {
+    Path path = tablePath(identifier);
+    Optional<TableSchema> schema = new SchemaManager(fileIO, path).latest();
+    if (schema.isEmpty()) {
+      throw new TableNotFoundException(identifier, path.toString());
+    }
+    return new FileStoreTable(fileIO, path, identifier.fullName(), schema.get(), options);
+  }
+
+  public boolean tableExists(Identifier identifier) throws IOException {
+    return !new SchemaManager(fileIO, tablePath(identifier)).listIds().isEmpty();
+  }
+
+  /** The tables of a database, by name. */
+  public List<String> listTables(String database) throws IOException {
+    List<String> names = new ArrayList<>();
+    for (FileStatus status : fileIO.list(warehouse.child(database + ".db"))) {
+      if (status.directory() && tableExists(new Identifier(database, status.path().name()))) {
+        names.add(status.path().name());
+      }
+    }
+    names.sort(null);
+    return names;
+  }
+
+  /**
+   * Drops a table: deletes its directory with every snapshot and data file. Writers still running
+   * on it will fail. The schema is deleted first, so a half-finished drop leaves no loadable table.
+   *
+   * @throws TableNotFoundException when it does not exist
+   */
+  public void dropTable(Identifier identifier) throws IOException {
+    Path path = tablePath(identifier);
+    if (!tableExists(identifier)) {
+      throw new TableNotFoundException(identifier, path.toString());
+    }
+    fileIO.delete(path.child("schema"), true);
+    fileIO.delete(path, true);
+  }
+}

@@ -1,0 +1,210 @@
+package dev.lockstep.engine.commit;
+
+import dev.lockstep.commit.CommitOutcome;
+import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMeta;
+import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.snapshot.CommitKind;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.table.FileStoreTable;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The optimistic commit of one set of file changes as one snapshot.
+ *
+ * <ol>
+ *   <li>Write the changes to one delta manifest, once; every attempt reuses it.
+ *   <li>Read the latest snapshot L; when the changes delete files or add leveled files, check them
+ *       against L's live files ({@link ConflictDetector#checkAgainstLive}).
+ *   <li>Write two small manifest lists: base = L's base and delta manifests (merged into one manifest
+ *       when there are more than {@code manifest.merge-min-count}), delta = ours, stamped L+1.
+ *   <li>Publish snapshot L+1 through lock-api's {@code SnapshotCommitter}. COMMITTED: done.
+ *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
+ *   <li>CONFLICT: delete this attempt's lists, read only the snapshots committed since L, check their
+ *       deltas ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user,
+ *       identifier, kind) means our commit is in already. Then retry at once after a short random
+ *       wait that grows with each attempt ({@code commit.min-retry-wait} to
+ *       {@code commit.max-retry-wait}), up to {@code commit.max-retries} and {@code commit.timeout}.
+ * </ol>
+ *
+ * After a conflict or failure that is not unknown, the delta manifest is deleted; the data files are
+ * never deleted here.
+ */
+final class CommitLoop {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
+
+  private final FileStoreTable table;
+  private final String commitUser;
+  private final CoreOptions options;
+  private final SnapshotManager snapshots;
+  private final FileStoreScan scan;
+  private int retries;
+
+  CommitLoop(FileStoreTable table, String commitUser) {
+    this.table = table;
+    this.commitUser = commitUser;
+    this.options = table.options();
+    this.snapshots = table.snapshotManager();
+    this.scan = table.store();
+  }
+
+  int retries() {
+    return retries;
+  }
+
+  /**
+   * Commits {@code changes} as one snapshot of {@code kind}.
+   *
+   * @param overwritten for OVERWRITE, the partitions it replaces; else {@code null}
+   * @param latest the snapshot to try first on, {@code null} for none (read here when absent)
+   * @return the snapshot id that holds the changes
+   */
+  long commit(CommitKind kind, List<ManifestEntry> changes, long identifier,
+      Predicate<String> overwritten, Snapshot latest) throws IOException {
+    ConflictDetector detector = new ConflictDetector(table.keyCodec(), options.bucket(), changes,
+        overwritten);
+    if (detector.needsLiveCheck()) {
+      detector.checkAgainstLive(scan.liveFiles(latest).values());
+    }
+    long start = System.nanoTime();
+    ManifestFileMeta delta = table.manifestFile().write(changes);
+    boolean keepDelta = false;
+    try {
+      for (int attempt = 0; ; attempt++) {
+        long id = latest == null ? 1 : latest.id() + 1;
+        List<String> written = new ArrayList<>();
+        Snapshot snapshot = prepare(id, kind, identifier, latest, delta, changes, written);
+        CommitOutcome outcome;
+        try {
+          outcome = table.committer().commit(id, SnapshotManager.serialize(snapshot));
+        } catch (CommitStateUnknownException e) {
+          keepDelta = true;
+          throw e;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          cleanUp(written);
+          throw new InterruptedIOException("Interrupted while committing snapshot " + id);
+        } catch (IOException | RuntimeException e) {
+          cleanUp(written);
+          throw e;
+        }
+        if (outcome == CommitOutcome.COMMITTED) {
+          keepDelta = true;
+          return id;
+        }
+        cleanUp(written);
+        retries++;
+        for (long next = id; ; next++) {
+          Optional<Snapshot> other = snapshots.find(next);
+          if (other.isEmpty()) {
+            break;
+          }
+          Snapshot s = other.get();
+          if (s.commitUser().equals(commitUser) && s.commitIdentifier() == identifier
+              && s.commitKind() == kind) {
+            LOG.info("Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier,
+                commitUser);
+            return s.id();
+          }
+          detector.checkDelta(s, scan.delta(s));
+          latest = s;
+        }
+        if (latest == null || latest.id() < id) {
+          latest = snapshots.latest().orElse(null);
+        }
+        checkLimits(attempt + 1, start, kind, identifier);
+        pause(attempt);
+      }
+    } finally {
+      if (!keepDelta) {
+        table.manifestFile().deleteQuietly(delta.fileName());
+      }
+    }
+  }
+
+  private Snapshot prepare(long id, CommitKind kind, long identifier, Snapshot latest,
+      ManifestFileMeta delta, List<ManifestEntry> changes, List<String> written)
+      throws IOException {
+    List<ManifestFileMeta> base = new ArrayList<>();
+    if (latest != null) {
+      base.addAll(scan.manifests(latest));
+    }
+    if (base.size() > options.manifestMergeMinCount()) {
+      Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
+      FileStoreScan.apply(live, scan.entries(base));
+      ManifestFileMeta merged = table.manifestFile().write(new ArrayList<>(live.values()));
+      written.add("m:" + merged.fileName());
+      base = List.of(merged);
+    }
+    String baseList = table.manifestList().write(base);
+    written.add(baseList);
+    String deltaList = table.manifestList().write(List.of(delta.withSnapshotId(id)));
+    written.add(deltaList);
+    long deltaRows = 0;
+    for (ManifestEntry e : changes) {
+      deltaRows += e.kind() == FileKind.ADD ? e.file().rowCount() : -e.file().rowCount();
+    }
+    long total = (latest == null ? 0 : latest.totalRecordCount()) + deltaRows;
+    return new Snapshot(Snapshot.CURRENT_VERSION, id, table.schema().id(), baseList, deltaList,
+        commitUser, identifier, kind, System.currentTimeMillis(), total, deltaRows,
+        UUID.randomUUID().toString());
+  }
+
+  private void cleanUp(List<String> written) {
+    for (String name : written) {
+      if (name.startsWith("m:")) {
+        table.manifestFile().deleteQuietly(name.substring(2));
+      } else {
+        table.manifestList().deleteQuietly(name);
+      }
+    }
+  }
+
+  private void checkLimits(int attempts, long start, CommitKind kind, long identifier)
+      throws CommitFailedException {
+    if (attempts > options.commitMaxRetries()) {
+      throw new CommitFailedException("Gave up " + kind + " commit " + identifier + " of "
+          + commitUser + " on " + table.fullName() + " after " + attempts + " snapshot conflicts;"
+          + " nothing was committed. Raise '" + CoreOptions.COMMIT_MAX_RETRIES + "' (now "
+          + options.commitMaxRetries() + ") or commit less often.");
+    }
+    if (options.commitTimeout() != null
+        && System.nanoTime() - start > options.commitTimeout().toNanos()) {
+      throw new CommitFailedException("Gave up " + kind + " commit " + identifier + " of "
+          + commitUser + " on " + table.fullName() + " after '" + CoreOptions.COMMIT_TIMEOUT
+          + "' (" + options.commitTimeout() + "); nothing was committed.");
+    }
+  }
+
+  private void pause(int attempt) throws InterruptedIOException {
+    long min = options.commitMinRetryWait().toNanos();
+    long max = options.commitMaxRetryWait().toNanos();
+    long bound = Math.min(max, min << Math.min(attempt, 20));
+    if (bound <= 0) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("Interrupted between commit attempts");
+    }
+  }
+}

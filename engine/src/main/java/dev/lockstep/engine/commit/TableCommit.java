@@ -1,0 +1,209 @@
+package dev.lockstep.engine.commit;
+
+import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.snapshot.CommitKind;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.write.CommitMessage;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns commit messages into snapshots, for one commit user.
+ *
+ * <p>{@link #commit}:
+ * <ol>
+ *   <li>When (commit user, identifier) is in a snapshot already, do nothing (exactly once across
+ *       restarts).
+ *   <li>New files become one APPEND snapshot. A file conflict here (only a changed bucket count can
+ *       cause one) is a {@link CommitFailedException}.
+ *   <li>Compactions become one COMPACT snapshot. When a bucket's compaction conflicts with another
+ *       commit, that bucket's compaction is dropped: its output files are deleted, the rest is
+ *       committed, and the writer compacts the bucket again from the latest snapshot later. No
+ *       exception reaches the caller for this.
+ * </ol>
+ *
+ * <p>{@link CommitStateUnknownException} (from lock-api) passes through untouched: nothing is
+ * cleaned up; commit the same identifier again later and step 1 decides. Not thread-safe.
+ */
+public final class TableCommit {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TableCommit.class);
+
+  private final FileStoreTable table;
+  private final String commitUser;
+  private final CommittedIdentifiers committed;
+  private long fileConflicts;
+
+  public TableCommit(FileStoreTable table, String commitUser) {
+    this.table = table;
+    this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
+    this.committed = new CommittedIdentifiers(table.snapshotManager(), commitUser);
+  }
+
+  public String commitUser() {
+    return commitUser;
+  }
+
+  /** File conflicts met by this object so far (dropped compactions, re-planned overwrites). */
+  public long fileConflicts() {
+    return fileConflicts;
+  }
+
+  /** Whether (commit user, {@code identifier}) is in a snapshot already. */
+  public boolean isCommitted(long identifier) throws IOException {
+    return committed.contains(identifier);
+  }
+
+  /** Commits one batch of messages as APPEND and COMPACT snapshots; see the class javadoc. */
+  public CommitResult commit(long identifier, List<CommitMessage> messages) throws IOException {
+    if (committed.contains(identifier)) {
+      return CommitResult.noop(identifier);
+    }
+    List<ManifestEntry> appends = new ArrayList<>();
+    Map<Map.Entry<String, Integer>, List<ManifestEntry>> compactions = new LinkedHashMap<>();
+    Map<Map.Entry<String, Integer>, CommitMessage> byBucket = new LinkedHashMap<>();
+    for (CommitMessage m : messages) {
+      requireBuckets(m);
+      m.newFiles().forEach(f -> appends.add(entry(FileKind.ADD, m, f)));
+      if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
+        Map.Entry<String, Integer> key = Map.entry(m.partition(), m.bucket());
+        List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
+        m.compactBefore().forEach(f -> changes.add(entry(FileKind.DELETE, m, f)));
+        m.compactAfter().forEach(f -> changes.add(entry(FileKind.ADD, m, f)));
+        byBucket.put(key, m);
+      }
+    }
+    CommitLoop loop = new CommitLoop(table, commitUser);
+    long dataSnapshot = -1;
+    if (!appends.isEmpty()) {
+      try {
+        dataSnapshot = loop.commit(CommitKind.APPEND, appends, identifier, null, latest());
+      } catch (FileConflictException e) {
+        fileConflicts++;
+        throw new CommitFailedException("APPEND commit " + identifier + " of " + commitUser
+            + " cannot be applied: " + e.getMessage() + " Nothing was committed.");
+      }
+    }
+    List<Map.Entry<String, Integer>> dropped = new ArrayList<>();
+    long compactSnapshot = -1;
+    while (!compactions.isEmpty()) {
+      List<ManifestEntry> changes = new ArrayList<>();
+      compactions.values().forEach(changes::addAll);
+      try {
+        compactSnapshot = loop.commit(CommitKind.COMPACT, changes, identifier, null, latest());
+        break;
+      } catch (FileConflictException e) {
+        fileConflicts++;
+        Map.Entry<String, Integer> key = Map.entry(e.partition(), e.bucket());
+        LOG.info("Dropping the compaction of bucket {} of '{}' in {} ({}); it will be redone from"
+            + " the latest snapshot", e.bucket(), e.partition(), table.fullName(), e.getMessage());
+        CommitMessage m = byBucket.get(key);
+        deleteFiles(m.partition(), m.bucket(), m.compactAfter());
+        compactions.remove(key);
+        dropped.add(key);
+      }
+    }
+    committed.add(identifier);
+    return new CommitResult(identifier, false, dataSnapshot, compactSnapshot, dropped,
+        loop.retries());
+  }
+
+  /**
+   * Replaces partitions with the messages' new files as one OVERWRITE snapshot.
+   *
+   * <p>The files deleted are those live in the partitions at the snapshot the commit lands on.
+   * The commit fails ({@link CommitFailedException}) when any commit other than a compaction added
+   * files to those partitions after the overwrite's base snapshot (the smallest
+   * {@link CommitMessage#baseSnapshotId()}, or the latest snapshot when there are no messages), so
+   * that no concurrently written data is deleted unseen. A concurrent compaction of those partitions
+   * only makes the commit re-plan.
+   *
+   * @param partitionFilter which partition paths to replace; {@code null} = the partitions the
+   *     messages write to (dynamic overwrite). Use {@code p -> true} for the whole table.
+   */
+  public CommitResult overwrite(long identifier, Predicate<String> partitionFilter,
+      List<CommitMessage> messages) throws IOException {
+    if (committed.contains(identifier)) {
+      return CommitResult.noop(identifier);
+    }
+    List<ManifestEntry> adds = new ArrayList<>();
+    List<String> touched = new ArrayList<>();
+    long base = Long.MAX_VALUE;
+    for (CommitMessage m : messages) {
+      requireBuckets(m);
+      m.newFiles().forEach(f -> adds.add(entry(FileKind.ADD, m, f)));
+      touched.add(m.partition());
+      base = Math.min(base, m.baseSnapshotId());
+    }
+    Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
+    CommitLoop loop = new CommitLoop(table, commitUser);
+    for (int plan = 0; ; plan++) {
+      Snapshot latest = latest();
+      long baseId = base == Long.MAX_VALUE ? (latest == null ? 0 : latest.id()) : base;
+      List<ManifestEntry> changes = new ArrayList<>();
+      if (latest != null) {
+        ConflictDetector early = new ConflictDetector(null, table.options().bucket(), List.of(),
+            overwritten);
+        for (long id = baseId + 1; id <= latest.id(); id++) {
+          Snapshot s = table.snapshotManager().get(id);
+          early.checkDelta(s, table.store().delta(s));
+        }
+        for (ManifestEntry e : table.store().liveFiles(latest).values()) {
+          if (overwritten.test(e.partition())) {
+            changes.add(new ManifestEntry(FileKind.DELETE, e.partition(), e.bucket(),
+                e.totalBuckets(), e.file()));
+          }
+        }
+      }
+      changes.addAll(adds);
+      try {
+        long id = loop.commit(CommitKind.OVERWRITE, changes, identifier, overwritten, latest);
+        committed.add(identifier);
+        return new CommitResult(identifier, false, id, -1, List.of(), loop.retries());
+      } catch (FileConflictException e) {
+        fileConflicts++;
+        if (plan >= table.options().commitMaxRetries()) {
+          throw new CommitFailedException("OVERWRITE commit " + identifier + " kept meeting"
+              + " concurrent compactions: " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private Snapshot latest() throws IOException {
+    return table.snapshotManager().latest().orElse(null);
+  }
+
+  private void requireBuckets(CommitMessage m) throws CommitFailedException {
+    if (m.totalBuckets() != table.options().bucket()) {
+      fileConflicts++;
+      throw new CommitFailedException("A message for bucket " + m.bucket() + " of '" + m.partition()
+          + "' was written with " + m.totalBuckets() + " buckets; the table has "
+          + table.options().bucket() + ". Rewrite the data with the current bucket count.");
+    }
+  }
+
+  private static ManifestEntry entry(FileKind kind, CommitMessage m, DataFileMeta file) {
+    return new ManifestEntry(kind, m.partition(), m.bucket(), m.totalBuckets(), file);
+  }
+
+  private void deleteFiles(String partition, int bucket, List<DataFileMeta> files) {
+    for (DataFileMeta f : files) {
+      try {
+        table.fileIO().delete(table.bucketPath(partition, bucket).child(f.fileName()), false);
+      } catch (IOException e) {
+        LOG.debug("Could not delete dropped compaction output {}: {}", f.fileName(), e.toString());
+      }
+    }
+  }
+}

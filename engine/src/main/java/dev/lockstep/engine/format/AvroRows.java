@@ -1,0 +1,135 @@
+package dev.lockstep.engine.format;
+
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.RowType;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.LogicalTypes;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+
+/**
+ * Maps a {@link RowType} to an Avro record schema and rows to records and back.
+ *
+ * <p>Avro field names are positional ({@code f0}, {@code f1}, ...) so that any column name is
+ * allowed; the column name is kept in the field's doc. DECIMAL is Avro {@code bytes/decimal}
+ * (unscaled two's complement), DATE {@code int/date}, TIMESTAMP {@code long/timestamp-micros} in UTC
+ * wall-clock terms, nullable columns a union with {@code null}.
+ */
+final class AvroRows {
+
+  private static final LocalDateTime EPOCH = LocalDateTime.of(1970, 1, 1, 0, 0);
+
+  private AvroRows() {}
+
+  static Schema schemaOf(RowType rowType) {
+    List<Schema.Field> fields = new ArrayList<>();
+    for (int i = 0; i < rowType.size(); i++) {
+      DataField field = rowType.field(i);
+      Schema type = typeOf(field.type());
+      if (field.type().nullable()) {
+        type = Schema.createUnion(Schema.create(Schema.Type.NULL), type);
+      }
+      fields.add(new Schema.Field("f" + i, type, field.name()));
+    }
+    return Schema.createRecord("row", null, "dev.lockstep.engine", false, fields);
+  }
+
+  private static Schema typeOf(DataType type) {
+    switch (type.root()) {
+      case INT:
+        return Schema.create(Schema.Type.INT);
+      case BIGINT:
+        return Schema.create(Schema.Type.LONG);
+      case DOUBLE:
+        return Schema.create(Schema.Type.DOUBLE);
+      case BOOLEAN:
+        return Schema.create(Schema.Type.BOOLEAN);
+      case STRING:
+        return Schema.create(Schema.Type.STRING);
+      case BYTES:
+        return Schema.create(Schema.Type.BYTES);
+      case DECIMAL:
+        return LogicalTypes.decimal(type.precision(), type.scale())
+            .addToSchema(Schema.create(Schema.Type.BYTES));
+      case DATE:
+        return LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));
+      case TIMESTAMP:
+        return LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
+      default:
+        throw new IllegalArgumentException("Unsupported type " + type);
+    }
+  }
+
+  static GenericRecord toRecord(Schema schema, RowType rowType, GenericRow row) {
+    GenericData.Record record = new GenericData.Record(schema);
+    for (int i = 0; i < rowType.size(); i++) {
+      record.put(i, toAvro(rowType.field(i).type(), row.get(i)));
+    }
+    return record;
+  }
+
+  static GenericRow fromRecord(RowType rowType, GenericRecord record) {
+    Object[] values = new Object[rowType.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = fromAvro(rowType.field(i).type(), record.get(i));
+    }
+    return GenericRow.of(values);
+  }
+
+  private static Object toAvro(DataType type, Object value) {
+    if (value == null) {
+      return null;
+    }
+    switch (type.root()) {
+      case BYTES:
+        return ByteBuffer.wrap((byte[]) value);
+      case DECIMAL:
+        return ByteBuffer.wrap(((BigDecimal) value).unscaledValue().toByteArray());
+      case DATE:
+        return (int) ((LocalDate) value).toEpochDay();
+      case TIMESTAMP:
+        LocalDateTime t = (LocalDateTime) value;
+        return t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000;
+      default:
+        return value;
+    }
+  }
+
+  private static Object fromAvro(DataType type, Object value) {
+    if (value == null) {
+      return null;
+    }
+    switch (type.root()) {
+      case STRING:
+        return value.toString();
+      case BYTES:
+        return bytesOf((ByteBuffer) value);
+      case DECIMAL:
+        return new BigDecimal(new BigInteger(bytesOf((ByteBuffer) value)), type.scale());
+      case DATE:
+        return LocalDate.ofEpochDay((Integer) value);
+      case TIMESTAMP:
+        return EPOCH.plus((Long) value, ChronoUnit.MICROS);
+      default:
+        return value;
+    }
+  }
+
+  private static byte[] bytesOf(ByteBuffer buffer) {
+    ByteBuffer b = buffer.duplicate();
+    byte[] bytes = new byte[b.remaining()];
+    b.get(bytes);
+    return bytes;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.lockstep.engine.scan;
+
+import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMeta;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.table.FileStoreTable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads the file set of a snapshot from its manifests: base manifests, then the delta, in order; an
+ * ADD makes a file live, a later DELETE of the same file removes it.
+ */
+public final class FileStoreScan {
+
+  private final FileStoreTable table;
+
+  public FileStoreScan(FileStoreTable table) {
+    this.table = table;
+  }
+
+  /** The manifests a snapshot consists of: base list, then delta list. */
+  public List<ManifestFileMeta> manifests(Snapshot snapshot) throws IOException {
+    List<ManifestFileMeta> metas = new ArrayList<>(
+        table.manifestList().read(snapshot.baseManifestList()));
+    metas.addAll(table.manifestList().read(snapshot.deltaManifestList()));
+    return metas;
+  }
+
+  /** The entries of {@code metas}, in order, commit snapshots resolved. */
+  public List<ManifestEntry> entries(List<ManifestFileMeta> metas) throws IOException {
+    List<ManifestEntry> entries = new ArrayList<>();
+    for (ManifestFileMeta meta : metas) {
+      entries.addAll(table.manifestFile().read(meta));
+    }
+    return entries;
+  }
+
+  /** The live files of {@code snapshot} (ADD entries only), by file id. */
+  public Map<ManifestEntry.FileId, ManifestEntry> liveFiles(Snapshot snapshot) throws IOException {
+    Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
+    if (snapshot != null) {
+      apply(live, entries(manifests(snapshot)));
+    }
+    return live;
+  }
+
+  /** The changes {@code snapshot} made (its delta manifests), commit snapshots resolved. */
+  public List<ManifestEntry> delta(Snapshot snapshot) throws IOException {
+    return entries(table.manifestList().read(snapshot.deltaManifestList()));
+  }
+
+  /** Applies {@code changes} in order to {@code live}. */
+  public static void apply(Map<ManifestEntry.FileId, ManifestEntry> live,
+      List<ManifestEntry> changes) {
+    for (ManifestEntry e : changes) {
+      if (e.kind() == FileKind.ADD) {
+        live.put(e.id(), e);
+      } else {
+        live.remove(e.id());
+      }
+    }
+  }
+}

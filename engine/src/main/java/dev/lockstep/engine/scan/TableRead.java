@@ -1,0 +1,70 @@
+package dev.lockstep.engine.scan;
+
+import dev.lockstep.engine.compact.DeduplicateMerger;
+import dev.lockstep.engine.compact.KeyValue;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.table.FileStoreTable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads splits. Primary-key tables are merged: one row per key, the row of the latest commit (see
+ * {@link DeduplicateMerger}), in key order. Append tables return every row, file by file. An
+ * optional projection picks and orders columns by name.
+ */
+public final class TableRead {
+
+  private final FileStoreTable table;
+  private int[] projection;
+
+  public TableRead(FileStoreTable table) {
+    this.table = table;
+  }
+
+  /**
+   * Returns only these columns, in this order.
+   *
+   * @throws IllegalArgumentException naming an unknown column
+   */
+  public TableRead withProjection(String... columns) {
+    this.projection = table.schema().rowType().indexesOf(List.of(columns));
+    return this;
+  }
+
+  public List<GenericRow> read(Split split) throws IOException {
+    List<GenericRow> rows = new ArrayList<>();
+    if (table.primaryKeyTable()) {
+      for (KeyValue kv : new DeduplicateMerger(table)
+          .merge(split.partition(), split.bucket(), split.files()).values()) {
+        rows.add(project(kv.row()));
+      }
+      return rows;
+    }
+    for (DataFileMeta file : split.files()) {
+      try (FormatReader reader = table.format().createReader(table.fileIO(),
+          table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
+          table.dataFileRowType())) {
+        for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+          rows.add(project(r));
+        }
+      }
+    }
+    return rows;
+  }
+
+  /** Every row of every split of {@code plan}. */
+  public List<GenericRow> readAll(TableScan.Plan plan) throws IOException {
+    List<GenericRow> rows = new ArrayList<>();
+    for (Split split : plan.splits()) {
+      rows.addAll(read(split));
+    }
+    return rows;
+  }
+
+  private GenericRow project(GenericRow row) {
+    return projection == null ? row : row.project(projection);
+  }
+}

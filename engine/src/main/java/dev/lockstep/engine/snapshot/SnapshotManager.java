@@ -1,0 +1,89 @@
+package dev.lockstep.engine.snapshot;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.lockstep.commit.SnapshotLog;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Reads a table's snapshots through lock-api's {@link SnapshotLog} (which also resolves the latest
+ * and earliest ids from hints and listings). Parsed snapshots are cached: snapshot-N never changes
+ * once committed. The engine never writes snapshot files itself; see
+ * {@link dev.lockstep.engine.commit.TableCommit}.
+ */
+public final class SnapshotManager {
+
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(SerializationFeature.INDENT_OUTPUT);
+  private static final int CACHE_SIZE = 2048;
+
+  private final SnapshotLog log;
+  private final Map<Long, Snapshot> cache =
+      Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Snapshot> eldest) {
+          return size() > CACHE_SIZE;
+        }
+      });
+
+  public SnapshotManager(SnapshotLog log) {
+    this.log = log;
+  }
+
+  public SnapshotLog log() {
+    return log;
+  }
+
+  public OptionalLong latestId() throws IOException {
+    return log.latestId();
+  }
+
+  public OptionalLong earliestId() throws IOException {
+    return log.earliestId();
+  }
+
+  /** The latest snapshot, or empty for a table without commits. */
+  public Optional<Snapshot> latest() throws IOException {
+    OptionalLong id = latestId();
+    return id.isPresent() ? find(id.getAsLong()) : Optional.empty();
+  }
+
+  /** Snapshot {@code id}, or empty when it does not exist (never committed, or expired). */
+  public Optional<Snapshot> find(long id) throws IOException {
+    Snapshot cached = cache.get(id);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    byte[] bytes;
+    try {
+      bytes = log.read(id);
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    }
+    Snapshot snapshot = JSON.readValue(bytes, Snapshot.class);
+    cache.put(id, snapshot);
+    return Optional.of(snapshot);
+  }
+
+  /** Snapshot {@code id}; @throws FileNotFoundException naming the id when it does not exist */
+  public Snapshot get(long id) throws IOException {
+    return find(id).orElseThrow(() -> new FileNotFoundException("Snapshot " + id
+        + " does not exist in " + log.directory() + " (never committed, or expired)."));
+  }
+
+  /** The bytes the commit protocol publishes for {@code snapshot}. */
+  public static byte[] serialize(Snapshot snapshot) {
+    try {
+      return JSON.writeValueAsBytes(snapshot);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,195 @@
+package dev.lockstep.engine.table;
+
+import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.engine.commit.TableCommit;
+import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.data.PartitionPath;
+import dev.lockstep.engine.format.AvroFileFormat;
+import dev.lockstep.engine.format.FileFormat;
+import dev.lockstep.engine.format.KeyCodec;
+import dev.lockstep.engine.manifest.ManifestFile;
+import dev.lockstep.engine.manifest.ManifestList;
+import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.scan.TableRead;
+import dev.lockstep.engine.scan.TableScan;
+import dev.lockstep.engine.schema.TableSchema;
+import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.RowType;
+import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A table at {@code <warehouse>/<database>.db/<table>/}: the entry point for writes, commits,
+ * compaction and reads. Thread-safe; share one object between the threads of a process, so that
+ * they share the caches of snapshots and manifests and one {@link SnapshotCommitter}.
+ *
+ * <pre>
+ *   schema/schema-N                     versioned schema (JSON)
+ *   snapshot/snapshot-N, LATEST, ...    snapshots (JSON), committed only through lock-api
+ *   manifest/manifest-*.avro            manifests and manifest lists
+ *   k1=v1/k2=v2/bucket-B/data-*.avro    data files
+ * </pre>
+ */
+public final class FileStoreTable implements Closeable {
+
+  /** Data-file column: the snapshot that committed a row, -1 = the file's commit snapshot. */
+  public static final String SNAPSHOT_FIELD = "_SNAPSHOT";
+  /** Data-file column: the row's sequence number inside its commit. */
+  public static final String SEQUENCE_FIELD = "_SEQUENCE";
+
+  private final FileIO fileIO;
+  private final Path path;
+  private final String fullName;
+  private final TableSchema schema;
+  private final Map<String, String> allOptions;
+  private final CoreOptions options;
+  private final FileFormat format;
+  private final SnapshotManager snapshots;
+  private final ManifestFile manifestFile;
+  private final ManifestList manifestList;
+  private final PartitionPath partitionPath;
+  private final KeyCodec keyCodec;
+  private SnapshotCommitter committer;
+
+  /**
+   * @param catalogOptions catalog options (lock, commit strategy, store); the schema's options
+   *     override them
+   */
+  public FileStoreTable(FileIO fileIO, Path path, String fullName, TableSchema schema,
+      Map<String, String> catalogOptions) {
+    this.fileIO = fileIO;
+    this.path = path;
+    this.fullName = fullName;
+    this.schema = schema;
+    Map<String, String> merged = new HashMap<>(catalogOptions);
+    merged.putAll(schema.options());
+    this.allOptions = Map.copyOf(merged);
+    this.options = CoreOptions.from(allOptions);
+    this.format = new AvroFileFormat(options.fileCompression());
+    this.snapshots = new SnapshotManager(
+        new dev.lockstep.commit.SnapshotLog(fileIO, path.child("snapshot")));
+    this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), format);
+    this.manifestList = new ManifestList(fileIO, path.child("manifest"), format);
+    this.partitionPath = new PartitionPath(schema.partitionType());
+    this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
+  }
+
+  public FileIO fileIO() {
+    return fileIO;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** {@code database.table}; also the commit lock key. */
+  public String fullName() {
+    return fullName;
+  }
+
+  public TableSchema schema() {
+    return schema;
+  }
+
+  public CoreOptions options() {
+    return options;
+  }
+
+  public FileFormat format() {
+    return format;
+  }
+
+  public SnapshotManager snapshotManager() {
+    return snapshots;
+  }
+
+  public ManifestFile manifestFile() {
+    return manifestFile;
+  }
+
+  public ManifestList manifestList() {
+    return manifestList;
+  }
+
+  public PartitionPath partitionPath() {
+    return partitionPath;
+  }
+
+  /** The key codec of a primary-key table; {@code null} for an append table. */
+  public KeyCodec keyCodec() {
+    return keyCodec;
+  }
+
+  public boolean primaryKeyTable() {
+    return schema.hasPrimaryKey();
+  }
+
+  /** The directory of one bucket's data files. */
+  public Path bucketPath(String partition, int bucket) {
+    Path base = partition.isEmpty() ? path : path.child(partition);
+    return base.child("bucket-" + bucket);
+  }
+
+  /** The columns of a data file: the table's, plus the ordering columns in primary-key tables. */
+  public RowType dataFileRowType() {
+    if (!primaryKeyTable()) {
+      return schema.rowType();
+    }
+    List<DataField> fields = new ArrayList<>(schema.fields());
+    fields.add(new DataField(Integer.MAX_VALUE - 1, SNAPSHOT_FIELD, DataType.bigint().notNull()));
+    fields.add(new DataField(Integer.MAX_VALUE, SEQUENCE_FIELD, DataType.bigint().notNull()));
+    return new RowType(fields);
+  }
+
+  /** The commit protocol of this table, opened on first use from the merged options. */
+  public synchronized SnapshotCommitter committer() throws IOException {
+    if (committer == null) {
+      committer = SnapshotCommitter.open(fileIO, snapshots.log().directory(), fullName, allOptions);
+    }
+    return committer;
+  }
+
+  public FileStoreScan store() {
+    return new FileStoreScan(this);
+  }
+
+  /** A writer for one commit user; not thread-safe, one per thread. */
+  public TableWrite newWrite(String commitUser) {
+    return new TableWrite(this, commitUser);
+  }
+
+  /** A committer for one commit user; not thread-safe, one per thread. */
+  public TableCommit newCommit(String commitUser) {
+    return new TableCommit(this, commitUser);
+  }
+
+  /** A dedicated compaction job's worker; not thread-safe. */
+  public TableCompactor newCompactor(String commitUser) {
+    return new TableCompactor(this, commitUser);
+  }
+
+  public TableScan newScan() {
+    return new TableScan(this);
+  }
+
+  public TableRead newRead() {
+    return new TableRead(this);
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (committer != null) {
+      committer.close();
+      committer = null;
+    }
+  }
+}

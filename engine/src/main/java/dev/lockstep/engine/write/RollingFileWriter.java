@@ -1,0 +1,116 @@
+package dev.lockstep.engine.write;
+
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.format.FormatWriter;
+import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.fs.Path;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Writes rows of one bucket into data files of one level, starting a new file when the current one
+ * reaches {@code target-file-size}. Primary-key rows must come in key order (min and max key are the
+ * first and last). Not thread-safe.
+ *
+ * <p>After {@link #abort()} (or a failed write) every file it started is deleted: none is committed.
+ */
+public final class RollingFileWriter {
+
+  private final FileStoreTable table;
+  private final Path directory;
+  private final int level;
+  private final List<DataFileMeta> finished = new ArrayList<>();
+  private final List<Path> started = new ArrayList<>();
+  private FormatWriter current;
+  private String currentName;
+  private long rowCount;
+  private GenericRow firstKey;
+  private GenericRow lastKey;
+  private long minSeq;
+  private long maxSeq;
+
+  public RollingFileWriter(FileStoreTable table, String partition, int bucket, int level) {
+    this.table = table;
+    this.directory = table.bucketPath(partition, bucket);
+    this.level = level;
+  }
+
+  /**
+   * Appends one data-file row.
+   *
+   * @param key the row's primary key ({@code null} in append tables)
+   * @param sequence the row's sequence number
+   */
+  public void write(GenericRow fileRow, GenericRow key, long sequence) throws IOException {
+    try {
+      if (current == null) {
+        currentName = "data-" + UUID.randomUUID() + "." + table.format().extension();
+        Path path = directory.child(currentName);
+        started.add(path);
+        current = table.format().createWriter(table.fileIO(), path, table.dataFileRowType());
+        rowCount = 0;
+        firstKey = key;
+        minSeq = sequence;
+        maxSeq = sequence;
+      }
+      current.write(fileRow);
+      rowCount++;
+      lastKey = key;
+      minSeq = Math.min(minSeq, sequence);
+      maxSeq = Math.max(maxSeq, sequence);
+      if (current.length() >= table.options().targetFileBytes()) {
+        finishFile();
+      }
+    } catch (IOException | RuntimeException e) {
+      abort();
+      throw e;
+    }
+  }
+
+  private void finishFile() throws IOException {
+    current.close();
+    current = null;
+    Path path = directory.child(currentName);
+    long size = table.fileIO().getStatus(path).length();
+    byte[] min = firstKey == null ? null : table.keyCodec().encode(firstKey);
+    byte[] max = lastKey == null ? null : table.keyCodec().encode(lastKey);
+    finished.add(new DataFileMeta(currentName, size, rowCount, min, max, minSeq, maxSeq,
+        table.schema().id(), level, System.currentTimeMillis(), DataFileMeta.UNCOMMITTED));
+  }
+
+  /** Finishes the last file; returns every file written, in order. */
+  public List<DataFileMeta> finish() throws IOException {
+    try {
+      if (current != null) {
+        finishFile();
+      }
+    } catch (IOException | RuntimeException e) {
+      abort();
+      throw e;
+    }
+    return List.copyOf(finished);
+  }
+
+  /** Closes and deletes every file started; best effort. */
+  public void abort() {
+    if (current != null) {
+      try {
+        current.close();
+      } catch (IOException | RuntimeException ignored) {
+        // The file is deleted below.
+      }
+      current = null;
+    }
+    for (Path path : started) {
+      try {
+        table.fileIO().delete(path, false);
+      } catch (IOException ignored) {
+        // An unreferenced file; orphan-file removal collects it.
+      }
+    }
+    finished.clear();
+  }
+}

@@ -1,0 +1,67 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** Builds tables in a temporary warehouse on the local store, and reads them back. */
+public final class TestTables {
+
+  /** Every wait in the engine's tests scales with this factor ({@code -Dlockstep.test.timing}). */
+  public static final double TIMING = Double.parseDouble(
+      System.getProperty("lockstep.test.timing", "1"));
+
+  private TestTables() {}
+
+  /** The duration of the timed stress tests ({@code -Dlockstep.stress.seconds}, default 20). */
+  public static long stressMillis() {
+    String value = System.getProperty("lockstep.stress.seconds", "20");
+    return (long) (Double.parseDouble(value.isBlank() ? "20" : value) * 1000);
+  }
+
+  public static FileSystemCatalog catalog(java.nio.file.Path dir) {
+    return new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toString()), Map.of());
+  }
+
+  /** {@code db.kv}: k INT primary key, v STRING, optional options. */
+  public static FileStoreTable keyValueTable(java.nio.file.Path dir, Map<String, String> options)
+      throws IOException {
+    return catalog(dir).createTable(new Identifier("db", "kv"), Schema.newBuilder()
+        .column("k", DataType.intType())
+        .column("v", DataType.string())
+        .primaryKey("k")
+        .options(options)
+        .build());
+  }
+
+  /** {@code db.log}: writer STRING, n BIGINT, append only. */
+  public static FileStoreTable appendTable(java.nio.file.Path dir, Map<String, String> options)
+      throws IOException {
+    return catalog(dir).createTable(new Identifier("db", "log"), Schema.newBuilder()
+        .column("writer", DataType.string())
+        .column("n", DataType.bigint())
+        .options(options)
+        .build());
+  }
+
+  /** The merged content of a (k INT, v STRING) primary-key table at the latest snapshot. */
+  public static Map<Integer, String> readKeyValues(FileStoreTable table) throws IOException {
+    List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());
+    Map<Integer, String> map = new TreeMap<>();
+    for (GenericRow row : rows) {
+      if (map.put((Integer) row.get(0), (String) row.get(1)) != null) {
+        throw new AssertionError("Key " + row.get(0) + " read twice");
+      }
+    }
+    return map;
+  }
+}
