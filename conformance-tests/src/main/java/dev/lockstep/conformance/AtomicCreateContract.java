@@ -32,6 +32,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
    * and the commit protocol refuses {@code commit.strategy=atomic-create} with a clear error.
    */
   @Test
+  @Proves("The atomic-create declaration matches the store (SupportsAtomicCreate); when absent, commit.strategy=atomic-create is refused.")
   public final void atomicCreateDeclarationMatchesStore() throws IOException {
     boolean declared = declaration(Capability.ATOMIC_CREATE);
     FileIO store = openStore();
@@ -56,6 +57,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
    * holds the winner's bytes whole, and nothing of the losers is left behind.
    */
   @Test
+  @Proves("Contenders racing on a barrier to create one path: exactly one wins each round, its bytes are whole, losers leave nothing.")
   public final void exactlyOneCreatorWinsEachRound() throws Exception {
     requirePresent(Capability.ATOMIC_CREATE);
     int contenders = settings().contenders();
@@ -86,6 +88,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
 
   /** Creating over an existing file conflicts and leaves the existing bytes untouched. */
   @Test
+  @Proves("Atomic create over an existing file conflicts and leaves the file untouched.")
   public final void createOverExistingFileConflicts() throws IOException {
     requirePresent(Capability.ATOMIC_CREATE);
     SupportsAtomicCreate store = (SupportsAtomicCreate) openStore();

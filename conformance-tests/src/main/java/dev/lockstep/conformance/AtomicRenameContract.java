@@ -30,6 +30,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
    * and the commit protocol refuses {@code commit.strategy=rename} with a clear error.
    */
   @Test
+  @Proves("The atomic-rename declaration matches the store (SupportsAtomicRename); when absent, commit.strategy=rename is refused.")
   public final void atomicRenameDeclarationMatchesStore() throws IOException {
     boolean declared = declaration(Capability.ATOMIC_RENAME);
     FileIO store = openStore();
@@ -54,6 +55,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
    * and keep their source, and the target holds the winner's bytes whole.
    */
   @Test
+  @Proves("Contenders racing on a barrier to rename onto one target: exactly one wins each round, its bytes are whole, losers keep their source.")
   public final void exactlyOneRenameWinsEachRound() throws Exception {
     requirePresent(Capability.ATOMIC_RENAME);
     int contenders = settings().contenders();
@@ -92,6 +94,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
 
   /** Renaming onto an existing target fails, leaving target and source untouched. */
   @Test
+  @Proves("Rename onto an existing target fails and leaves target and source untouched (no overwrite).")
   public final void renameOntoExistingTargetFails() throws IOException {
     requirePresent(Capability.ATOMIC_RENAME);
     SupportsAtomicRename store = (SupportsAtomicRename) openStore();
@@ -111,6 +114,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
 
   /** Renaming a missing source fails with FileNotFoundException and creates nothing. */
   @Test
+  @Proves("Rename of a missing source fails with FileNotFoundException and creates nothing.")
   public final void renameOfMissingSourceFails() throws IOException {
     requirePresent(Capability.ATOMIC_RENAME);
     SupportsAtomicRename store = (SupportsAtomicRename) openStore();

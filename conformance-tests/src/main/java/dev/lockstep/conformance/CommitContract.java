@@ -30,6 +30,7 @@ public abstract class CommitContract extends ConformanceContract {
    * lock strategy is refused.
    */
   @Test
+  @Proves("commit.strategy=auto picks what the declarations promise, and refuses with the fix when nothing safe is declared.")
   public final void commitStrategyMatchesDeclarations() throws IOException {
     boolean create = declaration(Capability.ATOMIC_CREATE);
     boolean rename = declaration(Capability.ATOMIC_RENAME);
@@ -66,12 +67,14 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** K x C concurrent commits with atomic create: exactly K*C snapshots, contiguous, once each. */
   @Test
+  @Proves("K committers x C commits with atomic create give exactly K*C snapshots, ids 1..K*C, each commit once.")
   public final void concurrentCommitsWithAtomicCreate() throws Exception {
     stress(StrategyUnderTest.ATOMIC_CREATE, false);
   }
 
   /** K x C concurrent commits with atomic rename: exactly K*C snapshots, contiguous, once each. */
   @Test
+  @Proves("K committers x C commits with atomic rename give exactly K*C snapshots, ids 1..K*C, each commit once.")
   public final void concurrentCommitsWithRename() throws Exception {
     stress(StrategyUnderTest.RENAME, false);
   }
@@ -81,24 +84,28 @@ public abstract class CommitContract extends ConformanceContract {
    * hidden, so only the lock keeps two writers apart): exactly K*C snapshots, contiguous, once each.
    */
   @Test
+  @Proves("K committers x C commits under the lock over plain writes give exactly K*C snapshots, ids 1..K*C, each commit once.")
   public final void concurrentCommitsUnderLock() throws Exception {
     stress(StrategyUnderTest.LOCK, false);
   }
 
   /** As {@link #concurrentCommitsWithAtomicCreate}, while store calls fail or lose their answer. */
   @Test
+  @Proves("As with atomic create, while a few percent of store calls fail or lose their answer.")
   public final void concurrentCommitsWithAtomicCreateUnderFaults() throws Exception {
     stress(StrategyUnderTest.ATOMIC_CREATE, true);
   }
 
   /** As {@link #concurrentCommitsWithRename}, while store calls fail or lose their answer. */
   @Test
+  @Proves("As with atomic rename, while a few percent of store calls fail or lose their answer.")
   public final void concurrentCommitsWithRenameUnderFaults() throws Exception {
     stress(StrategyUnderTest.RENAME, true);
   }
 
   /** As {@link #concurrentCommitsUnderLock}, while store calls fail or lose their answer. */
   @Test
+  @Proves("As under the lock, while a few percent of store calls fail or lose their answer.")
   public final void concurrentCommitsUnderLockUnderFaults() throws Exception {
     stress(StrategyUnderTest.LOCK, true);
   }

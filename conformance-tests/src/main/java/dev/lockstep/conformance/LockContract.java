@@ -39,6 +39,7 @@ public abstract class LockContract extends ConformanceContract {
    * is configured, and opening one fails with an error naming {@code lock.type}.
    */
   @Test
+  @Proves("The lock declaration matches the target: a declared lock opens with a finite holder-death bound; an absent one fails to open clearly.")
   public final void lockDeclarationMatchesTarget() throws IOException {
     if (declaration(Capability.LOCK)) {
       LockService lock = openLock();
@@ -64,6 +65,7 @@ public abstract class LockContract extends ConformanceContract {
    * counter under the lock, many times: the total is exact and no two were ever inside at once.
    */
   @Test
+  @Proves("Contenders on separate clients increment a non-atomic counter under the lock: the total is exact, never two holders at once.")
   public final void mutualExclusionKeepsCounterExact() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
@@ -117,6 +119,7 @@ public abstract class LockContract extends ConformanceContract {
    * after the release, the waiter gets the key.
    */
   @Test
+  @Proves("A timed acquire of a held key returns empty after about its timeout (not early, not late); other keys stay free.")
   public final void timedAcquireRespectsItsBound() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
@@ -154,6 +157,7 @@ public abstract class LockContract extends ConformanceContract {
    * service's holderDeathBound() plus the tolerance; the next holder gets a larger fencing token.
    */
   @Test
+  @Proves("A holder that dies holding the key loses it within holderDeathBound() plus the tolerance; the next token is larger.")
   public final void deadHolderIsFreedWithinBound() throws Exception {
     requirePresent(Capability.LOCK);
     LockService lock = openLock();
@@ -178,6 +182,7 @@ public abstract class LockContract extends ConformanceContract {
    * good; isHeld() and timeLeft() agree; close() is idempotent.
    */
   @Test
+  @Proves("ensureHeld() throws LockLostException once the lease is gone, for good; isHeld and timeLeft agree; close is idempotent.")
   public final void ensureHeldFailsOnceLeaseIsGone() throws Exception {
     requirePresent(Capability.LOCK);
     LockService lock = clients().get(0);
@@ -201,6 +206,7 @@ public abstract class LockContract extends ConformanceContract {
    * alternating clients, and in acquisition order under contention.
    */
   @Test
+  @Proves("Fencing tokens strictly increase for every new holder, sequentially and in acquisition order under contention.")
   public final void fencingTokensStrictlyIncrease() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
@@ -247,6 +253,7 @@ public abstract class LockContract extends ConformanceContract {
    * or closing its whole client, leaves the new holder holding and others locked out.
    */
   @Test
+  @Proves("A former holder closing its stale lease or its whole client never releases the new holder's lease.")
   public final void nonOwnerCannotRelease() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();

@@ -35,6 +35,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Declared present: the store opens. Declared absent: opening it fails cleanly. */
   @Test
+  @Proves("The store-basics declaration matches the target: a declared store opens; an absent one fails to open with a clear error.")
   public final void storeBasicsDeclarationMatchesTarget() throws IOException {
     if (declaration(Capability.STORE_BASICS)) {
       FileIO store = openStore();
@@ -53,6 +54,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Once a write closes, the same and a second client read the new bytes whole. */
   @Test
+  @Proves("A closed write is read back whole, by the writer and by a second client, with the right length and positioned reads.")
   public final void readAfterWrite() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO writer = openStore();
@@ -75,6 +77,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** overwrite=true replaces the content whole; overwrite=false refuses an existing file. */
   @Test
+  @Proves("overwrite=true replaces the content whole; overwrite=false refuses an existing file with FileAlreadyExistsException.")
   public final void overwriteReplacesAndNoOverwriteRefuses() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -91,6 +94,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** A deleted file is gone for every client; deleting it again reports false. */
   @Test
+  @Proves("A delete is visible at once to every client (exists, read, list), and deleting again reports false.")
   public final void deleteIsVisible() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -107,6 +111,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Every created file is listed at once, by name and size, with sub-directories as directories. */
   @Test
+  @Proves("A listing shows every created file at once with its size, and sub-directories as directories.")
   public final void listShowsCreatedFiles() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -133,6 +138,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Missing files raise FileNotFoundException, never null; a missing directory lists as empty. */
   @Test
+  @Proves("Missing files raise FileNotFoundException (read, status), exists is false, delete is false, a missing directory lists empty.")
   public final void missingFileErrors() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -152,6 +158,7 @@ public abstract class StoreContract extends ConformanceContract {
    * odd-sized chunks reads back whole, so multi-part upload paths run.
    */
   @Test
+  @Proves("A large object (64 MiB by default) written in odd chunks reads back with the same length and SHA-256.")
   public final void largeObjectRoundTrips() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -190,6 +197,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Names with spaces, unicode and '%' are stored, listed and read under exactly that name. */
   @Test
+  @Proves("Names with spaces, unicode and % are stored, listed and read under exactly that name, never URL-decoded.")
   public final void namesWithSpacesUnicodeAndPercent() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();

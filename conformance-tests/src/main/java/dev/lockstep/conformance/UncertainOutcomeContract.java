@@ -31,6 +31,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** A write lands, its answer is lost: COMMITTED, exactly one snapshot, nothing at N+1. */
   @Test
+  @Proves("A snapshot write that lands but loses its answer resolves to COMMITTED, and is never committed a second time.")
   public final void lostAnswerOnLandedWriteIsCommittedOnce() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));
@@ -52,6 +53,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** Another writer owns N; our write's answer is lost: CONFLICT, and N keeps the other's bytes. */
   @Test
+  @Proves("A lost answer on a write to a snapshot someone else owns resolves to CONFLICT; the owner keeps it.")
   public final void lostAnswerOnLosingWriteIsConflict() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));
@@ -74,6 +76,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** A write fails before it reaches the store: the committer retries and commits once. */
   @Test
+  @Proves("A write that fails before reaching the store is retried and commits exactly once.")
   public final void failureBeforeLandingIsRetriedOnce() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));
@@ -95,6 +98,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
    * CommitStateUnknownException}; it never claims COMMITTED or CONFLICT it could not see.
    */
   @Test
+  @Proves("When the answer is lost and the read-back fails too, the commit reports UNKNOWN instead of guessing.")
   public final void unreadableOutcomeIsSurfacedAsUnknown() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));

@@ -1,0 +1,15 @@
+package dev.lockstep.conformance;
+
+import org.junit.jupiter.api.io.TempDir;
+
+/** The kit's LockContract against the local store (and the in-JVM test lock): all must pass. */
+class LocalLockContractTest extends LockContract {
+
+  @TempDir
+  static java.nio.file.Path root;
+
+  @Override
+  protected ConformanceTarget target() {
+    return LocalTargets.local(root).build();
+  }
+}

@@ -1,0 +1,39 @@
+package dev.lockstep.conformance.broken;
+
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SupportsAtomicRename;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.CapabilityHidingFileIO;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * DELIBERATELY BROKEN: a rename that overwrites. It checks that the target is absent, then renames
+ * with POSIX {@code rename(2)} ({@code ATOMIC_MOVE}), which silently replaces a target that appeared
+ * in between: two contenders can both be told they won. The conformance kit must fail it.
+ */
+public final class OverwritingRenameFileIO extends CapabilityHidingFileIO
+    implements SupportsAtomicRename {
+
+  public OverwritingRenameFileIO() {
+    super(new LocalFileIO());
+  }
+
+  @Override
+  public void renameAtomically(Path source, Path target) throws IOException {
+    if (exists(target)) {
+      throw new FileAlreadyExistsException(target.toString());
+    }
+    java.nio.file.Path to = LocalFileIO.toLocal(target);
+    Files.createDirectories(to.getParent());
+    try {
+      Files.move(LocalFileIO.toLocal(source), to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (NoSuchFileException e) {
+      throw new FileNotFoundException(source + " does not exist");
+    }
+  }
+}
