@@ -142,6 +142,7 @@ final class SharedCuratorClient {
   }
 
   private void stateChanged(ConnectionState state) {
+    LOG.debug("ZooKeeper connection to {} is {}", connectString, state);
     switch (state) {
       case SUSPENDED -> {
         for (ZooKeeperLease lease : leases) {
@@ -154,7 +155,9 @@ final class SharedCuratorClient {
           lease.markLost("the ZooKeeper session at '" + connectString + "' was lost (expired)");
         }
       }
-      default -> LOG.debug("ZooKeeper connection to {} is {}", connectString, state);
+      default -> {
+        // CONNECTED, RECONNECTED, READ_ONLY: leases already in doubt or lost stay so.
+      }
     }
   }
 

@@ -6,7 +6,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
@@ -72,26 +73,37 @@ final class ZooKeeperTesting {
 
   /**
    * Expires {@code client}'s session on the server: a second handle joins the session with its id and
-   * password (the server drops the first connection), then closes it (the server ends the session
-   * and deletes its ephemeral nodes).
+   * password (the server drops the holder's connection), then closes it (the server ends the session
+   * and deletes its ephemeral nodes). Repeated until a joining handle is told the session expired, so
+   * that a holder reconnecting in between cannot save the session.
    */
   static void expireSession(String connectString, CuratorFramework client) throws Exception {
     ZooKeeper holder = client.getZookeeperClient().getZooKeeper();
-    CountDownLatch connected = new CountDownLatch(1);
-    Watcher watcher = event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
+    long sessionId = holder.getSessionId();
+    byte[] password = holder.getSessionPasswd();
+    for (int attempt = 0; attempt < 10; attempt++) {
+      BlockingQueue<Watcher.Event.KeeperState> states = new LinkedBlockingQueue<>();
+      Watcher watcher = event -> {
+        if (event.getType() == Watcher.Event.EventType.None) {
+          states.add(event.getState());
+        }
+      };
+      ZooKeeper intruder = new ZooKeeper(connectString, (int) SESSION_TIMEOUT.toMillis(), watcher,
+          sessionId, password);
+      try {
+        Watcher.Event.KeeperState state =
+            states.poll(scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS);
+        if (state == Watcher.Event.KeeperState.Expired) {
+          return;
+        }
+        if (state != Watcher.Event.KeeperState.SyncConnected) {
+          throw new AssertionError("A second handle could not join session 0x"
+              + Long.toHexString(sessionId) + ": " + state);
+        }
+      } finally {
+        intruder.close();
       }
-    };
-    ZooKeeper intruder = new ZooKeeper(connectString, (int) SESSION_TIMEOUT.toMillis(), watcher,
-        holder.getSessionId(), holder.getSessionPasswd());
-    try {
-      if (!connected.await(scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new AssertionError("The second handle never joined session 0x"
-            + Long.toHexString(holder.getSessionId()));
-      }
-    } finally {
-      intruder.close();
     }
+    throw new AssertionError("Session 0x" + Long.toHexString(sessionId) + " survived 10 closes");
   }
 }
