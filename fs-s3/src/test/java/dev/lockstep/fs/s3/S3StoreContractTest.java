@@ -1,0 +1,27 @@
+package dev.lockstep.fs.s3;
+
+import dev.lockstep.conformance.StoreContract;
+import dev.lockstep.conformance.ConformanceTarget;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The conformance kit's StoreContract on the S3 store (s3proxy 4.0.0), with no lock. */
+class S3StoreContractTest extends StoreContract {
+
+  private static S3ProxyServer server;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = S3ProxyServer.start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    server.close();
+  }
+
+  @Override
+  protected ConformanceTarget target() {
+    return S3ConformanceTargets.on(server);
+  }
+}
