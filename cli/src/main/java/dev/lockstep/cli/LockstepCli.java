@@ -1,0 +1,54 @@
+package dev.lockstep.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code lockstep} command. Every failure a user can cause ends in one line on standard error that
+ * names the file or option and the fix, and a non-zero exit code:
+ *
+ * <ul>
+ *   <li>0: done, every invariant or declared capability holds;
+ *   <li>1: the run finished and found a broken invariant or capability;
+ *   <li>2: bad input (unknown option, bad value, unknown lock type or scheme);
+ *   <li>3: an environment error (unreachable server, corrupt or missing table file).
+ * </ul>
+ */
+@Command(name = "lockstep", mixinStandardHelpOptions = true,
+    versionProvider = LockstepCli.Version.class,
+    description = "Safe concurrent snapshot commits on any storage.",
+    subcommands = {ConformanceCommand.class})
+public final class LockstepCli implements Runnable {
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Runs the command line and returns the exit code (for tests). */
+  public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cli = new CommandLine(new LockstepCli());
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setExecutionExceptionHandler(new OneLineErrors());
+    cli.setParameterExceptionHandler(new OneLineErrors());
+    return cli.execute(args);
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** The version from the jar's manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = LockstepCli.class.getPackage().getImplementationVersion();
+      return new String[] {"lockstep " + (v == null ? "0.1.0-SNAPSHOT" : v)};
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.commit.CommitStrategyUnavailableException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.nio.file.NoSuchFileException;
+import picocli.CommandLine;
+
+/**
+ * Turns every failure into one line on standard error with the fix, and an exit code. A stack trace
+ * is printed only with {@code LOCKSTEP_DEBUG=1}.
+ */
+final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
+    CommandLine.IParameterExceptionHandler {
+
+  static final int BROKEN = 1;
+  static final int BAD_INPUT = 2;
+  static final int ENVIRONMENT = 3;
+
+  @Override
+  public int handleParseException(CommandLine.ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    cmd.getErr().println("lockstep: " + e.getMessage() + ". See '" + cmd.getCommandSpec().qualifiedName()
+        + " --help'.");
+    return BAD_INPUT;
+  }
+
+  @Override
+  public int handleExecutionException(Exception e, CommandLine cmd,
+      CommandLine.ParseResult parseResult) {
+    if ("1".equals(System.getenv("LOCKSTEP_DEBUG"))) {
+      e.printStackTrace(cmd.getErr());
+    }
+    cmd.getErr().println("lockstep: " + describe(e));
+    return exitCode(e);
+  }
+
+  static int exitCode(Throwable e) {
+    if (e instanceof UserError) {
+      return ((UserError) e).exitCode();
+    }
+    if (e instanceof IllegalArgumentException) {
+      return BAD_INPUT;
+    }
+    return ENVIRONMENT;
+  }
+
+  static String describe(Throwable e) {
+    Throwable t = e instanceof UncheckedIOException && e.getCause() != null ? e.getCause() : e;
+    String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    message = message.replace('\n', ' ');
+    if (t instanceof UserError || t instanceof IllegalArgumentException
+        || t instanceof CommitStrategyUnavailableException
+        || t instanceof CommitStateUnknownException) {
+      return message;
+    }
+    if (t instanceof FileNotFoundException || t instanceof NoSuchFileException) {
+      return "missing file: " + message + ". The table references a file that is gone; restore it"
+          + " from backup, or roll the table back to a snapshot that does not reference it.";
+    }
+    if (t instanceof ConnectException || rootCause(t) instanceof ConnectException) {
+      return "cannot reach a server: " + message + " (" + rootCause(t).getMessage()
+          + "). Check the endpoint or connect-string option and that the server is running.";
+    }
+    if (t instanceof IOException) {
+      return t.getClass().getSimpleName() + ": " + message;
+    }
+    return t.getClass().getSimpleName() + ": " + message + " (set LOCKSTEP_DEBUG=1 for the stack"
+        + " trace)";
+  }
+
+  private static Throwable rootCause(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c;
+  }
+}
