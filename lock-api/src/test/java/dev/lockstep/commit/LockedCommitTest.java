@@ -81,7 +81,8 @@ class LockedCommitTest {
   @Test
   void aLeaseShorterThanTheMarginIsRefusedBeforeWriting() throws Exception {
     lock = new InJvmLockService(TestTiming.millis(300));
-    LockedPublisher publisher = publisher(options("commit.lease-margin", "1 s"));
+    LockedPublisher publisher = publisher(
+        options("commit.lease-margin", TestTiming.seconds(1).toMillis() + " ms"));
     Path target = snapshots().child("snapshot-1");
 
     assertThatThrownBy(() -> publisher.publish(target, "x".getBytes(UTF_8)))

@@ -1,0 +1,129 @@
+package dev.lockstep.testing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SupportsAtomicCreate;
+import dev.lockstep.fs.SupportsAtomicRename;
+import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO.Fault;
+import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FaultInjectingFileIOTest {
+
+  @TempDir java.nio.file.Path dir;
+  private final LocalFileIO local = new LocalFileIO();
+
+  private Path path(String name) {
+    return Path.of(dir.toString()).child(name);
+  }
+
+  private static void write(FileIO io, Path path, String text) throws IOException {
+    try (OutputStream out = io.newOutputStream(path, false)) {
+      out.write(text.getBytes(UTF_8));
+    }
+  }
+
+  @Test
+  void wrappersKeepExactlyTheDelegatesCapabilities() {
+    assertThat(FaultInjectingFileIO.wrap(local))
+        .isInstanceOf(SupportsAtomicCreate.class).isInstanceOf(SupportsAtomicRename.class);
+    assertThat(FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicCreateOnly(local)))
+        .isInstanceOf(SupportsAtomicCreate.class).isNotInstanceOf(SupportsAtomicRename.class);
+    assertThat(FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicRenameOnly(local)))
+        .isInstanceOf(SupportsAtomicRename.class).isNotInstanceOf(SupportsAtomicCreate.class);
+    assertThat(FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(local)))
+        .isNotInstanceOf(SupportsAtomicCreate.class).isNotInstanceOf(SupportsAtomicRename.class);
+    assertThat(new CapabilityHidingFileIO(local))
+        .isNotInstanceOf(SupportsAtomicCreate.class).isNotInstanceOf(SupportsAtomicRename.class);
+  }
+
+  @Test
+  void failBeforeLandingChangesNothing() throws IOException {
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
+        .failNext(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)
+        .failNext(Operation.WRITE, Fault.FAIL_BEFORE_LANDING);
+
+    assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("c"), new byte[1]))
+        .isInstanceOf(IOException.class).isNotInstanceOf(UncertainWriteException.class);
+    assertThatThrownBy(() -> write(io, path("w"), "x")).isInstanceOf(IOException.class)
+        .isNotInstanceOf(UncertainWriteException.class);
+
+    assertThat(Files.list(dir)).isEmpty();
+    assertThat(io.injected(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)).isEqualTo(1);
+    assertThat(io.injected()).isEqualTo(2);
+    ((SupportsAtomicCreate) io).createAtomically(path("c"), new byte[1]); // the fault was used up
+    assertThat(io.calls(Operation.CREATE)).isEqualTo(2);
+  }
+
+  @Test
+  void loseAnswerLandsTheChangeAndThrowsUncertain() throws IOException {
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
+        .failNext(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING)
+        .failNext(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING)
+        .failNext(Operation.RENAME, Fault.LOSE_ANSWER_AFTER_LANDING);
+
+    assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("c"),
+        "c".getBytes(UTF_8))).isInstanceOf(UncertainWriteException.class);
+    assertThatThrownBy(() -> write(io, path("w"), "w")).isInstanceOf(UncertainWriteException.class);
+    assertThatThrownBy(() -> ((SupportsAtomicRename) io).renameAtomically(path("w"), path("r")))
+        .isInstanceOf(UncertainWriteException.class);
+
+    assertThat(Files.readString(dir.resolve("c"))).isEqualTo("c");
+    assertThat(Files.readString(dir.resolve("r"))).isEqualTo("w");
+    assertThat(io.injected(Operation.RENAME, Fault.LOSE_ANSWER_AFTER_LANDING)).isEqualTo(1);
+  }
+
+  @Test
+  void aConflictPassesThroughUnchangedEvenWhenALostAnswerIsArmed() throws IOException {
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local);
+    local.createAtomically(path("c"), new byte[] {1});
+    io.failNext(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING);
+
+    assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("c"), new byte[2]))
+        .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+    assertThat(io.injected()).isZero();
+  }
+
+  @Test
+  void seededRandomFaultsReplayExactly() throws IOException {
+    long[] counts = new long[2];
+    for (int run = 0; run < 2; run++) {
+      FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
+          .failRandomly(Operation.EXISTS, Fault.FAIL_BEFORE_LANDING, 0.3, 1234);
+      StringBuilder pattern = new StringBuilder();
+      for (int i = 0; i < 200; i++) {
+        try {
+          io.exists(path("x"));
+          pattern.append('.');
+        } catch (IOException e) {
+          pattern.append('X');
+        }
+      }
+      counts[run] = pattern.toString().hashCode();
+      assertThat(io.injected(Operation.EXISTS, Fault.FAIL_BEFORE_LANDING)).isBetween(30L, 90L);
+    }
+    assertThat(counts[0]).isEqualTo(counts[1]);
+  }
+
+  @Test
+  void readsCanFailButCannotLoseAnAnswer() throws IOException {
+    write(local, path("f"), "x");
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
+        .failNextMatching(Operation.READ, p -> p.name().equals("f"), Fault.FAIL_BEFORE_LANDING, 1);
+
+    assertThatThrownBy(() -> io.newInputStream(path("f"))).hasMessageContaining("Injected");
+    io.newInputStream(path("f")).close();
+    assertThatThrownBy(() -> io.failNext(Operation.READ, Fault.LOSE_ANSWER_AFTER_LANDING))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIL_BEFORE_LANDING");
+  }
+}
