@@ -22,6 +22,8 @@ import org.apache.avro.generic.GenericRecord;
  */
 public final class AvroFileFormat implements FileFormat {
 
+  static final int SYNC_INTERVAL = 16 * 1024;
+
   private final String compression;
 
   /** @param compression {@code deflate} or {@code null} */
@@ -42,6 +44,8 @@ public final class AvroFileFormat implements FileFormat {
         new DataFileWriter<>(new GenericDatumWriter<GenericRecord>(schema));
     writer.setCodec(compression.equals("deflate") ? CodecFactory.deflateCodec(6)
         : CodecFactory.nullCodec());
+    // Small blocks, so that length() follows the file closely enough for rolling at the target size.
+    writer.setSyncInterval(SYNC_INTERVAL);
     try {
       writer.create(schema, out);
     } catch (IOException | RuntimeException e) {
