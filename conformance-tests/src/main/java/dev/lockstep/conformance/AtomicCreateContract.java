@@ -63,7 +63,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
     int contenders = settings().contenders();
     List<SupportsAtomicCreate> clients = new ArrayList<>();
     for (int i = 0; i < contenders; i++) {
-      clients.add((SupportsAtomicCreate) openStore());
+      clients.add(atomicCreateStore());
     }
     FileIO checker = openStore();
     try (Race race = new Race(contenders, settings().scaled(Duration.ofSeconds(60)))) {
@@ -91,7 +91,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
   @Proves("Atomic create over an existing file conflicts and leaves the file untouched.")
   public final void createOverExistingFileConflicts() throws IOException {
     requirePresent(Capability.ATOMIC_CREATE);
-    SupportsAtomicCreate store = (SupportsAtomicCreate) openStore();
+    SupportsAtomicCreate store = atomicCreateStore();
     Path target = checkDirectory().child("existing");
     byte[] first = payload(0, 0);
     store.createAtomically(target, first);
@@ -104,6 +104,13 @@ public abstract class AtomicCreateContract extends ConformanceContract {
     assertThatThrownBy(() -> store.createAtomically(checkDirectory().child("plain"), first))
         .as("createAtomically over a file written by a plain write")
         .isInstanceOf(FileAlreadyExistsException.class);
+  }
+
+  private SupportsAtomicCreate atomicCreateStore() throws IOException {
+    FileIO store = openStore();
+    assertThat(store).as("atomic-create is declared, so the store must implement"
+        + " SupportsAtomicCreate").isInstanceOf(SupportsAtomicCreate.class);
+    return (SupportsAtomicCreate) store;
   }
 
   /**

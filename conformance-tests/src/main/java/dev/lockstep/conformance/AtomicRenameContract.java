@@ -61,7 +61,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
     int contenders = settings().contenders();
     List<SupportsAtomicRename> clients = new ArrayList<>();
     for (int i = 0; i < contenders; i++) {
-      clients.add((SupportsAtomicRename) openStore());
+      clients.add(atomicRenameStore());
     }
     FileIO checker = openStore();
     try (Race race = new Race(contenders, settings().scaled(Duration.ofSeconds(60)))) {
@@ -92,12 +92,19 @@ public abstract class AtomicRenameContract extends ConformanceContract {
     }
   }
 
+  private SupportsAtomicRename atomicRenameStore() throws IOException {
+    FileIO store = openStore();
+    assertThat(store).as("atomic-rename is declared, so the store must implement"
+        + " SupportsAtomicRename").isInstanceOf(SupportsAtomicRename.class);
+    return (SupportsAtomicRename) store;
+  }
+
   /** Renaming onto an existing target fails, leaving target and source untouched. */
   @Test
   @Proves("Rename onto an existing target fails and leaves target and source untouched (no overwrite).")
   public final void renameOntoExistingTargetFails() throws IOException {
     requirePresent(Capability.ATOMIC_RENAME);
-    SupportsAtomicRename store = (SupportsAtomicRename) openStore();
+    SupportsAtomicRename store = atomicRenameStore();
     Path target = checkDirectory().child("target");
     Path source = checkDirectory().child("source");
     byte[] existing = AtomicCreateContract.payload(1, 1);
@@ -117,7 +124,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
   @Proves("Rename of a missing source fails with FileNotFoundException and creates nothing.")
   public final void renameOfMissingSourceFails() throws IOException {
     requirePresent(Capability.ATOMIC_RENAME);
-    SupportsAtomicRename store = (SupportsAtomicRename) openStore();
+    SupportsAtomicRename store = atomicRenameStore();
     Path target = checkDirectory().child("target");
     assertThatThrownBy(() -> store.renameAtomically(checkDirectory().child("missing"), target))
         .as("renameAtomically of a missing source")

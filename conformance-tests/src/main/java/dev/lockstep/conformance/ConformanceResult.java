@@ -196,11 +196,13 @@ public final class ConformanceResult {
       Map<Capability, Observed> observed, String... commitChecks) {
     Observed o = observed.get(capability);
     if (o != Observed.HOLDS) {
-      return new StrategyVerdict(strategy, false, capability + " is " + o.name().toLowerCase(
-          java.util.Locale.ROOT));
+      String state = o.name().replace('_', ' ').toLowerCase(java.util.Locale.ROOT);
+      return new StrategyVerdict(strategy, false, capability + " is " + state);
     }
-    if (observed.get(Capability.STORE_BASICS) != Observed.HOLDS) {
-      return new StrategyVerdict(strategy, false, "store basics do not hold");
+    Observed store = observed.get(Capability.STORE_BASICS);
+    if (store != Observed.HOLDS) {
+      return new StrategyVerdict(strategy, false, "store basics are "
+          + store.name().replace('_', ' ').toLowerCase(java.util.Locale.ROOT));
     }
     List<String> needed = new ArrayList<>(List.of(commitChecks));
     checks.stream().filter(c -> c.contract().equals("UncertainOutcomeContract"))

@@ -17,9 +17,9 @@ final class ConsoleReport {
         result.count(Status.FAILED), result.count(Status.SKIPPED),
         result.duration().toMillis() / 1000.0);
     out.println();
-    out.printf("%-14s %-10s %-10s %s%n", "capability", "declared", "observed", "checks");
+    out.printf("%-14s %-10s %-12s %s%n", "capability", "declared", "observed", "checks");
     for (ConformanceResult.CapabilityRow row : result.capabilityMatrix()) {
-      out.printf("%-14s %-10s %-10s %d passed, %d failed, %d skipped%n", row.capability().id(),
+      out.printf("%-14s %-10s %-12s %d passed, %d failed, %d skipped%n", row.capability().id(),
           row.declared().map(Object::toString).orElse("MISSING"), row.observed(), row.passed(),
           row.failed(), row.skipped());
     }

@@ -122,9 +122,9 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
     if (conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getVarname()) == null
         && conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getHiveName()) == null) {
       // A heartbeat stuck for the client's default 600 s would outlive the lock; half the lock
-      // timeout bounds every call instead (the user can still set it).
+      // timeout (at least 20 s) bounds every call instead. The user can still set it.
       MetastoreConf.setTimeVar(conf, ConfVars.CLIENT_SOCKET_TIMEOUT,
-          Math.max(1000, lockTimeout.toMillis() / 2), TimeUnit.MILLISECONDS);
+          Math.max(20_000, lockTimeout.toMillis() / 2), TimeUnit.MILLISECONDS);
     }
     String database = o.get(DEFAULT_DATABASE, DEFAULT_DATABASE_DEFAULT).trim().toLowerCase(Locale.ROOT);
     if (database.isEmpty()) {

@@ -89,7 +89,7 @@ final class TestMetastore {
     MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_CLEANER_ON, false);
     MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_ALWAYS, "");
     MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_REMOTE_ONLY, "");
-    MetastoreConf.setLongVar(conf, ConfVars.CONNECTION_POOLING_MAX_CONNECTIONS, 4);
+    MetastoreConf.setLongVar(conf, ConfVars.CONNECTION_POOLING_MAX_CONNECTIONS, 32);
     MetastoreConf.setVar(conf, ConfVars.THRIFT_URIS, uri(port));
   }
 
@@ -100,7 +100,11 @@ final class TestMetastore {
       Path dir = Files.createTempDirectory("lockstep-hms-");
       TestMetastore metastore = new TestMetastore(dir, freePort());
       metastore.prepareDatabase();
+      long schemaReady = System.nanoTime();
       metastore.start();
+      metastore.locksOn("warm", "up"); // opens the transaction store's connection pools now
+      System.out.println("Metastore schema ready in "
+          + TimeUnit.NANOSECONDS.toMillis(schemaReady - started) + " ms");
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       System.out.println("Hive Metastore 4.0.1 started on " + metastore.uri() + " in "
           + took.toMillis() + " ms (database " + dir + ")");
@@ -141,6 +145,12 @@ final class TestMetastore {
     String url = MetastoreConf.getVar(conf, ConfVars.CONNECT_URL_KEY);
     try (Connection connection = DriverManager.getConnection(url);
         Statement statement = connection.createStatement()) {
+      // Hive 4.0.1 on Derby deadlocks under concurrent lock/checkLock: check_lock heartbeats the lock
+      // row in its transaction and then waits for the JVM-wide Derby mutex, while the mutex holder
+      // waits for that row. Derby only breaks it at its lock wait timeout (60 s by default); a short
+      // one makes the metastore's own retry resolve it in moments. (Production databases have no
+      // such mutex.)
+      statement.execute("CALL SYSCS_UTIL.SYSCS_SET_DATABASE_PROPERTY('derby.locks.waitTimeout', '1')");
       try {
         statement.executeQuery("SELECT COUNT(*) FROM NEXT_LOCK_ID").close();
         return;
