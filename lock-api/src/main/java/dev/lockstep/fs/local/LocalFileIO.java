@@ -48,6 +48,8 @@ import java.util.stream.Stream;
  */
 public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRename {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LocalFileIO.class);
+
   static final String TEMP_SUFFIX = ".inprogress";
 
   /** Maps a {@link Path} ({@code file:///x}, {@code file:/x} or {@code /x}) to a local path. */
@@ -118,7 +120,20 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     } catch (FileAlreadyExistsException e) {
       throw new FileAlreadyExistsException(path.toString(), null, "another writer created it first");
     } finally {
+      deleteTemp(temp);
+    }
+  }
+
+  /**
+   * Deletes a temporary file. A failure here must not turn a published file into a reported failure
+   * (the contract says a plain IOException means "not published"), so it is logged, not thrown; the
+   * hidden leftover is an orphan for orphan-file removal.
+   */
+  private static void deleteTemp(java.nio.file.Path temp) {
+    try {
       Files.deleteIfExists(temp);
+    } catch (IOException e) {
+      LOG.warn("Could not delete the temporary file {}: {}", temp, e.toString());
     }
   }
 
@@ -141,7 +156,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     } catch (NoSuchFileException e) {
       throw notFound(source, e);
     }
-    Files.deleteIfExists(from);
+    // The rename happened at link(2); a source left behind is harmless (see the contract).
+    deleteTemp(from);
   }
 
   @Override
@@ -376,7 +392,7 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
           }
         }
       } finally {
-        Files.deleteIfExists(temp);
+        deleteTemp(temp);
       }
     }
   }
