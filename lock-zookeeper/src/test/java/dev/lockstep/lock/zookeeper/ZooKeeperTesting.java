@@ -1,6 +1,7 @@
 package dev.lockstep.lock.zookeeper;
 
 import dev.lockstep.lock.LockOptions;
+import dev.lockstep.testing.TestTiming;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,12 +18,11 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Real ZooKeeper servers for tests, and the one timing factor every wait scales with: set {@code
- * -Dlockstep.test.timing=3} on a slow machine.
+ * Real ZooKeeper servers for tests. Every wait scales with the team's one timing factor ({@link
+ * TestTiming}): set {@code -Dlockstep.test.timing=3} on a slow machine.
  */
 final class ZooKeeperTesting {
 
-  static final double TIMING = Double.parseDouble(System.getProperty("lockstep.test.timing", "1"));
   /** A short tick, so that the server accepts short session timeouts (2 to 20 ticks). */
   static final int TICK_MS = 200;
   static final Duration SESSION_TIMEOUT = scaled(Duration.ofSeconds(3));
@@ -30,7 +30,7 @@ final class ZooKeeperTesting {
   private ZooKeeperTesting() {}
 
   static Duration scaled(Duration duration) {
-    return Duration.ofNanos((long) (duration.toNanos() * TIMING));
+    return TestTiming.scaled(duration);
   }
 
   static TestingServer startServer() throws Exception {
