@@ -203,6 +203,7 @@ public final class OssTestServer implements AutoCloseable {
     while (!closed) {
       try {
         Socket connection = socket.accept();
+        connection.setTcpNoDelay(true);
         connections.add(connection);
         executor.execute(() -> serve(connection));
       } catch (IOException e) {
