@@ -7,6 +7,8 @@ import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
 import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -58,9 +60,10 @@ final class S3Errors {
   /**
    * Whether a write that failed with {@code e} may nevertheless have reached the store and taken
    * effect. False only when the request provably was not processed: it never left this machine (no
-   * connection could be made), or the service answered with a 4xx (a request it rejected), or with 503
-   * {@code SlowDown} (throttled before processing). Everything else (a reset or silent connection after
-   * sending, a timeout, a 500, an interrupt during the call) may have landed.
+   * connection could be made, or the client failed before any I/O, such as credentials that cannot
+   * load), or the service answered with a 4xx (a request it rejected), or with 503 {@code SlowDown}
+   * (throttled before processing). Everything else (a reset or silent connection after sending, a
+   * timeout, a 500, an interrupt during the call) may have landed.
    */
   static boolean mayHaveLanded(Throwable e) {
     if (e instanceof SdkServiceException) {
@@ -70,14 +73,18 @@ final class S3Errors {
       }
       return !(status == 503 && code(e).equals("SlowDown"));
     }
+    boolean io = false;
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
       if (cause instanceof ConnectException || cause instanceof UnknownHostException
           || cause instanceof NoRouteToHostException
           || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
         return false;
       }
+      io |= cause instanceof IOException || cause instanceof ApiCallAttemptTimeoutException
+          || cause instanceof ApiCallTimeoutException || cause instanceof AbortedException;
     }
-    return true;
+    // A client-side failure without I/O (credentials that cannot load, a bad request) never sent.
+    return io;
   }
 
   /** An {@link IOException} for a failed call that is neither a conflict nor uncertain. */
