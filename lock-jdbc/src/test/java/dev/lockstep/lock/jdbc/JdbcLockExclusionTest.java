@@ -178,7 +178,7 @@ class JdbcLockExclusionTest {
     JdbcLockService other = open(db);
     String longPrefix = "k".repeat(6000);
     List<String> keys = List.of("db.t", "db.T", "it's \"quoted\"; DROP TABLE " + table + "; --",
-        "表_😀_ключ.таблица", longPrefix + "x", longPrefix + "y", "trailing ");
+        "表_😀_ключ.таблица", longPrefix + "x", longPrefix + "y", "trailing", "trailing ");
     List<Lease> leases = new ArrayList<>();
     for (String key : keys) {
       Optional<Lease> lease = service.acquire(key, Duration.ZERO);
