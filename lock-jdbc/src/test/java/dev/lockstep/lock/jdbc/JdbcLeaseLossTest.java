@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -151,6 +152,31 @@ class JdbcLeaseLossTest {
           .isEqualTo(next.owner());
     }
     assertThat(holderService.acquire("db.t", Duration.ZERO)).isEmpty();
+    next.close();
+  }
+
+  @ParameterizedTest
+  @EnumSource(TestDatabase.class)
+  void aRenewalThatFindsTheRowTakenOverLosesTheLease(TestDatabase db) throws Exception {
+    JdbcLockService holderService = open(db);
+    JdbcLockService nextService = open(db);
+    JdbcLease holder = (JdbcLease) holderService.acquire("db.t", Duration.ZERO).orElseThrow();
+    // The database sees the lease expired (as after a holder pause longer than the TTL), while the
+    // holder's own clock still gives it time: only the renewal's zero row count can tell.
+    try (Connection admin = db.admin(); PreparedStatement expire = admin.prepareStatement(
+        "UPDATE " + table + " SET expires_at_us = 0 WHERE lock_hash = ?")) {
+      expire.setString(1, LockKey.of("db.t").hash());
+      assertThat(expire.executeUpdate()).isEqualTo(1);
+    }
+    JdbcLease next = (JdbcLease) nextService.acquire("db.t", Duration.ZERO).orElseThrow();
+    assertThat(holder.isHeld()).as("the holder does not know yet").isTrue();
+
+    assertThatThrownBy(holder::ensureHeld).isInstanceOf(LockLostException.class)
+        .hasMessageContaining("taken over");
+    assertThat(holder.isHeld()).isFalse();
+    holder.close();
+    next.ensureHeld();
+    assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
     next.close();
   }
 
