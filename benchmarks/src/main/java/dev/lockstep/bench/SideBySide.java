@@ -3,6 +3,7 @@ package dev.lockstep.bench;
 import dev.lockstep.bench.Workloads.Contention;
 import dev.lockstep.bench.Workloads.FileConflicts;
 import dev.lockstep.bench.Workloads.Ingest;
+import dev.lockstep.bench.lockstep.LockstepSystem;
 import dev.lockstep.bench.paimon.PaimonSystem;
 import dev.lockstep.bench.report.LatencyPlot;
 import dev.lockstep.bench.report.ResultsReport;
@@ -106,8 +107,10 @@ public final class SideBySide {
     switch (name) {
       case "paimon":
         return new PaimonSystem();
+      case "lockstep":
+        return new LockstepSystem();
       default:
-        throw new IllegalArgumentException("Unknown system '" + name + "'; known: paimon");
+        throw new IllegalArgumentException("Unknown system '" + name + "'; known: lockstep, paimon");
     }
   }
 

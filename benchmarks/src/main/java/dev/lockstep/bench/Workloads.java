@@ -72,7 +72,9 @@ public final class Workloads {
                 commits++;
                 retries += Math.max(0, retried);
               } catch (Exception e) {
-                failed++;
+                if (failed++ == 0) {
+                  System.err.println(system.name() + " commit failed: " + e);
+                }
               }
             }
           }
@@ -143,7 +145,10 @@ public final class Workloads {
                   model.putAll(batch);
                   break;
                 } catch (Exception e) {
-                  failed++;
+                  if (failed++ == 0) {
+                    System.err.println(system.name() + " commit failed, restarting the writer: "
+                        + e.toString().split("\n")[0]);
+                  }
                   restarts++;
                   closeQuietly(writer);
                   writer = table.newWriter(user);

@@ -1,0 +1,120 @@
+package dev.lockstep.bench.lockstep;
+
+import dev.lockstep.bench.BenchSystem;
+import dev.lockstep.bench.BenchTable;
+import dev.lockstep.bench.BenchWriter;
+import dev.lockstep.bench.TableSpec;
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.commit.CommitResult;
+import dev.lockstep.engine.commit.TableCommit;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.local.LocalFileIO;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Lockstep's engine on the local store, with the same table layout as the Paimon driver. */
+public final class LockstepSystem implements BenchSystem {
+
+  @Override
+  public String name() {
+    return "lockstep";
+  }
+
+  @Override
+  public String version() {
+    Package p = FileStoreTable.class.getPackage();
+    String v = p == null ? null : p.getImplementationVersion();
+    return v == null ? "0.1.0-SNAPSHOT" : v;
+  }
+
+  @Override
+  public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
+    FileIO io = new LocalFileIO();
+    FileSystemCatalog catalog = new FileSystemCatalog(io,
+        dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()), Map.of());
+    Schema.Builder schema = Schema.newBuilder()
+        .column("k", DataType.intType().notNull())
+        .column("v", DataType.bigint())
+        .column("s", DataType.string())
+        .option(CoreOptions.BUCKET, Integer.toString(spec.buckets()))
+        .option(CoreOptions.WRITE_ONLY, Boolean.toString(spec.writeOnly()))
+        .option(CoreOptions.COMPACTION_TRIGGER, Integer.toString(spec.compactionTrigger()));
+    if (spec.primaryKey()) {
+      schema.primaryKey("k");
+    }
+    FileStoreTable table = catalog.createTable(new Identifier("bench", "t"), schema.build());
+    return new LockstepTable(table, spec);
+  }
+
+  private static final class LockstepTable implements BenchTable {
+    private final FileStoreTable table;
+    private final TableSpec spec;
+
+    LockstepTable(FileStoreTable table, TableSpec spec) {
+      this.table = table;
+      this.spec = spec;
+    }
+
+    @Override
+    public BenchWriter newWriter(String commitUser) {
+      return new LockstepWriter(table.newWrite(commitUser), table.newCommit(commitUser));
+    }
+
+    @Override
+    public ScanResult scan(boolean collectKeys) throws Exception {
+      List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());
+      Map<Integer, Long> keyToValue = new HashMap<>();
+      if (collectKeys && spec.primaryKey()) {
+        for (GenericRow row : rows) {
+          keyToValue.put((Integer) row.get(0), (Long) row.get(1));
+        }
+      }
+      return new ScanResult(rows.size(), keyToValue);
+    }
+
+    @Override
+    public long snapshotCount() throws Exception {
+      return table.snapshotManager().latestId().orElse(0L);
+    }
+
+    @Override
+    public void close() throws Exception {
+      table.close();
+    }
+  }
+
+  private static final class LockstepWriter implements BenchWriter {
+    private final TableWrite write;
+    private final TableCommit commit;
+
+    LockstepWriter(TableWrite write, TableCommit commit) {
+      this.write = write;
+      this.commit = commit;
+    }
+
+    @Override
+    public void write(int key, long value, String text) throws Exception {
+      write.write(GenericRow.of(key, value, text));
+    }
+
+    @Override
+    public int commit(long identifier) throws Exception {
+      CommitResult result = commit.commit(identifier, write.prepareCommit());
+      return result.retries();
+    }
+
+    @Override
+    public void close() {
+      write.close();
+    }
+  }
+}
