@@ -1,7 +1,7 @@
 package dev.lockstep.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitStrategyUnavailableException;
@@ -44,8 +44,8 @@ public abstract class CommitContract extends ConformanceContract {
             .isEqualTo(create ? "atomic-create" : "rename");
       }
     } else {
-      assertThatThrownBy(() -> SnapshotCommitter.open(store, dir, "conformance.table",
-          Map.of(CommitOptions.COMMIT_STRATEGY, "auto")))
+      assertThat(catchThrowable(() -> SnapshotCommitter.open(store, dir, "conformance.table",
+          Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))))
           .as("a store without atomic create or rename must refuse to commit without a lock")
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true");
@@ -58,8 +58,8 @@ public abstract class CommitContract extends ConformanceContract {
             .startsWith("lock");
       }
     } else {
-      assertThatThrownBy(() -> SnapshotCommitter.create(store, dir, "conformance.table", locked,
-          null))
+      assertThat(catchThrowable(() -> SnapshotCommitter.create(store, dir, "conformance.table", locked,
+          null)))
           .as("lock.enabled=true without a lock service must be refused")
           .isInstanceOf(CommitStrategyUnavailableException.class);
     }

@@ -28,7 +28,7 @@ public record ConformanceSettings(int rounds, int contenders, int committers,
     double timeFactor, Duration tolerance, boolean keepFiles) {
 
   public static final String ROUNDS = "conformance.rounds";
-  public static final int ROUNDS_DEFAULT = 20;
+  public static final int ROUNDS_DEFAULT = 100;
   public static final String CONTENDERS = "conformance.contenders";
   public static final int CONTENDERS_DEFAULT = 8;
   public static final String COMMITTERS = "conformance.committers";

@@ -37,6 +37,8 @@ final class Race implements AutoCloseable {
     }
   }
 
+  private static final long START_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
   private final int contenders;
   private final Duration roundTimeout;
   private final ExecutorService threads;
@@ -51,14 +53,26 @@ final class Race implements AutoCloseable {
     });
   }
 
-  /** Runs one round: every contender waits on the barrier, then runs {@code action}. */
+  /**
+   * Runs one round: every contender waits on the barrier, then spins until one common start instant
+   * and runs {@code action}. The spin matters: threads released by a barrier wake one after another
+   * (each re-takes the barrier's lock), which on a small machine spreads the start over more time
+   * than a check-then-act window lasts; spinning to a shared instant starts one contender per core
+   * at the same moment.
+   */
   List<Result> round(Contender action) throws InterruptedException {
-    CyclicBarrier barrier = new CyclicBarrier(contenders);
+    long[] startAt = new long[1];
+    CyclicBarrier barrier = new CyclicBarrier(contenders,
+        () -> startAt[0] = System.nanoTime() + START_DELAY_NANOS);
     List<Future<Result>> futures = new ArrayList<>();
     for (int i = 0; i < contenders; i++) {
       int contender = i;
       futures.add(threads.submit(() -> {
         barrier.await(roundTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        long start = startAt[0]; // written by the barrier action, which happens-before await returns
+        while (System.nanoTime() < start) {
+          Thread.onSpinWait();
+        }
         try {
           action.run(contender);
           return new Result(contender, Outcome.WON, null);

@@ -30,7 +30,7 @@ final class LocalTargets {
   /** Round counts and a time factor for the kit's own tests. */
   static java.util.Map<String, String> moderate() {
     return java.util.Map.of(
-        ConformanceSettings.ROUNDS, "12",
+        ConformanceSettings.ROUNDS, "30",
         ConformanceSettings.CONTENDERS, "6",
         ConformanceSettings.COMMITTERS, "4",
         ConformanceSettings.COMMITS_PER_COMMITTER, "8",

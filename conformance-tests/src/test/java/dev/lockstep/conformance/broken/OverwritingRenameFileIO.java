@@ -6,15 +6,15 @@ import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardCopyOption;
 
 /**
- * DELIBERATELY BROKEN: a rename that overwrites. It checks that the target is absent, then renames
- * with POSIX {@code rename(2)} ({@code ATOMIC_MOVE}), which silently replaces a target that appeared
- * in between: two contenders can both be told they won. The conformance kit must fail it.
+ * DELIBERATELY BROKEN: a rename that overwrites. It renames with POSIX {@code rename(2)} ({@code
+ * Files.move(ATOMIC_MOVE)}), which is atomic but silently replaces an existing target: the trap
+ * DESIGN 2.1 warns about. Every contender is told it won, and a committed snapshot can be replaced.
+ * The conformance kit must fail it.
  */
 public final class OverwritingRenameFileIO extends CapabilityHidingFileIO
     implements SupportsAtomicRename {
@@ -25,9 +25,6 @@ public final class OverwritingRenameFileIO extends CapabilityHidingFileIO
 
   @Override
   public void renameAtomically(Path source, Path target) throws IOException {
-    if (exists(target)) {
-      throw new FileAlreadyExistsException(target.toString());
-    }
     java.nio.file.Path to = LocalFileIO.toLocal(target);
     Files.createDirectories(to.getParent());
     try {
