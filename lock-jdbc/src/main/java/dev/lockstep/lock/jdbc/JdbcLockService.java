@@ -52,6 +52,7 @@ import org.slf4j.LoggerFactory;
 public final class JdbcLockService implements LockService {
 
   private static final Logger LOG = LoggerFactory.getLogger(JdbcLockService.class);
+  private static final Duration MAX_POOL_WAIT = Duration.ofSeconds(10);
   private static final long FIRST_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   private static final AtomicInteger POOLS = new AtomicInteger();
   /** setNetworkTimeout runs its (tiny) task inline. */
@@ -100,7 +101,13 @@ public final class JdbcLockService implements LockService {
     HikariConfig config = new HikariConfig();
     config.setPoolName("lockstep-jdbc-lock-" + POOLS.incrementAndGet());
     config.setJdbcUrl(options.url());
-    config.setDriverClassName(dialect.driverClassName());
+    try {
+      config.setDriverClassName(dialect.driverClassName());
+    } catch (RuntimeException e) {
+      throw new IOException("The JDBC driver " + dialect.driverClassName() + " for "
+          + options.redactedUrl() + " is not on the classpath. Add it (lockstep-lock-jdbc brings"
+          + " mysql-connector-j, mariadb-java-client and postgresql unless they were excluded).", e);
+    }
     if (options.user() != null) {
       config.setUsername(options.user());
     }
@@ -110,7 +117,7 @@ public final class JdbcLockService implements LockService {
     config.setMaximumPoolSize(options.poolSize());
     config.setMinimumIdle(1);
     config.setAutoCommit(true);
-    config.setConnectionTimeout(10_000);
+    config.setConnectionTimeout(poolWait(options).toMillis());
     config.setValidationTimeout(Math.max(250, Math.min(5_000, sessionTimeout.toMillis())));
     config.setInitializationFailTimeout(1);
     connectTimeoutDefaults(dialect).forEach(config::addDataSourceProperty);
@@ -135,6 +142,12 @@ public final class JdbcLockService implements LockService {
     LOG.info("JDBC lock ready on {} table {} (lease-ttl {}, pool-size {})", options.redactedUrl(),
         options.table(), Durations.format(options.leaseTtl()), options.poolSize());
     return new JdbcLockService(options, pool, table, sessionTimeout);
+  }
+
+  /** How long to wait for a pooled connection: the TTL, within 250 ms .. 10 s. */
+  private static Duration poolWait(JdbcLockOptions options) {
+    Duration ttl = options.leaseTtl();
+    return ttl.compareTo(MAX_POOL_WAIT) > 0 ? MAX_POOL_WAIT : ttl;
   }
 
   private static Map<String, String> connectTimeoutDefaults(JdbcDialect dialect) {
@@ -162,14 +175,25 @@ public final class JdbcLockService implements LockService {
       if (Thread.interrupted()) {
         throw new InterruptedException("Interrupted while acquiring '" + key + "'");
       }
+      Connection connection;
       try {
-        JdbcLease lease = attempt(lockKey);
+        connection = pool.getConnection();
+      } catch (SQLException e) {
+        throw new IOException("No connection to the lock database " + options.redactedUrl()
+            + " within " + Durations.format(poolWait(options)) + " while acquiring '" + key + "': "
+            + e.getMessage() + ". Either the database is unreachable, or all " + options.poolSize()
+            + " connections of '" + JdbcLockOptions.POOL_SIZE + "' are busy (this client holds "
+            + held.size() + " leases, and every held lease keeps one connection).", e);
+      }
+      try {
+        JdbcLease lease = attempt(lockKey, connection);
         if (lease != null) {
           return Optional.of(lease);
         }
         previousFailure = null;
       } catch (SQLException e) {
-        // One failure may be a connection that died in the pool; two in a row is the database.
+        // One failure may be a connection that died in the pool: retry at once on a fresh one (even
+        // past the timeout: an error is never reported as a timeout). Two in a row is the database.
         if (previousFailure != null) {
           e.addSuppressed(previousFailure);
           throw new IOException("JDBC lock on " + options.redactedUrl() + " (table " + table.name()
@@ -177,6 +201,7 @@ public final class JdbcLockService implements LockService {
         }
         previousFailure = e;
         LOG.debug("Acquire attempt on '{}' failed, retrying once: {}", key, e.toString());
+        continue;
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
@@ -188,9 +213,13 @@ public final class JdbcLockService implements LockService {
     }
   }
 
-  /** One attempt, as the class javadoc numbers it; {@code null} when the key is held by someone else. */
-  private JdbcLease attempt(LockKey key) throws SQLException {
-    Connection connection = pool.getConnection();
+  /**
+   * One attempt on a connection borrowed from the pool, as the class javadoc numbers it. The
+   * connection becomes the lease's session, or goes back to the pool (evicted after a failure).
+   *
+   * @return the lease, or {@code null} when the key is held by someone else
+   */
+  private JdbcLease attempt(LockKey key, Connection connection) throws SQLException {
     boolean keep = false;
     boolean broken = false;
     String owner = ownerPrefix + UUID.randomUUID();
