@@ -31,13 +31,16 @@ import java.util.function.Predicate;
  *   <li>{@link Fault#STRIP_CONDITION}: forwards the request without its {@code If-None-Match} header,
  *       as a store that ignores the header would treat it (only against a server without
  *       authentication, since the header is signed).
+ *   <li>{@link Fault#ANSWER_CONDITIONAL_CONFLICT}: answers {@code 409 ConditionalRequestConflict}
+ *       itself, as AWS does while another conditional write to the key is in flight; the request never
+ *       reaches the server.
  * </ul>
  *
  * <p>Interim {@code 100 Continue} responses are relayed, so {@code Expect: 100-continue} works.
  */
 final class LostAnswerProxy implements AutoCloseable {
 
-  enum Fault { DROP_RESPONSE, DROP_REQUEST, STRIP_CONDITION }
+  enum Fault { DROP_RESPONSE, DROP_REQUEST, STRIP_CONDITION, ANSWER_CONDITIONAL_CONFLICT }
 
   private record Armed(Fault fault, Predicate<String> matches, Runnable hook) {}
 
@@ -116,6 +119,19 @@ final class LostAnswerProxy implements AutoCloseable {
         String text = new String(head, StandardCharsets.ISO_8859_1);
         Fault fault = decide(text);
         if (fault == Fault.DROP_REQUEST) {
+          return;
+        }
+        if (fault == Fault.ANSWER_CONDITIONAL_CONFLICT) {
+          byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+              + "ConditionalRequestConflict</Code><Message>A conflicting conditional operation is"
+              + " currently in progress against this resource.</Message></Error>")
+              .getBytes(StandardCharsets.UTF_8);
+          OutputStream toClient = client.getOutputStream();
+          toClient.write(("HTTP/1.1 409 Conflict\r\nContent-Type: application/xml\r\n"
+              + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1));
+          toClient.write(body);
+          toClient.flush();
           return;
         }
         if (fault == Fault.STRIP_CONDITION) {

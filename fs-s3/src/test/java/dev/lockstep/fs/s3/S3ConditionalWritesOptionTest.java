@@ -69,8 +69,17 @@ class S3ConditionalWritesOptionTest {
 
   @Test
   void falseWithALockCommitsExactly() throws Exception {
+    commitUnderLock("false", "lock (plain write)");
+  }
+
+  @Test
+  void trueWithALockUsesTheConditionalWriteInsideTheLock() throws Exception {
+    commitUnderLock("true", "lock + atomic-create");
+  }
+
+  private void commitUnderLock(String conditionalWrites, String strategy) throws Exception {
     int committers = 4;
-    int commits = 10;
+    int commits = 6;
     Path snapshots = server.freshRoot().child("snapshot");
     CommitOptions options = CommitOptions.from(Map.of("lock.enabled", "true"));
     Set<String> committed = ConcurrentHashMap.newKeySet();
@@ -81,10 +90,11 @@ class S3ConditionalWritesOptionTest {
       for (int c = 0; c < committers; c++) {
         String user = "user-" + c;
         futures.add(pool.submit(() -> {
-          try (FileIO own = server.open(snapshots, Map.of(S3Options.CONDITIONAL_WRITES, "false"));
+          try (FileIO own = server.open(snapshots,
+              Map.of(S3Options.CONDITIONAL_WRITES, conditionalWrites));
               SnapshotCommitter committer =
                   SnapshotCommitter.create(own, snapshots, "db.t", options, locks)) {
-            assertThat(committer.strategy()).isEqualTo("lock (plain write)");
+            assertThat(committer.strategy()).isEqualTo(strategy);
             barrier.await();
             for (int i = 0; i < commits; i++) {
               assertThat(committed.add(CommitLoop.commitOnce(committer, user, i))).isTrue();

@@ -141,6 +141,17 @@ class S3LostAnswerTest {
   }
 
   @Test
+  void aConditionalRequestConflictIsRetriedAndLandsOnce() throws Exception {
+    Path file = root.child("snapshot-13");
+    int before = proxy.triggered();
+    proxy.arm(LostAnswerProxy.Fault.ANSWER_CONDITIONAL_CONFLICT,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-13"), 2, null);
+    store.createAtomically(file, bytes("mine"));
+    assertThat(proxy.triggered() - before).isEqualTo(2);
+    assertThat(read(file)).isEqualTo(bytes("mine"));
+  }
+
+  @Test
   void aWriteThatNeverGetsThroughIsUncertainAndTheCommitUnknown() throws Exception {
     Path file = root.child("snapshot-11");
     proxy.arm(LostAnswerProxy.Fault.DROP_REQUEST,
