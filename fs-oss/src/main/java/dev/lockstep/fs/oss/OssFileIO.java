@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *       close with one PutObject, or, above {@value OssOptions#MULTIPART_THRESHOLD}, with a
  *       multipart upload whose CompleteMultipartUpload publishes: nothing is visible before. See
  *       {@link OssPublisher} for retries and uncertain outcomes.
- *   <li>Reads: a HeadObject fixes the length and ETag; ranged GetObjects with {@code If-Match} read
- *       that version only (a replaced object fails the read instead of mixing versions).
+ *   <li>Reads: the first GetObject fixes the length and ETag; later ranged GetObjects carry {@code
+ *       If-Match}, so they read that version only (a replaced object fails the read instead of
+ *       mixing versions).
  *   <li>Listing: ListObjectsV2 with delimiter {@code /}, page by page. Deleting a directory
  *       recursively lists without delimiter and deletes in DeleteMultipleObjects batches of up to
  *       1000 keys.
@@ -98,8 +99,7 @@ public final class OssFileIO implements SupportsAtomicCreate {
     if (key.isRoot()) {
       throw new FileNotFoundException(path + " is a bucket root, not a file");
     }
-    ObjectMetadata meta = head(key, path, "open for reading");
-    return new OssInputStream(client, errors, key, path, meta.getContentLength(), meta.getETag());
+    return OssInputStream.open(client, errors, key, path);
   }
 
   @Override
@@ -246,14 +246,6 @@ public final class OssFileIO implements SupportsAtomicCreate {
   @Override
   public String toString() {
     return "OssFileIO{" + options.endpoint() + "}";
-  }
-
-  ObjectMetadata head(OssKey key, Path path, String action) throws IOException {
-    ObjectMetadata meta = headOrNull(key, path);
-    if (meta == null) {
-      throw new FileNotFoundException("Cannot " + action + " " + path + ": it does not exist");
-    }
-    return meta;
   }
 
   private ObjectMetadata headOrNull(OssKey key, Path path) throws IOException {

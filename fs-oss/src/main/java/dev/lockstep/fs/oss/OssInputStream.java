@@ -14,6 +14,8 @@ import java.util.List;
  * Reads one version of an object (its length and ETag fixed when opened) with ranged GetObjects.
  *
  * <ol>
+ *   <li>Opening sends one GetObject of the whole object: its answer fixes the length and ETag, and
+ *       its body serves the first sequential reads (a small file costs one request).
  *   <li>Sequential reads stream one open-ended range {@code bytes=position-}; a seek closes it (or
  *       skips ahead, for a short forward seek) and the next read opens a new range.
  *   <li>{@link #readFully(long, byte[], int, int)} reads exactly its range with its own request and
@@ -40,13 +42,32 @@ final class OssInputStream extends SeekableInputStream {
   private long streamPosition;
   private boolean closed;
 
-  OssInputStream(OSS client, OssErrors errors, OssKey key, Path path, long length, String etag) {
+  private OssInputStream(OSS client, OssErrors errors, OssKey key, Path path, OSSObject first) {
     this.client = client;
     this.errors = errors;
     this.key = key;
     this.path = path;
-    this.length = length;
-    this.etag = etag;
+    this.length = first.getObjectMetadata().getContentLength();
+    this.etag = first.getObjectMetadata().getETag();
+    this.current = first;
+    this.stream = first.getObjectContent();
+    this.streamPosition = 0;
+  }
+
+  /**
+   * Opens {@code key} for reading.
+   *
+   * @throws java.io.FileNotFoundException when no object is there
+   */
+  static OssInputStream open(OSS client, OssErrors errors, OssKey key, Path path)
+      throws IOException {
+    GetObjectRequest request = new GetObjectRequest(key.bucket(), key.key());
+    request.setLogEnabled(false);
+    try {
+      return new OssInputStream(client, errors, key, path, client.getObject(request));
+    } catch (RuntimeException e) {
+      throw errors.translate(e, "GetObject", path);
+    }
   }
 
   @Override
@@ -164,6 +185,7 @@ final class OssInputStream extends SeekableInputStream {
 
   private OSSObject open(long from, long to) throws IOException {
     GetObjectRequest request = new GetObjectRequest(key.bucket(), key.key());
+    request.setLogEnabled(false);
     request.setRange(from, to);
     request.addHeader("x-oss-range-behavior", "standard");
     if (etag != null) {
