@@ -29,14 +29,15 @@ import org.slf4j.LoggerFactory;
  * The optimistic commit of one set of file changes as one snapshot.
  *
  * <ol>
- *   <li>Write the changes to one delta manifest, once; every attempt reuses it.
+ *   <li>Write the changes to one delta manifest and a delta list naming it, once; every attempt
+ *       reuses both (a delta list's entries belong to whichever snapshot names it).
  *   <li>Read the latest snapshot L; when the changes delete files or add leveled files, check them
  *       against L's live files ({@link ConflictDetector#checkAgainstLive}).
- *   <li>Write two small manifest lists: base = L's base and delta manifests (merged into one manifest
- *       when there are more than {@code manifest.merge-min-count}), delta = ours, stamped L+1.
+ *   <li>Write the base manifest list: L's base and delta manifests (merged into one manifest when
+ *       there are more than {@code manifest.merge-min-count}).
  *   <li>Publish snapshot L+1 through lock-api's {@code SnapshotCommitter}. COMMITTED: done.
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
- *   <li>CONFLICT: delete this attempt's lists, read only the snapshots committed since L, check their
+ *   <li>CONFLICT: delete this attempt's base list, read only the snapshots committed since L, check their
  *       deltas ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user,
  *       identifier, kind) means our commit is in already. Then retry at once after a short random
  *       wait that grows with each attempt ({@code commit.min-retry-wait} to
@@ -85,12 +86,13 @@ final class CommitLoop {
     }
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
+    String deltaList = table.manifestList().write(List.of(delta));
     boolean keepDelta = false;
     try {
       for (int attempt = 0; ; attempt++) {
         long id = latest == null ? 1 : latest.id() + 1;
         List<String> written = new ArrayList<>();
-        Snapshot snapshot = prepare(id, kind, identifier, latest, delta, changes, written);
+        Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
         CommitOutcome outcome;
         try {
           outcome = table.committer().commit(id, SnapshotManager.serialize(snapshot));
@@ -111,6 +113,9 @@ final class CommitLoop {
         }
         cleanUp(written);
         retries++;
+        checkLimits(attempt + 1, start, kind, identifier);
+        // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
+        pause(attempt);
         for (long next = id; ; next++) {
           Optional<Snapshot> other = snapshots.find(next);
           if (other.isEmpty()) {
@@ -129,18 +134,17 @@ final class CommitLoop {
         if (latest == null || latest.id() < id) {
           latest = snapshots.latest().orElse(null);
         }
-        checkLimits(attempt + 1, start, kind, identifier);
-        pause(attempt);
       }
     } finally {
       if (!keepDelta) {
+        table.manifestList().deleteQuietly(deltaList);
         table.manifestFile().deleteQuietly(delta.fileName());
       }
     }
   }
 
   private Snapshot prepare(long id, CommitKind kind, long identifier, Snapshot latest,
-      ManifestFileMeta delta, List<ManifestEntry> changes, List<String> written)
+      String deltaList, List<ManifestEntry> changes, List<String> written)
       throws IOException {
     List<ManifestFileMeta> base = new ArrayList<>();
     if (latest != null) {
@@ -155,8 +159,6 @@ final class CommitLoop {
     }
     String baseList = table.manifestList().write(base);
     written.add(baseList);
-    String deltaList = table.manifestList().write(List.of(delta.withSnapshotId(id)));
-    written.add(deltaList);
     long deltaRows = 0;
     for (ManifestEntry e : changes) {
       deltaRows += e.kind() == FileKind.ADD ? e.file().rowCount() : -e.file().rowCount();

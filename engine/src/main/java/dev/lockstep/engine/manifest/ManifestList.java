@@ -30,6 +30,13 @@ public final class ManifestList {
   private final FileIO fileIO;
   private final Path directory;
   private final FileFormat format;
+  private final java.util.Map<String, List<ManifestFileMeta>> cache =
+      java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, List<ManifestFileMeta>> e) {
+          return size() > 256;
+        }
+      });
 
   public ManifestList(FileIO fileIO, Path manifestDirectory, FileFormat format) {
     this.fileIO = fileIO;
@@ -46,10 +53,16 @@ public final class ManifestList {
             m.snapshotId()));
       }
     }
+    cache.put(name, List.copyOf(metas));
     return name;
   }
 
+  /** The manifests a list names (cached: lists never change). */
   public List<ManifestFileMeta> read(String name) throws IOException {
+    List<ManifestFileMeta> cached = cache.get(name);
+    if (cached != null) {
+      return cached;
+    }
     List<ManifestFileMeta> metas = new ArrayList<>();
     try (FormatReader reader = format.createReader(fileIO, directory.child(name), ROW_TYPE)) {
       for (GenericRow r = reader.next(); r != null; r = reader.next()) {
@@ -57,11 +70,13 @@ public final class ManifestList {
             (Long) r.get(3), (Long) r.get(4)));
       }
     }
+    cache.put(name, List.copyOf(metas));
     return metas;
   }
 
   /** Deletes a list that nothing references (an abandoned commit attempt's). */
   public void deleteQuietly(String name) {
+    cache.remove(name);
     try {
       fileIO.delete(directory.child(name), false);
     } catch (IOException e) {

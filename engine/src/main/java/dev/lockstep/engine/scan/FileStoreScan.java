@@ -27,7 +27,7 @@ public final class FileStoreScan {
   public List<ManifestFileMeta> manifests(Snapshot snapshot) throws IOException {
     List<ManifestFileMeta> metas = new ArrayList<>(
         table.manifestList().read(snapshot.baseManifestList()));
-    metas.addAll(table.manifestList().read(snapshot.deltaManifestList()));
+    metas.addAll(deltaManifests(snapshot));
     return metas;
   }
 
@@ -51,7 +51,19 @@ public final class FileStoreScan {
 
   /** The changes {@code snapshot} made (its delta manifests), commit snapshots resolved. */
   public List<ManifestEntry> delta(Snapshot snapshot) throws IOException {
-    return entries(table.manifestList().read(snapshot.deltaManifestList()));
+    return entries(deltaManifests(snapshot));
+  }
+
+  /**
+   * The delta manifests of {@code snapshot}, stamped with its id: a delta list is written once per
+   * commit, before the snapshot id is known, and its entries belong to the snapshot that names it.
+   */
+  private List<ManifestFileMeta> deltaManifests(Snapshot snapshot) throws IOException {
+    List<ManifestFileMeta> metas = new ArrayList<>();
+    for (ManifestFileMeta meta : table.manifestList().read(snapshot.deltaManifestList())) {
+      metas.add(meta.withSnapshotId(snapshot.id()));
+    }
+    return metas;
   }
 
   /** Applies {@code changes} in order to {@code live}. */

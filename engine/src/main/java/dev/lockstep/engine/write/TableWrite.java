@@ -96,8 +96,13 @@ public final class TableWrite implements Closeable {
   private void refreshIfNeeded() throws IOException {
     if (needsRefresh) {
       needsRefresh = false;
-      view.refresh();
-      batchBase = view.snapshotId();
+      if (table.primaryKeyTable()) {
+        view.refresh();
+        batchBase = view.snapshotId();
+      } else {
+        // Append buckets never compact: they only need the base snapshot (for overwrites).
+        batchBase = table.snapshotManager().latestId().orElse(0);
+      }
       for (BucketWriter writer : writers.values()) {
         writer.onRefresh();
       }
