@@ -28,24 +28,35 @@ import org.junit.jupiter.api.Test;
 public abstract class AtomicCreateContract extends ConformanceContract {
 
   /**
-   * Declared present: the store implements {@link SupportsAtomicCreate}. Declared absent: it does not,
-   * and the commit protocol refuses {@code commit.strategy=atomic-create} with a clear error.
+   * Declared present: the store implements {@link SupportsAtomicCreate}. Declared absent: it does
+   * not, and the commit protocol refuses {@code commit.strategy=atomic-create} with a clear error.
    */
   @Test
-  @Proves("The atomic-create declaration matches the store (SupportsAtomicCreate); when absent, commit.strategy=atomic-create is refused.")
+  @Proves(
+      "The atomic-create declaration matches the store (SupportsAtomicCreate); when absent,"
+          + " commit.strategy=atomic-create is refused.")
   public final void atomicCreateDeclarationMatchesStore() throws IOException {
     boolean declared = declaration(Capability.ATOMIC_CREATE);
     FileIO store = openStore();
     if (declared) {
-      assertThat(store).as("atomic-create is declared, so the store must implement"
-          + " SupportsAtomicCreate").isInstanceOf(SupportsAtomicCreate.class);
+      assertThat(store)
+          .as("atomic-create is declared, so the store must implement" + " SupportsAtomicCreate")
+          .isInstanceOf(SupportsAtomicCreate.class);
       return;
     }
-    assertThat(store).as("atomic-create is declared absent, yet the store implements"
-        + " SupportsAtomicCreate: declare it present (and prove it)")
+    assertThat(store)
+        .as(
+            "atomic-create is declared absent, yet the store implements"
+                + " SupportsAtomicCreate: declare it present (and prove it)")
         .isNotInstanceOf(SupportsAtomicCreate.class);
-    assertThat(catchThrowable(() -> SnapshotCommitter.open(store, checkDirectory(), "conformance.create",
-        Map.of("commit.strategy", "atomic-create"))))
+    assertThat(
+            catchThrowable(
+                () ->
+                    SnapshotCommitter.open(
+                        store,
+                        checkDirectory(),
+                        "conformance.create",
+                        Map.of("commit.strategy", "atomic-create"))))
         .as("commit.strategy=atomic-create on a store without it must be refused")
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("atomic create");
@@ -57,7 +68,9 @@ public abstract class AtomicCreateContract extends ConformanceContract {
    * holds the winner's bytes whole, and nothing of the losers is left behind.
    */
   @Test
-  @Proves("Contenders racing on a barrier to create one path: exactly one wins each round, its bytes are whole, losers leave nothing.")
+  @Proves(
+      "Contenders racing on a barrier to create one path: exactly one wins each round, its bytes"
+          + " are whole, losers leave nothing.")
   public final void exactlyOneCreatorWinsEachRound() throws Exception {
     requirePresent(Capability.ATOMIC_CREATE);
     int contenders = settings().contenders();
@@ -74,12 +87,15 @@ public abstract class AtomicCreateContract extends ConformanceContract {
         for (int i = 0; i < contenders; i++) {
           payloads[i] = payload(round, i);
         }
-        List<Result> results = race.round(i -> clients.get(i).createAtomically(target,
-            payloads[i]));
+        List<Result> results =
+            race.round(i -> clients.get(i).createAtomically(target, payloads[i]));
         byte[] found = StoreContract.read(checker, target);
         assertOneWinner("round " + round, results, payloads, found, checker, dir);
-        assertThat(checker.list(dir).stream().filter(s -> !s.directory())
-            .map(s -> s.path().name()).toList())
+        assertThat(
+                checker.list(dir).stream()
+                    .filter(s -> !s.directory())
+                    .map(s -> s.path().name())
+                    .toList())
             .as("round %d: the losers must leave nothing behind; %s", round, listing(checker, dir))
             .containsExactly("snapshot-1");
       }
@@ -98,7 +114,8 @@ public abstract class AtomicCreateContract extends ConformanceContract {
     assertThat(catchThrowable(() -> store.createAtomically(target, payload(0, 1))))
         .as("createAtomically over an existing file")
         .isInstanceOf(FileAlreadyExistsException.class);
-    assertThat(StoreContract.read(openStore(), target)).as("the first file is untouched")
+    assertThat(StoreContract.read(openStore(), target))
+        .as("the first file is untouched")
         .isEqualTo(first);
     StoreContract.write(store, checkDirectory().child("plain"), first, false);
     assertThat(catchThrowable(() -> store.createAtomically(checkDirectory().child("plain"), first)))
@@ -108,8 +125,9 @@ public abstract class AtomicCreateContract extends ConformanceContract {
 
   private SupportsAtomicCreate atomicCreateStore() throws IOException {
     FileIO store = openStore();
-    assertThat(store).as("atomic-create is declared, so the store must implement"
-        + " SupportsAtomicCreate").isInstanceOf(SupportsAtomicCreate.class);
+    assertThat(store)
+        .as("atomic-create is declared, so the store must implement" + " SupportsAtomicCreate")
+        .isInstanceOf(SupportsAtomicCreate.class);
     return (SupportsAtomicCreate) store;
   }
 
@@ -117,37 +135,52 @@ public abstract class AtomicCreateContract extends ConformanceContract {
    * Exactly one contender's write is there: the single WON, or, when a contender's answer was lost,
    * the one whose bytes are found. Every other contender saw a conflict.
    */
-  static void assertOneWinner(String round, List<Result> results, byte[][] payloads, byte[] found,
-      FileIO checker, Path dir) {
+  static void assertOneWinner(
+      String round,
+      List<Result> results,
+      byte[][] payloads,
+      byte[] found,
+      FileIO checker,
+      Path dir) {
     List<Result> errors = results.stream().filter(r -> r.outcome() == Outcome.ERROR).toList();
-    assertThat(errors).as("%s: contenders failed with errors instead of win or conflict: %s", round,
-        results).isEmpty();
+    assertThat(errors)
+        .as("%s: contenders failed with errors instead of win or conflict: %s", round, results)
+        .isEmpty();
     List<Integer> owners = new ArrayList<>();
     for (int i = 0; i < payloads.length; i++) {
       if (Arrays.equals(found, payloads[i])) {
         owners.add(i);
       }
     }
-    assertThat(owners).as("%s: the file must hold exactly one contender's bytes, whole (%d bytes"
-        + " found); outcomes %s; %s", round, found.length, results, listing(checker, dir))
+    assertThat(owners)
+        .as(
+            "%s: the file must hold exactly one contender's bytes, whole (%d bytes"
+                + " found); outcomes %s; %s",
+            round, found.length, results, listing(checker, dir))
         .hasSize(1);
     int owner = owners.get(0);
     for (Result r : results) {
       if (r.outcome() == Outcome.WON) {
-        assertThat(r.contender()).as("%s: two contenders were told they won (or a winner's bytes"
-            + " were replaced): outcomes %s, the file holds #%d's bytes", round, results, owner)
+        assertThat(r.contender())
+            .as(
+                "%s: two contenders were told they won (or a winner's bytes"
+                    + " were replaced): outcomes %s, the file holds #%d's bytes",
+                round, results, owner)
             .isEqualTo(owner);
       }
     }
-    assertThat(results.get(owner).outcome()).as("%s: the owner of the file #%d was told %s",
-        round, owner, results.get(owner)).isIn(Outcome.WON, Outcome.UNCERTAIN);
+    assertThat(results.get(owner).outcome())
+        .as("%s: the owner of the file #%d was told %s", round, owner, results.get(owner))
+        .isIn(Outcome.WON, Outcome.UNCERTAIN);
   }
 
-  /** A distinct, recognisable payload per round and contender, large enough to catch torn writes. */
+  /**
+   * A distinct, recognisable payload per round and contender, large enough to catch torn writes.
+   */
   static byte[] payload(int round, int contender) {
     byte[] body = StoreContract.randomBytes(32 * 1024, round * 1000L + contender);
-    byte[] header = ("round " + round + " contender " + contender + "\n")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] header =
+        ("round " + round + " contender " + contender + "\n").getBytes(StandardCharsets.UTF_8);
     byte[] out = Arrays.copyOf(header, header.length + body.length);
     System.arraycopy(body, 0, out, header.length, body.length);
     return out;

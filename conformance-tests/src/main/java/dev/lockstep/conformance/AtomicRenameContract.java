@@ -26,36 +26,50 @@ import org.junit.jupiter.api.Test;
 public abstract class AtomicRenameContract extends ConformanceContract {
 
   /**
-   * Declared present: the store implements {@link SupportsAtomicRename}. Declared absent: it does not,
-   * and the commit protocol refuses {@code commit.strategy=rename} with a clear error.
+   * Declared present: the store implements {@link SupportsAtomicRename}. Declared absent: it does
+   * not, and the commit protocol refuses {@code commit.strategy=rename} with a clear error.
    */
   @Test
-  @Proves("The atomic-rename declaration matches the store (SupportsAtomicRename); when absent, commit.strategy=rename is refused.")
+  @Proves(
+      "The atomic-rename declaration matches the store (SupportsAtomicRename); when absent,"
+          + " commit.strategy=rename is refused.")
   public final void atomicRenameDeclarationMatchesStore() throws IOException {
     boolean declared = declaration(Capability.ATOMIC_RENAME);
     FileIO store = openStore();
     if (declared) {
-      assertThat(store).as("atomic-rename is declared, so the store must implement"
-          + " SupportsAtomicRename").isInstanceOf(SupportsAtomicRename.class);
+      assertThat(store)
+          .as("atomic-rename is declared, so the store must implement" + " SupportsAtomicRename")
+          .isInstanceOf(SupportsAtomicRename.class);
       return;
     }
-    assertThat(store).as("atomic-rename is declared absent, yet the store implements"
-        + " SupportsAtomicRename: declare it present (and prove it)")
+    assertThat(store)
+        .as(
+            "atomic-rename is declared absent, yet the store implements"
+                + " SupportsAtomicRename: declare it present (and prove it)")
         .isNotInstanceOf(SupportsAtomicRename.class);
-    assertThat(catchThrowable(() -> SnapshotCommitter.open(store, checkDirectory(), "conformance.rename",
-        Map.of("commit.strategy", "rename"))))
+    assertThat(
+            catchThrowable(
+                () ->
+                    SnapshotCommitter.open(
+                        store,
+                        checkDirectory(),
+                        "conformance.rename",
+                        Map.of("commit.strategy", "rename"))))
         .as("commit.strategy=rename on a store without it must be refused")
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("atomic rename");
   }
 
   /**
-   * Many contenders each write their own source file, start on a barrier and rename it onto the same
-   * target, round after round: exactly one wins, the others see {@link FileAlreadyExistsException}
-   * and keep their source, and the target holds the winner's bytes whole.
+   * Many contenders each write their own source file, start on a barrier and rename it onto the
+   * same target, round after round: exactly one wins, the others see {@link
+   * FileAlreadyExistsException} and keep their source, and the target holds the winner's bytes
+   * whole.
    */
   @Test
-  @Proves("Contenders racing on a barrier to rename onto one target: exactly one wins each round, its bytes are whole, losers keep their source.")
+  @Proves(
+      "Contenders racing on a barrier to rename onto one target: exactly one wins each round, its"
+          + " bytes are whole, losers keep their source.")
   public final void exactlyOneRenameWinsEachRound() throws Exception {
     requirePresent(Capability.ATOMIC_RENAME);
     int contenders = settings().contenders();
@@ -73,19 +87,23 @@ public abstract class AtomicRenameContract extends ConformanceContract {
           payloads[i] = AtomicCreateContract.payload(round, i);
           StoreContract.write(clients.get(i), dir.child("source-" + i), payloads[i], false);
         }
-        List<Result> results = race.round(i -> clients.get(i).renameAtomically(
-            dir.child("source-" + i), target));
+        List<Result> results =
+            race.round(i -> clients.get(i).renameAtomically(dir.child("source-" + i), target));
         byte[] found = StoreContract.read(checker, target);
-        AtomicCreateContract.assertOneWinner("round " + round, results, payloads, found, checker,
-            dir);
+        AtomicCreateContract.assertOneWinner(
+            "round " + round, results, payloads, found, checker, dir);
         for (Result r : results) {
           boolean sourceLeft = checker.exists(dir.child("source-" + r.contender()));
           if (r.outcome() == Outcome.CONFLICT) {
-            assertThat(sourceLeft).as("round %d: loser #%d's source must still be there; %s",
-                round, r.contender(), listing(checker, dir)).isTrue();
+            assertThat(sourceLeft)
+                .as(
+                    "round %d: loser #%d's source must still be there; %s",
+                    round, r.contender(), listing(checker, dir))
+                .isTrue();
           } else if (r.outcome() == Outcome.WON) {
-            assertThat(sourceLeft).as("round %d: the winner's source must be gone; %s", round,
-                listing(checker, dir)).isFalse();
+            assertThat(sourceLeft)
+                .as("round %d: the winner's source must be gone; %s", round, listing(checker, dir))
+                .isFalse();
           }
         }
       }
@@ -94,14 +112,16 @@ public abstract class AtomicRenameContract extends ConformanceContract {
 
   private SupportsAtomicRename atomicRenameStore() throws IOException {
     FileIO store = openStore();
-    assertThat(store).as("atomic-rename is declared, so the store must implement"
-        + " SupportsAtomicRename").isInstanceOf(SupportsAtomicRename.class);
+    assertThat(store)
+        .as("atomic-rename is declared, so the store must implement" + " SupportsAtomicRename")
+        .isInstanceOf(SupportsAtomicRename.class);
     return (SupportsAtomicRename) store;
   }
 
   /** Renaming onto an existing target fails, leaving target and source untouched. */
   @Test
-  @Proves("Rename onto an existing target fails and leaves target and source untouched (no overwrite).")
+  @Proves(
+      "Rename onto an existing target fails and leaves target and source untouched (no overwrite).")
   public final void renameOntoExistingTargetFails() throws IOException {
     requirePresent(Capability.ATOMIC_RENAME);
     SupportsAtomicRename store = atomicRenameStore();
@@ -126,7 +146,8 @@ public abstract class AtomicRenameContract extends ConformanceContract {
     requirePresent(Capability.ATOMIC_RENAME);
     SupportsAtomicRename store = atomicRenameStore();
     Path target = checkDirectory().child("target");
-    assertThat(catchThrowable(() -> store.renameAtomically(checkDirectory().child("missing"), target)))
+    assertThat(
+            catchThrowable(() -> store.renameAtomically(checkDirectory().child("missing"), target)))
         .as("renameAtomically of a missing source")
         .isInstanceOf(FileNotFoundException.class);
     assertThat(store.exists(target)).as("no target appears").isFalse();

@@ -5,9 +5,9 @@ import java.util.Locale;
 
 /**
  * What a backend may declare. Every capability must be declared explicitly, {@code true} or {@code
- * false}: an undeclared capability fails the suite instead of counting as "false" (the flaw of Hadoop's
- * contract options). The commit protocol has no capability: it is always checked, with whichever
- * strategies the declared capabilities allow.
+ * false}: an undeclared capability fails the suite instead of counting as "false" (the flaw of
+ * Hadoop's contract options). The commit protocol has no capability: it is always checked, with
+ * whichever strategies the declared capabilities allow.
  */
 public enum Capability {
   /** Read-after-write, overwrite, delete, list, missing-file errors, large objects, odd names. */
@@ -50,8 +50,12 @@ public enum Capability {
         return capability;
       }
     }
-    throw new IllegalArgumentException("Unknown capability '" + id + "'; declare one of "
-        + Arrays.stream(values()).map(Capability::id).toList() + ".");
+    throw new IllegalArgumentException(
+        "Unknown capability '"
+            + id
+            + "'; declare one of "
+            + Arrays.stream(values()).map(Capability::id).toList()
+            + ".");
   }
 
   @Override

@@ -12,11 +12,15 @@ import java.time.Duration;
  * @param detail the failure's stack trace, or {@code ""}
  * @param duration how long the check ran
  */
-public record CheckResult(String contract, String check, Status status, String reason,
-    String detail, Duration duration) {
+public record CheckResult(
+    String contract, String check, Status status, String reason, String detail, Duration duration) {
 
   /** The outcome of a check. */
-  public enum Status { PASSED, FAILED, SKIPPED }
+  public enum Status {
+    PASSED,
+    FAILED,
+    SKIPPED
+  }
 
   /** {@code Contract.check}. */
   public String name() {

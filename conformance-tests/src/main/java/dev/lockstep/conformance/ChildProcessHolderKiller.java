@@ -23,8 +23,8 @@ import java.util.concurrent.TimeoutException;
  * Runtime.halt()}: no release, no shutdown hook, no finally block.
  *
  * <ol>
- *   <li>The options go to the child in a temporary properties file readable by the owner only
- *       (they may hold secrets; nothing is put on the command line), deleted afterwards.
+ *   <li>The options go to the child in a temporary properties file readable by the owner only (they
+ *       may hold secrets; nothing is put on the command line), deleted afterwards.
  *   <li>The parent waits for the {@code HELD} line, then for the process to end, and returns the
  *       token; the caller measures from there.
  * </ol>
@@ -40,13 +40,17 @@ final class ChildProcessHolderKiller implements HolderKiller {
   @Override
   public long acquireAndDie(String key) throws IOException, InterruptedException {
     if (target.lockType() == null) {
-      throw new IllegalStateException("The holder-death check kills a lock holder in a child JVM,"
-          + " which opens the lock through LockServiceDiscovery and so needs 'lock.type'. Set"
-          + " lock.type, or pass ConformanceTarget.builder().holderKiller(...) for an in-JVM lock.");
+      throw new IllegalStateException(
+          "The holder-death check kills a lock holder in a child JVM, which opens the lock through"
+              + " LockServiceDiscovery and so needs 'lock.type'. Set lock.type, or pass"
+              + " ConformanceTarget.builder().holderKiller(...) for an in-JVM lock.");
     }
     Duration wait = target.settings().scaled(Duration.ofSeconds(90));
-    java.nio.file.Path optionsFile = Files.createTempFile("lockstep-holder-", ".properties",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    java.nio.file.Path optionsFile =
+        Files.createTempFile(
+            "lockstep-holder-",
+            ".properties",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Process process = null;
     try {
       Properties properties = new Properties();
@@ -65,20 +69,24 @@ final class ChildProcessHolderKiller implements HolderKiller {
       command.add(Long.toString(wait.toMillis()));
       process = new ProcessBuilder(command).redirectErrorStream(true).start();
       Process child = process;
-      CompletableFuture<List<String>> lines = CompletableFuture.supplyAsync(() -> readUntilHeld(child));
+      CompletableFuture<List<String>> lines =
+          CompletableFuture.supplyAsync(() -> readUntilHeld(child));
       List<String> output;
       try {
         output = lines.get(wait.toMillis(), TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
-        throw new IOException("The holder JVM did not acquire '" + key + "' within "
-            + wait.toSeconds() + " s");
+        throw new IOException(
+            "The holder JVM did not acquire '" + key + "' within " + wait.toSeconds() + " s");
       } catch (ExecutionException e) {
         throw new IOException("Could not read the holder JVM's output", e.getCause());
       }
       String last = output.isEmpty() ? "" : output.get(output.size() - 1);
       if (!last.startsWith(HolderProcess.HELD)) {
-        throw new IOException("The holder JVM failed before holding '" + key + "'. Its output:\n"
-            + String.join("\n", output));
+        throw new IOException(
+            "The holder JVM failed before holding '"
+                + key
+                + "'. Its output:\n"
+                + String.join("\n", output));
       }
       if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
         throw new IOException("The holder JVM did not halt after acquiring '" + key + "'");
@@ -94,8 +102,9 @@ final class ChildProcessHolderKiller implements HolderKiller {
 
   private static List<String> readUntilHeld(Process process) {
     List<String> lines = new ArrayList<>();
-    try (BufferedReader reader = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader reader =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = reader.readLine()) != null) {
         lines.add(line);

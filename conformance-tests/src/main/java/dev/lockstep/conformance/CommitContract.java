@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The commit protocol on this backend, always checked: with every strategy the declarations allow
- * ({@code atomic-create}, {@code rename}, {@code lock} over a plain write), K committers x C commits
- * give exactly K*C snapshots with contiguous ids and each commit id once, also when a few percent of
- * store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
+ * ({@code atomic-create}, {@code rename}, {@code lock} over a plain write), K committers x C
+ * commits give exactly K*C snapshots with contiguous ids and each commit id once, also when a few
+ * percent of store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
  */
 public abstract class CommitContract extends ConformanceContract {
 
@@ -30,7 +30,9 @@ public abstract class CommitContract extends ConformanceContract {
    * lock strategy is refused.
    */
   @Test
-  @Proves("commit.strategy=auto picks what the declarations promise, and refuses with the fix when nothing safe is declared.")
+  @Proves(
+      "commit.strategy=auto picks what the declarations promise, and refuses with the fix when"
+          + " nothing safe is declared.")
   public final void commitStrategyMatchesDeclarations() throws IOException {
     boolean create = declaration(Capability.ATOMIC_CREATE);
     boolean rename = declaration(Capability.ATOMIC_RENAME);
@@ -38,28 +40,38 @@ public abstract class CommitContract extends ConformanceContract {
     FileIO store = openStore();
     Path dir = checkDirectory().child("snapshot");
     if (create || rename) {
-      try (SnapshotCommitter committer = SnapshotCommitter.open(store, dir, "conformance.table",
-          Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))) {
-        assertThat(committer.strategy()).as("commit.strategy=auto without a lock")
+      try (SnapshotCommitter committer =
+          SnapshotCommitter.open(
+              store, dir, "conformance.table", Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))) {
+        assertThat(committer.strategy())
+            .as("commit.strategy=auto without a lock")
             .isEqualTo(create ? "atomic-create" : "rename");
       }
     } else {
-      assertThat(catchThrowable(() -> SnapshotCommitter.open(store, dir, "conformance.table",
-          Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))))
+      assertThat(
+              catchThrowable(
+                  () ->
+                      SnapshotCommitter.open(
+                          store,
+                          dir,
+                          "conformance.table",
+                          Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))))
           .as("a store without atomic create or rename must refuse to commit without a lock")
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true");
     }
     CommitOptions locked = CommitOptions.from(Map.of("lock.enabled", "true"));
     if (lock) {
-      try (SnapshotCommitter committer = SnapshotCommitter.create(store, dir, "conformance.table",
-          locked, openLock())) {
-        assertThat(committer.strategy()).as("commit.strategy=auto with lock.enabled=true")
+      try (SnapshotCommitter committer =
+          SnapshotCommitter.create(store, dir, "conformance.table", locked, openLock())) {
+        assertThat(committer.strategy())
+            .as("commit.strategy=auto with lock.enabled=true")
             .startsWith("lock");
       }
     } else {
-      assertThat(catchThrowable(() -> SnapshotCommitter.create(store, dir, "conformance.table", locked,
-          null)))
+      assertThat(
+              catchThrowable(
+                  () -> SnapshotCommitter.create(store, dir, "conformance.table", locked, null)))
           .as("lock.enabled=true without a lock service must be refused")
           .isInstanceOf(CommitStrategyUnavailableException.class);
     }
@@ -67,24 +79,31 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** K x C concurrent commits with atomic create: exactly K*C snapshots, contiguous, once each. */
   @Test
-  @Proves("K committers x C commits with atomic create give exactly K*C snapshots, ids 1..K*C, each commit once.")
+  @Proves(
+      "K committers x C commits with atomic create give exactly K*C snapshots, ids 1..K*C, each"
+          + " commit once.")
   public final void concurrentCommitsWithAtomicCreate() throws Exception {
     stress(StrategyUnderTest.ATOMIC_CREATE, false);
   }
 
   /** K x C concurrent commits with atomic rename: exactly K*C snapshots, contiguous, once each. */
   @Test
-  @Proves("K committers x C commits with atomic rename give exactly K*C snapshots, ids 1..K*C, each commit once.")
+  @Proves(
+      "K committers x C commits with atomic rename give exactly K*C snapshots, ids 1..K*C, each"
+          + " commit once.")
   public final void concurrentCommitsWithRename() throws Exception {
     stress(StrategyUnderTest.RENAME, false);
   }
 
   /**
    * K x C concurrent commits under the lock over a plain write (the store's conditional writes are
-   * hidden, so only the lock keeps two writers apart): exactly K*C snapshots, contiguous, once each.
+   * hidden, so only the lock keeps two writers apart): exactly K*C snapshots, contiguous, once
+   * each.
    */
   @Test
-  @Proves("K committers x C commits under the lock over plain writes give exactly K*C snapshots, ids 1..K*C, each commit once.")
+  @Proves(
+      "K committers x C commits under the lock over plain writes give exactly K*C snapshots, ids"
+          + " 1..K*C, each commit once.")
   public final void concurrentCommitsUnderLock() throws Exception {
     stress(StrategyUnderTest.LOCK, false);
   }
@@ -122,17 +141,26 @@ public abstract class CommitContract extends ConformanceContract {
     FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
     for (int i = 0; i < k; i++) {
       FileIO store = openStore();
-      stores.add(faults ? FaultInjectingStore.wrap(store,
-          FaultPlan.random(s.faultRate(), 7919L * (i + 1)), injected) : store);
+      stores.add(
+          faults
+              ? FaultInjectingStore.wrap(
+                  store, FaultPlan.random(s.faultRate(), 7919L * (i + 1)), injected)
+              : store);
       locks.add(strategy == StrategyUnderTest.LOCK ? openLock() : null);
     }
     String label = strategy.label() + (faults ? " under faults" : "");
     new CommitStress(k, s.commitsPerCommitter(), s.scaled(Duration.ofSeconds(150)))
-        .runAndVerify(label, i -> strategy.open(stores.get(i), dir, locks.get(i), currentTarget()),
-            checker, dir);
+        .runAndVerify(
+            label,
+            i -> strategy.open(stores.get(i), dir, locks.get(i), currentTarget()),
+            checker,
+            dir);
     if (faults) {
-      assertThat(injected.total()).as("%s: the run must have injected faults (%s); raise %s",
-          label, injected, ConformanceSettings.FAULT_RATE).isPositive();
+      assertThat(injected.total())
+          .as(
+              "%s: the run must have injected faults (%s); raise %s",
+              label, injected, ConformanceSettings.FAULT_RATE)
+          .isPositive();
     }
   }
 }

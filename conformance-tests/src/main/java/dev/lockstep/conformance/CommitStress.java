@@ -68,29 +68,35 @@ final class CommitStress {
     Map<String, Long> claimed = new ConcurrentHashMap<>();
     SnapshotLog truth = new SnapshotLog(checker, snapshotDirectory);
     CyclicBarrier barrier = new CyclicBarrier(committers);
-    ExecutorService threads = Executors.newFixedThreadPool(committers, r -> {
-      Thread thread = new Thread(r, "conformance-committer");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService threads =
+        Executors.newFixedThreadPool(
+            committers,
+            r -> {
+              Thread thread = new Thread(r, "conformance-committer");
+              thread.setDaemon(true);
+              return thread;
+            });
     long deadline = System.nanoTime() + timeout.toNanos();
     List<Future<Void>> futures = new ArrayList<>();
     try {
       for (int k = 0; k < committers; k++) {
         int committer = k;
-        futures.add(threads.submit(() -> {
-          try (SnapshotCommitter c = factory.open(committer)) {
-            barrier.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            for (int seq = 0; seq < commitsEach; seq++) {
-              String commitId = "commit-" + committer + "-" + seq + "-" + UUID.randomUUID();
-              claimed.put(commitId, commitOne(c, truth, commitId, deadline));
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            threads.submit(
+                () -> {
+                  try (SnapshotCommitter c = factory.open(committer)) {
+                    barrier.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    for (int seq = 0; seq < commitsEach; seq++) {
+                      String commitId = "commit-" + committer + "-" + seq + "-" + UUID.randomUUID();
+                      claimed.put(commitId, commitOne(c, truth, commitId, deadline));
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<Void> f : futures) {
-        f.get(Math.max(1, deadline - System.nanoTime()) + TimeUnit.SECONDS.toNanos(5),
+        f.get(
+            Math.max(1, deadline - System.nanoTime()) + TimeUnit.SECONDS.toNanos(5),
             TimeUnit.NANOSECONDS);
       }
     } finally {
@@ -99,8 +105,9 @@ final class CommitStress {
     verify(label, claimed, truth, checker, snapshotDirectory);
   }
 
-  private long commitOne(SnapshotCommitter committer, SnapshotLog truth, String commitId,
-      long deadline) throws IOException, InterruptedException {
+  private long commitOne(
+      SnapshotCommitter committer, SnapshotLog truth, String commitId, long deadline)
+      throws IOException, InterruptedException {
     byte[] content = ("{\"commitId\":\"" + commitId + "\"}\n").getBytes(StandardCharsets.UTF_8);
     IOException last = null;
     while (System.nanoTime() < deadline) {
@@ -125,8 +132,15 @@ final class CommitStress {
         last = e;
       }
     }
-    throw new AssertionError("Commit " + commitId + " did not finish before the deadline ("
-        + timeout.toSeconds() + " s, scaled by " + ConformanceSettings.TIME_FACTOR + ")", last);
+    throw new AssertionError(
+        "Commit "
+            + commitId
+            + " did not finish before the deadline ("
+            + timeout.toSeconds()
+            + " s, scaled by "
+            + ConformanceSettings.TIME_FACTOR
+            + ")",
+        last);
   }
 
   private static Optional<Long> find(SnapshotLog truth, String commitId) throws IOException {
@@ -138,25 +152,35 @@ final class CommitStress {
     return Optional.empty();
   }
 
-  private void verify(String label, Map<String, Long> claimed, SnapshotLog truth, FileIO checker,
-      Path dir) throws IOException {
+  private void verify(
+      String label, Map<String, Long> claimed, SnapshotLog truth, FileIO checker, Path dir)
+      throws IOException {
     int expected = committers * commitsEach;
     List<Long> ids = truth.listIds();
     String listing = ConformanceContract.listing(checker, dir);
-    assertThat(ids).as("%s: %d committers x %d commits must give snapshots 1..%d, contiguous; %s",
-        label, committers, commitsEach, expected, listing)
+    assertThat(ids)
+        .as(
+            "%s: %d committers x %d commits must give snapshots 1..%d, contiguous; %s",
+            label, committers, commitsEach, expected, listing)
         .containsExactlyElementsOf(LongStream.rangeClosed(1, expected).boxed().toList());
     Map<String, Long> holder = new HashMap<>();
     for (long id : ids) {
       String text = new String(truth.read(id), StandardCharsets.UTF_8);
       String commitId = text.replaceAll("(?s).*\"commitId\":\"([^\"]+)\".*", "$1");
       Long previous = holder.put(commitId, id);
-      assertThat(previous).as("%s: commit %s is in snapshot %s and in snapshot %d (committed twice)",
-          label, commitId, previous, id).isNull();
+      assertThat(previous)
+          .as(
+              "%s: commit %s is in snapshot %s and in snapshot %d (committed twice)",
+              label, commitId, previous, id)
+          .isNull();
     }
-    assertThat(holder.keySet()).as("%s: every commit exactly once", label)
+    assertThat(holder.keySet())
+        .as("%s: every commit exactly once", label)
         .containsExactlyInAnyOrderElementsOf(claimed.keySet());
-    claimed.forEach((commitId, id) -> assertThat(holder.get(commitId))
-        .as("%s: %s was reported committed as snapshot %d", label, commitId, id).isEqualTo(id));
+    claimed.forEach(
+        (commitId, id) ->
+            assertThat(holder.get(commitId))
+                .as("%s: %s was reported committed as snapshot %d", label, commitId, id)
+                .isEqualTo(id));
   }
 }

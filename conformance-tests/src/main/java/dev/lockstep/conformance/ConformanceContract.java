@@ -49,13 +49,16 @@ public abstract class ConformanceContract {
       throw new AssertionError("The conformance target could not be built: " + e.getMessage(), e);
     }
     if (t == null) {
-      fail("Unconfigured suite: target() returned null. Return a ConformanceTarget built with"
-          + " ConformanceTarget.builder() or ConformanceTarget.fromProperties(file).");
+      fail(
+          "Unconfigured suite: target() returned null. Return a ConformanceTarget built with"
+              + " ConformanceTarget.builder() or ConformanceTarget.fromProperties(file).");
     }
     this.target = t;
     this.settings = t.settings();
-    this.checkName = getClass().getSimpleName() + "." + info.getTestMethod().map(m -> m.getName())
-        .orElse("check");
+    this.checkName =
+        getClass().getSimpleName()
+            + "."
+            + info.getTestMethod().map(m -> m.getName()).orElse("check");
   }
 
   @AfterEach
@@ -95,22 +98,34 @@ public abstract class ConformanceContract {
   }
 
   /**
-   * Fails when {@code capability} is undeclared; skips (with the reason) when it is declared absent.
+   * Fails when {@code capability} is undeclared; skips (with the reason) when it is declared
+   * absent.
    */
   protected final void requirePresent(Capability capability) {
     if (!declaration(capability)) {
-      Assumptions.abort(capability + " is declared absent (" + capability.propertyKey()
-          + "=false): this check does not apply; the declaration check asserts that using it fails"
-          + " cleanly.");
+      Assumptions.abort(
+          capability
+              + " is declared absent ("
+              + capability.propertyKey()
+              + "=false): this check does not apply; the declaration check asserts that using it"
+              + " fails cleanly.");
     }
   }
 
   /** The declaration of {@code capability}; fails, naming the key to set, when it is undeclared. */
   protected final boolean declaration(Capability capability) {
-    return target.declared(capability).orElseThrow(() -> new AssertionError("Capability '"
-        + capability + "' is not declared. Declare it explicitly: " + capability.propertyKey()
-        + "=true|false (or ConformanceTarget.builder().declare(Capability." + capability.name()
-        + ", true|false)); an undeclared capability never counts as absent."));
+    return target
+        .declared(capability)
+        .orElseThrow(
+            () ->
+                new AssertionError(
+                    "Capability '"
+                        + capability
+                        + "' is not declared. Declare it explicitly: "
+                        + capability.propertyKey()
+                        + "=true|false (or ConformanceTarget.builder().declare(Capability."
+                        + capability.name()
+                        + ", true|false)); an undeclared capability never counts as absent."));
   }
 
   /** A new client of the store under test, timed, closed after the check. */
@@ -137,8 +152,8 @@ public abstract class ConformanceContract {
   }
 
   /**
-   * This check's own directory under the target URI: {@code <uri>/<Class>.<method>-<random>}. Opens a
-   * store client for the cleanup if none is open yet.
+   * This check's own directory under the target URI: {@code <uri>/<Class>.<method>-<random>}. Opens
+   * a store client for the cleanup if none is open yet.
    */
   protected final Path checkDirectory() throws IOException {
     if (checkDirectory == null) {
@@ -146,11 +161,14 @@ public abstract class ConformanceContract {
         openStore();
       }
       if (target.uri() == null) {
-        throw new IllegalStateException("The conformance target has no 'uri': the kit needs a fresh,"
-            + " empty test directory or prefix to write into, even with a store factory.");
+        throw new IllegalStateException(
+            "The conformance target has no 'uri': the kit needs a fresh,"
+                + " empty test directory or prefix to write into, even with a store factory.");
       }
-      checkDirectory = Path.of(target.uri()).child(checkName.replace('.', '-') + "-"
-          + UUID.randomUUID().toString().substring(0, 8));
+      checkDirectory =
+          Path.of(target.uri())
+              .child(
+                  checkName.replace('.', '-') + "-" + UUID.randomUUID().toString().substring(0, 8));
     }
     return checkDirectory;
   }
@@ -165,8 +183,13 @@ public abstract class ConformanceContract {
     try {
       List<FileStatus> entries = store.list(directory);
       StringBuilder sb = new StringBuilder("listing of ").append(directory).append(':');
-      entries.stream().sorted((a, b) -> a.path().compareTo(b.path())).forEach(s -> sb.append("\n  ")
-          .append(s.path().name()).append(s.directory() ? "/" : "  " + s.length() + " bytes"));
+      entries.stream()
+          .sorted((a, b) -> a.path().compareTo(b.path()))
+          .forEach(
+              s ->
+                  sb.append("\n  ")
+                      .append(s.path().name())
+                      .append(s.directory() ? "/" : "  " + s.length() + " bytes"));
       return sb.toString();
     } catch (IOException e) {
       return "listing of " + directory + " failed: " + e;

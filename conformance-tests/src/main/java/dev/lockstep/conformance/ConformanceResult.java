@@ -14,8 +14,8 @@ import java.util.Optional;
  * The outcome of one conformance run: every check, the capability matrix (declared vs observed),
  * the commit strategies that are safe on this backend, and the latencies measured while it ran.
  *
- * <p>The run passes when at least one check ran, no check failed, and every capability was declared.
- * A skipped check is not a failure: it is what a capability declared absent produces.
+ * <p>The run passes when at least one check ran, no check failed, and every capability was
+ * declared. A skipped check is not a failure: it is what a capability declared absent produces.
  */
 public final class ConformanceResult {
 
@@ -41,8 +41,13 @@ public final class ConformanceResult {
    * @param failed checks of it that failed
    * @param skipped checks of it that were skipped
    */
-  public record CapabilityRow(Capability capability, Optional<Boolean> declared, Observed observed,
-      int passed, int failed, int skipped) {}
+  public record CapabilityRow(
+      Capability capability,
+      Optional<Boolean> declared,
+      Observed observed,
+      int passed,
+      int failed,
+      int skipped) {}
 
   /**
    * Whether a commit strategy is safe on this backend.
@@ -53,11 +58,12 @@ public final class ConformanceResult {
    */
   public record StrategyVerdict(String strategy, boolean safe, String why) {}
 
-  private static final Map<Capability, String> CONTRACT_OF = Map.of(
-      Capability.STORE_BASICS, "StoreContract",
-      Capability.ATOMIC_CREATE, "AtomicCreateContract",
-      Capability.ATOMIC_RENAME, "AtomicRenameContract",
-      Capability.LOCK, "LockContract");
+  private static final Map<Capability, String> CONTRACT_OF =
+      Map.of(
+          Capability.STORE_BASICS, "StoreContract",
+          Capability.ATOMIC_CREATE, "AtomicCreateContract",
+          Capability.ATOMIC_RENAME, "AtomicRenameContract",
+          Capability.LOCK, "LockContract");
 
   private final String targetDescription;
   private final Map<Capability, Boolean> declarations;
@@ -66,8 +72,12 @@ public final class ConformanceResult {
   private final Instant started;
   private final Duration duration;
 
-  ConformanceResult(String targetDescription, Map<Capability, Boolean> declarations,
-      List<CheckResult> checks, Map<String, Latencies.Percentiles> latencies, Instant started,
+  ConformanceResult(
+      String targetDescription,
+      Map<Capability, Boolean> declarations,
+      List<CheckResult> checks,
+      Map<String, Latencies.Percentiles> latencies,
+      Instant started,
       Duration duration) {
     this.targetDescription = targetDescription;
     this.declarations = Collections.unmodifiableMap(new LinkedHashMap<>(declarations));
@@ -180,20 +190,35 @@ public final class ConformanceResult {
     Map<Capability, Observed> observed = new LinkedHashMap<>();
     capabilityMatrix().forEach(r -> observed.put(r.capability(), r.observed()));
     List<StrategyVerdict> out = new ArrayList<>();
-    out.add(verdict("atomic-create", Capability.ATOMIC_CREATE, observed,
-        "CommitContract.concurrentCommitsWithAtomicCreate",
-        "CommitContract.concurrentCommitsWithAtomicCreateUnderFaults"));
-    out.add(verdict("rename", Capability.ATOMIC_RENAME, observed,
-        "CommitContract.concurrentCommitsWithRename",
-        "CommitContract.concurrentCommitsWithRenameUnderFaults"));
-    out.add(verdict("lock", Capability.LOCK, observed,
-        "CommitContract.concurrentCommitsUnderLock",
-        "CommitContract.concurrentCommitsUnderLockUnderFaults"));
+    out.add(
+        verdict(
+            "atomic-create",
+            Capability.ATOMIC_CREATE,
+            observed,
+            "CommitContract.concurrentCommitsWithAtomicCreate",
+            "CommitContract.concurrentCommitsWithAtomicCreateUnderFaults"));
+    out.add(
+        verdict(
+            "rename",
+            Capability.ATOMIC_RENAME,
+            observed,
+            "CommitContract.concurrentCommitsWithRename",
+            "CommitContract.concurrentCommitsWithRenameUnderFaults"));
+    out.add(
+        verdict(
+            "lock",
+            Capability.LOCK,
+            observed,
+            "CommitContract.concurrentCommitsUnderLock",
+            "CommitContract.concurrentCommitsUnderLockUnderFaults"));
     return out;
   }
 
-  private StrategyVerdict verdict(String strategy, Capability capability,
-      Map<Capability, Observed> observed, String... commitChecks) {
+  private StrategyVerdict verdict(
+      String strategy,
+      Capability capability,
+      Map<Capability, Observed> observed,
+      String... commitChecks) {
     Observed o = observed.get(capability);
     if (o != Observed.HOLDS) {
       String state = o.name().replace('_', ' ').toLowerCase(java.util.Locale.ROOT);
@@ -201,20 +226,32 @@ public final class ConformanceResult {
     }
     Observed store = observed.get(Capability.STORE_BASICS);
     if (store != Observed.HOLDS) {
-      return new StrategyVerdict(strategy, false, "store basics are "
-          + store.name().replace('_', ' ').toLowerCase(java.util.Locale.ROOT));
+      return new StrategyVerdict(
+          strategy,
+          false,
+          "store basics are " + store.name().replace('_', ' ').toLowerCase(java.util.Locale.ROOT));
     }
     List<String> needed = new ArrayList<>(List.of(commitChecks));
-    checks.stream().filter(c -> c.contract().equals("UncertainOutcomeContract"))
+    checks.stream()
+        .filter(c -> c.contract().equals("UncertainOutcomeContract"))
         .forEach(c -> needed.add(c.name()));
     for (String name : needed) {
       Optional<CheckResult> c = check(name);
       if (c.isEmpty() || c.get().status() != Status.PASSED) {
-        return new StrategyVerdict(strategy, false, name + " "
-            + c.map(r -> r.status().name().toLowerCase(java.util.Locale.ROOT)).orElse("did not run"));
+        return new StrategyVerdict(
+            strategy,
+            false,
+            name
+                + " "
+                + c.map(r -> r.status().name().toLowerCase(java.util.Locale.ROOT))
+                    .orElse("did not run"));
       }
     }
-    return new StrategyVerdict(strategy, true, capability + " holds; concurrent commits (also under"
-        + " faults) and uncertain outcomes pass");
+    return new StrategyVerdict(
+        strategy,
+        true,
+        capability
+            + " holds; concurrent commits (also under"
+            + " faults) and uncertain outcomes pass");
   }
 }

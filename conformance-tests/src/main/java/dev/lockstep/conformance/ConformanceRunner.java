@@ -51,6 +51,7 @@ public final class ConformanceRunner {
 
   /** File name of the HTML report in the report directory. */
   public static final String HTML_REPORT = "conformance-report.html";
+
   /** File name of the JUnit XML report in the report directory. */
   public static final String XML_REPORT = "TEST-lockstep-conformance.xml";
 
@@ -65,16 +66,17 @@ public final class ConformanceRunner {
    * Runs the given contracts (subclasses of the kit's contracts that return {@code target}, or the
    * runner's own) against {@code target}.
    */
-  public static synchronized ConformanceResult run(ConformanceTarget target,
-      List<Class<? extends ConformanceContract>> contracts) {
+  public static synchronized ConformanceResult run(
+      ConformanceTarget target, List<Class<? extends ConformanceContract>> contracts) {
     Instant started = Instant.now();
     long start = System.nanoTime();
     Latencies.global().reset();
     RunnerContracts.setCurrent(target);
     Collector collector = new Collector();
     try {
-      LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
-          .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false");
+      LauncherDiscoveryRequestBuilder request =
+          LauncherDiscoveryRequestBuilder.request()
+              .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false");
       contracts.forEach(c -> request.selectors(selectClass(c)));
       LauncherDiscoveryRequest built = request.build();
       Launcher launcher = LauncherFactory.create();
@@ -82,8 +84,13 @@ public final class ConformanceRunner {
     } finally {
       RunnerContracts.setCurrent(null);
     }
-    return new ConformanceResult(target.toString(), target.declarations(), collector.results,
-        Latencies.global().snapshot(), started, Duration.ofNanos(System.nanoTime() - start));
+    return new ConformanceResult(
+        target.toString(),
+        target.declarations(),
+        collector.results,
+        Latencies.global().snapshot(),
+        started,
+        Duration.ofNanos(System.nanoTime() - start));
   }
 
   /**
@@ -153,7 +160,8 @@ public final class ConformanceRunner {
     if (report != null) {
       try {
         writeReports(result, report);
-        out.println("Reports: " + report.resolve(HTML_REPORT) + " and " + report.resolve(XML_REPORT));
+        out.println(
+            "Reports: " + report.resolve(HTML_REPORT) + " and " + report.resolve(XML_REPORT));
       } catch (IOException e) {
         err.println("Could not write the reports to " + report + ": " + e);
         return 2;
@@ -194,21 +202,22 @@ public final class ConformanceRunner {
       String message = error.map(Collector::message).orElse("");
       String detail = error.map(Collector::stackTrace).orElse("");
       if (id.isTest()) {
-        Status status = switch (outcome.getStatus()) {
-          case SUCCESSFUL -> Status.PASSED;
-          case ABORTED -> Status.SKIPPED;
-          case FAILED -> Status.FAILED;
-        };
-        results.add(result(id, status, status == Status.PASSED ? proves(id) : message, detail,
-            took));
+        Status status =
+            switch (outcome.getStatus()) {
+              case SUCCESSFUL -> Status.PASSED;
+              case ABORTED -> Status.SKIPPED;
+              case FAILED -> Status.FAILED;
+            };
+        results.add(
+            result(id, status, status == Status.PASSED ? proves(id) : message, detail, took));
       } else if (outcome.getStatus() == TestExecutionResult.Status.FAILED) {
         // A contract class that could not even start (for example a failing constructor).
         results.add(result(id, Status.FAILED, message, detail, took));
       }
     }
 
-    private static CheckResult result(TestIdentifier id, Status status, String reason,
-        String detail, Duration took) {
+    private static CheckResult result(
+        TestIdentifier id, Status status, String reason, String detail, Duration took) {
       TestSource source = id.getSource().orElse(null);
       String contract = "Suite";
       String check = id.getDisplayName();
@@ -224,8 +233,8 @@ public final class ConformanceRunner {
 
     private static String contractName(String className) {
       try {
-        return RunnerContracts.contractName(Class.forName(className, false,
-            ConformanceRunner.class.getClassLoader()));
+        return RunnerContracts.contractName(
+            Class.forName(className, false, ConformanceRunner.class.getClassLoader()));
       } catch (ClassNotFoundException e) {
         return className.substring(className.lastIndexOf('.') + 1);
       }

@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The kit's own knobs, read from the target's {@code conformance.*} options and parsed once. Defaults
- * are moderate so that the kit runs in a few minutes on a small machine; a vendor publishing a verdict
- * raises the round counts.
+ * The kit's own knobs, read from the target's {@code conformance.*} options and parsed once.
+ * Defaults are moderate so that the kit runs in a few minutes on a small machine; a vendor
+ * publishing a verdict raises the round counts.
  *
  * @param rounds {@value #ROUNDS}: rounds of each atomic create / rename race
  * @param contenders {@value #CONTENDERS}: contenders per race round and per lock race
@@ -16,16 +16,24 @@ import java.util.Map;
  * @param lockIncrements {@value #LOCK_INCREMENTS}: critical sections per contender in the lock race
  * @param faultRate {@value #FAULT_RATE}: share of store calls that fail or lose their answer in the
  *     fault-injecting commit checks
- * @param largeObjectBytes {@value #LARGE_OBJECT_SIZE}: size of the large-object check (at least 64 MiB
- *     for a verdict, so that multi-part upload paths run)
+ * @param largeObjectBytes {@value #LARGE_OBJECT_SIZE}: size of the large-object check (at least 64
+ *     MiB for a verdict, so that multi-part upload paths run)
  * @param timeFactor {@value #TIME_FACTOR}: scales every wait and tolerance of the kit
  * @param tolerance {@value #TOLERANCE}: slack allowed beyond a stated bound (timed acquire, holder
  *     death), before scaling
  * @param keepFiles {@value #KEEP_FILES}: keep each check's files for inspection instead of deleting
  */
-public record ConformanceSettings(int rounds, int contenders, int committers,
-    int commitsPerCommitter, int lockIncrements, double faultRate, long largeObjectBytes,
-    double timeFactor, Duration tolerance, boolean keepFiles) {
+public record ConformanceSettings(
+    int rounds,
+    int contenders,
+    int committers,
+    int commitsPerCommitter,
+    int lockIncrements,
+    double faultRate,
+    long largeObjectBytes,
+    double timeFactor,
+    Duration tolerance,
+    boolean keepFiles) {
 
   public static final String ROUNDS = "conformance.rounds";
   public static final int ROUNDS_DEFAULT = 100;
@@ -55,15 +63,23 @@ public record ConformanceSettings(int rounds, int contenders, int committers,
     atLeast(COMMITS_PER_COMMITTER, commitsPerCommitter, 1);
     atLeast(LOCK_INCREMENTS, lockIncrements, 1);
     if (!(faultRate > 0 && faultRate < 0.5)) {
-      throw new IllegalArgumentException("Option '" + FAULT_RATE + "' is " + faultRate
-          + "; write a share between 0 and 0.5, for example 0.05.");
+      throw new IllegalArgumentException(
+          "Option '"
+              + FAULT_RATE
+              + "' is "
+              + faultRate
+              + "; write a share between 0 and 0.5, for example 0.05.");
     }
     if (largeObjectBytes < 1) {
       throw new IllegalArgumentException("Option '" + LARGE_OBJECT_SIZE + "' must be positive.");
     }
     if (!(timeFactor >= 0.1 && timeFactor <= 100)) {
-      throw new IllegalArgumentException("Option '" + TIME_FACTOR + "' is " + timeFactor
-          + "; write a factor between 0.1 and 100, for example 2 on a slow machine.");
+      throw new IllegalArgumentException(
+          "Option '"
+              + TIME_FACTOR
+              + "' is "
+              + timeFactor
+              + "; write a factor between 0.1 and 100, for example 2 on a slow machine.");
     }
   }
 
@@ -108,8 +124,8 @@ public record ConformanceSettings(int rounds, int contenders, int committers,
     try {
       return Double.parseDouble(value.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("Option '" + key + "' is '" + value + "'; write a number.",
-          e);
+      throw new IllegalArgumentException(
+          "Option '" + key + "' is '" + value + "'; write a number.", e);
     }
   }
 
@@ -120,8 +136,15 @@ public record ConformanceSettings(int rounds, int contenders, int committers,
     }
     String text = value.trim().toLowerCase(java.util.Locale.ROOT).replace(" ", "");
     long unit = 1;
-    String[][] units = {{"gib", "1073741824"}, {"gb", "1073741824"}, {"mib", "1048576"},
-        {"mb", "1048576"}, {"kib", "1024"}, {"kb", "1024"}, {"b", "1"}};
+    String[][] units = {
+      {"gib", "1073741824"},
+      {"gb", "1073741824"},
+      {"mib", "1048576"},
+      {"mb", "1048576"},
+      {"kib", "1024"},
+      {"kb", "1024"},
+      {"b", "1"}
+    };
     for (String[] u : units) {
       if (text.endsWith(u[0])) {
         unit = Long.parseLong(u[1]);
@@ -132,8 +155,8 @@ public record ConformanceSettings(int rounds, int contenders, int committers,
     try {
       return Math.multiplyExact(Long.parseLong(text), unit);
     } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException("Option '" + LARGE_OBJECT_SIZE + "' is '" + value
-          + "'; write a size such as 64MiB.", e);
+      throw new IllegalArgumentException(
+          "Option '" + LARGE_OBJECT_SIZE + "' is '" + value + "'; write a size such as 64MiB.", e);
     }
   }
 }

@@ -34,13 +34,15 @@ import java.util.TreeMap;
  * option.uri=thrift://hms:9083          # "option." passes a key the kit itself uses (here: uri)
  * </pre>
  *
- * <p>Nothing is validated at build time beyond the syntax: each check validates what it needs, so that
- * a missing declaration or an unconfigured target fails the checks that need it, by name, with the fix.
+ * <p>Nothing is validated at build time beyond the syntax: each check validates what it needs, so
+ * that a missing declaration or an unconfigured target fails the checks that need it, by name, with
+ * the fix.
  */
 public final class ConformanceTarget {
 
   /** Properties key of the store root URI. */
   public static final String URI_KEY = "uri";
+
   /** Properties key prefix that passes the rest of the key as an option, for keys the kit uses. */
   public static final String OPTION_PREFIX = "option.";
 
@@ -72,22 +74,25 @@ public final class ConformanceTarget {
   }
 
   /**
-   * Reads a target from a properties file (UTF-8): {@code uri}, {@code capabilities.<id>=true|false},
-   * {@code lock.type}, and every other key as a catalog option.
+   * Reads a target from a properties file (UTF-8): {@code uri}, {@code
+   * capabilities.<id>=true|false}, {@code lock.type}, and every other key as a catalog option.
    *
    * @throws IOException when the file cannot be read
-   * @throws IllegalArgumentException when a capability key or value is not understood, naming the key
+   * @throws IllegalArgumentException when a capability key or value is not understood, naming the
+   *     key
    */
   public static ConformanceTarget fromProperties(java.nio.file.Path file) throws IOException {
     Properties properties = new Properties();
     try (InputStream in = Files.newInputStream(file);
-        java.io.Reader reader = new java.io.InputStreamReader(in,
-            java.nio.charset.StandardCharsets.UTF_8)) {
+        java.io.Reader reader =
+            new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8)) {
       properties.load(reader);
     } catch (java.nio.file.NoSuchFileException e) {
-      throw new java.io.FileNotFoundException("The conformance properties file " + file
-          + " does not exist. Write one with 'uri=...' and 'capabilities.<id>=true|false' (see the"
-          + " conformance-tests README).");
+      throw new java.io.FileNotFoundException(
+          "The conformance properties file "
+              + file
+              + " does not exist. Write one with 'uri=...' and 'capabilities.<id>=true|false' (see"
+              + " the conformance-tests README).");
     }
     Builder builder = builder().source(file.toString());
     for (String key : new java.util.TreeSet<>(properties.stringPropertyNames())) {
@@ -102,8 +107,8 @@ public final class ConformanceTarget {
           throw new IllegalArgumentException(file + ": key '" + key + "': " + e.getMessage(), e);
         }
         if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
-          throw new IllegalArgumentException(file + ": key '" + key + "' is '" + value
-              + "'; write true or false.");
+          throw new IllegalArgumentException(
+              file + ": key '" + key + "' is '" + value + "'; write true or false.");
         }
         builder.declare(capability, Boolean.parseBoolean(value.toLowerCase(java.util.Locale.ROOT)));
       } else if (key.startsWith(OPTION_PREFIX)) {
@@ -170,8 +175,12 @@ public final class ConformanceTarget {
       return Objects.requireNonNull(storeFactory.open(), "the store factory returned null");
     }
     if (uri == null) {
-      throw new IllegalStateException("The conformance target has no store: set '" + URI_KEY
-          + "' to a fresh, empty test directory or prefix" + where() + ".");
+      throw new IllegalStateException(
+          "The conformance target has no store: set '"
+              + URI_KEY
+              + "' to a fresh, empty test directory or prefix"
+              + where()
+              + ".");
     }
     return FileIODiscovery.open(dev.lockstep.fs.Path.of(uri), options);
   }
@@ -186,8 +195,12 @@ public final class ConformanceTarget {
       return Objects.requireNonNull(lockFactory.open(), "the lock factory returned null");
     }
     if (lockType() == null) {
-      throw new IllegalStateException("The conformance target has no lock: set '"
-          + LockOptions.LOCK_TYPE + "' and the backend's lock.<type>.* options" + where() + ".");
+      throw new IllegalStateException(
+          "The conformance target has no lock: set '"
+              + LockOptions.LOCK_TYPE
+              + "' and the backend's lock.<type>.* options"
+              + where()
+              + ".");
     }
     return LockServiceDiscovery.open(options);
   }
@@ -209,8 +222,14 @@ public final class ConformanceTarget {
   /** A description safe to print: secrets are masked. */
   @Override
   public String toString() {
-    return "ConformanceTarget{uri=" + uri + ", declared=" + declared + ", options="
-        + Options.of(options) + (source == null ? "" : ", source=" + source) + "}";
+    return "ConformanceTarget{uri="
+        + uri
+        + ", declared="
+        + declared
+        + ", options="
+        + Options.of(options)
+        + (source == null ? "" : ", source=" + source)
+        + "}";
   }
 
   /** Builds a {@link ConformanceTarget}. */

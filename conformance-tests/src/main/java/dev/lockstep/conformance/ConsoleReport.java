@@ -13,15 +13,23 @@ final class ConsoleReport {
   static void print(ConformanceResult result, PrintStream out) {
     out.println("Lockstep conformance: " + result.verdict());
     out.println("Target: " + result.targetDescription());
-    out.printf("Checks: %d passed, %d failed, %d skipped in %.1f s%n", result.count(Status.PASSED),
-        result.count(Status.FAILED), result.count(Status.SKIPPED),
+    out.printf(
+        "Checks: %d passed, %d failed, %d skipped in %.1f s%n",
+        result.count(Status.PASSED),
+        result.count(Status.FAILED),
+        result.count(Status.SKIPPED),
         result.duration().toMillis() / 1000.0);
     out.println();
     out.printf("%-14s %-10s %-12s %s%n", "capability", "declared", "observed", "checks");
     for (ConformanceResult.CapabilityRow row : result.capabilityMatrix()) {
-      out.printf("%-14s %-10s %-12s %d passed, %d failed, %d skipped%n", row.capability().id(),
-          row.declared().map(Object::toString).orElse("MISSING"), row.observed(), row.passed(),
-          row.failed(), row.skipped());
+      out.printf(
+          "%-14s %-10s %-12s %d passed, %d failed, %d skipped%n",
+          row.capability().id(),
+          row.declared().map(Object::toString).orElse("MISSING"),
+          row.observed(),
+          row.passed(),
+          row.failed(),
+          row.skipped());
     }
     out.println();
     out.println("Commit strategies:");
@@ -31,17 +39,29 @@ final class ConsoleReport {
     out.println();
     for (CheckResult check : result.checks()) {
       if (check.status() != Status.PASSED) {
-        out.printf("%-7s %s%n        %s%n", check.status(), check.name(),
+        out.printf(
+            "%-7s %s%n        %s%n",
+            check.status(),
+            check.name(),
             firstLines(check.reason(), 6).replace("\n", "\n        "));
       }
     }
     Map<String, Latencies.Percentiles> latencies = result.latencies();
     if (!latencies.isEmpty()) {
       out.println();
-      out.printf("%-26s %8s %10s %10s %10s %10s%n", "operation", "calls", "p50 ms", "p95 ms",
-          "p99 ms", "max ms");
-      latencies.forEach((op, p) -> out.printf("%-26s %8d %10.2f %10.2f %10.2f %10.2f%n", op,
-          p.count(), millis(p.p50()), millis(p.p95()), millis(p.p99()), millis(p.max())));
+      out.printf(
+          "%-26s %8s %10s %10s %10s %10s%n",
+          "operation", "calls", "p50 ms", "p95 ms", "p99 ms", "max ms");
+      latencies.forEach(
+          (op, p) ->
+              out.printf(
+                  "%-26s %8d %10.2f %10.2f %10.2f %10.2f%n",
+                  op,
+                  p.count(),
+                  millis(p.p50()),
+                  millis(p.p95()),
+                  millis(p.p99()),
+                  millis(p.max())));
     }
   }
 

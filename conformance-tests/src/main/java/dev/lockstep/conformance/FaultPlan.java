@@ -4,9 +4,7 @@ import dev.lockstep.fs.Path;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/**
- * Decides, call by call, which fault {@link FaultInjectingStore} injects. Thread-safe.
- */
+/** Decides, call by call, which fault {@link FaultInjectingStore} injects. Thread-safe. */
 @FunctionalInterface
 interface FaultPlan {
 
@@ -24,8 +22,8 @@ interface FaultPlan {
   }
 
   /**
-   * @param operation {@code write}, {@code createAtomically}, {@code renameAtomically}, {@code read},
-   *     {@code exists}, {@code getStatus}, {@code list}, {@code delete} or {@code mkdirs}
+   * @param operation {@code write}, {@code createAtomically}, {@code renameAtomically}, {@code
+   *     read}, {@code exists}, {@code getStatus}, {@code list}, {@code delete} or {@code mkdirs}
    * @param path the path the call is for (the target of a rename)
    */
   Fault decide(String operation, Path path);
@@ -41,11 +39,13 @@ interface FaultPlan {
    */
   static FaultPlan random(double rate, long seed) {
     SplittableRandom root = new SplittableRandom(seed);
-    ThreadLocal<SplittableRandom> random = ThreadLocal.withInitial(() -> {
-      synchronized (root) {
-        return root.split();
-      }
-    });
+    ThreadLocal<SplittableRandom> random =
+        ThreadLocal.withInitial(
+            () -> {
+              synchronized (root) {
+                return root.split();
+              }
+            });
     return (operation, path) -> {
       SplittableRandom r = random.get();
       if (r.nextDouble() >= rate) {
@@ -56,14 +56,16 @@ interface FaultPlan {
   }
 
   /**
-   * The next {@code count} writes (write, atomic create, atomic rename) whose target name starts with
-   * {@code namePrefix} get {@code fault}; every other call goes through.
+   * The next {@code count} writes (write, atomic create, atomic rename) whose target name starts
+   * with {@code namePrefix} get {@code fault}; every other call goes through.
    */
   static FaultPlan nextWrites(String namePrefix, int count, Fault fault) {
     AtomicInteger left = new AtomicInteger(count);
     return (operation, path) -> {
-      boolean write = operation.equals("write") || operation.equals("createAtomically")
-          || operation.equals("renameAtomically");
+      boolean write =
+          operation.equals("write")
+              || operation.equals("createAtomically")
+              || operation.equals("renameAtomically");
       if (write && path.name().startsWith(namePrefix) && left.getAndDecrement() > 0) {
         return fault;
       }

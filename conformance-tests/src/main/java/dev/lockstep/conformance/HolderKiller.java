@@ -7,8 +7,9 @@ import java.io.IOException;
  *
  * <p>The default ({@link ChildProcessHolderKiller}) starts a child JVM on the same classpath that
  * opens the lock through {@code LockServiceDiscovery} with the target's options, acquires the key,
- * reports its fencing token and halts with {@code Runtime.halt()}, so no shutdown hook or finally block
- * releases anything. An in-JVM test lock passes its own killer that stops a holder's heartbeats.
+ * reports its fencing token and halts with {@code Runtime.halt()}, so no shutdown hook or finally
+ * block releases anything. An in-JVM test lock passes its own killer that stops a holder's
+ * heartbeats.
  */
 @FunctionalInterface
 public interface HolderKiller {
@@ -19,7 +20,8 @@ public interface HolderKiller {
    * <ul>
    *   <li>Before: {@code key} is free.
    *   <li>After return: {@code key} was acquired by a holder that is now dead (it will never renew,
-   *       release or heartbeat again); the kit measures from this moment how long until it can acquire.
+   *       release or heartbeat again); the kit measures from this moment how long until it can
+   *       acquire.
    *   <li>After an exception: the check fails with it; the key may or may not be held.
    * </ul>
    *

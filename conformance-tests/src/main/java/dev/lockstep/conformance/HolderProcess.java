@@ -12,9 +12,9 @@ import java.util.Optional;
 import java.util.Properties;
 
 /**
- * The child JVM of the holder-death check: {@code HolderProcess <options-file> <key> <wait-millis>}.
- * Opens the lock named by {@code lock.type}, acquires the key, prints {@code HELD <fencing token>} and
- * halts at once, holding it. Exit code 2 and a message on any failure.
+ * The child JVM of the holder-death check: {@code HolderProcess <options-file> <key>
+ * <wait-millis>}. Opens the lock named by {@code lock.type}, acquires the key, prints {@code HELD
+ * <fencing token>} and halts at once, holding it. Exit code 2 and a message on any failure.
  */
 public final class HolderProcess {
 

@@ -10,25 +10,28 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamWriter;
 
 /**
- * The HTML report: one self-contained file (inline CSS, no scripts, images, fonts or links to fetch)
- * that opens from disk anywhere. Sections: verdict, target, capability matrix (declared vs observed),
- * commit strategies safe on this backend, every check with its result and reason, and latency
- * percentiles. Written as well-formed XHTML with an XML stream writer, so every message is escaped.
+ * The HTML report: one self-contained file (inline CSS, no scripts, images, fonts or links to
+ * fetch) that opens from disk anywhere. Sections: verdict, target, capability matrix (declared vs
+ * observed), commit strategies safe on this backend, every check with its result and reason, and
+ * latency percentiles. Written as well-formed XHTML with an XML stream writer, so every message is
+ * escaped.
  */
 final class HtmlReport {
 
-  private static final String CSS = String.join("\n",
-      "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em;"
-          + "color:#1d2329;max-width:1200px}",
-      "h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em}",
-      "table{border-collapse:collapse;width:100%;margin:.5em 0}",
-      "th,td{border:1px solid #d0d7de;padding:.35em .6em;text-align:left;vertical-align:top}",
-      "th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}",
-      ".verdict{padding:.6em 1em;border-radius:6px;font-weight:600;display:inline-block}",
-      ".pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#a40e26}",
-      ".skip{background:#fff8c5;color:#7d4e00}.muted{color:#57606a}",
-      "pre{white-space:pre-wrap;font-size:.85em;margin:.3em 0}",
-      "code{font-size:.9em}");
+  private static final String CSS =
+      String.join(
+          "\n",
+          "body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em;"
+              + "color:#1d2329;max-width:1200px}",
+          "h1{font-size:1.6em;margin-bottom:.2em}h2{font-size:1.2em;margin-top:1.6em}",
+          "table{border-collapse:collapse;width:100%;margin:.5em 0}",
+          "th,td{border:1px solid #d0d7de;padding:.35em .6em;text-align:left;vertical-align:top}",
+          "th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}",
+          ".verdict{padding:.6em 1em;border-radius:6px;font-weight:600;display:inline-block}",
+          ".pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#a40e26}",
+          ".skip{background:#fff8c5;color:#7d4e00}.muted{color:#57606a}",
+          "pre{white-space:pre-wrap;font-size:.85em;margin:.3em 0}",
+          "code{font-size:.9em}");
 
   private HtmlReport() {}
 
@@ -53,10 +56,16 @@ final class HtmlReport {
       h.writeEndElement();
       h.writeStartElement("p");
       h.writeAttribute("class", "muted");
-      h.writeCharacters(String.format(Locale.ROOT, "%d checks: %d passed, %d failed, %d skipped."
-          + " Started %s, ran %.1f s.", result.checks().size(), result.count(Status.PASSED),
-          result.count(Status.FAILED), result.count(Status.SKIPPED), result.started(),
-          result.duration().toMillis() / 1000.0));
+      h.writeCharacters(
+          String.format(
+              Locale.ROOT,
+              "%d checks: %d passed, %d failed, %d skipped." + " Started %s, ran %.1f s.",
+              result.checks().size(),
+              result.count(Status.PASSED),
+              result.count(Status.FAILED),
+              result.count(Status.SKIPPED),
+              result.started(),
+              result.duration().toMillis() / 1000.0));
       h.writeEndElement();
       element(h, "h2", "Target");
       element(h, "pre", result.targetDescription());
@@ -86,13 +95,16 @@ final class HtmlReport {
     for (ConformanceResult.CapabilityRow r : result.capabilityMatrix()) {
       h.writeStartElement("tr");
       cell(h, null, r.capability().id());
-      cell(h, r.declared().isEmpty() ? "fail" : null,
+      cell(
+          h,
+          r.declared().isEmpty() ? "fail" : null,
           r.declared().map(d -> d ? "present" : "absent").orElse("NOT DECLARED"));
-      String css = switch (r.observed()) {
-        case HOLDS -> "pass";
-        case ABSENT, NOT_CHECKED -> "skip";
-        default -> "fail";
-      };
+      String css =
+          switch (r.observed()) {
+            case HOLDS -> "pass";
+            case ABSENT, NOT_CHECKED -> "skip";
+            default -> "fail";
+          };
       cell(h, css, r.observed().name().toLowerCase(Locale.ROOT));
       cell(h, "num", Integer.toString(r.passed()));
       cell(h, "num", Integer.toString(r.failed()));
@@ -131,11 +143,14 @@ final class HtmlReport {
       h.writeStartElement("td");
       element(h, "code", c.check());
       h.writeEndElement();
-      cell(h, switch (c.status()) {
-        case PASSED -> "pass";
-        case FAILED -> "fail";
-        default -> "skip";
-      }, c.status().name().toLowerCase(Locale.ROOT));
+      cell(
+          h,
+          switch (c.status()) {
+            case PASSED -> "pass";
+            case FAILED -> "fail";
+            default -> "skip";
+          },
+          c.status().name().toLowerCase(Locale.ROOT));
       cell(h, "num", String.format(Locale.ROOT, "%.2f s", c.duration().toMillis() / 1000.0));
       h.writeStartElement("td");
       if (c.status() == Status.FAILED) {

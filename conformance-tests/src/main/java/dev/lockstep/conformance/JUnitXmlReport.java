@@ -25,8 +25,11 @@ final class JUnitXmlReport {
   private JUnitXmlReport() {}
 
   static void write(ConformanceResult result, java.nio.file.Path file) throws IOException {
-    Map<String, List<CheckResult>> byContract = result.checks().stream().collect(
-        Collectors.groupingBy(CheckResult::contract, LinkedHashMap::new, Collectors.toList()));
+    Map<String, List<CheckResult>> byContract =
+        result.checks().stream()
+            .collect(
+                Collectors.groupingBy(
+                    CheckResult::contract, LinkedHashMap::new, Collectors.toList()));
     try (OutputStream out = Files.newOutputStream(file)) {
       XMLStreamWriter xml = XMLOutputFactory.newFactory().createXMLStreamWriter(out, "UTF-8");
       xml.writeStartDocument("UTF-8", "1.0");
@@ -48,8 +51,10 @@ final class JUnitXmlReport {
         xml.writeAttribute("failures", Long.toString(count(checks, Status.FAILED)));
         xml.writeAttribute("errors", "0");
         xml.writeAttribute("skipped", Long.toString(count(checks, Status.SKIPPED)));
-        xml.writeAttribute("time", seconds(checks.stream().map(CheckResult::duration)
-            .reduce(Duration.ZERO, Duration::plus)));
+        xml.writeAttribute(
+            "time",
+            seconds(
+                checks.stream().map(CheckResult::duration).reduce(Duration.ZERO, Duration::plus)));
         xml.writeAttribute("timestamp", result.started().toString());
         if (first) {
           writeProperties(xml, result);
@@ -120,11 +125,18 @@ final class JUnitXmlReport {
   /** Removes characters XML 1.0 cannot carry (control characters other than tab and newlines). */
   static String clean(String text) {
     StringBuilder sb = new StringBuilder(text.length());
-    text.codePoints().forEach(cp -> {
-      boolean allowed = cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF)
-          || (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
-      sb.appendCodePoint(allowed ? cp : '?');
-    });
+    text.codePoints()
+        .forEach(
+            cp -> {
+              boolean allowed =
+                  cp == 0x9
+                      || cp == 0xA
+                      || cp == 0xD
+                      || (cp >= 0x20 && cp <= 0xD7FF)
+                      || (cp >= 0xE000 && cp <= 0xFFFD)
+                      || (cp >= 0x10000 && cp <= 0x10FFFF);
+              sb.appendCodePoint(allowed ? cp : '?');
+            });
     return sb.toString();
   }
 }

@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Latencies of store and lock operations measured while the checks run, by operation name ({@code
- * store.write}, {@code lock.acquire}, ...). One process-wide recorder: the runner resets it before a
- * run and reads it afterwards. Thread-safe.
+ * store.write}, {@code lock.acquire}, ...). One process-wide recorder: the runner resets it before
+ * a run and reads it afterwards. Thread-safe.
  */
 public final class Latencies {
 
@@ -66,7 +66,11 @@ public final class Latencies {
     synchronized Percentiles percentiles() {
       long[] sorted = Arrays.copyOf(values, size);
       Arrays.sort(sorted);
-      return new Percentiles(count, at(sorted, 0.50), at(sorted, 0.95), at(sorted, 0.99),
+      return new Percentiles(
+          count,
+          at(sorted, 0.50),
+          at(sorted, 0.95),
+          at(sorted, 0.99),
           sorted.length == 0 ? Duration.ZERO : Duration.ofNanos(sorted[sorted.length - 1]));
     }
 

@@ -35,28 +35,37 @@ public abstract class LockContract extends ConformanceContract {
   private static final int CLIENTS = 3;
 
   /**
-   * Declared present: the lock opens and states a finite holder-death bound. Declared absent: no lock
-   * is configured, and opening one fails with an error naming {@code lock.type}.
+   * Declared present: the lock opens and states a finite holder-death bound. Declared absent: no
+   * lock is configured, and opening one fails with an error naming {@code lock.type}.
    */
   @Test
-  @Proves("The lock declaration matches the target: a declared lock opens with a finite holder-death bound; an absent one fails to open clearly.")
+  @Proves(
+      "The lock declaration matches the target: a declared lock opens with a finite holder-death"
+          + " bound; an absent one fails to open clearly.")
   public final void lockDeclarationMatchesTarget() throws IOException {
     if (declaration(Capability.LOCK)) {
       LockService lock = openLock();
       Duration bound = lock.holderDeathBound();
-      assertThat(bound).as("holderDeathBound() must be positive and finite")
-          .isPositive().isLessThan(Duration.ofHours(1));
+      assertThat(bound)
+          .as("holderDeathBound() must be positive and finite")
+          .isPositive()
+          .isLessThan(Duration.ofHours(1));
       return;
     }
-    assertThat(currentTarget().hasLock()).as("lock is declared absent, yet the target configures"
-        + " one (lock.type or a lock factory): declare it present or remove it").isFalse();
+    assertThat(currentTarget().hasLock())
+        .as(
+            "lock is declared absent, yet the target configures"
+                + " one (lock.type or a lock factory): declare it present or remove it")
+        .isFalse();
     assertThat(catchThrowable(() -> currentTarget().openLock()))
         .as("opening a lock that is declared absent must fail with a clear error")
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("lock.type");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("lock.type");
     Map<String, String> options = new HashMap<>(currentTarget().options());
     options.remove("lock.type");
     assertThat(catchThrowable(() -> LockServiceDiscovery.open(options)))
-        .as("LockServiceDiscovery without lock.type").isInstanceOf(IllegalArgumentException.class)
+        .as("LockServiceDiscovery without lock.type")
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lock.type");
   }
 
@@ -65,7 +74,9 @@ public abstract class LockContract extends ConformanceContract {
    * counter under the lock, many times: the total is exact and no two were ever inside at once.
    */
   @Test
-  @Proves("Contenders on separate clients increment a non-atomic counter under the lock: the total is exact, never two holders at once.")
+  @Proves(
+      "Contenders on separate clients increment a non-atomic counter under the lock: the total is"
+          + " exact, never two holders at once.")
   public final void mutualExclusionKeepsCounterExact() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
@@ -82,25 +93,36 @@ public abstract class LockContract extends ConformanceContract {
       List<Future<?>> futures = new ArrayList<>();
       for (int c = 0; c < contenders; c++) {
         LockService client = clients.get(c % clients.size());
-        futures.add(threads.submit(() -> {
-          barrier.await(wait.toMillis(), TimeUnit.MILLISECONDS);
-          for (int i = 0; i < increments; i++) {
-            Lease lease = client.acquire(key, wait).orElseThrow(() -> new AssertionError(
-                "acquire(" + key + ") timed out after " + wait.toSeconds() + " s under contention"));
-            try {
-              if (inside.incrementAndGet() > 1) {
-                overlaps.incrementAndGet();
-              }
-              int seen = counter.value;
-              Thread.yield();
-              counter.value = seen + 1;
-              inside.decrementAndGet();
-            } finally {
-              lease.close();
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            threads.submit(
+                () -> {
+                  barrier.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+                  for (int i = 0; i < increments; i++) {
+                    Lease lease =
+                        client
+                            .acquire(key, wait)
+                            .orElseThrow(
+                                () ->
+                                    new AssertionError(
+                                        "acquire("
+                                            + key
+                                            + ") timed out after "
+                                            + wait.toSeconds()
+                                            + " s under contention"));
+                    try {
+                      if (inside.incrementAndGet() > 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      int seen = counter.value;
+                      Thread.yield();
+                      counter.value = seen + 1;
+                      inside.decrementAndGet();
+                    } finally {
+                      lease.close();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : futures) {
         f.get(wait.toMillis() * 2, TimeUnit.MILLISECONDS);
@@ -109,8 +131,11 @@ public abstract class LockContract extends ConformanceContract {
       threads.shutdownNow();
     }
     assertThat(overlaps.get()).as("times two holders were inside the lock at once").isZero();
-    assertThat(counter.value).as("%d contenders x %d increments of a non-atomic counter under the"
-        + " lock", contenders, increments).isEqualTo(contenders * increments);
+    assertThat(counter.value)
+        .as(
+            "%d contenders x %d increments of a non-atomic counter under the" + " lock",
+            contenders, increments)
+        .isEqualTo(contenders * increments);
   }
 
   /**
@@ -119,30 +144,39 @@ public abstract class LockContract extends ConformanceContract {
    * after the release, the waiter gets the key.
    */
   @Test
-  @Proves("A timed acquire of a held key returns empty after about its timeout (not early, not late); other keys stay free.")
+  @Proves(
+      "A timed acquire of a held key returns empty after about its timeout (not early, not late);"
+          + " other keys stay free.")
   public final void timedAcquireRespectsItsBound() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
     String key = key();
     Duration timeout = settings().scaled(Duration.ofSeconds(1));
     Duration tolerance = settings().scaledTolerance();
-    Lease held = clients.get(0).acquire(key, timeout).orElseThrow(
-        () -> new AssertionError("could not acquire a free key within " + timeout));
+    Lease held =
+        clients
+            .get(0)
+            .acquire(key, timeout)
+            .orElseThrow(
+                () -> new AssertionError("could not acquire a free key within " + timeout));
     long start = System.nanoTime();
     Optional<Lease> refused = clients.get(1).acquire(key, timeout);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     refused.ifPresent(this::closeQuietly);
     assertThat(refused).as("acquire of a key held by another client").isEmpty();
-    assertThat(took).as("a timed acquire must wait about its timeout %s, not give up early",
-        timeout).isGreaterThanOrEqualTo(timeout.multipliedBy(9).dividedBy(10));
-    assertThat(took).as("a timed acquire must return within its timeout %s + tolerance %s", timeout,
-        tolerance).isLessThanOrEqualTo(timeout.plus(tolerance));
+    assertThat(took)
+        .as("a timed acquire must wait about its timeout %s, not give up early", timeout)
+        .isGreaterThanOrEqualTo(timeout.multipliedBy(9).dividedBy(10));
+    assertThat(took)
+        .as("a timed acquire must return within its timeout %s + tolerance %s", timeout, tolerance)
+        .isLessThanOrEqualTo(timeout.plus(tolerance));
     start = System.nanoTime();
     Optional<Lease> zero = clients.get(1).acquire(key, Duration.ZERO);
     zero.ifPresent(this::closeQuietly);
     assertThat(zero).as("acquire with a zero timeout of a held key").isEmpty();
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("a zero-timeout acquire returns at"
-        + " once (within the tolerance)").isLessThanOrEqualTo(tolerance);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("a zero-timeout acquire returns at" + " once (within the tolerance)")
+        .isLessThanOrEqualTo(tolerance);
     Optional<Lease> otherKey = clients.get(1).acquire(key + "-other", timeout);
     assertThat(otherKey).as("another key is independent").isPresent();
     otherKey.get().close();
@@ -153,11 +187,14 @@ public abstract class LockContract extends ConformanceContract {
   }
 
   /**
-   * A holder that dies while holding the key (by default a child JVM that halts) loses it within the
-   * service's holderDeathBound() plus the tolerance; the next holder gets a larger fencing token.
+   * A holder that dies while holding the key (by default a child JVM that halts) loses it within
+   * the service's holderDeathBound() plus the tolerance; the next holder gets a larger fencing
+   * token.
    */
   @Test
-  @Proves("A holder that dies holding the key loses it within holderDeathBound() plus the tolerance; the next token is larger.")
+  @Proves(
+      "A holder that dies holding the key loses it within holderDeathBound() plus the tolerance;"
+          + " the next token is larger.")
   public final void deadHolderIsFreedWithinBound() throws Exception {
     requirePresent(Capability.LOCK);
     LockService lock = openLock();
@@ -168,11 +205,15 @@ public abstract class LockContract extends ConformanceContract {
     long start = System.nanoTime();
     Optional<Lease> next = lock.acquire(key, limit);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
-    assertThat(next).as("the dead holder's lock must be free within holderDeathBound() %s +"
-        + " tolerance %s; it was still held after %s", bound, settings().scaledTolerance(), took)
+    assertThat(next)
+        .as(
+            "the dead holder's lock must be free within holderDeathBound() %s +"
+                + " tolerance %s; it was still held after %s",
+            bound, settings().scaledTolerance(), took)
         .isPresent();
     try (Lease lease = next.get()) {
-      assertThat(lease.fencingToken()).as("the new holder's fencing token after the dead holder's")
+      assertThat(lease.fencingToken())
+          .as("the new holder's fencing token after the dead holder's")
           .isGreaterThan(deadToken);
     }
   }
@@ -182,19 +223,24 @@ public abstract class LockContract extends ConformanceContract {
    * good; isHeld() and timeLeft() agree; close() is idempotent.
    */
   @Test
-  @Proves("ensureHeld() throws LockLostException once the lease is gone, for good; isHeld and timeLeft agree; close is idempotent.")
+  @Proves(
+      "ensureHeld() throws LockLostException once the lease is gone, for good; isHeld and timeLeft"
+          + " agree; close is idempotent.")
   public final void ensureHeldFailsOnceLeaseIsGone() throws Exception {
     requirePresent(Capability.LOCK);
     LockService lock = clients().get(0);
-    Lease lease = lock.acquire(key(), settings().scaled(Duration.ofSeconds(10))).orElseThrow(
-        () -> new AssertionError("could not acquire a free key"));
+    Lease lease =
+        lock.acquire(key(), settings().scaled(Duration.ofSeconds(10)))
+            .orElseThrow(() -> new AssertionError("could not acquire a free key"));
     lease.ensureHeld();
     assertThat(lease.isHeld()).isTrue();
     assertThat(lease.timeLeft()).as("timeLeft() of a held lease").isPositive();
     lease.close();
-    assertThat(catchThrowable(lease::ensureHeld)).as("ensureHeld() after the lease is gone")
+    assertThat(catchThrowable(lease::ensureHeld))
+        .as("ensureHeld() after the lease is gone")
         .isInstanceOf(LockLostException.class);
-    assertThat(catchThrowable(lease::ensureHeld)).as("ensureHeld() keeps failing")
+    assertThat(catchThrowable(lease::ensureHeld))
+        .as("ensureHeld() keeps failing")
         .isInstanceOf(LockLostException.class);
     assertThat(lease.isHeld()).as("isHeld() after the lease is gone").isFalse();
     assertThat(lease.timeLeft()).as("timeLeft() after the lease is gone").isZero();
@@ -206,7 +252,9 @@ public abstract class LockContract extends ConformanceContract {
    * alternating clients, and in acquisition order under contention.
    */
   @Test
-  @Proves("Fencing tokens strictly increase for every new holder, sequentially and in acquisition order under contention.")
+  @Proves(
+      "Fencing tokens strictly increase for every new holder, sequentially and in acquisition order"
+          + " under contention.")
   public final void fencingTokensStrictlyIncrease() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
@@ -227,15 +275,17 @@ public abstract class LockContract extends ConformanceContract {
       List<Future<?>> futures = new ArrayList<>();
       for (int c = 0; c < contenders; c++) {
         LockService client = clients.get(c % clients.size());
-        futures.add(threads.submit(() -> {
-          barrier.await(wait.toMillis(), TimeUnit.MILLISECONDS);
-          for (int i = 0; i < 3; i++) {
-            try (Lease lease = client.acquire(key, wait).orElseThrow()) {
-              contended.add(lease.fencingToken());
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            threads.submit(
+                () -> {
+                  barrier.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+                  for (int i = 0; i < 3; i++) {
+                    try (Lease lease = client.acquire(key, wait).orElseThrow()) {
+                      contended.add(lease.fencingToken());
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : futures) {
         f.get(wait.toMillis() * 2, TimeUnit.MILLISECONDS);
@@ -243,7 +293,8 @@ public abstract class LockContract extends ConformanceContract {
     } finally {
       threads.shutdownNow();
     }
-    assertThat(contended.get(0)).as("first contended token after the sequential ones")
+    assertThat(contended.get(0))
+        .as("first contended token after the sequential ones")
         .isGreaterThan(tokens.get(tokens.size() - 1));
     assertStrictlyIncreasing("contended holders, in acquisition order", contended);
   }
@@ -253,7 +304,9 @@ public abstract class LockContract extends ConformanceContract {
    * or closing its whole client, leaves the new holder holding and others locked out.
    */
   @Test
-  @Proves("A former holder closing its stale lease or its whole client never releases the new holder's lease.")
+  @Proves(
+      "A former holder closing its stale lease or its whole client never releases the new holder's"
+          + " lease.")
   public final void nonOwnerCannotRelease() throws Exception {
     requirePresent(Capability.LOCK);
     List<LockService> clients = clients();
@@ -263,8 +316,11 @@ public abstract class LockContract extends ConformanceContract {
     Duration probe = settings().scaled(Duration.ofMillis(300));
     Lease stale = first.acquire(key, wait).orElseThrow();
     stale.close();
-    Lease owner = clients.get(1).acquire(key, wait).orElseThrow(
-        () -> new AssertionError("acquire after the first holder released"));
+    Lease owner =
+        clients
+            .get(1)
+            .acquire(key, wait)
+            .orElseThrow(() -> new AssertionError("acquire after the first holder released"));
     stale.close();
     assertThat(owner.isHeld()).as("the owner after a stale lease was closed again").isTrue();
     owner.ensureHeld();
@@ -275,8 +331,9 @@ public abstract class LockContract extends ConformanceContract {
     assertThat(owner.isHeld()).as("the owner after the former holder's client closed").isTrue();
     intruder = clients.get(2).acquire(key, probe);
     intruder.ifPresent(this::closeQuietly);
-    assertThat(intruder).as("a third client must not get the key after the former holder's client"
-        + " closed").isEmpty();
+    assertThat(intruder)
+        .as("a third client must not get the key after the former holder's client" + " closed")
+        .isEmpty();
     owner.close();
   }
 
@@ -289,7 +346,9 @@ public abstract class LockContract extends ConformanceContract {
   }
 
   private String key() {
-    return "conformance." + checkName().substring(checkName().indexOf('.') + 1) + "-"
+    return "conformance."
+        + checkName().substring(checkName().indexOf('.') + 1)
+        + "-"
         + UUID.randomUUID().toString().substring(0, 8);
   }
 
@@ -303,8 +362,9 @@ public abstract class LockContract extends ConformanceContract {
 
   private static void assertStrictlyIncreasing(String what, List<Long> tokens) {
     for (int i = 1; i < tokens.size(); i++) {
-      assertThat(tokens.get(i)).as("%s: fencing token #%d after %d; all tokens %s", what, i,
-          tokens.get(i - 1), tokens).isGreaterThan(tokens.get(i - 1));
+      assertThat(tokens.get(i))
+          .as("%s: fencing token #%d after %d; all tokens %s", what, i, tokens.get(i - 1), tokens)
+          .isGreaterThan(tokens.get(i - 1));
     }
   }
 

@@ -8,8 +8,8 @@ import java.io.IOException;
  * (chosen by {@code lock.type}).
  *
  * <p>Each call must return a new, independent client of the <em>same</em> lock (for ZooKeeper a new
- * session, for JDBC a new pool): the lock checks race contenders in different clients. The kit closes
- * every client it opens.
+ * session, for JDBC a new pool): the lock checks race contenders in different clients. The kit
+ * closes every client it opens.
  */
 @FunctionalInterface
 public interface LockFactory {

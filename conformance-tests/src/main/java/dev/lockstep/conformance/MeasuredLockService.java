@@ -32,8 +32,8 @@ final class MeasuredLockService implements LockService {
       throws IOException, InterruptedException {
     long start = System.nanoTime();
     Optional<Lease> lease = delegate.acquire(key, timeout);
-    latencies.record(lease.isPresent() ? "lock.acquire" : "lock.acquire-timeout",
-        System.nanoTime() - start);
+    latencies.record(
+        lease.isPresent() ? "lock.acquire" : "lock.acquire-timeout", System.nanoTime() - start);
     return lease.map(MeasuredLease::new);
   }
 

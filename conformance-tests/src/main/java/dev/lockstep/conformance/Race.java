@@ -21,7 +21,12 @@ import java.util.concurrent.TimeoutException;
 final class Race implements AutoCloseable {
 
   /** What one contender saw. */
-  enum Outcome { WON, CONFLICT, UNCERTAIN, ERROR }
+  enum Outcome {
+    WON,
+    CONFLICT,
+    UNCERTAIN,
+    ERROR
+  }
 
   /** One contender's action in a round. */
   @FunctionalInterface
@@ -46,11 +51,14 @@ final class Race implements AutoCloseable {
   Race(int contenders, Duration roundTimeout) {
     this.contenders = contenders;
     this.roundTimeout = roundTimeout;
-    this.threads = Executors.newFixedThreadPool(contenders, runnable -> {
-      Thread thread = new Thread(runnable, "conformance-contender");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.threads =
+        Executors.newFixedThreadPool(
+            contenders,
+            runnable -> {
+              Thread thread = new Thread(runnable, "conformance-contender");
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /**
@@ -62,41 +70,50 @@ final class Race implements AutoCloseable {
    */
   List<Result> round(Contender action) throws InterruptedException {
     long[] startAt = new long[1];
-    CyclicBarrier barrier = new CyclicBarrier(contenders,
-        () -> startAt[0] = System.nanoTime() + START_DELAY_NANOS);
+    CyclicBarrier barrier =
+        new CyclicBarrier(contenders, () -> startAt[0] = System.nanoTime() + START_DELAY_NANOS);
     List<Future<Result>> futures = new ArrayList<>();
     for (int i = 0; i < contenders; i++) {
       int contender = i;
-      futures.add(threads.submit(() -> {
-        barrier.await(roundTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        long start = startAt[0]; // written by the barrier action, which happens-before await returns
-        while (System.nanoTime() < start) {
-          Thread.onSpinWait();
-        }
-        try {
-          action.run(contender);
-          return new Result(contender, Outcome.WON, null);
-        } catch (FileAlreadyExistsException e) {
-          return new Result(contender, Outcome.CONFLICT, e);
-        } catch (UncertainWriteException e) {
-          return new Result(contender, Outcome.UNCERTAIN, e);
-        } catch (IOException | RuntimeException | AssertionError e) {
-          return new Result(contender, Outcome.ERROR, e);
-        }
-      }));
+      futures.add(
+          threads.submit(
+              () -> {
+                barrier.await(roundTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                long start =
+                    startAt[0]; // written by the barrier action, which happens-before await returns
+                while (System.nanoTime() < start) {
+                  Thread.onSpinWait();
+                }
+                try {
+                  action.run(contender);
+                  return new Result(contender, Outcome.WON, null);
+                } catch (FileAlreadyExistsException e) {
+                  return new Result(contender, Outcome.CONFLICT, e);
+                } catch (UncertainWriteException e) {
+                  return new Result(contender, Outcome.UNCERTAIN, e);
+                } catch (IOException | RuntimeException | AssertionError e) {
+                  return new Result(contender, Outcome.ERROR, e);
+                }
+              }));
     }
     List<Result> results = new ArrayList<>();
     long deadline = System.nanoTime() + roundTimeout.toNanos();
     for (int i = 0; i < futures.size(); i++) {
       try {
-        results.add(futures.get(i).get(Math.max(1, deadline - System.nanoTime()),
-            TimeUnit.NANOSECONDS));
+        results.add(
+            futures.get(i).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
       } catch (ExecutionException e) {
         results.add(new Result(i, Outcome.ERROR, e.getCause()));
       } catch (TimeoutException e) {
         futures.forEach(f -> f.cancel(true));
-        throw new AssertionError("Contender #" + i + " did not finish within "
-            + roundTimeout.toSeconds() + " s (" + ConformanceSettings.TIME_FACTOR + " scales it)");
+        throw new AssertionError(
+            "Contender #"
+                + i
+                + " did not finish within "
+                + roundTimeout.toSeconds()
+                + " s ("
+                + ConformanceSettings.TIME_FACTOR
+                + " scales it)");
       }
     }
     return results;

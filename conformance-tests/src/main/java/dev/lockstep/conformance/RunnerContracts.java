@@ -22,8 +22,13 @@ final class RunnerContracts {
 
   /** Every contract, in report order. */
   static List<Class<? extends ConformanceContract>> all() {
-    return List.of(Store.class, AtomicCreate.class, AtomicRename.class, UncertainOutcome.class,
-        Lock.class, Commit.class);
+    return List.of(
+        Store.class,
+        AtomicCreate.class,
+        AtomicRename.class,
+        UncertainOutcome.class,
+        Lock.class,
+        Commit.class);
   }
 
   /** The abstract contract a runner class checks, for example {@code StoreContract}. */

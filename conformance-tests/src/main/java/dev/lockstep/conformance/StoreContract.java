@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Store basics ({@link Capability#STORE_BASICS}): what every {@link FileIO} keeps. Each check writes
- * under its own fresh sub-path of the target URI. A vendor plugs in with one class:
+ * Store basics ({@link Capability#STORE_BASICS}): what every {@link FileIO} keeps. Each check
+ * writes under its own fresh sub-path of the target URI. A vendor plugs in with one class:
  *
  * <pre>
  * class S3StoreContractTest extends StoreContract {
@@ -35,7 +35,9 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Declared present: the store opens. Declared absent: opening it fails cleanly. */
   @Test
-  @Proves("The store-basics declaration matches the target: a declared store opens; an absent one fails to open with a clear error.")
+  @Proves(
+      "The store-basics declaration matches the target: a declared store opens; an absent one fails"
+          + " to open with a clear error.")
   public final void storeBasicsDeclarationMatchesTarget() throws IOException {
     if (declaration(Capability.STORE_BASICS)) {
       FileIO store = openStore();
@@ -43,8 +45,9 @@ public abstract class StoreContract extends ConformanceContract {
       return;
     }
     assertThat(currentTarget().hasStore())
-        .as("store-basics is declared absent, yet the target configures a store (uri or store"
-            + " factory); declare it present or remove the store")
+        .as(
+            "store-basics is declared absent, yet the target configures a store (uri or store"
+                + " factory); declare it present or remove the store")
         .isFalse();
     assertThat(catchThrowable(() -> currentTarget().openStore()))
         .as("opening a store that is declared absent must fail with a clear error")
@@ -54,7 +57,9 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Once a write closes, the same and a second client read the new bytes whole. */
   @Test
-  @Proves("A closed write is read back whole, by the writer and by a second client, with the right length and positioned reads.")
+  @Proves(
+      "A closed write is read back whole, by the writer and by a second client, with the right"
+          + " length and positioned reads.")
   public final void readAfterWrite() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO writer = openStore();
@@ -77,7 +82,9 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** overwrite=true replaces the content whole; overwrite=false refuses an existing file. */
   @Test
-  @Proves("overwrite=true replaces the content whole; overwrite=false refuses an existing file with FileAlreadyExistsException.")
+  @Proves(
+      "overwrite=true replaces the content whole; overwrite=false refuses an existing file with"
+          + " FileAlreadyExistsException.")
   public final void overwriteReplacesAndNoOverwriteRefuses() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -94,7 +101,9 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** A deleted file is gone for every client; deleting it again reports false. */
   @Test
-  @Proves("A delete is visible at once to every client (exists, read, list), and deleting again reports false.")
+  @Proves(
+      "A delete is visible at once to every client (exists, read, list), and deleting again reports"
+          + " false.")
   public final void deleteIsVisible() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -109,9 +118,13 @@ public abstract class StoreContract extends ConformanceContract {
     assertThat(store.delete(file, false)).as("delete of a missing file").isFalse();
   }
 
-  /** Every created file is listed at once, by name and size, with sub-directories as directories. */
+  /**
+   * Every created file is listed at once, by name and size, with sub-directories as directories.
+   */
   @Test
-  @Proves("A listing shows every created file at once with its size, and sub-directories as directories.")
+  @Proves(
+      "A listing shows every created file at once with its size, and sub-directories as"
+          + " directories.")
   public final void listShowsCreatedFiles() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -121,13 +134,22 @@ public abstract class StoreContract extends ConformanceContract {
     }
     write(store, dir.child("sub/inner"), randomBytes(7, 99), false);
     List<FileStatus> entries = openStore().list(dir);
-    List<String> files = entries.stream().filter(s -> !s.directory()).map(s -> s.path().name())
-        .sorted().collect(Collectors.toList());
-    assertThat(files).as(listing(store, dir)).containsExactlyInAnyOrder(
-        "file-0", "file-1", "file-2", "file-3", "file-4", "file-5", "file-6", "file-7", "file-8",
-        "file-9", "file-10", "file-11");
-    assertThat(entries).filteredOn(FileStatus::directory).extracting(s -> s.path().name())
-        .as("sub-directory listed as a directory").containsExactly("sub");
+    List<String> files =
+        entries.stream()
+            .filter(s -> !s.directory())
+            .map(s -> s.path().name())
+            .sorted()
+            .collect(Collectors.toList());
+    assertThat(files)
+        .as(listing(store, dir))
+        .containsExactlyInAnyOrder(
+            "file-0", "file-1", "file-2", "file-3", "file-4", "file-5", "file-6", "file-7",
+            "file-8", "file-9", "file-10", "file-11");
+    assertThat(entries)
+        .filteredOn(FileStatus::directory)
+        .extracting(s -> s.path().name())
+        .as("sub-directory listed as a directory")
+        .containsExactly("sub");
     for (FileStatus s : entries) {
       if (!s.directory()) {
         int i = Integer.parseInt(s.path().name().substring("file-".length()));
@@ -138,18 +160,23 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Missing files raise FileNotFoundException, never null; a missing directory lists as empty. */
   @Test
-  @Proves("Missing files raise FileNotFoundException (read, status), exists is false, delete is false, a missing directory lists empty.")
+  @Proves(
+      "Missing files raise FileNotFoundException (read, status), exists is false, delete is false,"
+          + " a missing directory lists empty.")
   public final void missingFileErrors() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
     Path missing = checkDirectory().child("never-written");
     assertThat(catchThrowable(() -> store.newInputStream(missing)))
-        .as("newInputStream of a missing file").isInstanceOf(FileNotFoundException.class);
+        .as("newInputStream of a missing file")
+        .isInstanceOf(FileNotFoundException.class);
     assertThat(catchThrowable(() -> store.getStatus(missing)))
-        .as("getStatus of a missing file").isInstanceOf(FileNotFoundException.class);
+        .as("getStatus of a missing file")
+        .isInstanceOf(FileNotFoundException.class);
     assertThat(store.exists(missing)).isFalse();
     assertThat(store.delete(missing, false)).as("delete of a missing file").isFalse();
-    assertThat(store.list(checkDirectory().child("no-such-dir"))).as("list of a missing directory")
+    assertThat(store.list(checkDirectory().child("no-such-dir")))
+        .as("list of a missing directory")
         .isEmpty();
   }
 
@@ -158,7 +185,9 @@ public abstract class StoreContract extends ConformanceContract {
    * odd-sized chunks reads back whole, so multi-part upload paths run.
    */
   @Test
-  @Proves("A large object (64 MiB by default) written in odd chunks reads back with the same length and SHA-256.")
+  @Proves(
+      "A large object (64 MiB by default) written in odd chunks reads back with the same length and"
+          + " SHA-256.")
   public final void largeObjectRoundTrips() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -178,7 +207,8 @@ public abstract class StoreContract extends ConformanceContract {
         offset += n;
       }
     }
-    assertThat(openStore().getStatus(file).length()).as("length of the large object")
+    assertThat(openStore().getStatus(file).length())
+        .as("length of the large object")
         .isEqualTo(size);
     MessageDigest readBack = sha256();
     long total = 0;
@@ -191,13 +221,16 @@ public abstract class StoreContract extends ConformanceContract {
       }
     }
     assertThat(total).as("bytes read back").isEqualTo(size);
-    assertThat(readBack.digest()).as("SHA-256 of the large object read back")
+    assertThat(readBack.digest())
+        .as("SHA-256 of the large object read back")
         .isEqualTo(written.digest());
   }
 
   /** Names with spaces, unicode and '%' are stored, listed and read under exactly that name. */
   @Test
-  @Proves("Names with spaces, unicode and % are stored, listed and read under exactly that name, never URL-decoded.")
+  @Proves(
+      "Names with spaces, unicode and % are stored, listed and read under exactly that name, never"
+          + " URL-decoded.")
   public final void namesWithSpacesUnicodeAndPercent() throws IOException {
     requirePresent(Capability.STORE_BASICS);
     FileIO store = openStore();
@@ -208,13 +241,16 @@ public abstract class StoreContract extends ConformanceContract {
     }
     FileIO other = openStore();
     for (String name : names) {
-      assertThat(read(other, dir.child(name))).as("content of '" + name + "'")
+      assertThat(read(other, dir.child(name)))
+          .as("content of '" + name + "'")
           .isEqualTo(name.getBytes(StandardCharsets.UTF_8));
     }
     assertThat(other.list(dir).stream().map(s -> s.path().name()).collect(Collectors.toList()))
-        .as(listing(other, dir)).containsExactlyInAnyOrder(names);
+        .as(listing(other, dir))
+        .containsExactlyInAnyOrder(names);
     assertThat(other.exists(dir.child("percent not-decoded")))
-        .as("'%20' must not be decoded to a space").isFalse();
+        .as("'%20' must not be decoded to a space")
+        .isFalse();
   }
 
   static void write(FileIO store, Path file, byte[] content, boolean overwrite) throws IOException {

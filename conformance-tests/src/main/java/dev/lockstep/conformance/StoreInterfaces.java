@@ -7,7 +7,9 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The store interfaces a wrapper must keep so that capability checks by {@code instanceof} hold. */
+/**
+ * The store interfaces a wrapper must keep so that capability checks by {@code instanceof} hold.
+ */
 final class StoreInterfaces {
 
   private StoreInterfaces() {}
@@ -26,7 +28,8 @@ final class StoreInterfaces {
   }
 
   /** {@code equals}, {@code hashCode} and {@code toString} of a proxy over {@code store}. */
-  static Object objectMethod(Object proxy, FileIO store, Method method, Object[] args, String what) {
+  static Object objectMethod(
+      Object proxy, FileIO store, Method method, Object[] args, String what) {
     switch (method.getName()) {
       case "equals":
         return proxy == args[0];
@@ -38,21 +41,24 @@ final class StoreInterfaces {
   }
 
   /**
-   * {@code store} seen through the base {@link FileIO} interface only: no capability mixins, as a plain
-   * object store without conditional writes would be. The lock strategy is checked on it, so that the
-   * lock alone must provide the safety.
+   * {@code store} seen through the base {@link FileIO} interface only: no capability mixins, as a
+   * plain object store without conditional writes would be. The lock strategy is checked on it, so
+   * that the lock alone must provide the safety.
    */
   static FileIO plain(FileIO store) {
-    return (FileIO) java.lang.reflect.Proxy.newProxyInstance(StoreInterfaces.class.getClassLoader(),
-        new Class<?>[] {FileIO.class}, (proxy, method, args) -> {
-          if (method.getDeclaringClass() == Object.class) {
-            return objectMethod(proxy, store, method, args, "plain");
-          }
-          try {
-            return method.invoke(store, args);
-          } catch (java.lang.reflect.InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    return (FileIO)
+        java.lang.reflect.Proxy.newProxyInstance(
+            StoreInterfaces.class.getClassLoader(),
+            new Class<?>[] {FileIO.class},
+            (proxy, method, args) -> {
+              if (method.getDeclaringClass() == Object.class) {
+                return objectMethod(proxy, store, method, args, "plain");
+              }
+              try {
+                return method.invoke(store, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 }

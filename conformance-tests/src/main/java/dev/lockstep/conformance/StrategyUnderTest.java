@@ -44,29 +44,34 @@ enum StrategyUnderTest {
    *
    * @param lock the lock service for {@link #LOCK}; ignored otherwise
    */
-  SnapshotCommitter open(FileIO store, Path snapshotDirectory, LockService lock,
-      ConformanceTarget target) {
+  SnapshotCommitter open(
+      FileIO store, Path snapshotDirectory, LockService lock, ConformanceTarget target) {
     Map<String, String> options = new HashMap<>(target.options());
     ConformanceSettings settings = target.settings();
     switch (this) {
       case ATOMIC_CREATE:
         options.put(CommitOptions.COMMIT_STRATEGY, "atomic-create");
         options.put(LockOptions.LOCK_ENABLED, "false");
-        return SnapshotCommitter.create(store, snapshotDirectory, "conformance.table",
-            CommitOptions.from(options), null);
+        return SnapshotCommitter.create(
+            store, snapshotDirectory, "conformance.table", CommitOptions.from(options), null);
       case RENAME:
         options.put(CommitOptions.COMMIT_STRATEGY, "rename");
         options.put(LockOptions.LOCK_ENABLED, "false");
-        return SnapshotCommitter.create(store, snapshotDirectory, "conformance.table",
-            CommitOptions.from(options), null);
+        return SnapshotCommitter.create(
+            store, snapshotDirectory, "conformance.table", CommitOptions.from(options), null);
       case LOCK:
       default:
         options.put(CommitOptions.COMMIT_STRATEGY, "lock");
         options.put(LockOptions.LOCK_ENABLED, "true");
-        options.putIfAbsent(LockOptions.LOCK_ACQUIRE_TIMEOUT,
+        options.putIfAbsent(
+            LockOptions.LOCK_ACQUIRE_TIMEOUT,
             settings.scaled(Duration.ofSeconds(120)).toMillis() + " ms");
-        return SnapshotCommitter.create(StoreInterfaces.plain(store), snapshotDirectory,
-            "conformance.table", CommitOptions.from(options), lock);
+        return SnapshotCommitter.create(
+            StoreInterfaces.plain(store),
+            snapshotDirectory,
+            "conformance.table",
+            CommitOptions.from(options),
+            lock);
     }
   }
 

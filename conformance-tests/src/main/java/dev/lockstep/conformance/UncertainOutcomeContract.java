@@ -16,9 +16,9 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Uncertain outcomes: the kit wraps the vendor's store so that a snapshot write lands but its answer
- * is lost (or fails before landing), and checks that the commit protocol resolves each case by
- * reading back, with every strategy the declarations allow:
+ * Uncertain outcomes: the kit wraps the vendor's store so that a snapshot write lands but its
+ * answer is lost (or fails before landing), and checks that the commit protocol resolves each case
+ * by reading back, with every strategy the declarations allow:
  *
  * <ul>
  *   <li>a lost answer on our landed write is COMMITTED, never retried into a second snapshot;
@@ -31,29 +31,36 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** A write lands, its answer is lost: COMMITTED, exactly one snapshot, nothing at N+1. */
   @Test
-  @Proves("A snapshot write that lands but loses its answer resolves to COMMITTED, and is never committed a second time.")
+  @Proves(
+      "A snapshot write that lands but loses its answer resolves to COMMITTED, and is never"
+          + " committed a second time.")
   public final void lostAnswerOnLandedWriteIsCommittedOnce() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       for (long id = 1; id <= 3; id++) {
         byte[] content = content(strategy, "ours-" + id);
-        try (SnapshotCommitter committer = open(strategy, dir, FaultPlan.nextWrites("snapshot-"
-            + id, 1, Fault.LOSE_ANSWER))) {
-          assertThat(committer.commit(id, content)).as("%s: commit of snapshot %d whose answer"
-              + " was lost", strategy, id).isEqualTo(CommitOutcome.COMMITTED);
+        try (SnapshotCommitter committer =
+            open(strategy, dir, FaultPlan.nextWrites("snapshot-" + id, 1, Fault.LOSE_ANSWER))) {
+          assertThat(committer.commit(id, content))
+              .as("%s: commit of snapshot %d whose answer" + " was lost", strategy, id)
+              .isEqualTo(CommitOutcome.COMMITTED);
         }
         assertThat(new SnapshotLog(checker, dir).read(id))
-            .as("%s: snapshot %d holds our bytes", strategy, id).isEqualTo(content);
+            .as("%s: snapshot %d holds our bytes", strategy, id)
+            .isEqualTo(content);
       }
-      assertThat(new SnapshotLog(checker, dir).listIds()).as("%s: never committed twice; %s",
-          strategy, listing(checker, dir)).containsExactly(1L, 2L, 3L);
+      assertThat(new SnapshotLog(checker, dir).listIds())
+          .as("%s: never committed twice; %s", strategy, listing(checker, dir))
+          .containsExactly(1L, 2L, 3L);
     }
   }
 
   /** Another writer owns N; our write's answer is lost: CONFLICT, and N keeps the other's bytes. */
   @Test
-  @Proves("A lost answer on a write to a snapshot someone else owns resolves to CONFLICT; the owner keeps it.")
+  @Proves(
+      "A lost answer on a write to a snapshot someone else owns resolves to CONFLICT; the owner"
+          + " keeps it.")
   public final void lostAnswerOnLosingWriteIsConflict() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));
@@ -62,14 +69,15 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       try (SnapshotCommitter other = open(strategy, dir, FaultPlan.none())) {
         assertThat(other.commit(1, theirs)).isEqualTo(CommitOutcome.COMMITTED);
       }
-      try (SnapshotCommitter committer = open(strategy, dir,
-          FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER))) {
+      try (SnapshotCommitter committer =
+          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER))) {
         assertThat(committer.commit(1, content(strategy, "ours")))
             .as("%s: our lost-answer write to a snapshot someone else owns", strategy)
             .isEqualTo(CommitOutcome.CONFLICT);
       }
-      assertThat(new SnapshotLog(checker, dir).read(1)).as("%s: snapshot 1 keeps its owner's bytes",
-          strategy).isEqualTo(theirs);
+      assertThat(new SnapshotLog(checker, dir).read(1))
+          .as("%s: snapshot 1 keeps its owner's bytes", strategy)
+          .isEqualTo(theirs);
       assertThat(new SnapshotLog(checker, dir).listIds()).containsExactly(1L);
     }
   }
@@ -82,14 +90,16 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] content = content(strategy, "ours");
-      try (SnapshotCommitter committer = open(strategy, dir,
-          FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE))) {
-        assertThat(committer.commit(1, content)).as("%s: commit after one failed attempt",
-            strategy).isEqualTo(CommitOutcome.COMMITTED);
+      try (SnapshotCommitter committer =
+          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE))) {
+        assertThat(committer.commit(1, content))
+            .as("%s: commit after one failed attempt", strategy)
+            .isEqualTo(CommitOutcome.COMMITTED);
       }
       assertThat(new SnapshotLog(checker, dir).read(1)).isEqualTo(content);
-      assertThat(new SnapshotLog(checker, dir).listIds()).as("%s; %s", strategy,
-          listing(checker, dir)).containsExactly(1L);
+      assertThat(new SnapshotLog(checker, dir).listIds())
+          .as("%s; %s", strategy, listing(checker, dir))
+          .containsExactly(1L);
     }
   }
 
@@ -98,29 +108,34 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
    * CommitStateUnknownException}; it never claims COMMITTED or CONFLICT it could not see.
    */
   @Test
-  @Proves("When the answer is lost and the read-back fails too, the commit reports UNKNOWN instead of guessing.")
+  @Proves(
+      "When the answer is lost and the read-back fails too, the commit reports UNKNOWN instead of"
+          + " guessing.")
   public final void unreadableOutcomeIsSurfacedAsUnknown() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] content = content(strategy, "ours");
-      FaultPlan lostWriteThenBlindReads = (operation, path) -> {
-        if (!path.name().equals("snapshot-1")) {
-          return Fault.NONE;
-        }
-        return operation.equals("read") ? Fault.FAIL_BEFORE : Fault.NONE;
-      };
+      FaultPlan lostWriteThenBlindReads =
+          (operation, path) -> {
+            if (!path.name().equals("snapshot-1")) {
+              return Fault.NONE;
+            }
+            return operation.equals("read") ? Fault.FAIL_BEFORE : Fault.NONE;
+          };
       FaultPlan lostAnswer = FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER);
-      FaultPlan plan = (operation, path) -> {
-        Fault write = lostAnswer.decide(operation, path);
-        return write != Fault.NONE ? write : lostWriteThenBlindReads.decide(operation, path);
-      };
+      FaultPlan plan =
+          (operation, path) -> {
+            Fault write = lostAnswer.decide(operation, path);
+            return write != Fault.NONE ? write : lostWriteThenBlindReads.decide(operation, path);
+          };
       try (SnapshotCommitter committer = open(strategy, dir, plan)) {
         assertThat(catchThrowable(() -> committer.commit(1, content)))
             .as("%s: a lost answer whose read-back fails must be reported unknown", strategy)
             .isInstanceOf(CommitStateUnknownException.class);
       }
-      assertThat(new SnapshotLog(checker, dir).read(1)).as("%s: the write did land", strategy)
+      assertThat(new SnapshotLog(checker, dir).read(1))
+          .as("%s: the write did land", strategy)
           .isEqualTo(content);
     }
   }
@@ -134,9 +149,10 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       }
     }
     if (out.isEmpty()) {
-      org.junit.jupiter.api.Assumptions.abort("No commit strategy applies: atomic-create,"
-          + " atomic-rename and lock are all declared absent (the commit checks assert that"
-          + " committing is refused cleanly).");
+      org.junit.jupiter.api.Assumptions.abort(
+          "No commit strategy applies: atomic-create,"
+              + " atomic-rename and lock are all declared absent (the commit checks assert that"
+              + " committing is refused cleanly).");
     }
     return out;
   }
@@ -144,8 +160,8 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
   private SnapshotCommitter open(StrategyUnderTest strategy, Path dir, FaultPlan plan)
       throws Exception {
     FileIO store = FaultInjectingStore.wrap(openStore(), plan, new FaultInjectingStore.Injected());
-    return strategy.open(store, dir, strategy == StrategyUnderTest.LOCK ? openLock() : null,
-        currentTarget());
+    return strategy.open(
+        store, dir, strategy == StrategyUnderTest.LOCK ? openLock() : null, currentTarget());
   }
 
   private static String dirName(StrategyUnderTest strategy) {
@@ -153,7 +169,13 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
   }
 
   private static byte[] content(StrategyUnderTest strategy, String who) {
-    return ("{\"commitId\":\"" + strategy.name() + "-" + who + "-" + java.util.UUID.randomUUID()
-        + "\"}").getBytes(StandardCharsets.UTF_8);
+    return ("{\"commitId\":\""
+            + strategy.name()
+            + "-"
+            + who
+            + "-"
+            + java.util.UUID.randomUUID()
+            + "\"}")
+        .getBytes(StandardCharsets.UTF_8);
   }
 }

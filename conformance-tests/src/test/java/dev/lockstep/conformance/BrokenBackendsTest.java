@@ -21,22 +21,26 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BrokenBackendsTest {
 
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void checkThenPutCreateIsFailedByTheCreateRace() {
-    ConformanceTarget target = LocalTargets.local(root)
-        .storeFactory(CheckThenPutCreateFileIO::new)
-        .declare(Capability.ATOMIC_RENAME, false)
-        // A check-then-put window is microseconds wide; on a loaded 2-core machine a round catches
-        // it only sometimes, so this runs enough rounds that missing it is practically impossible.
-        .option(ConformanceSettings.ROUNDS, "200")
-        .option(ConformanceSettings.CONTENDERS, "8")
-        .build();
-    ConformanceResult result = ConformanceRunner.run(target,
-        List.of(RunnerContracts.AtomicCreate.class));
-    assertFailed(result, "AtomicCreateContract.exactlyOneCreatorWinsEachRound",
+    ConformanceTarget target =
+        LocalTargets.local(root)
+            .storeFactory(CheckThenPutCreateFileIO::new)
+            .declare(Capability.ATOMIC_RENAME, false)
+            // A check-then-put window is microseconds wide; on a loaded 2-core machine a round
+            // catches
+            // it only sometimes, so this runs enough rounds that missing it is practically
+            // impossible.
+            .option(ConformanceSettings.ROUNDS, "200")
+            .option(ConformanceSettings.CONTENDERS, "8")
+            .build();
+    ConformanceResult result =
+        ConformanceRunner.run(target, List.of(RunnerContracts.AtomicCreate.class));
+    assertFailed(
+        result,
+        "AtomicCreateContract.exactlyOneCreatorWinsEachRound",
         "two contenders were told they won");
     assertPassed(result, "AtomicCreateContract.atomicCreateDeclarationMatchesStore");
     assertThat(result.passed()).isFalse();
@@ -44,15 +48,20 @@ class BrokenBackendsTest {
 
   @Test
   void overwritingRenameIsFailedByTheRenameRace() {
-    ConformanceTarget target = LocalTargets.local(root)
-        .storeFactory(OverwritingRenameFileIO::new)
-        .declare(Capability.ATOMIC_CREATE, false)
-        .build();
-    ConformanceResult result = ConformanceRunner.run(target,
-        List.of(RunnerContracts.AtomicRename.class));
-    assertFailed(result, "AtomicRenameContract.exactlyOneRenameWinsEachRound",
+    ConformanceTarget target =
+        LocalTargets.local(root)
+            .storeFactory(OverwritingRenameFileIO::new)
+            .declare(Capability.ATOMIC_CREATE, false)
+            .build();
+    ConformanceResult result =
+        ConformanceRunner.run(target, List.of(RunnerContracts.AtomicRename.class));
+    assertFailed(
+        result,
+        "AtomicRenameContract.exactlyOneRenameWinsEachRound",
         "two contenders were told they won");
-    assertFailed(result, "AtomicRenameContract.renameOntoExistingTargetFails",
+    assertFailed(
+        result,
+        "AtomicRenameContract.renameOntoExistingTargetFails",
         "renameAtomically onto an existing target");
     assertPassed(result, "AtomicRenameContract.atomicRenameDeclarationMatchesStore");
     assertPassed(result, "AtomicRenameContract.renameOfMissingSourceFails");
@@ -61,11 +70,12 @@ class BrokenBackendsTest {
   @Test
   void lockThatLetsTwoHoldersInIsFailedByMutualExclusion() {
     TwoHolderLockService.Shared shared = new TwoHolderLockService.Shared();
-    ConformanceTarget target = LocalTargets.local(root)
-        .lockFactory(() -> new TwoHolderLockService(shared))
-        .build();
+    ConformanceTarget target =
+        LocalTargets.local(root).lockFactory(() -> new TwoHolderLockService(shared)).build();
     ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Lock.class));
-    assertFailed(result, "LockContract.mutualExclusionKeepsCounterExact",
+    assertFailed(
+        result,
+        "LockContract.mutualExclusionKeepsCounterExact",
         "times two holders were inside the lock at once");
     assertPassed(result, "LockContract.lockDeclarationMatchesTarget");
   }
@@ -74,34 +84,42 @@ class BrokenBackendsTest {
   void leaseThatNeverExpiresAfterHolderDeathIsFailedByTheHolderDeathCheck() {
     InJvmLockService immortal = ImmortalLeaseLockService.immortalLeases();
     InJvmLockClients clients = new InJvmLockClients(immortal);
-    ConformanceTarget target = LocalTargets.local(root)
-        .lockFactory(() -> new ImmortalLeaseLockService(immortal))
-        .holderKiller(clients.killer())
-        .option(ConformanceSettings.TOLERANCE, "1 s")
-        .build();
+    ConformanceTarget target =
+        LocalTargets.local(root)
+            .lockFactory(() -> new ImmortalLeaseLockService(immortal))
+            .holderKiller(clients.killer())
+            .option(ConformanceSettings.TOLERANCE, "1 s")
+            .build();
     long start = System.nanoTime();
     ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Lock.class));
-    assertFailed(result, "LockContract.deadHolderIsFreedWithinBound",
+    assertFailed(
+        result,
+        "LockContract.deadHolderIsFreedWithinBound",
         "the dead holder's lock must be free within holderDeathBound()");
     assertPassed(result, "LockContract.mutualExclusionKeepsCounterExact");
     assertPassed(result, "LockContract.ensureHeldFailsOnceLeaseIsGone");
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the check gives up after the"
-        + " claimed bound plus the tolerance, it does not wait for the hour-long lease")
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as(
+            "the check gives up after the"
+                + " claimed bound plus the tolerance, it does not wait for the hour-long lease")
         .isLessThan(Duration.ofMinutes(1));
   }
 
   static void assertFailed(ConformanceResult result, String check, String reason) {
     ConformanceRunner.printSummary(result, System.out);
-    assertThat(result.check(check)).as("%s must have run; checks: %s", check, result.checks())
+    assertThat(result.check(check))
+        .as("%s must have run; checks: %s", check, result.checks())
         .isPresent();
     CheckResult c = result.check(check).get();
-    assertThat(c.status()).as("%s must fail this broken backend; it %s: %s", check, c.status(),
-        c.reason()).isEqualTo(Status.FAILED);
+    assertThat(c.status())
+        .as("%s must fail this broken backend; it %s: %s", check, c.status(), c.reason())
+        .isEqualTo(Status.FAILED);
     assertThat(c.reason()).as("why %s failed", check).contains(reason);
   }
 
   static void assertPassed(ConformanceResult result, String check) {
-    CheckResult c = result.check(check).orElseThrow(() -> new AssertionError(check + " did not run"));
+    CheckResult c =
+        result.check(check).orElseThrow(() -> new AssertionError(check + " did not run"));
     assertThat(c.status()).as("%s: %s", check, c.reason()).isEqualTo(Status.PASSED);
   }
 }

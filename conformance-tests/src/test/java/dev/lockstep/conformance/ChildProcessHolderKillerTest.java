@@ -16,18 +16,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ChildProcessHolderKillerTest {
 
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
   @Test
   void childJvmHolderDiesAndTheLockContractPasses() {
-    ConformanceTarget target = ConformanceTarget.builder()
-        .uri("file://" + root.toAbsolutePath())
-        .lockType("test-os-file")
-        .option(OsFileLockFactory.DIRECTORY, root.resolve("locks").toString())
-        .options(LocalTargets.moderate())
-        .declare(Capability.values())
-        .build();
+    ConformanceTarget target =
+        ConformanceTarget.builder()
+            .uri("file://" + root.toAbsolutePath())
+            .lockType("test-os-file")
+            .option(OsFileLockFactory.DIRECTORY, root.resolve("locks").toString())
+            .options(LocalTargets.moderate())
+            .declare(Capability.values())
+            .build();
     assertThat(target.hasCustomHolderKiller()).isFalse();
     ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Lock.class));
     ConformanceRunner.printSummary(result, System.out);

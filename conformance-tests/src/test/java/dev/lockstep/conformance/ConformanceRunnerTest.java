@@ -23,11 +23,9 @@ import org.w3c.dom.NodeList;
  */
 class ConformanceRunnerTest {
 
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
-  @TempDir
-  Path reports;
+  @TempDir Path reports;
 
   @Test
   void localStoreConformsAndReportsAreStandalone() throws Exception {
@@ -41,16 +39,23 @@ class ConformanceRunnerTest {
     assertThat(result.count(Status.SKIPPED)).as(summary).isZero();
     assertThat(result.checks()).as("every check of every contract ran").hasSize(33);
     assertThat(result.passed()).as(summary).isTrue();
-    assertThat(result.capabilityMatrix()).extracting(ConformanceResult.CapabilityRow::observed)
+    assertThat(result.capabilityMatrix())
+        .extracting(ConformanceResult.CapabilityRow::observed)
         .containsOnly(Observed.HOLDS);
     assertThat(result.strategies()).allSatisfy(s -> assertThat(s.safe()).as(s.why()).isTrue());
-    assertThat(result.latencies()).containsKeys("store.write", "store.createAtomically",
-        "store.renameAtomically", "lock.acquire", "lock.release");
+    assertThat(result.latencies())
+        .containsKeys(
+            "store.write",
+            "store.createAtomically",
+            "store.renameAtomically",
+            "lock.acquire",
+            "lock.release");
     assertThat(summary).contains("PASSED", "atomic-create", "SAFE", "p95");
 
     ConformanceRunner.writeReports(result, reports);
     assertJUnitXmlIsValid(reports.resolve(ConformanceRunner.XML_REPORT), 33, 0, 0);
-    assertHtmlIsStandaloneWithMatrix(reports.resolve(ConformanceRunner.HTML_REPORT),
+    assertHtmlIsStandaloneWithMatrix(
+        reports.resolve(ConformanceRunner.HTML_REPORT),
         List.of("present", "present", "present", "present"));
   }
 
@@ -78,18 +83,22 @@ class ConformanceRunnerTest {
 
   /**
    * The HTML is one well-formed file with inline CSS and nothing to fetch (no scripts, stylesheets,
-   * images or external URLs), and its capability matrix lists every capability with its declaration.
+   * images or external URLs), and its capability matrix lists every capability with its
+   * declaration.
    */
   static void assertHtmlIsStandaloneWithMatrix(Path file, List<String> declared) throws Exception {
     String html = Files.readString(file, StandardCharsets.UTF_8);
-    assertThat(html).startsWith("<!DOCTYPE html>").contains("<style>")
+    assertThat(html)
+        .startsWith("<!DOCTYPE html>")
+        .contains("<style>")
         .doesNotContain("<script", "<link", "<img", "src=", "@import", "url(");
-    assertThat(html.replace("http://www.w3.org/1999/xhtml", "")).doesNotContain("http://",
-        "https://");
+    assertThat(html.replace("http://www.w3.org/1999/xhtml", ""))
+        .doesNotContain("http://", "https://");
     Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile());
     Element matrix = byId(doc, "table", "capability-matrix");
     NodeList rows = matrix.getElementsByTagName("tr");
-    assertThat(rows.getLength()).as("header + one row per capability")
+    assertThat(rows.getLength())
+        .as("header + one row per capability")
         .isEqualTo(1 + Capability.values().length);
     for (int i = 0; i < Capability.values().length; i++) {
       NodeList cells = ((Element) rows.item(i + 1)).getElementsByTagName("td");
@@ -98,8 +107,8 @@ class ConformanceRunnerTest {
     }
     assertThat(byId(doc, "table", "checks")).isNotNull();
     assertThat(byId(doc, "table", "latencies").getTextContent()).contains("p95");
-    assertThat(byId(doc, "table", "commit-strategies").getTextContent()).contains("atomic-create",
-        "rename", "lock");
+    assertThat(byId(doc, "table", "commit-strategies").getTextContent())
+        .contains("atomic-create", "rename", "lock");
   }
 
   private static Element byId(Document doc, String tag, String id) {

@@ -19,11 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeclarationRulesTest {
 
-  @TempDir
-  Path root;
+  @TempDir Path root;
 
-  @TempDir
-  Path reports;
+  @TempDir Path reports;
 
   /** An object store without conditional writes and no lock: a plain FileIO. */
   private ConformanceTarget.Builder plainStoreWithoutLock() {
@@ -35,12 +33,13 @@ class DeclarationRulesTest {
 
   @Test
   void declaredAbsentIsSkippedWithReasonAndUsingItFailsCleanly() throws Exception {
-    ConformanceTarget target = plainStoreWithoutLock()
-        .declare(Capability.STORE_BASICS, true)
-        .declare(Capability.ATOMIC_CREATE, false)
-        .declare(Capability.ATOMIC_RENAME, false)
-        .declare(Capability.LOCK, false)
-        .build();
+    ConformanceTarget target =
+        plainStoreWithoutLock()
+            .declare(Capability.STORE_BASICS, true)
+            .declare(Capability.ATOMIC_CREATE, false)
+            .declare(Capability.ATOMIC_RENAME, false)
+            .declare(Capability.LOCK, false)
+            .build();
     ConformanceResult result = ConformanceRunner.run(target);
     ConformanceRunner.printSummary(result, System.out);
 
@@ -50,21 +49,28 @@ class DeclarationRulesTest {
     assertPassed(result, "AtomicRenameContract.atomicRenameDeclarationMatchesStore");
     assertPassed(result, "LockContract.lockDeclarationMatchesTarget");
     assertPassed(result, "CommitContract.commitStrategyMatchesDeclarations");
-    for (String skipped : List.of("AtomicCreateContract.exactlyOneCreatorWinsEachRound",
-        "AtomicRenameContract.exactlyOneRenameWinsEachRound",
-        "LockContract.deadHolderIsFreedWithinBound", "CommitContract.concurrentCommitsUnderLock",
-        "UncertainOutcomeContract.lostAnswerOnLandedWriteIsCommittedOnce")) {
+    for (String skipped :
+        List.of(
+            "AtomicCreateContract.exactlyOneCreatorWinsEachRound",
+            "AtomicRenameContract.exactlyOneRenameWinsEachRound",
+            "LockContract.deadHolderIsFreedWithinBound",
+            "CommitContract.concurrentCommitsUnderLock",
+            "UncertainOutcomeContract.lostAnswerOnLandedWriteIsCommittedOnce")) {
       CheckResult c = result.check(skipped).orElseThrow();
       assertThat(c.status()).as(skipped).isEqualTo(Status.SKIPPED);
       assertThat(c.reason()).as(skipped).containsAnyOf("declared absent", "No commit strategy");
     }
-    assertThat(result.capabilityMatrix()).extracting(ConformanceResult.CapabilityRow::observed)
+    assertThat(result.capabilityMatrix())
+        .extracting(ConformanceResult.CapabilityRow::observed)
         .containsExactly(Observed.HOLDS, Observed.ABSENT, Observed.ABSENT, Observed.ABSENT);
     assertThat(result.strategies()).noneMatch(ConformanceResult.StrategyVerdict::safe);
 
     ConformanceRunner.writeReports(result, reports);
-    ConformanceRunnerTest.assertJUnitXmlIsValid(reports.resolve(ConformanceRunner.XML_REPORT),
-        result.checks().size(), 0, (int) result.count(Status.SKIPPED));
+    ConformanceRunnerTest.assertJUnitXmlIsValid(
+        reports.resolve(ConformanceRunner.XML_REPORT),
+        result.checks().size(),
+        0,
+        (int) result.count(Status.SKIPPED));
     ConformanceRunnerTest.assertHtmlIsStandaloneWithMatrix(
         reports.resolve(ConformanceRunner.HTML_REPORT),
         List.of("present", "absent", "absent", "absent"));
@@ -72,52 +78,63 @@ class DeclarationRulesTest {
 
   @Test
   void declaredPresentButMissingFails() {
-    ConformanceTarget target = plainStoreWithoutLock()
-        .declare(Capability.STORE_BASICS, true)
-        .declare(Capability.ATOMIC_CREATE, true)
-        .declare(Capability.ATOMIC_RENAME, false)
-        .declare(Capability.LOCK, false)
-        .build();
-    ConformanceResult result = ConformanceRunner.run(target,
-        List.of(RunnerContracts.AtomicCreate.class));
-    assertFailed(result, "AtomicCreateContract.atomicCreateDeclarationMatchesStore",
+    ConformanceTarget target =
+        plainStoreWithoutLock()
+            .declare(Capability.STORE_BASICS, true)
+            .declare(Capability.ATOMIC_CREATE, true)
+            .declare(Capability.ATOMIC_RENAME, false)
+            .declare(Capability.LOCK, false)
+            .build();
+    ConformanceResult result =
+        ConformanceRunner.run(target, List.of(RunnerContracts.AtomicCreate.class));
+    assertFailed(
+        result,
+        "AtomicCreateContract.atomicCreateDeclarationMatchesStore",
         "must implement SupportsAtomicCreate");
-    assertFailed(result, "AtomicCreateContract.exactlyOneCreatorWinsEachRound",
+    assertFailed(
+        result,
+        "AtomicCreateContract.exactlyOneCreatorWinsEachRound",
         "must implement SupportsAtomicCreate");
     assertThat(result.capabilityMatrix().get(1).observed()).isEqualTo(Observed.BROKEN);
   }
 
   @Test
   void undeclaredCapabilityFailsEveryCheckThatNeedsIt() throws Exception {
-    ConformanceTarget target = plainStoreWithoutLock()
-        .declare(Capability.STORE_BASICS, true)
-        .build();
-    ConformanceResult result = ConformanceRunner.run(target,
-        List.of(RunnerContracts.AtomicCreate.class, RunnerContracts.Lock.class));
-    assertThat(result.checks()).isNotEmpty().allSatisfy(c -> {
-      assertThat(c.status()).as(c.name()).isEqualTo(Status.FAILED);
-      assertThat(c.reason()).as(c.name()).contains("is not declared", "=true|false");
-    });
+    ConformanceTarget target =
+        plainStoreWithoutLock().declare(Capability.STORE_BASICS, true).build();
+    ConformanceResult result =
+        ConformanceRunner.run(
+            target, List.of(RunnerContracts.AtomicCreate.class, RunnerContracts.Lock.class));
+    assertThat(result.checks())
+        .isNotEmpty()
+        .allSatisfy(
+            c -> {
+              assertThat(c.status()).as(c.name()).isEqualTo(Status.FAILED);
+              assertThat(c.reason()).as(c.name()).contains("is not declared", "=true|false");
+            });
     assertThat(result.passed()).isFalse();
     assertThat(result.verdict()).contains("not declared");
   }
 
   @Test
   void unconfiguredSuiteFails() {
-    ConformanceResult result = ConformanceRunner.run(ConformanceTarget.builder().build(),
-        List.of(UnconfiguredStoreContract.class));
-    assertThat(result.checks()).hasSize(8).allSatisfy(c -> {
-      assertThat(c.status()).as(c.name()).isEqualTo(Status.FAILED);
-      assertThat(c.reason()).as(c.name()).contains("Unconfigured suite");
-    });
+    ConformanceResult result =
+        ConformanceRunner.run(
+            ConformanceTarget.builder().build(), List.of(UnconfiguredStoreContract.class));
+    assertThat(result.checks())
+        .hasSize(8)
+        .allSatisfy(
+            c -> {
+              assertThat(c.status()).as(c.name()).isEqualTo(Status.FAILED);
+              assertThat(c.reason()).as(c.name()).contains("Unconfigured suite");
+            });
     assertThat(result.passed()).isFalse();
   }
 
   @Test
   void targetWithoutStoreFailsWithTheKeyToSet() {
     ConformanceTarget target = ConformanceTarget.builder().declare(Capability.values()).build();
-    ConformanceResult result = ConformanceRunner.run(target,
-        List.of(RunnerContracts.Store.class));
+    ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Store.class));
     assertFailed(result, "StoreContract.readAfterWrite", "set 'uri'");
   }
 

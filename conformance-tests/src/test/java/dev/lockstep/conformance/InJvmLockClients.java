@@ -14,9 +14,9 @@ import java.util.Optional;
  * from a {@link LockFactory}: each client is a separate handle, and closing it releases only the
  * leases it acquired, never another client's.
  *
- * <p>Holder death is simulated faithfully: the {@link #killer()} acquires through its own client and
- * then abandons the lease without releasing or renewing it, so the key frees only when the lease TTL
- * (the service's holder-death bound) runs out.
+ * <p>Holder death is simulated faithfully: the {@link #killer()} acquires through its own client
+ * and then abandons the lease without releasing or renewing it, so the key frees only when the
+ * lease TTL (the service's holder-death bound) runs out.
  */
 final class InJvmLockClients {
 
@@ -38,8 +38,9 @@ final class InJvmLockClients {
   /** A holder that acquires, then dies: it never releases or renews. */
   HolderKiller killer() {
     return key -> {
-      Lease lease = lock.acquire(key, Duration.ofSeconds(30)).orElseThrow(
-          () -> new IOException("the doomed holder could not acquire " + key));
+      Lease lease =
+          lock.acquire(key, Duration.ofSeconds(30))
+              .orElseThrow(() -> new IOException("the doomed holder could not acquire " + key));
       return lease.fencingToken(); // and never touches the lease again
     };
   }
@@ -63,11 +64,12 @@ final class InJvmLockClients {
         }
       }
       Optional<Lease> lease = lock.acquire(key, timeout);
-      lease.ifPresent(l -> {
-        synchronized (this) {
-          mine.add(l);
-        }
-      });
+      lease.ifPresent(
+          l -> {
+            synchronized (this) {
+              mine.add(l);
+            }
+          });
       return lease;
     }
 

@@ -2,11 +2,12 @@ package dev.lockstep.conformance;
 
 import org.junit.jupiter.api.io.TempDir;
 
-/** The kit's AtomicRenameContract against the local store (and the in-JVM test lock): all must pass. */
+/**
+ * The kit's AtomicRenameContract against the local store (and the in-JVM test lock): all must pass.
+ */
 class LocalAtomicRenameContractTest extends AtomicRenameContract {
 
-  @TempDir
-  static java.nio.file.Path root;
+  @TempDir static java.nio.file.Path root;
 
   @Override
   protected ConformanceTarget target() {

@@ -5,8 +5,8 @@ import dev.lockstep.testing.TestTiming;
 import java.time.Duration;
 
 /**
- * Conformance targets over the local store ({@link LocalFileIO}) and the in-JVM test lock, with round
- * counts small enough for the kit's own build on a shared 2-core machine.
+ * Conformance targets over the local store ({@link LocalFileIO}) and the in-JVM test lock, with
+ * round counts small enough for the kit's own build on a shared 2-core machine.
  */
 final class LocalTargets {
 

@@ -66,8 +66,9 @@ public final class OsFileLockFactory implements CatalogLockFactory {
       }
       FileChannel channel = null;
       try {
-        channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
+        channel =
+            FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         while (true) {
           FileLock lock = channel.tryLock();
           if (lock != null) {
@@ -92,8 +93,8 @@ public final class OsFileLockFactory implements CatalogLockFactory {
     private static long nextToken(FileChannel channel) throws IOException {
       ByteBuffer buffer = ByteBuffer.allocate(32);
       channel.read(buffer, 0);
-      String text = new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII)
-          .trim();
+      String text =
+          new String(buffer.array(), 0, buffer.position(), StandardCharsets.US_ASCII).trim();
       long token = text.isEmpty() ? 1 : Long.parseLong(text) + 1;
       channel.truncate(0);
       channel.write(ByteBuffer.wrap(Long.toString(token).getBytes(StandardCharsets.US_ASCII)), 0);

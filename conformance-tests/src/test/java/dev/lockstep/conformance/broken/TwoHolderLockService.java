@@ -39,41 +39,42 @@ public final class TwoHolderLockService implements LockService {
     }
     long token = shared.tokens.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
     AtomicBoolean held = new AtomicBoolean(true);
-    return Optional.of(new Lease() {
-      @Override
-      public String key() {
-        return key;
-      }
+    return Optional.of(
+        new Lease() {
+          @Override
+          public String key() {
+            return key;
+          }
 
-      @Override
-      public long fencingToken() {
-        return token;
-      }
+          @Override
+          public long fencingToken() {
+            return token;
+          }
 
-      @Override
-      public Duration timeLeft() {
-        return held.get() ? Duration.ofMinutes(1) : Duration.ZERO;
-      }
+          @Override
+          public Duration timeLeft() {
+            return held.get() ? Duration.ofMinutes(1) : Duration.ZERO;
+          }
 
-      @Override
-      public boolean isHeld() {
-        return held.get();
-      }
+          @Override
+          public boolean isHeld() {
+            return held.get();
+          }
 
-      @Override
-      public void ensureHeld() throws LockLostException {
-        if (!held.get()) {
-          throw new LockLostException("released");
-        }
-      }
+          @Override
+          public void ensureHeld() throws LockLostException {
+            if (!held.get()) {
+              throw new LockLostException("released");
+            }
+          }
 
-      @Override
-      public void close() {
-        if (held.compareAndSet(true, false)) {
-          semaphore.release();
-        }
-      }
-    });
+          @Override
+          public void close() {
+            if (held.compareAndSet(true, false)) {
+              semaphore.release();
+            }
+          }
+        });
   }
 
   @Override
