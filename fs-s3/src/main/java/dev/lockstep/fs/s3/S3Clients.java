@@ -96,6 +96,11 @@ final class S3Clients implements Closeable {
     if (options.region() != null) {
       return Region.of(options.region());
     }
+    if (!options.isAwsEndpoint()) {
+      // S3-compatible stores accept any signing region; asking the SDK's chain could wait for the
+      // EC2 metadata service on machines that are not in AWS.
+      return Region.of(S3Options.REGION_FALLBACK);
+    }
     try {
       return new DefaultAwsRegionProviderChain().getRegion();
     } catch (SdkClientException noRegion) {

@@ -38,8 +38,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  *       nothing visible before close.
  *   <li>{@link #list}: ListObjectsV2 with delimiter {@code /}, every page.
  *   <li>{@link #delete} of a directory: ListObjectsV2 without delimiter and DeleteObjects in batches of
- *       {@value #DELETE_BATCH}. Not atomic: a failure part-way leaves some keys; deleting again
- *       finishes the job.
+ *       {@value #DELETE_BATCH} (S3's limit). Not atomic: a failure part-way leaves some keys; deleting
+ *       again finishes the job.
  *   <li>{@link #getStatus}: HEAD for files, a one-key prefix listing for directories.
  * </ul>
  *
@@ -48,17 +48,25 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 public class S3FileIO implements FileIO {
 
+  /** The most keys one DeleteObjects call takes, and one ListObjectsV2 page returns. */
   static final int DELETE_BATCH = 1000;
 
   private final S3Options options;
   private final S3Clients clients;
   private final ConditionalWriter writer;
+  private final int pageSize;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   S3FileIO(S3Options options, S3Clients clients) {
+    this(options, clients, DELETE_BATCH);
+  }
+
+  /** With smaller list pages and delete batches, so that tests cross their boundaries cheaply. */
+  S3FileIO(S3Options options, S3Clients clients, int pageSize) {
     this.options = options;
     this.clients = clients;
     this.writer = new ConditionalWriter(clients, options);
+    this.pageSize = pageSize;
   }
 
   S3Options options() {
@@ -162,7 +170,7 @@ public class S3FileIO implements FileIO {
     List<FileStatus> children = new ArrayList<>();
     try {
       for (ListObjectsV2Response page : clients.retrying().listObjectsV2Paginator(
-          b -> b.bucket(location.bucket()).prefix(prefix).delimiter("/"))) {
+          b -> b.bucket(location.bucket()).prefix(prefix).delimiter("/").maxKeys(pageSize))) {
         for (S3Object object : page.contents()) {
           String name = object.key().substring(prefix.length());
           if (!name.isEmpty()) {
@@ -213,13 +221,13 @@ public class S3FileIO implements FileIO {
   }
 
   private void deleteUnder(S3Location location) throws IOException {
-    List<ObjectIdentifier> batch = new ArrayList<>(DELETE_BATCH);
+    List<ObjectIdentifier> batch = new ArrayList<>(pageSize);
     try {
       for (ListObjectsV2Response page : clients.retrying().listObjectsV2Paginator(
-          b -> b.bucket(location.bucket()).prefix(location.childPrefix()))) {
+          b -> b.bucket(location.bucket()).prefix(location.childPrefix()).maxKeys(pageSize))) {
         for (S3Object object : page.contents()) {
           batch.add(ObjectIdentifier.builder().key(object.key()).build());
-          if (batch.size() == DELETE_BATCH) {
+          if (batch.size() == pageSize) {
             deleteBatch(location, batch);
             batch.clear();
           }

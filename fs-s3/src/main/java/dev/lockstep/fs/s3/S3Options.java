@@ -14,7 +14,8 @@ import java.util.Map;
  * them, and no log line of this module prints an option map.
  *
  * @param endpoint {@value #ENDPOINT}: the service URI, or {@code null} for AWS S3 in {@code region}
- * @param region {@value #REGION}: the signing region, or {@code null} for the SDK's region chain
+ * @param region {@value #REGION}: the signing region, or {@code null}: with an endpoint {@value
+ *     #REGION_FALLBACK}, without one the SDK's region chain (then {@value #REGION_FALLBACK})
  * @param accessKey {@value #ACCESS_KEY}, or {@code null} for the SDK's default credential chain
  * @param secretKey {@value #SECRET_KEY} (secret; required together with the access key)
  * @param sessionToken {@value #SESSION_TOKEN} (secret; optional, for temporary credentials)

@@ -138,33 +138,25 @@ class S3FileIOTest {
 
   @Test
   void listingAndRecursiveDeleteCrossPageAndBatchBoundaries() throws Exception {
-    int count = 1005;
-    Path dir = root.child("many");
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
-    try {
-      List<java.util.concurrent.Future<?>> writes = new java.util.ArrayList<>();
+    int count = 25;
+    S3Options options = S3Options.from(server.options());
+    try (S3FileIO paged = new S3FileIO(options, new S3Clients(options), 10)) {
+      Path dir = root.child("many");
       for (int i = 0; i < count; i++) {
-        Path file = dir.child(String.format("f-%04d", i));
-        writes.add(pool.submit(() -> {
-          write(file, new byte[] {7}, true);
-          return null;
-        }));
+        write(dir.child(String.format("f-%04d", i)), new byte[] {7}, true);
       }
-      for (java.util.concurrent.Future<?> write : writes) {
-        write.get();
-      }
-    } finally {
-      pool.shutdownNow();
+      write(dir.child("sub/deeper"), new byte[] {1}, true);
+      List<FileStatus> listed = paged.list(dir);
+      assertThat(listed).as("3 pages of 10").hasSize(count + 1);
+      assertThat(listed).filteredOn(FileStatus::directory).extracting(s -> s.path().name())
+          .containsExactly("sub");
+      assertThat(listed).filteredOn(s -> !s.directory()).extracting(s -> s.path().name())
+          .doesNotHaveDuplicates().hasSize(count);
+      assertThat(paged.delete(dir, true)).as("3 delete batches of at most 10").isTrue();
+      assertThat(store.list(dir)).isEmpty();
+      assertThat(store.exists(dir)).isFalse();
+      assertThat(paged.delete(dir, true)).isFalse();
     }
-    write(dir.child("sub/deeper"), new byte[] {1}, true);
-    List<FileStatus> listed = store.list(dir);
-    assertThat(listed).hasSize(count + 1);
-    assertThat(listed).filteredOn(FileStatus::directory).extracting(s -> s.path().name())
-        .containsExactly("sub");
-    assertThat(store.delete(dir, true)).isTrue();
-    assertThat(store.list(dir)).isEmpty();
-    assertThat(store.exists(dir)).isFalse();
-    assertThat(store.delete(dir, true)).isFalse();
   }
 
   private void write(Path file, byte[] content, boolean overwrite) throws Exception {
