@@ -33,6 +33,7 @@ import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
 import org.apache.hadoop.hive.metastore.txn.TxnStore;
 import org.apache.hadoop.hive.metastore.txn.TxnUtils;
+import org.apache.hadoop.hive.metastore.txn.service.AcidHouseKeeperService;
 import org.apache.thrift.server.TServer;
 import org.apache.thrift.server.TThreadPoolServer;
 import org.apache.thrift.transport.TServerSocket;
@@ -52,8 +53,10 @@ import org.apache.thrift.transport.TTransportException;
  *   <li>The Thrift server is ours, over the metastore's own handler, so that {@link #stop()} can cut
  *       every open connection (the metastore's own server cannot be stopped) and {@link #start()}
  *       can bring it back on the same port over the same database.
- *   <li>No housekeeping threads run: stale locks expire only when a test calls {@link
- *       #expireTimedOutLocks()}, which runs the housekeeper's {@code performTimeOuts()}.
+ *   <li>The metastore's housekeeper ({@code AcidHouseKeeperService}, whose {@code performTimeOuts()}
+ *       removes locks not heartbeated within {@link #LOCK_TIMEOUT}) runs every {@link
+ *       #HOUSEKEEPER_INTERVAL} while the server is up; {@link #expireTimedOutLocks()} runs the timeout
+ *       at once, for tests that must not wait for it.
  * </ol>
  */
 final class TestMetastore {
@@ -63,6 +66,9 @@ final class TestMetastore {
 
   /** The metastore's lock timeout in tests ({@code metastore.txn.timeout}); clients read the same. */
   static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6L * TIMING);
+
+  /** How often the metastore's own housekeeper ({@code AcidHouseKeeperService}) runs in tests. */
+  static final Duration HOUSEKEEPER_INTERVAL = Duration.ofSeconds(1L * TIMING);
 
   private static final Object ONE_CALL_AT_A_TIME = new Object();
   private static TestMetastore shared;
@@ -79,6 +85,7 @@ final class TestMetastore {
   private final List<Socket> accepted = new ArrayList<>();
   private TServer server;
   private Thread serving;
+  private AcidHouseKeeperService housekeeper;
 
   private TestMetastore(Path directory, int port) {
     this.directory = directory;
@@ -121,6 +128,7 @@ final class TestMetastore {
       if (took.compareTo(Duration.ofSeconds(30)) > 0) {
         throw new IllegalStateException("The test metastore took " + took + " to start (limit 30 s)");
       }
+      metastore.startHousekeeper();
       shared = metastore;
     }
     return shared;
@@ -134,6 +142,10 @@ final class TestMetastore {
     return uri(port);
   }
 
+  int port() {
+    return port;
+  }
+
   Configuration conf() {
     return conf;
   }
@@ -142,6 +154,7 @@ final class TestMetastore {
   Map<String, String> lockOptions() {
     return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive",
         "metastore.txn.timeout", LOCK_TIMEOUT.toSeconds() + "s", "metastore.connect.retries", "1",
+        "metastore.acid.housekeeper.interval", HOUSEKEEPER_INTERVAL.toSeconds() + "s",
         "lock-check-max-sleep", "200 ms");
   }
 
@@ -248,6 +261,36 @@ final class TestMetastore {
     serving.join(TimeUnit.SECONDS.toMillis(10));
     server = null;
     serving = null;
+  }
+
+  /**
+   * Runs the metastore's own housekeeper every {@link #HOUSEKEEPER_INTERVAL} while the Thrift server
+   * is up, as a metastore with {@code metastore.housekeeping.threads.on} does.
+   */
+  private void startHousekeeper() {
+    housekeeper = new AcidHouseKeeperService();
+    housekeeper.setConf(conf);
+    Thread thread = new Thread(() -> {
+      while (true) {
+        try {
+          Thread.sleep(HOUSEKEEPER_INTERVAL.toMillis());
+          synchronized (this) {
+            if (server == null) {
+              continue; // a stopped metastore runs no housekeeping either
+            }
+          }
+          synchronized (ONE_CALL_AT_A_TIME) {
+            housekeeper.run();
+          }
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          System.err.println("Test metastore housekeeper failed: " + e);
+        }
+      }
+    }, "test-metastore-housekeeper");
+    thread.setDaemon(true);
+    thread.start();
   }
 
   /** Runs the housekeeper's lock timeout: locks not heartbeated within the timeout are removed. */
