@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "lockstep", mixinStandardHelpOptions = true,
     versionProvider = LockstepCli.Version.class,
     description = "Safe concurrent snapshot commits on any storage.",
-    subcommands = {ConformanceCommand.class})
+    subcommands = {StressCommand.class, ConformanceCommand.class})
 public final class LockstepCli implements Runnable {
 
   @CommandLine.Spec
