@@ -35,7 +35,9 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
  *       FileAlreadyExistsException}.
  *   <li>412 (or 404 {@code NoSuchUpload} on complete) after an attempt that may have landed: read the
  *       object's write id back (HEAD; when a store drops user metadata, compare the bytes). Ours:
- *       return. Another's: conflict. Cannot tell: {@link UncertainWriteException}.
+ *       return. Another's: conflict. Cannot tell: {@link UncertainWriteException}. Without the
+ *       metadata (a store that drops it) a single-part write is ours when the ETag is the MD5 of our
+ *       bytes or the bytes read back are ours.
  *   <li>409 {@code ConditionalRequestConflict}, 503 {@code SlowDown}, 5xx, timeouts, resets: back off
  *       (exponential, jittered, {@code s3.retry.*}) and retry; remember whether the failed attempt may
  *       have landed ({@link S3Errors#mayHaveLanded}).
@@ -193,12 +195,26 @@ final class ConditionalWriter {
     if (head.contentLength() != null && head.contentLength() != content.length) {
       return Ownership.THEIRS;
     }
+    if (head.eTag() != null && head.eTag().replace("\"", "").equalsIgnoreCase(md5Hex(content))) {
+      // A single-part upload's ETag is the MD5 of its bytes (not under SSE-KMS, so a different ETag
+      // proves nothing and the bytes are compared below).
+      return Ownership.OURS;
+    }
     try (ResponseInputStream<GetObjectResponse> in = clients.retrying()
         .getObject(b -> b.bucket(location.bucket()).key(location.key()).ifMatch(head.eTag()))) {
       return sameBytes(in, content) ? Ownership.OURS : Ownership.THEIRS;
     } catch (SdkException | IOException e) {
       cause.addSuppressed(e);
       return Ownership.UNKNOWN;
+    }
+  }
+
+  private static String md5Hex(byte[] content) {
+    try {
+      return java.util.HexFormat.of().formatHex(
+          java.security.MessageDigest.getInstance("MD5").digest(content));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      return "";
     }
   }
 
