@@ -126,7 +126,8 @@ class SessionExpiryTest {
         // Failing is fine; landing is not.
       }
 
-      assertThat(outcome).isNotEqualTo(CommitOutcome.COMMITTED);
+      assertThat(outcome).as("the fenced holder learns that snapshot-1 is taken")
+          .isEqualTo(CommitOutcome.CONFLICT);
       assertThat(oldStore.snapshotWrites.get()).as("snapshot writes by the fenced holder").isZero();
       assertThat(newCommitter.log().read(1)).as("snapshot-1").isEqualTo(newContent);
       assertThat(newCommitter.log().listIds()).containsExactly(1L);
