@@ -66,6 +66,7 @@ public final class ConformanceResult {
           Capability.LOCK, "LockContract");
 
   private final String targetDescription;
+  private final String settings;
   private final Map<Capability, Boolean> declarations;
   private final List<CheckResult> checks;
   private final Map<String, Latencies.Percentiles> latencies;
@@ -74,12 +75,14 @@ public final class ConformanceResult {
 
   ConformanceResult(
       String targetDescription,
+      String settings,
       Map<Capability, Boolean> declarations,
       List<CheckResult> checks,
       Map<String, Latencies.Percentiles> latencies,
       Instant started,
       Duration duration) {
     this.targetDescription = targetDescription;
+    this.settings = settings;
     this.declarations = Collections.unmodifiableMap(new LinkedHashMap<>(declarations));
     this.checks = List.copyOf(checks);
     this.latencies = Collections.unmodifiableMap(new LinkedHashMap<>(latencies));
@@ -90,6 +93,11 @@ public final class ConformanceResult {
   /** The target, secrets masked. */
   public String targetDescription() {
     return targetDescription;
+  }
+
+  /** The kit's settings of the run (rounds, contenders, fault rate, ...). */
+  public String settings() {
+    return settings;
   }
 
   /** Every declaration made. */

@@ -68,6 +68,7 @@ public final class ConformanceRunner {
    */
   public static synchronized ConformanceResult run(
       ConformanceTarget target, List<Class<? extends ConformanceContract>> contracts) {
+    ConformanceSettings settings = target.settings(); // bad settings fail here, before any check
     Instant started = Instant.now();
     long start = System.nanoTime();
     Latencies.global().reset();
@@ -86,6 +87,7 @@ public final class ConformanceRunner {
     }
     return new ConformanceResult(
         target.toString(),
+        settings.toString(),
         target.declarations(),
         collector.results,
         Latencies.global().snapshot(),

@@ -13,6 +13,7 @@ final class ConsoleReport {
   static void print(ConformanceResult result, PrintStream out) {
     out.println("Lockstep conformance: " + result.verdict());
     out.println("Target: " + result.targetDescription());
+    out.println("Settings: " + result.settings());
     out.printf(
         "Checks: %d passed, %d failed, %d skipped in %.1f s%n",
         result.count(Status.PASSED),

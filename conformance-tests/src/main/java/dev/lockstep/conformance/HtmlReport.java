@@ -69,6 +69,7 @@ final class HtmlReport {
       h.writeEndElement();
       element(h, "h2", "Target");
       element(h, "pre", result.targetDescription());
+      element(h, "pre", result.settings());
 
       matrix(h, result);
       strategies(h, result);

@@ -98,6 +98,7 @@ final class JUnitXmlReport {
     xml.writeCharacters("\n    ");
     xml.writeStartElement("properties");
     property(xml, "target", result.targetDescription());
+    property(xml, "settings", result.settings());
     property(xml, "verdict", result.verdict());
     for (Capability c : Capability.values()) {
       property(xml, c.propertyKey(), String.valueOf(result.declarations().get(c)));
