@@ -102,6 +102,17 @@ public final class OssFileIO implements SupportsAtomicCreate {
     return OssInputStream.open(client, errors, key, path);
   }
 
+  /**
+   * A stream whose bytes are published on close (see {@link OssOutputStream}). With {@code
+   * overwrite=false} an existing object fails here (a plain check) and again, atomically, on close
+   * ({@code x-oss-forbid-overwrite: true}).
+   *
+   * <ul>
+   *   <li>After close: every client reads the new bytes whole.
+   *   <li>After a failed close: the old object or nothing, never a torn one; after {@link
+   *       dev.lockstep.fs.UncertainWriteException} ours may be there.
+   * </ul>
+   */
   @Override
   public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
     OssKey key = OssKey.of(path);
@@ -142,6 +153,7 @@ public final class OssFileIO implements SupportsAtomicCreate {
     }
   }
 
+  /** A file (HeadObject), else a directory when a key is under {@code path/}, else not found. */
   @Override
   public FileStatus getStatus(Path path) throws IOException {
     OssKey key = OssKey.of(path);
@@ -165,6 +177,10 @@ public final class OssFileIO implements SupportsAtomicCreate {
     return key.isRoot() || headOrNull(key, path) != null || hasChildren(key, path);
   }
 
+  /**
+   * The objects and common prefixes directly under {@code directory/}, all pages. A key equal to the
+   * prefix itself (a directory marker written by another tool) is skipped.
+   */
   @Override
   public List<FileStatus> list(Path directory) throws IOException {
     OssKey key = OssKey.of(directory);
@@ -191,6 +207,11 @@ public final class OssFileIO implements SupportsAtomicCreate {
     return out;
   }
 
+  /**
+   * Deletes the object at {@code path}, or with {@code recursive=true} every object under {@code
+   * path/} one DeleteMultipleObjects per listed page ({@value OssOptions#LIST_PAGE_SIZE}). After a failure part of a
+   * directory may be deleted; deleting again finishes it.
+   */
   @Override
   public boolean delete(Path path, boolean recursive) throws IOException {
     OssKey key = OssKey.of(path);

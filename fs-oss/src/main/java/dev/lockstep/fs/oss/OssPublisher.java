@@ -43,8 +43,9 @@ import org.slf4j.LoggerFactory;
  *   <li>After an attempt that may have landed, {@code FileAlreadyExists} (or {@code NoSuchUpload}
  *       for a multipart upload that was already completed) may be our own earlier attempt: read the
  *       object's metadata back. Our write id: success. Another object: {@link
- *       FileAlreadyExistsException}. The read fails or finds nothing: {@link
- *       UncertainWriteException}.
+ *       FileAlreadyExistsException} for a forbid-overwrite write (ours cannot have landed, or it
+ *       would still be there), {@link UncertainWriteException} for an overwrite. The read fails or
+ *       finds nothing: {@link UncertainWriteException}.
  *   <li>Attempts exhausted after a possible landing: the same read-back decides, else {@link
  *       UncertainWriteException}.
  * </ol>
@@ -85,7 +86,7 @@ final class OssPublisher {
       throws IOException {
     String writeId = UUID.randomUUID().toString();
     String md5 = Base64.getEncoder().encodeToString(md5(buffer, length));
-    publish(key, path, writeId, "PutObject", () -> {
+    publish(key, path, writeId, forbidOverwrite, "PutObject", () -> {
       ObjectMetadata meta = new ObjectMetadata();
       meta.setContentLength(length);
       meta.setContentMD5(md5);
@@ -142,7 +143,7 @@ final class OssPublisher {
   /** CompleteMultipartUpload, as the class javadoc describes. */
   void complete(OssKey key, Path path, String uploadId, List<PartETag> parts,
       boolean forbidOverwrite, String writeId) throws IOException {
-    publish(key, path, writeId, "CompleteMultipartUpload", () -> {
+    publish(key, path, writeId, forbidOverwrite, "CompleteMultipartUpload", () -> {
       CompleteMultipartUploadRequest request = new CompleteMultipartUploadRequest(key.bucket(),
           key.key(), uploadId, new ArrayList<>(parts));
       if (forbidOverwrite) {
@@ -163,8 +164,8 @@ final class OssPublisher {
     }
   }
 
-  private void publish(OssKey key, Path path, String writeId, String action, Send send)
-      throws IOException {
+  private void publish(OssKey key, Path path, String writeId, boolean forbidOverwrite,
+      String action, Send send) throws IOException {
     boolean mayHaveLanded = false;
     RuntimeException last = null;
     for (int attempt = 1; attempt <= options.attempts(); attempt++) {
@@ -181,7 +182,7 @@ final class OssPublisher {
           throw conflict(path);
         }
         if (alreadyThere || (mayHaveLanded && OssErrors.isCode(e, "NoSuchUpload"))) {
-          resolveByReadBack(key, path, writeId, e);
+          resolveByReadBack(key, path, writeId, forbidOverwrite, e);
           return;
         }
         if (OssErrors.isServerError(e)
@@ -195,7 +196,7 @@ final class OssPublisher {
       }
     }
     if (mayHaveLanded) {
-      resolveByReadBack(key, path, writeId, last);
+      resolveByReadBack(key, path, writeId, forbidOverwrite, last);
       return;
     }
     throw errors.translate(last, action, path);
@@ -204,11 +205,13 @@ final class OssPublisher {
   /**
    * Decides an attempt that may have landed by our write id: returns when the object is ours.
    *
-   * @throws FileAlreadyExistsException when another write's object is there
-   * @throws UncertainWriteException when nothing is there or the read fails
+   * @throws FileAlreadyExistsException when another write's object is there and ours was
+   *     forbidden to overwrite (so ours did not land, or it would still be there)
+   * @throws UncertainWriteException when nothing is there, the read fails, or another write's
+   *     object is there and ours was an overwrite (which may have landed before it)
    */
-  private void resolveByReadBack(OssKey key, Path path, String writeId, RuntimeException cause)
-      throws IOException {
+  private void resolveByReadBack(OssKey key, Path path, String writeId, boolean forbidOverwrite,
+      RuntimeException cause) throws IOException {
     ObjectMetadata meta;
     try {
       GenericRequest request = new GenericRequest(key.bucket(), key.key());
@@ -227,6 +230,10 @@ final class OssPublisher {
     if (writeId.equals(meta.getUserMetadata().get(WRITE_ID))) {
       LOG.debug("{} is our own earlier attempt (write id {})", path, writeId);
       return;
+    }
+    if (!forbidOverwrite) {
+      throw new UncertainWriteException(path, "an attempt may have landed, and another write's"
+          + " object is there now", cause);
     }
     throw conflict(path);
   }

@@ -96,6 +96,18 @@ class OssFileIOTest {
   }
 
   @Test
+  void aLostAnswerOnAnOverwritingCompleteMultipartUploadIsOurSuccess() throws IOException {
+    Path file = ROOT.child("overwritten");
+    write(file, new byte[] {1}, false);
+    byte[] content = random(1_300_000, 5);
+    server.injectFault(OssTestServer.Fault.LOSE_ANSWER_AFTER_APPLYING, "CompleteMultipartUpload",
+        "io/overwritten"::equals, 1);
+    write(file, content, true); // the retry answers NoSuchUpload; the write id says it was ours
+    assertThat(server.requestCount("CompleteMultipartUpload")).isEqualTo(2);
+    assertThat(server.object(OssTargets.BUCKET, "io/overwritten")).isEqualTo(content);
+  }
+
+  @Test
   void listingPagesThroughFilesAndDirectoriesAndRecursiveDeleteBatches() throws IOException {
     Map<String, String> options = OssTargets.options(server);
     options.put(OssOptions.LIST_PAGE_SIZE, "2");
