@@ -2,14 +2,14 @@ package dev.lockstep.lock.jdbc;
 
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.ConformanceTarget;
-import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.util.Map;
 
 /**
- * Conformance targets for the JDBC lock: a local directory whose atomic create and rename are hidden
- * (so that only the lock keeps committers apart) and {@code lock.type=jdbc} on a real database. The
- * holder-death check uses the kit's default killer: a child JVM that acquires and halts.
+ * Conformance targets for the JDBC lock: {@code lock.type=jdbc} on a real database over the local
+ * store, declared as it is (atomic create and rename present), so that no check is skipped. The kit's
+ * lock commit checks hide the store's conditional writes themselves: there only the JDBC lock keeps
+ * committers apart. The holder-death check uses the kit's default killer: a child JVM that acquires
+ * through {@code LockServiceDiscovery} and halts.
  */
 final class JdbcConformanceTargets {
 
@@ -23,10 +23,9 @@ final class JdbcConformanceTargets {
         .uri(root.toUri().toString())
         .options(options)
         .lockType(JdbcCatalogLockFactory.IDENTIFIER)
-        .storeFactory(() -> new CapabilityHidingFileIO(new LocalFileIO()))
         .declare(Capability.STORE_BASICS, true)
-        .declare(Capability.ATOMIC_CREATE, false)
-        .declare(Capability.ATOMIC_RENAME, false)
+        .declare(Capability.ATOMIC_CREATE, true)
+        .declare(Capability.ATOMIC_RENAME, true)
         .declare(Capability.LOCK, true)
         .build();
   }
