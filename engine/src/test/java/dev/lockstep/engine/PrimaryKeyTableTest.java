@@ -135,13 +135,7 @@ class PrimaryKeyTableTest {
     assertThat(UniversalCompaction.sortedRuns(files).size())
         .isLessThanOrEqualTo(table.options().stopTrigger() + 1);
 
-    FileStoreTable writeOnly = TestTables.catalog(dir).getTable(
-        dev.lockstep.engine.catalog.Identifier.parse("db.kv"));
-    Map<String, String> opts = new HashMap<>(writeOnly.schema().options());
-    opts.put("write-only", "true");
-    FileStoreTable wo = new FileStoreTable(writeOnly.fileIO(), writeOnly.path(),
-        writeOnly.fullName(), new dev.lockstep.engine.schema.TableSchema(0,
-        writeOnly.schema().fields(), List.of(), List.of("k"), opts, 0), Map.of());
+    FileStoreTable wo = table.copyWithOptions(Map.of("write-only", "true"));
     try (TableWrite write = wo.newWrite("wo")) {
       TableCommit commit = wo.newCommit("wo");
       for (int c = 0; c < 10; c++) {

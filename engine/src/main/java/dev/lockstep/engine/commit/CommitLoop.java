@@ -89,6 +89,13 @@ final class CommitLoop {
     String deltaList = table.manifestList().write(List.of(delta));
     boolean keepDelta = false;
     try {
+      // Writing the manifests took time: catch up before the first attempt, too.
+      Optional<Long> duplicate = catchUp(latest == null ? 1 : latest.id() + 1, kind, identifier,
+          detector);
+      if (duplicate.isPresent()) {
+        return duplicate.get();
+      }
+      latest = caughtUp == null ? latest : caughtUp;
       for (int attempt = 0; ; attempt++) {
         long id = latest == null ? 1 : latest.id() + 1;
         List<String> written = new ArrayList<>();
@@ -116,21 +123,11 @@ final class CommitLoop {
         checkLimits(attempt + 1, start, kind, identifier);
         // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
         pause(attempt);
-        for (long next = id; ; next++) {
-          Optional<Snapshot> other = snapshots.find(next);
-          if (other.isEmpty()) {
-            break;
-          }
-          Snapshot s = other.get();
-          if (s.commitUser().equals(commitUser) && s.commitIdentifier() == identifier
-              && s.commitKind() == kind) {
-            LOG.info("Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier,
-                commitUser);
-            return s.id();
-          }
-          detector.checkDelta(s, scan.delta(s));
-          latest = s;
+        Optional<Long> ours = catchUp(id, kind, identifier, detector);
+        if (ours.isPresent()) {
+          return ours.get();
         }
+        latest = caughtUp == null ? latest : caughtUp;
         if (latest == null || latest.id() < id) {
           latest = snapshots.latest().orElse(null);
         }
@@ -140,6 +137,33 @@ final class CommitLoop {
         table.manifestList().deleteQuietly(deltaList);
         table.manifestFile().deleteQuietly(delta.fileName());
       }
+    }
+  }
+
+  /** The newest snapshot {@link #catchUp} read, or {@code null} when there was none. */
+  private Snapshot caughtUp;
+
+  /**
+   * Reads the snapshots from {@code first} on, checking each one's delta; returns the id of one that
+   * holds this very commit already (a duplicate), else empty. Leaves the newest in {@link #caughtUp}.
+   */
+  private Optional<Long> catchUp(long first, CommitKind kind, long identifier,
+      ConflictDetector detector) throws IOException {
+    caughtUp = null;
+    for (long next = first; ; next++) {
+      Optional<Snapshot> other = snapshots.find(next);
+      if (other.isEmpty()) {
+        return Optional.empty();
+      }
+      Snapshot s = other.get();
+      if (s.commitUser().equals(commitUser) && s.commitIdentifier() == identifier
+          && s.commitKind() == kind) {
+        LOG.info("Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier,
+            commitUser);
+        return Optional.of(s.id());
+      }
+      detector.checkDelta(s, scan.delta(s));
+      caughtUp = s;
     }
   }
 

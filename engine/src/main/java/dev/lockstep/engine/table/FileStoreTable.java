@@ -50,6 +50,8 @@ public final class FileStoreTable implements Closeable {
   private final Path path;
   private final String fullName;
   private final TableSchema schema;
+  private final Map<String, String> catalogOptions;
+  private final Map<String, String> dynamicOptions;
   private final Map<String, String> allOptions;
   private final CoreOptions options;
   private final FileFormat format;
@@ -66,12 +68,20 @@ public final class FileStoreTable implements Closeable {
    */
   public FileStoreTable(FileIO fileIO, Path path, String fullName, TableSchema schema,
       Map<String, String> catalogOptions) {
+    this(fileIO, path, fullName, schema, catalogOptions, Map.of());
+  }
+
+  private FileStoreTable(FileIO fileIO, Path path, String fullName, TableSchema schema,
+      Map<String, String> catalogOptions, Map<String, String> dynamicOptions) {
     this.fileIO = fileIO;
     this.path = path;
     this.fullName = fullName;
     this.schema = schema;
+    this.catalogOptions = Map.copyOf(catalogOptions);
+    this.dynamicOptions = Map.copyOf(dynamicOptions);
     Map<String, String> merged = new HashMap<>(catalogOptions);
     merged.putAll(schema.options());
+    merged.putAll(dynamicOptions);
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
     this.format = new AvroFileFormat(options.fileCompression());
@@ -81,6 +91,17 @@ public final class FileStoreTable implements Closeable {
     this.manifestList = new ManifestList(fileIO, path.child("manifest"), format);
     this.partitionPath = new PartitionPath(schema.partitionType());
     this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
+  }
+
+  /**
+   * The same table with {@code options} overriding the table's own, for this object only (nothing
+   * is stored): for example {@code write-only=true} in the writers of a table that a dedicated
+   * compaction job compacts.
+   */
+  public FileStoreTable copyWithOptions(Map<String, String> options) {
+    Map<String, String> dynamic = new HashMap<>(dynamicOptions);
+    dynamic.putAll(options);
+    return new FileStoreTable(fileIO, path, fullName, schema, catalogOptions, dynamic);
   }
 
   public FileIO fileIO() {
