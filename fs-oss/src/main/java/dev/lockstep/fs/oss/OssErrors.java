@@ -34,12 +34,17 @@ final class OssErrors {
     return e instanceof OSSException && code.equals(((OSSException) e).getErrorCode());
   }
 
-  /** A 5xx answer: OSS may or may not have applied the request. */
+  /**
+   * A 5xx answer, or one the SDK could not read (no body: {@code Unknown}; not OSS XML, as from a
+   * proxy: {@code InvalidResponse}): OSS may or may not have applied the request.
+   */
   static boolean isServerError(RuntimeException e) {
-    return e instanceof OSSException && ((OSSException) e).getErrorCode() != null
-        && (((OSSException) e).getErrorCode().equals("InternalError")
-            || ((OSSException) e).getErrorCode().equals("ServiceUnavailable")
-            || ((OSSException) e).getErrorCode().startsWith("Unknown"));
+    if (!(e instanceof OSSException) || ((OSSException) e).getErrorCode() == null) {
+      return false;
+    }
+    String code = ((OSSException) e).getErrorCode();
+    return code.equals("InternalError") || code.equals("ServiceUnavailable")
+        || code.equals("InvalidResponse") || code.startsWith("Unknown");
   }
 
   /**

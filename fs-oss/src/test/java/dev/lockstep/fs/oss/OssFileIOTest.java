@@ -177,6 +177,27 @@ class OssFileIOTest {
   }
 
   @Test
+  void stsCredentialsSendTheirSecurityToken() throws IOException {
+    server.addTemporaryCredentials("STS.temporary-id", "sts-secret", "sts-token-123");
+    Map<String, String> options = OssTargets.options(server);
+    options.put(OssOptions.ACCESS_KEY_ID, "STS.temporary-id");
+    options.put(OssOptions.ACCESS_KEY_SECRET, "sts-secret");
+    options.put(OssOptions.SECURITY_TOKEN, "sts-token-123");
+    try (OssFileIO sts = (OssFileIO) new OssFileIOLoader().load(ROOT, options)) {
+      sts.createAtomically(ROOT.child("by-sts"), new byte[] {4});
+      assertThat(sts.options().toString()).doesNotContain("sts-token-123")
+          .doesNotContain("sts-secret");
+    }
+    options.remove(OssOptions.SECURITY_TOKEN);
+    try (FileIO noToken = new OssFileIOLoader().load(ROOT, options)) {
+      assertThatThrownBy(() -> noToken.exists(ROOT.child("by-sts")))
+          .isInstanceOf(AccessDeniedException.class).hasMessageContaining("STS.temporary-id")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("sts-secret"));
+    }
+    assertThat(server.object(OssTargets.BUCKET, "io/by-sts")).containsExactly(4);
+  }
+
+  @Test
   void missingOrInvalidOptionsAreRefusedNamingTheKey() {
     assertThatThrownBy(() -> new OssFileIOLoader().load(ROOT, Map.of()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(OssOptions.ENDPOINT);

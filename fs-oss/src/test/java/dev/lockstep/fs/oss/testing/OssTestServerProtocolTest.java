@@ -250,6 +250,26 @@ class OssTestServerProtocolTest {
   }
 
   @Test
+  void virtualHostedAddressingNamesTheBucketInTheHost() throws IOException {
+    oss.putObject(BUCKET, "vh/key", new ByteArrayInputStream(new byte[] {4, 2}));
+    String date = OssApi.RFC822.format(java.time.Instant.now());
+    String signature = OssSignatureV1.sign(server.accessKeySecret(), OssSignatureV1.stringToSign(
+        "GET", java.util.Map.of("date", List.of(date)), BUCKET, "vh/key", java.util.Map.of()));
+    java.net.URI endpoint = java.net.URI.create(server.endpoint());
+    try (java.net.Socket socket = new java.net.Socket(endpoint.getHost(), endpoint.getPort())) {
+      socket.getOutputStream().write(("GET /vh/key HTTP/1.1\r\nHost: " + BUCKET
+          + ".oss-test.example:" + endpoint.getPort() + "\r\nDate: " + date
+          + "\r\nAuthorization: OSS " + server.accessKeyId() + ":" + signature
+          + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      byte[] answer = socket.getInputStream().readAllBytes();
+      String head = new String(answer, StandardCharsets.ISO_8859_1);
+      assertThat(head).startsWith("HTTP/1.1 200").contains("\r\nx-oss-object-type: Normal\r\n");
+      assertThat(answer[answer.length - 2]).isEqualTo((byte) 4);
+      assertThat(answer[answer.length - 1]).isEqualTo((byte) 2);
+    }
+  }
+
+  @Test
   void putWithForbidOverwriteRefusesAnExistingObject() {
     oss.putObject(BUCKET, "once", new ByteArrayInputStream(new byte[] {1}));
     PutObjectRequest again = new PutObjectRequest(BUCKET, "once",
