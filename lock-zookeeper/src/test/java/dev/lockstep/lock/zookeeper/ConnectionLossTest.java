@@ -87,4 +87,31 @@ class ConnectionLossTest {
       }
     }
   }
+
+  @Test
+  void aLeaseWhoseSessionExpiredIsLostNotOnlyInDoubt() throws Exception {
+    try (TestingServer server = ZooKeeperTesting.startServer();
+        ZooKeeperLockService service =
+            ZooKeeperTesting.ownProcessService(options(server.getConnectString()))) {
+      Lease lease = service.acquire("db.expired", Duration.ofSeconds(5)).orElseThrow();
+      ZooKeeperTesting.expireSession(server.getConnectString(), service.curator());
+      assertThat(lease.isHeld()).isFalse();
+      // Curator reports LOST once the client learns of the expiry; the lease then says "lost".
+      long deadline = System.nanoTime() + ZooKeeperTesting.SESSION_TIMEOUT.plus(SLACK).toNanos();
+      String message = "";
+      while (!message.contains(" is lost") && System.nanoTime() - deadline < 0) {
+        try {
+          lease.ensureHeld();
+        } catch (LockLostException e) {
+          message = e.getMessage();
+        }
+        Thread.sleep(20);
+      }
+      assertThat(message).contains(" is lost").contains("expired");
+      lease.close();
+      try (Lease next = service.acquire("db.expired", Duration.ofSeconds(5)).orElseThrow()) {
+        assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+      }
+    }
+  }
 }

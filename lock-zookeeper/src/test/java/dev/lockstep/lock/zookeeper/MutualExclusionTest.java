@@ -4,8 +4,10 @@ import static dev.lockstep.lock.zookeeper.ZooKeeperTesting.scaled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.lock.CatalogLock;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
+import dev.lockstep.lock.LockOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -193,6 +196,28 @@ class MutualExclusionTest {
       lease.ensureHeld();
       assertThat(lease.timeLeft()).isGreaterThan(session.dividedBy(2));
       lease.close();
+    }
+  }
+
+  @Test
+  void catalogLockRunsUnderTheTableLockAndTimesOutAfterLockAcquireTimeout() throws Exception {
+    Map<String, String> options = new java.util.HashMap<>(options());
+    options.put(LockOptions.LOCK_ACQUIRE_TIMEOUT, "300 ms");
+    try (CatalogLock catalogLock = CatalogLock.open(options);
+        ZooKeeperLockService other = ZooKeeperTesting.ownProcessService(options())) {
+      assertThat(catalogLock.service()).isInstanceOf(ZooKeeperLockService.class);
+      long token = catalogLock.runWithLease("db", "orders", lease -> {
+        lease.ensureHeld();
+        assertThat(other.acquire("db.orders", Duration.ZERO)).as("taken while the action runs")
+            .isEmpty();
+        return lease.fencingToken();
+      });
+      Lease held = other.acquire("db.orders", Duration.ofSeconds(5)).orElseThrow();
+      assertThat(held.fencingToken()).isGreaterThan(token);
+      assertThatThrownBy(() -> catalogLock.runWithLock("db", "orders", () -> "never"))
+          .isInstanceOf(TimeoutException.class).hasMessageContaining("lock-acquire-timeout");
+      held.close();
+      assertThat(catalogLock.runWithLock("db", "orders", () -> "ran")).isEqualTo("ran");
     }
   }
 
