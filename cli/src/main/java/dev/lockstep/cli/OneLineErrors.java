@@ -38,7 +38,20 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
     return exitCode(e);
   }
 
-  static int exitCode(Throwable e) {
+  /** Unwraps the wrappers that carry no message of their own. */
+  static Throwable unwrap(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && (t instanceof java.util.concurrent.ExecutionException
+        || t instanceof UncheckedIOException
+        || t instanceof java.lang.reflect.InvocationTargetException
+        || t instanceof java.util.concurrent.CompletionException)) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  static int exitCode(Throwable error) {
+    Throwable e = unwrap(error);
     if (e instanceof UserError) {
       return ((UserError) e).exitCode();
     }
@@ -49,7 +62,7 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
   }
 
   static String describe(Throwable e) {
-    Throwable t = e instanceof UncheckedIOException && e.getCause() != null ? e.getCause() : e;
+    Throwable t = unwrap(e);
     String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
     message = message.replace('\n', ' ');
     if (t instanceof UserError || t instanceof IllegalArgumentException

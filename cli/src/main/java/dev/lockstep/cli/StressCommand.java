@@ -100,6 +100,7 @@ final class StressCommand implements Callable<Integer> {
     boolean embedded = warehouse == null;
     String where = embedded
         ? Files.createTempDirectory("lockstep-stress-").toAbsolutePath().toString() : warehouse;
+    Preflight.check(where, table, opts);
     long deadline = seconds > 0 ? System.currentTimeMillis() + seconds * 1000 : 0;
     StressConfig config = new StressConfig(where, table, writers, processes, commits, rows, keys,
         compaction, deadline, opts);
