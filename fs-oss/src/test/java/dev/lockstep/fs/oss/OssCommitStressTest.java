@@ -105,7 +105,8 @@ class OssCommitStressTest {
       for (long id = 1; id <= COMMITTERS * COMMITS_EACH; id++) {
         expected.add(id);
       }
-      assertThat(ids).as("snapshot ids").isEqualTo(expected);
+      assertThat(ids).as("snapshot ids; the bucket holds %s", server.keys(OssTargets.BUCKET))
+          .isEqualTo(expected);
       Set<String> inSnapshots = new HashSet<>();
       for (long id : ids) {
         String json = new String(log.read(id), StandardCharsets.UTF_8);

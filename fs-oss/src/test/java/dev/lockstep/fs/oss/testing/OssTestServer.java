@@ -35,7 +35,8 @@ import java.util.function.Predicate;
  * tests: real sockets, real SDK, no mocks. Objects live in memory.
  *
  * <p>Served (each follows the OSS API reference entry of the same name, see {@link OssApi}):
- * PutBucket, PutObject, GetObject (Range), HeadObject, DeleteObject, DeleteMultipleObjects,
+ * PutBucket, DeleteBucket, PutObject, GetObject (Range), HeadObject, GetObjectMeta, DeleteObject,
+ * DeleteMultipleObjects,
  * ListObjects, ListObjectsV2, CopyObject, InitiateMultipartUpload, UploadPart,
  * CompleteMultipartUpload, AbortMultipartUpload. Anything else answers 501 {@code NotImplemented}.
  *
