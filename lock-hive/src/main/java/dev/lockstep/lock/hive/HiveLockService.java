@@ -236,7 +236,7 @@ public final class HiveLockService implements LockService {
       open.remove(lease);
     } catch (TException | IOException e) {
       LOG.warn("Heartbeat of the Hive lock on {} (lock id {}) failed, {} left before it is in doubt:"
-          + " {}", lease.target(), lease.lockId(), Durations.format(lease.timeLeft()), e.toString());
+          + " {}", lease.target(), lease.lockId(), lease.timeLeft().toMillis() + " ms", e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {

@@ -99,9 +99,18 @@ final class MetastoreClientPool implements Closeable {
       return new HiveMetaStoreClient(conf);
     } catch (TException | RuntimeException e) {
       throw new MetastoreUnreachableException("Cannot connect to the Hive Metastore at " + uris
-          + ": " + e.getMessage() + ". Check that it runs and that the option 'uri' (or"
+          + " (" + firstLine(e.getMessage()) + "). Check that it runs and that the option 'uri' (or"
           + " 'lock.hive.uri') names it.", e);
     }
+  }
+
+  /** The metastore client puts a whole stack trace into its message; the first line says enough. */
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "no detail";
+    }
+    int end = message.indexOf('\n');
+    return (end < 0 ? message : message.substring(0, end)).trim();
   }
 
   private void giveBack(IMetaStoreClient client) {
