@@ -16,6 +16,8 @@ import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -68,17 +70,11 @@ class JdbcLeaseLossTest {
   @EnumSource(TestDatabase.class)
   void aHolderProcessThatHaltsIsReplacedWithinTheTtlPlusOneRetry(TestDatabase db) throws Exception {
     JdbcLockService waiter = open(db);
-    List<String> command = new ArrayList<>(List.of(
-        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", childClassPath(),
-        HaltingHolder.class.getName(), "db.halting",
-        // Long enough for heartbeats to renew: the row must expire from the last renewal, not the acquire.
-        Long.toString(TestTiming.SHORT_TTL.toMillis())));
-    db.options(table).forEach((k, v) -> command.add(k + "=" + v));
-    Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+    // Held long enough for heartbeats to renew: the row must expire from the last renewal.
+    Process child = startChild(db, HaltingHolder.class, "db.halting",
+        Long.toString(TestTiming.SHORT_TTL.toMillis()));
     List<String> output = new ArrayList<>();
-    try (BufferedReader lines = new BufferedReader(
-        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader lines = stdout(child)) {
       long childToken = Long.parseLong(readUntil(lines, "HELD ", output).substring(5));
       assertThat(waiter.acquire("db.halting", Duration.ZERO))
           .as("the key is held by the child process").isEmpty();
@@ -101,9 +97,86 @@ class JdbcLeaseLossTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(TestDatabase.class)
+  void aHolderFrozenLongerThanTheTtlLearnsItLostTheLeaseAndTouchesNothing(TestDatabase db)
+      throws Exception {
+    JdbcLockService next = open(db);
+    Process child = startChild(db, PausableHolder.class, "db.frozen");
+    List<String> output = new ArrayList<>();
+    try (BufferedReader lines = stdout(child);
+        Writer commands = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8)) {
+      long childToken = Long.parseLong(readUntil(lines, "HELD ", output).substring(5));
+      send(commands, "CHECK");
+      assertThat(answer(lines, output)).as("before the pause").isEqualTo("STILL-HELD");
+
+      signal(child, "STOP"); // a GC pause or VM stall: no heartbeat, no release
+      JdbcLease taken = (JdbcLease) next.acquire("db.frozen", TestTiming.SHORT_TTL.multipliedBy(3))
+          .orElseThrow(() -> new AssertionError("the frozen holder's row never expired"));
+      assertThat(taken.fencingToken()).isGreaterThan(childToken);
+      signal(child, "CONT");
+
+      send(commands, "CHECK");
+      String afterPause = answer(lines, output);
+      System.out.printf("%s: frozen holder after the pause: %s%n", db, afterPause);
+      assertThat(afterPause).as("after the pause").startsWith("LOST ");
+      send(commands, "CLOSE"); // its release names its own, stale owner id
+      readUntil(lines, "CLOSED", output);
+      assertThat(child.waitFor(TestTiming.scaled(Duration.ofSeconds(10)).toMillis(),
+          TimeUnit.MILLISECONDS)).isTrue();
+      taken.ensureHeld();
+      try (Connection connection = next.connection()) {
+        LockTable.Row row = next.table().read(connection, LockKey.of("db.frozen"));
+        assertThat(row.owner()).isEqualTo(taken.owner());
+        assertThat(row.fencingToken()).isEqualTo(taken.fencingToken());
+      }
+      taken.close();
+    } finally {
+      signal(child, "CONT");
+      child.destroyForcibly();
+    }
+  }
+
+  private Process startChild(TestDatabase db, Class<?> main, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(
+        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", childClassPath(), main.getName()));
+    command.addAll(List.of(args));
+    db.options(table).forEach((k, v) -> command.add(k + "=" + v));
+    return new ProcessBuilder(command).redirectErrorStream(true).start();
+  }
+
+  private static BufferedReader stdout(Process child) {
+    return new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+  }
+
+  private static void send(Writer commands, String command) throws IOException {
+    commands.write(command + "\n");
+    commands.flush();
+  }
+
+  private static void signal(Process child, String signal) throws IOException, InterruptedException {
+    if (child.isAlive()) {
+      new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid())).inheritIO().start()
+          .waitFor();
+    }
+  }
+
   private static String childClassPath() {
     String surefire = System.getProperty("surefire.test.class.path");
     return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+  }
+
+  /** The holder's answer to CHECK, skipping its log lines. */
+  private static String answer(BufferedReader lines, List<String> output) throws IOException {
+    String line;
+    while ((line = lines.readLine()) != null) {
+      output.add(line);
+      if (line.startsWith("STILL-HELD") || line.startsWith("LOST ")) {
+        return line;
+      }
+    }
+    return fail("The holder process ended without answering:\n" + String.join("\n", output));
   }
 
   private static String readUntil(BufferedReader lines, String prefix, List<String> output)
