@@ -37,6 +37,14 @@ public abstract class AtomicCreateContract extends ConformanceContract {
           + " commit.strategy=atomic-create is refused.")
   public final void atomicCreateDeclarationMatchesStore() throws IOException {
     boolean declared = declaration(Capability.ATOMIC_CREATE);
+    if (!declaration(Capability.STORE_BASICS)) {
+      assertThat(declared)
+          .as(
+              "atomic-create is declared present, but store-basics is declared absent: a capability"
+                  + " of the store needs a store under test")
+          .isFalse();
+      return; // no store: the capability is absent, and StoreContract checks that no store opens
+    }
     FileIO store = openStore();
     if (declared) {
       assertThat(store)

@@ -34,6 +34,7 @@ public abstract class CommitContract extends ConformanceContract {
       "commit.strategy=auto picks what the declarations promise, and refuses with the fix when"
           + " nothing safe is declared.")
   public final void commitStrategyMatchesDeclarations() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
     boolean create = declaration(Capability.ATOMIC_CREATE);
     boolean rename = declaration(Capability.ATOMIC_RENAME);
     boolean lock = declaration(Capability.LOCK);
@@ -130,7 +131,7 @@ public abstract class CommitContract extends ConformanceContract {
   }
 
   private void stress(StrategyUnderTest strategy, boolean faults) throws Exception {
-    declaration(Capability.STORE_BASICS);
+    requirePresent(Capability.STORE_BASICS);
     requirePresent(strategy.capability());
     ConformanceSettings s = settings();
     int k = s.committers();

@@ -141,7 +141,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
   }
 
   private List<StrategyUnderTest> strategies() {
-    declaration(Capability.STORE_BASICS);
+    requirePresent(Capability.STORE_BASICS);
     List<StrategyUnderTest> out = new ArrayList<>();
     for (StrategyUnderTest strategy : StrategyUnderTest.values()) {
       if (declaration(strategy.capability())) {

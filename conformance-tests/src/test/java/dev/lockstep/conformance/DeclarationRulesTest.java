@@ -77,6 +77,33 @@ class DeclarationRulesTest {
   }
 
   @Test
+  void lockOnlyVendorWithoutStoreChecksTheLockAndSkipsTheRest() {
+    InJvmLockClients lock = new InJvmLockClients(LocalTargets.LEASE_TTL);
+    ConformanceTarget target =
+        ConformanceTarget.builder()
+            .lockFactory(lock.factory())
+            .holderKiller(lock.killer())
+            .options(LocalTargets.moderate())
+            .declare(Capability.STORE_BASICS, false)
+            .declare(Capability.ATOMIC_CREATE, false)
+            .declare(Capability.ATOMIC_RENAME, false)
+            .declare(Capability.LOCK, true)
+            .build();
+    ConformanceResult result = ConformanceRunner.run(target);
+    ConformanceRunner.printSummary(result, System.out);
+    assertThat(result.passed()).as(result.verdict()).isTrue();
+    assertPassed(result, "StoreContract.storeBasicsDeclarationMatchesTarget");
+    assertThat(result.capabilityMatrix())
+        .extracting(ConformanceResult.CapabilityRow::observed)
+        .containsExactly(Observed.ABSENT, Observed.ABSENT, Observed.ABSENT, Observed.HOLDS);
+    assertThat(result.checks().stream().filter(c -> c.contract().equals("LockContract")))
+        .allSatisfy(c -> assertThat(c.status()).as(c.name()).isEqualTo(Status.PASSED));
+    CheckResult commit = result.check("CommitContract.concurrentCommitsUnderLock").orElseThrow();
+    assertThat(commit.status()).isEqualTo(Status.SKIPPED);
+    assertThat(commit.reason()).contains("no store under test");
+  }
+
+  @Test
   void declaredPresentButMissingFails() {
     ConformanceTarget target =
         plainStoreWithoutLock()

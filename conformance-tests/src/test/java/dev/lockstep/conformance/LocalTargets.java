@@ -11,11 +11,11 @@ import java.time.Duration;
 final class LocalTargets {
 
   /** The in-JVM lock's lease TTL, which is also its holder-death bound. */
-  static final Duration LEASE_TTL = TestTiming.seconds(2);
+  static final Duration LEASE_TTL = TestTiming.seconds(3);
 
   private LocalTargets() {}
 
-  /** Every capability declared present: local store, in-JVM lock with a 2 s lease TTL. */
+  /** Every capability declared present: local store, in-JVM lock with a 3 s lease TTL. */
   static ConformanceTarget.Builder local(java.nio.file.Path root) {
     InJvmLockClients lock = new InJvmLockClients(LEASE_TTL);
     return ConformanceTarget.builder()
