@@ -109,9 +109,17 @@ final class S3ProxyServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     admin.close();
-    proxy.stop();
-    blobStore.close();
+    try {
+      proxy.stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("Interrupted while stopping s3proxy", e);
+    } catch (Exception e) {
+      throw new IOException("Stopping s3proxy failed", e);
+    } finally {
+      blobStore.close();
+    }
   }
 }
