@@ -212,7 +212,9 @@ final class ZooKeeperLease implements Lease {
 
   /**
    * Deletes this lease's own lock node (a path no other holder can have: it carries a random id of
-   * this acquisition), unless it is already gone. Idempotent.
+   * this acquisition), unless it is already gone. Idempotent. A lost lease's node is deleted in the
+   * background (it is gone or dies with its session); an in-doubt lease on a disconnected client
+   * hands the delete to the background at once instead of blocking for Curator's retries.
    *
    * @throws IOException when the delete could not be confirmed; Curator keeps deleting in the
    *     background, and the server removes the node when the session ends
@@ -238,9 +240,18 @@ final class ZooKeeperLease implements Lease {
       if (before == State.LOST) {
         // The node is gone or dies with its old session; delete it early without blocking.
         client.curator().delete().guaranteed().inBackground().forPath(nodePath);
+      } else if (!client.isConnected()) {
+        // In doubt and disconnected: do not stall the caller for Curator's retries.
+        client.curator().delete().guaranteed().inBackground().forPath(nodePath);
+        throw new IOException("Could not release the ZooKeeper lock '" + key + "' now: the client"
+            + " is disconnected from '" + client.connectString() + "'. Curator deletes " + nodePath
+            + " in the background once it reconnects; the server frees it at the latest when the"
+            + " session expires.");
       } else {
         client.curator().delete().guaranteed().forPath(nodePath);
       }
+    } catch (IOException e) {
+      throw e;
     } catch (KeeperException.NoNodeException e) {
       // Already gone: the session ended, nothing of ours is left.
     } catch (InterruptedException e) {
