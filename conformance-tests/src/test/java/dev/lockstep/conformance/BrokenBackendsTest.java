@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.conformance.CheckResult.Status;
 import dev.lockstep.conformance.broken.CheckThenPutCreateFileIO;
+import dev.lockstep.conformance.broken.ForgetfulCreateFileIO;
 import dev.lockstep.conformance.broken.ImmortalLeaseLockService;
 import dev.lockstep.conformance.broken.OverwritingRenameFileIO;
 import dev.lockstep.conformance.broken.TwoHolderLockService;
@@ -103,6 +104,22 @@ class BrokenBackendsTest {
             "the check gives up after the"
                 + " claimed bound plus the tolerance, it does not wait for the hour-long lease")
         .isLessThan(Duration.ofMinutes(1));
+  }
+
+  @Test
+  void createThatForgetsAcknowledgedWritesIsFailedByTheCommitChecks() {
+    ConformanceTarget target =
+        LocalTargets.local(root)
+            .storeFactory(ForgetfulCreateFileIO::new)
+            .declare(Capability.ATOMIC_RENAME, false)
+            .build();
+    ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Commit.class));
+    assertFailed(
+        result,
+        "CommitContract.concurrentCommitsWithAtomicCreate",
+        "4 committers x 8 commits must give snapshots 1..32");
+    assertPassed(result, "CommitContract.concurrentCommitsUnderLock");
+    assertThat(result.strategies().get(0).safe()).isFalse();
   }
 
   static void assertFailed(ConformanceResult result, String check, String reason) {
