@@ -1,0 +1,102 @@
+package dev.lockstep.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.commit.TableCommit;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.write.CommitMessage;
+import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO.Fault;
+import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a caller sees when the store fails under a commit, and what stays behind. */
+class CommitFailureTest {
+
+  @TempDir
+  java.nio.file.Path dir;
+
+  private FaultInjectingFileIO store;
+  private FileStoreTable table;
+
+  @BeforeEach
+  void createTable() throws IOException {
+    store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
+    table = catalog.createTable(new Identifier("db", "t"), Schema.newBuilder()
+        .column("k", DataType.intType()).column("v", DataType.string()).primaryKey("k").build());
+  }
+
+  private List<CommitMessage> batch(String value) throws IOException {
+    try (TableWrite write = table.newWrite("u")) {
+      write.write(GenericRow.of(1, value));
+      write.write(GenericRow.of(2, value));
+      return write.prepareCommit();
+    }
+  }
+
+  @Test
+  void anUnknownOutcomeIsSurfacedNothingIsCleanedUpAndARetryIsANoOp() throws Exception {
+    List<CommitMessage> messages = batch("x");
+    store.failNextMatching(Operation.CREATE, p -> p.name().startsWith("snapshot-"),
+        Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    // Once the snapshot is being published, reading it back fails too: the outcome is unknown.
+    store.beforeLanding(Operation.CREATE, (operation, path) -> {
+      if (path.name().startsWith("snapshot-")) {
+        store.failNextMatching(Operation.READ, p -> p.equals(path), Fault.FAIL_BEFORE_LANDING, 10);
+      }
+    });
+    assertThatThrownBy(() -> table.newCommit("u").commit(1, messages))
+        .isInstanceOf(CommitStateUnknownException.class)
+        .hasMessageContaining("Do not clean up");
+    store.clearFaults();
+    for (DataFileMeta file : messages.get(0).newFiles()) {
+      assertThat(store.exists(table.bucketPath("", 0).child(file.fileName()))).isTrue();
+    }
+    // After a restart the same identifier is found in the snapshot that did land.
+    TableCommit restarted = table.newCommit("u");
+    assertThat(restarted.commit(1, messages).alreadyCommitted()).isTrue();
+    assertThat(TestTables.readKeyValues(table)).isEqualTo(Map.of(1, "x", 2, "x"));
+    assertThat(table.snapshotManager().latestId().getAsLong()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailedSnapshotWriteLeavesTheBatchCommittableLater() throws Exception {
+    List<CommitMessage> messages = batch("y");
+    store.failNextMatching(Operation.CREATE, p -> p.name().startsWith("snapshot-"),
+        Fault.FAIL_BEFORE_LANDING, 3);
+    TableCommit commit = table.newCommit("u");
+    assertThatThrownBy(() -> commit.commit(1, messages))
+        .isInstanceOf(IOException.class).isNotInstanceOf(CommitStateUnknownException.class)
+        .hasMessageContaining("nothing was committed");
+    assertThat(table.snapshotManager().latestId()).isEmpty();
+    assertThat(commit.commit(1, messages).dataSnapshotId()).isEqualTo(1);
+    assertThat(TestTables.readKeyValues(table)).isEqualTo(Map.of(1, "y", 2, "y"));
+  }
+
+  @Test
+  void commitsRefuseAStoreWithoutASafePrimitiveNamingTheFix() throws Exception {
+    FileSystemCatalog plain = new FileSystemCatalog(
+        new dev.lockstep.testing.CapabilityHidingFileIO(new LocalFileIO()),
+        Path.of(dir.toString()), Map.of());
+    FileStoreTable hidden = plain.getTable(Identifier.parse("db.t"));
+    assertThatThrownBy(() -> hidden.newCommit("u").commit(1, batch("z")))
+        .hasMessageContaining("lock.enabled=true");
+  }
+}
