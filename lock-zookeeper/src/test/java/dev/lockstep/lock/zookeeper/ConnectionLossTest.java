@@ -114,4 +114,23 @@ class ConnectionLossTest {
       }
     }
   }
+
+  @Test
+  void aLeaseWhoseNodeAnOperatorDeletedIsLost() throws Exception {
+    try (TestingServer server = ZooKeeperTesting.startServer();
+        ZooKeeperLockService service =
+            ZooKeeperTesting.ownProcessService(options(server.getConnectString()));
+        ZooKeeperLockService operator =
+            ZooKeeperTesting.ownProcessService(options(server.getConnectString()))) {
+      Lease lease = service.acquire("db.removed", Duration.ofSeconds(5)).orElseThrow();
+      operator.curator().delete().forPath(((ZooKeeperLease) lease).nodePath());
+      long deadline = System.nanoTime() + SLACK.toNanos();
+      while (lease.isHeld() && System.nanoTime() - deadline < 0) {
+        Thread.sleep(5);
+      }
+      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
+          .hasMessageContaining(" is lost").hasMessageContaining("deleted");
+      lease.close();
+    }
+  }
 }
