@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -243,10 +244,17 @@ public final class JdbcLockService implements LockService {
       long deadline = sent + Math.min(options.leaseTtl().toNanos(), row.microsLeft() * 1000);
       JdbcLease lease = new JdbcLease(this, key, owner, row.fencingToken(), row.sessionId(),
           connection, deadline, options.leaseTtl());
-      held.add(lease);
       long period = options.leaseTtl().toNanos() / 3;
-      lease.startHeartbeat(
-          heartbeats.scheduleAtFixedRate(lease::heartbeat, period, period, TimeUnit.NANOSECONDS));
+      try {
+        lease.startHeartbeat(
+            heartbeats.scheduleAtFixedRate(lease::heartbeat, period, period, TimeUnit.NANOSECONDS));
+      } catch (RejectedExecutionException e) {
+        // The service was closed while this attempt ran: give the row back, hold nothing.
+        table.release(connection, key.hash(), owner);
+        throw new IllegalStateException("The JDBC lock service on " + options.redactedUrl()
+            + " was closed while acquiring '" + key.key() + "'.", e);
+      }
+      held.add(lease);
       keep = true;
       LOG.debug("Acquired {}", lease);
       return lease;

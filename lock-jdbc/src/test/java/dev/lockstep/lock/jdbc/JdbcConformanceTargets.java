@@ -19,6 +19,7 @@ final class JdbcConformanceTargets {
   static ConformanceTarget on(TestDatabase database, String table, java.nio.file.Path root) {
     Map<String, String> options = database.options(table);
     options.remove("lock.enabled");
+    options.put("conformance.time-factor", Double.toString(TestTiming.FACTOR));
     return ConformanceTarget.builder()
         .uri(root.toUri().toString())
         .options(options)
