@@ -8,7 +8,6 @@ import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.conformance.Race.Outcome;
 import dev.lockstep.conformance.Race.Result;
 import dev.lockstep.fs.FileIO;
-import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import java.io.IOException;
@@ -19,12 +18,16 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Atomic create ({@link Capability#ATOMIC_CREATE}): {@link SupportsAtomicCreate#createAtomically}
  * publishes bytes at a path if and only if nothing is there, atomically, content whole.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class AtomicCreateContract extends ConformanceContract {
 
   /**
@@ -32,6 +35,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
    * not, and the commit protocol refuses {@code commit.strategy=atomic-create} with a clear error.
    */
   @Test
+  @Order(1)
   @Proves(
       "The atomic-create declaration matches the store (SupportsAtomicCreate); when absent,"
           + " commit.strategy=atomic-create is refused.")
@@ -76,6 +80,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
    * holds the winner's bytes whole, and nothing of the losers is left behind.
    */
   @Test
+  @Order(2)
   @Proves(
       "Contenders racing on a barrier to create one path: exactly one wins each round, its bytes"
           + " are whole, losers leave nothing.")
@@ -112,6 +117,7 @@ public abstract class AtomicCreateContract extends ConformanceContract {
 
   /** Creating over an existing file conflicts and leaves the existing bytes untouched. */
   @Test
+  @Order(3)
   @Proves("Atomic create over an existing file conflicts and leaves the file untouched.")
   public final void createOverExistingFileConflicts() throws IOException {
     requirePresent(Capability.ATOMIC_CREATE);
@@ -192,9 +198,5 @@ public abstract class AtomicCreateContract extends ConformanceContract {
     byte[] out = Arrays.copyOf(header, header.length + body.length);
     System.arraycopy(body, 0, out, header.length, body.length);
     return out;
-  }
-
-  static List<String> fileNames(List<FileStatus> entries) {
-    return entries.stream().filter(s -> !s.directory()).map(s -> s.path().name()).toList();
   }
 }

@@ -17,12 +17,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Atomic rename ({@link Capability#ATOMIC_RENAME}): {@link SupportsAtomicRename#renameAtomically}
  * never replaces an existing target, atomically.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class AtomicRenameContract extends ConformanceContract {
 
   /**
@@ -30,6 +34,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
    * not, and the commit protocol refuses {@code commit.strategy=rename} with a clear error.
    */
   @Test
+  @Order(1)
   @Proves(
       "The atomic-rename declaration matches the store (SupportsAtomicRename); when absent,"
           + " commit.strategy=rename is refused.")
@@ -75,6 +80,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
    * whole.
    */
   @Test
+  @Order(2)
   @Proves(
       "Contenders racing on a barrier to rename onto one target: exactly one wins each round, its"
           + " bytes are whole, losers keep their source.")
@@ -128,6 +134,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
 
   /** Renaming onto an existing target fails, leaving target and source untouched. */
   @Test
+  @Order(3)
   @Proves(
       "Rename onto an existing target fails and leaves target and source untouched (no overwrite).")
   public final void renameOntoExistingTargetFails() throws IOException {
@@ -149,6 +156,7 @@ public abstract class AtomicRenameContract extends ConformanceContract {
 
   /** Renaming a missing source fails with FileNotFoundException and creates nothing. */
   @Test
+  @Order(4)
   @Proves("Rename of a missing source fails with FileNotFoundException and creates nothing.")
   public final void renameOfMissingSourceFails() throws IOException {
     requirePresent(Capability.ATOMIC_RENAME);

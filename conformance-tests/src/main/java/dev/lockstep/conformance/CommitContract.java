@@ -14,7 +14,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The commit protocol on this backend, always checked: with every strategy the declarations allow
@@ -22,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * commits give exactly K*C snapshots with contiguous ids and each commit id once, also when a few
  * percent of store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class CommitContract extends ConformanceContract {
 
   /**
@@ -30,6 +34,7 @@ public abstract class CommitContract extends ConformanceContract {
    * lock strategy is refused.
    */
   @Test
+  @Order(1)
   @Proves(
       "commit.strategy=auto picks what the declarations promise, and refuses with the fix when"
           + " nothing safe is declared.")
@@ -80,6 +85,7 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** K x C concurrent commits with atomic create: exactly K*C snapshots, contiguous, once each. */
   @Test
+  @Order(2)
   @Proves(
       "K committers x C commits with atomic create give exactly K*C snapshots, ids 1..K*C, each"
           + " commit once.")
@@ -89,6 +95,7 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** K x C concurrent commits with atomic rename: exactly K*C snapshots, contiguous, once each. */
   @Test
+  @Order(3)
   @Proves(
       "K committers x C commits with atomic rename give exactly K*C snapshots, ids 1..K*C, each"
           + " commit once.")
@@ -102,6 +109,7 @@ public abstract class CommitContract extends ConformanceContract {
    * each.
    */
   @Test
+  @Order(4)
   @Proves(
       "K committers x C commits under the lock over plain writes give exactly K*C snapshots, ids"
           + " 1..K*C, each commit once.")
@@ -111,6 +119,7 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** As {@link #concurrentCommitsWithAtomicCreate}, while store calls fail or lose their answer. */
   @Test
+  @Order(5)
   @Proves("As with atomic create, while a few percent of store calls fail or lose their answer.")
   public final void concurrentCommitsWithAtomicCreateUnderFaults() throws Exception {
     stress(StrategyUnderTest.ATOMIC_CREATE, true);
@@ -118,6 +127,7 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** As {@link #concurrentCommitsWithRename}, while store calls fail or lose their answer. */
   @Test
+  @Order(6)
   @Proves("As with atomic rename, while a few percent of store calls fail or lose their answer.")
   public final void concurrentCommitsWithRenameUnderFaults() throws Exception {
     stress(StrategyUnderTest.RENAME, true);
@@ -125,6 +135,7 @@ public abstract class CommitContract extends ConformanceContract {
 
   /** As {@link #concurrentCommitsUnderLock}, while store calls fail or lose their answer. */
   @Test
+  @Order(7)
   @Proves("As under the lock, while a few percent of store calls fail or lose their answer.")
   public final void concurrentCommitsUnderLockUnderFaults() throws Exception {
     stress(StrategyUnderTest.LOCK, true);

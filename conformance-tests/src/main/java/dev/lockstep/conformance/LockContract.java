@@ -22,7 +22,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The lock ({@link Capability#LOCK}): a {@link LockService} keeps mutual exclusion, bounded timed
@@ -30,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * after loss, strictly increasing fencing tokens, and ownership. Contenders use separate clients
  * (separate sessions or pools) opened through the target's lock factory.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class LockContract extends ConformanceContract {
 
   private static final int CLIENTS = 3;
@@ -39,6 +43,7 @@ public abstract class LockContract extends ConformanceContract {
    * lock is configured, and opening one fails with an error naming {@code lock.type}.
    */
   @Test
+  @Order(1)
   @Proves(
       "The lock declaration matches the target: a declared lock opens with a finite holder-death"
           + " bound; an absent one fails to open clearly.")
@@ -74,6 +79,7 @@ public abstract class LockContract extends ConformanceContract {
    * counter under the lock, many times: the total is exact and no two were ever inside at once.
    */
   @Test
+  @Order(2)
   @Proves(
       "Contenders on separate clients increment a non-atomic counter under the lock: the total is"
           + " exact, never two holders at once.")
@@ -144,6 +150,7 @@ public abstract class LockContract extends ConformanceContract {
    * after the release, the waiter gets the key.
    */
   @Test
+  @Order(3)
   @Proves(
       "A timed acquire of a held key returns empty after about its timeout (not early, not late);"
           + " other keys stay free.")
@@ -192,6 +199,7 @@ public abstract class LockContract extends ConformanceContract {
    * token.
    */
   @Test
+  @Order(4)
   @Proves(
       "A holder that dies holding the key loses it within holderDeathBound() plus the tolerance;"
           + " the next token is larger.")
@@ -223,6 +231,7 @@ public abstract class LockContract extends ConformanceContract {
    * good; isHeld() and timeLeft() agree; close() is idempotent.
    */
   @Test
+  @Order(5)
   @Proves(
       "ensureHeld() throws LockLostException once the lease is gone, for good; isHeld and timeLeft"
           + " agree; close is idempotent.")
@@ -252,6 +261,7 @@ public abstract class LockContract extends ConformanceContract {
    * alternating clients, and in acquisition order under contention.
    */
   @Test
+  @Order(6)
   @Proves(
       "Fencing tokens strictly increase for every new holder, sequentially and in acquisition order"
           + " under contention.")
@@ -262,7 +272,11 @@ public abstract class LockContract extends ConformanceContract {
     Duration wait = settings().scaled(Duration.ofSeconds(60));
     List<Long> tokens = new ArrayList<>();
     for (int i = 0; i < settings().rounds(); i++) {
-      try (Lease lease = clients.get(i % clients.size()).acquire(key, wait).orElseThrow()) {
+      try (Lease lease =
+          clients
+              .get(i % clients.size())
+              .acquire(key, wait)
+              .orElseThrow(() -> timedOut(key, wait))) {
         tokens.add(lease.fencingToken());
       }
     }
@@ -280,7 +294,8 @@ public abstract class LockContract extends ConformanceContract {
                 () -> {
                   barrier.await(wait.toMillis(), TimeUnit.MILLISECONDS);
                   for (int i = 0; i < 3; i++) {
-                    try (Lease lease = client.acquire(key, wait).orElseThrow()) {
+                    try (Lease lease =
+                        client.acquire(key, wait).orElseThrow(() -> timedOut(key, wait))) {
                       contended.add(lease.fencingToken());
                     }
                   }
@@ -304,6 +319,7 @@ public abstract class LockContract extends ConformanceContract {
    * or closing its whole client, leaves the new holder holding and others locked out.
    */
   @Test
+  @Order(7)
   @Proves(
       "A former holder closing its stale lease or its whole client never releases the new holder's"
           + " lease.")
@@ -314,7 +330,7 @@ public abstract class LockContract extends ConformanceContract {
     String key = key();
     Duration wait = settings().scaled(Duration.ofSeconds(10));
     Duration probe = settings().scaled(Duration.ofMillis(300));
-    Lease stale = first.acquire(key, wait).orElseThrow();
+    Lease stale = first.acquire(key, wait).orElseThrow(() -> timedOut(key, wait));
     stale.close();
     Lease owner =
         clients
@@ -350,6 +366,15 @@ public abstract class LockContract extends ConformanceContract {
         + checkName().substring(checkName().indexOf('.') + 1)
         + "-"
         + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private static AssertionError timedOut(String key, Duration wait) {
+    return new AssertionError(
+        "acquire("
+            + key
+            + ") of a key that is free or about to be freed timed out after "
+            + wait.toSeconds()
+            + " s");
   }
 
   private void closeQuietly(Lease lease) {

@@ -22,11 +22,6 @@ final class MeasuredLockService implements LockService {
     this.latencies = latencies;
   }
 
-  /** The service under test, unwrapped. */
-  LockService delegate() {
-    return delegate;
-  }
-
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {

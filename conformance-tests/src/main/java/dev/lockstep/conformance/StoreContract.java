@@ -19,7 +19,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Store basics ({@link Capability#STORE_BASICS}): what every {@link FileIO} keeps. Each check
@@ -31,10 +34,12 @@ import org.junit.jupiter.api.Test;
  * }
  * </pre>
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class StoreContract extends ConformanceContract {
 
   /** Declared present: the store opens. Declared absent: opening it fails cleanly. */
   @Test
+  @Order(1)
   @Proves(
       "The store-basics declaration matches the target: a declared store opens; an absent one fails"
           + " to open with a clear error.")
@@ -57,6 +62,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Once a write closes, the same and a second client read the new bytes whole. */
   @Test
+  @Order(2)
   @Proves(
       "A closed write is read back whole, by the writer and by a second client, with the right"
           + " length and positioned reads.")
@@ -82,6 +88,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** overwrite=true replaces the content whole; overwrite=false refuses an existing file. */
   @Test
+  @Order(3)
   @Proves(
       "overwrite=true replaces the content whole; overwrite=false refuses an existing file with"
           + " FileAlreadyExistsException.")
@@ -101,6 +108,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** A deleted file is gone for every client; deleting it again reports false. */
   @Test
+  @Order(4)
   @Proves(
       "A delete is visible at once to every client (exists, read, list), and deleting again reports"
           + " false.")
@@ -122,6 +130,7 @@ public abstract class StoreContract extends ConformanceContract {
    * Every created file is listed at once, by name and size, with sub-directories as directories.
    */
   @Test
+  @Order(5)
   @Proves(
       "A listing shows every created file at once with its size, and sub-directories as"
           + " directories.")
@@ -160,6 +169,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Missing files raise FileNotFoundException, never null; a missing directory lists as empty. */
   @Test
+  @Order(6)
   @Proves(
       "Missing files raise FileNotFoundException (read, status), exists is false, delete is false,"
           + " a missing directory lists empty.")
@@ -185,6 +195,7 @@ public abstract class StoreContract extends ConformanceContract {
    * odd-sized chunks reads back whole, so multi-part upload paths run.
    */
   @Test
+  @Order(7)
   @Proves(
       "A large object (64 MiB by default) written in odd chunks reads back with the same length and"
           + " SHA-256.")
@@ -228,6 +239,7 @@ public abstract class StoreContract extends ConformanceContract {
 
   /** Names with spaces, unicode and '%' are stored, listed and read under exactly that name. */
   @Test
+  @Order(8)
   @Proves(
       "Names with spaces, unicode and % are stored, listed and read under exactly that name, never"
           + " URL-decoded.")

@@ -13,7 +13,10 @@ import dev.lockstep.fs.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Uncertain outcomes: the kit wraps the vendor's store so that a snapshot write lands but its
@@ -27,10 +30,12 @@ import org.junit.jupiter.api.Test;
  *   <li>when even the read-back fails, the outcome is surfaced as unknown, never guessed.
  * </ul>
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** A write lands, its answer is lost: COMMITTED, exactly one snapshot, nothing at N+1. */
   @Test
+  @Order(1)
   @Proves(
       "A snapshot write that lands but loses its answer resolves to COMMITTED, and is never"
           + " committed a second time.")
@@ -58,6 +63,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** Another writer owns N; our write's answer is lost: CONFLICT, and N keeps the other's bytes. */
   @Test
+  @Order(2)
   @Proves(
       "A lost answer on a write to a snapshot someone else owns resolves to CONFLICT; the owner"
           + " keeps it.")
@@ -84,6 +90,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
 
   /** A write fails before it reaches the store: the committer retries and commits once. */
   @Test
+  @Order(3)
   @Proves("A write that fails before reaching the store is retried and commits exactly once.")
   public final void failureBeforeLandingIsRetriedOnce() throws Exception {
     for (StrategyUnderTest strategy : strategies()) {
@@ -108,6 +115,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
    * CommitStateUnknownException}; it never claims COMMITTED or CONFLICT it could not see.
    */
   @Test
+  @Order(4)
   @Proves(
       "When the answer is lost and the read-back fails too, the commit reports UNKNOWN instead of"
           + " guessing.")
