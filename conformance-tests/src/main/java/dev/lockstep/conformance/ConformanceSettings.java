@@ -13,7 +13,8 @@ import java.util.Map;
  * @param contenders {@value #CONTENDERS}: contenders per race round and per lock race
  * @param committers {@value #COMMITTERS}: K concurrent committers in the commit checks
  * @param commitsPerCommitter {@value #COMMITS_PER_COMMITTER}: C commits each
- * @param lockIncrements {@value #LOCK_INCREMENTS}: critical sections per contender in the lock race
+ * @param lockIncrements {@value #LOCK_INCREMENTS}: critical sections per contender in the lock
+ *     race, and sequential holders in the fencing check
  * @param faultRate {@value #FAULT_RATE}: share of store calls that fail or lose their answer in the
  *     fault-injecting commit checks
  * @param largeObjectBytes {@value #LARGE_OBJECT_SIZE}: size of the large-object check (at least 64

@@ -271,7 +271,7 @@ public abstract class LockContract extends ConformanceContract {
     String key = key();
     Duration wait = settings().scaled(Duration.ofSeconds(60));
     List<Long> tokens = new ArrayList<>();
-    for (int i = 0; i < settings().rounds(); i++) {
+    for (int i = 0; i < settings().lockIncrements(); i++) {
       try (Lease lease =
           clients
               .get(i % clients.size())

@@ -52,6 +52,10 @@ class ConformanceRunnerTest {
             "lock.release");
     assertThat(summary).contains("PASSED", "atomic-create", "SAFE", "p95");
 
+    try (var left = Files.list(root)) {
+      assertThat(left).as("every check deletes its own directory afterwards").isEmpty();
+    }
+
     ConformanceRunner.writeReports(result, reports);
     assertJUnitXmlIsValid(reports.resolve(ConformanceRunner.XML_REPORT), 33, 0, 0);
     assertHtmlIsStandaloneWithMatrix(

@@ -18,25 +18,25 @@ import java.util.Optional;
  * and then abandons the lease without releasing or renewing it, so the key frees only when the
  * lease TTL (the service's holder-death bound) runs out.
  */
-final class InJvmLockClients {
+public final class InJvmLockClients {
 
   private final InJvmLockService lock;
 
-  InJvmLockClients(Duration leaseTtl) {
+  public InJvmLockClients(Duration leaseTtl) {
     this.lock = new InJvmLockService(leaseTtl);
   }
 
-  InJvmLockClients(InJvmLockService lock) {
+  public InJvmLockClients(InJvmLockService lock) {
     this.lock = lock;
   }
 
   /** A factory of independent clients of the one lock. */
-  LockFactory factory() {
+  public LockFactory factory() {
     return () -> new Client(lock);
   }
 
   /** A holder that acquires, then dies: it never releases or renews. */
-  HolderKiller killer() {
+  public HolderKiller killer() {
     return key -> {
       Lease lease =
           lock.acquire(key, Duration.ofSeconds(30))
