@@ -212,11 +212,11 @@ public final class HiveLockService implements LockService {
 
   /** One heartbeat of {@code lease}; runs on a heartbeat thread. */
   private void heartbeat(HiveLease lease) {
-    if (lease.isClosed() || lease.isLost()) {
+    if (lease.isClosed()) {
       lease.stopHeartbeat();
       return;
     }
-    if (lease.timeLeft().isZero()) {
+    if (lease.isLost() || lease.timeLeft().isZero()) {
       giveUp(lease, "The Hive lock on '" + lease.key() + "' (lock id " + lease.lockId() + ") is in"
           + " doubt: no heartbeat was confirmed by the metastore at " + options.uris() + " within"
           + " its lock timeout (" + Durations.format(options.lockTimeout()) + ").", null);
@@ -259,7 +259,10 @@ public final class HiveLockService implements LockService {
   void release(HiveLease lease) throws IOException {
     open.remove(lease);
     if (lease.isLost()) {
-      return; // the metastore already removed it, or it was unlocked when it fell in doubt
+      // Removed by the metastore, or in doubt: unlock anyway (a lock id is never reused, so this
+      // cannot touch another holder), but the lease was gone before; a failure changes nothing.
+      unlockQuietly(lease.lockId(), new IOException("unlock of a lost lease"));
+      return;
     }
     try {
       callRetryingOnce(client -> {

@@ -114,7 +114,9 @@ final class TestMetastore {
   static synchronized TestMetastore shared() throws Exception {
     if (shared == null) {
       long started = System.nanoTime();
-      Path dir = Files.createTempDirectory("lockstep-hms-");
+      Path target = Path.of("target");
+      Path dir = Files.isDirectory(target) ? Files.createTempDirectory(target, "test-metastore-")
+          : Files.createTempDirectory("lockstep-test-metastore-");
       TestMetastore metastore = new TestMetastore(dir, freePort());
       metastore.prepareDatabase();
       long schemaReady = System.nanoTime();
@@ -125,7 +127,7 @@ final class TestMetastore {
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       System.out.println("Hive Metastore 4.0.1 started on " + metastore.uri() + " in "
           + took.toMillis() + " ms (database " + dir + ")");
-      if (took.compareTo(Duration.ofSeconds(30)) > 0) {
+      if (took.compareTo(Duration.ofSeconds(30L * TIMING)) > 0) {
         throw new IllegalStateException("The test metastore took " + took + " to start (limit 30 s)");
       }
       metastore.startHousekeeper();
