@@ -126,6 +126,21 @@ class HiveLockServiceTest {
   }
 
   @Test
+  void aLockRemovedBehindTheHoldersBackIsNoticedByTheNextHeartbeat() throws Exception {
+    try (LockService service = open()) {
+      Lease lease = service.acquire("db.removed", Duration.ofSeconds(5)).orElseThrow();
+      metastore.unlock(lease.fencingToken()); // as an administrator's UNLOCK TABLE would
+      long until = System.nanoTime() + TestMetastore.LOCK_TIMEOUT.toNanos();
+      while (lease.isHeld() && System.nanoTime() < until) {
+        TimeUnit.MILLISECONDS.sleep(50);
+      }
+      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
+          .hasMessageContaining("no longer has the lock");
+      lease.close();
+    }
+  }
+
+  @Test
   void anInterruptedWaiterLeavesNothingQueued() throws Exception {
     try (LockService holder = open(); LockService waiter = open()) {
       Lease held = holder.acquire("db.interrupted", Duration.ofSeconds(5)).orElseThrow();

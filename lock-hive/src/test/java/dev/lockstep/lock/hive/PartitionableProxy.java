@@ -23,6 +23,8 @@ final class PartitionableProxy implements Closeable {
   private final int targetPort;
   private final List<Socket> sockets = new ArrayList<>();
   private volatile boolean partitioned;
+  private final java.util.concurrent.atomic.AtomicBoolean loseNextAnswer =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   PartitionableProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -55,20 +57,23 @@ final class PartitionableProxy implements Closeable {
           sockets.add(client);
           sockets.add(upstream);
         }
-        pump(client, upstream);
-        pump(upstream, client);
+        pump(client, upstream, false);
+        pump(upstream, client, true);
       } catch (IOException e) {
         closeQuietly(client);
       }
     }
   }
 
-  private static void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, boolean answers) {
     Thread thread = new Thread(() -> {
       byte[] buffer = new byte[8192];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
         while ((n = in.read(buffer)) >= 0) {
+          if (answers && loseNextAnswer.compareAndSet(true, false)) {
+            break; // the request was served; its answer never reaches the client
+          }
           out.write(buffer, 0, n);
           out.flush();
         }
@@ -90,6 +95,14 @@ final class PartitionableProxy implements Closeable {
       sockets.forEach(PartitionableProxy::closeQuietly);
       sockets.clear();
     }
+  }
+
+  /**
+   * The next answer the metastore sends through this proxy is dropped and its connection cut: the
+   * request was carried out, the client never learns its result.
+   */
+  void loseNextAnswer() {
+    loseNextAnswer.set(true);
   }
 
   void heal() {

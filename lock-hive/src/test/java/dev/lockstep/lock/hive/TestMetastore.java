@@ -30,6 +30,7 @@ import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
 import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
 import org.apache.hadoop.hive.metastore.api.ShowLocksRequest;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
+import org.apache.hadoop.hive.metastore.api.UnlockRequest;
 import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
 import org.apache.hadoop.hive.metastore.txn.TxnStore;
 import org.apache.hadoop.hive.metastore.txn.TxnUtils;
@@ -300,6 +301,13 @@ final class TestMetastore {
     TxnStore txnStore = TxnUtils.getTxnStore(conf);
     synchronized (ONE_CALL_AT_A_TIME) {
       txnStore.performTimeOuts();
+    }
+  }
+
+  /** Removes a lock on the server side, as an administrator would. */
+  void unlock(long lockId) throws Exception {
+    synchronized (ONE_CALL_AT_A_TIME) {
+      TxnUtils.getTxnStore(conf).unlock(new UnlockRequest(lockId));
     }
   }
 
