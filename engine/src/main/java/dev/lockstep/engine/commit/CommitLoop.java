@@ -33,11 +33,13 @@ import org.slf4j.LoggerFactory;
  *       reuses both (a delta list's entries belong to whichever snapshot names it).
  *   <li>Read the latest snapshot L; when the changes delete files or add leveled files, check them
  *       against L's live files ({@link ConflictDetector#checkAgainstLive}).
- *   <li>Write the base manifest list: L's base and delta manifests (merged into one manifest when
- *       there are more than {@code manifest.merge-min-count}).
+ *   <li>Reuse L's base manifest list and name L's delta list (and L's prior deltas) as prior deltas
+ *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
+ *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
+ *       attempts write nothing but the snapshot file, which keeps the race window short.
  *   <li>Publish snapshot L+1 through lock-api's {@code SnapshotCommitter}. COMMITTED: done.
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
- *   <li>CONFLICT: delete this attempt's base list, read only the snapshots committed since L, check their
+ *   <li>CONFLICT: delete a base list this attempt wrote, read only the snapshots committed since L, check their
  *       deltas ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user,
  *       identifier, kind) means our commit is in already. Then retry at once after a short random
  *       wait that grows with each attempt ({@code commit.min-retry-wait} to
@@ -50,6 +52,8 @@ import org.slf4j.LoggerFactory;
 final class CommitLoop {
 
   private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
+  /** Snapshots may name this many earlier delta lists before a new base list is written. */
+  static final int MAX_PRIOR_DELTAS = 8;
 
   private final FileStoreTable table;
   private final String commitUser;
@@ -170,25 +174,40 @@ final class CommitLoop {
   private Snapshot prepare(long id, CommitKind kind, long identifier, Snapshot latest,
       String deltaList, List<ManifestEntry> changes, List<String> written)
       throws IOException {
-    List<ManifestFileMeta> base = new ArrayList<>();
+    String baseList;
+    List<Snapshot.PriorDelta> priors = new ArrayList<>();
     if (latest != null) {
-      base.addAll(scan.manifests(latest));
+      baseList = latest.baseManifestList();
+      priors.addAll(latest.priorDeltas());
+      priors.add(new Snapshot.PriorDelta(latest.id(), latest.deltaManifestList()));
+    } else {
+      baseList = null;
     }
-    if (base.size() > options.manifestMergeMinCount()) {
-      Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
-      FileStoreScan.apply(live, scan.entries(base));
-      ManifestFileMeta merged = table.manifestFile().write(new ArrayList<>(live.values()));
-      written.add("m:" + merged.fileName());
-      base = List.of(merged);
+    if (baseList == null || priors.size() > MAX_PRIOR_DELTAS) {
+      // Materialize a new base list (and merge manifests when there are many): 1 attempt in
+      // MAX_PRIOR_DELTAS; every other attempt writes no file but the snapshot itself.
+      List<ManifestFileMeta> base = new ArrayList<>();
+      if (latest != null) {
+        base.addAll(scan.manifests(latest));
+      }
+      if (base.size() > options.manifestMergeMinCount()) {
+        Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
+        FileStoreScan.apply(live, scan.entries(base));
+        ManifestFileMeta merged = table.manifestFile().write(new ArrayList<>(live.values()));
+        written.add("m:" + merged.fileName());
+        base = List.of(merged);
+      }
+      baseList = table.manifestList().write(base);
+      written.add(baseList);
+      priors.clear();
     }
-    String baseList = table.manifestList().write(base);
-    written.add(baseList);
     long deltaRows = 0;
     for (ManifestEntry e : changes) {
       deltaRows += e.kind() == FileKind.ADD ? e.file().rowCount() : -e.file().rowCount();
     }
     long total = (latest == null ? 0 : latest.totalRecordCount()) + deltaRows;
-    return new Snapshot(Snapshot.CURRENT_VERSION, id, table.schema().id(), baseList, deltaList,
+    return new Snapshot(Snapshot.CURRENT_VERSION, id, table.schema().id(), baseList, priors,
+        deltaList,
         commitUser, identifier, kind, System.currentTimeMillis(), total, deltaRows,
         UUID.randomUUID().toString());
   }

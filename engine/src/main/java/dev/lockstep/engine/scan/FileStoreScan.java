@@ -23,10 +23,13 @@ public final class FileStoreScan {
     this.table = table;
   }
 
-  /** The manifests a snapshot consists of: base list, then delta list. */
+  /** The manifests a snapshot consists of: base list, prior deltas, then its own delta list. */
   public List<ManifestFileMeta> manifests(Snapshot snapshot) throws IOException {
     List<ManifestFileMeta> metas = new ArrayList<>(
         table.manifestList().read(snapshot.baseManifestList()));
+    for (Snapshot.PriorDelta prior : snapshot.priorDeltas()) {
+      metas.addAll(stamp(prior.deltaManifestList(), prior.snapshotId()));
+    }
     metas.addAll(deltaManifests(snapshot));
     return metas;
   }
@@ -59,9 +62,13 @@ public final class FileStoreScan {
    * commit, before the snapshot id is known, and its entries belong to the snapshot that names it.
    */
   private List<ManifestFileMeta> deltaManifests(Snapshot snapshot) throws IOException {
+    return stamp(snapshot.deltaManifestList(), snapshot.id());
+  }
+
+  private List<ManifestFileMeta> stamp(String deltaList, long snapshotId) throws IOException {
     List<ManifestFileMeta> metas = new ArrayList<>();
-    for (ManifestFileMeta meta : table.manifestList().read(snapshot.deltaManifestList())) {
-      metas.add(meta.withSnapshotId(snapshot.id()));
+    for (ManifestFileMeta meta : table.manifestList().read(deltaList)) {
+      metas.add(meta.withSnapshotId(snapshotId));
     }
     return metas;
   }

@@ -1,12 +1,15 @@
 package dev.lockstep.engine.snapshot;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * One version of a table, stored as {@code snapshot/snapshot-<id>} (JSON) through the commit
- * protocol. The files of the table at this version are the manifests of {@code baseManifestList}
- * (everything before) plus {@code deltaManifestList} (this commit's changes).
+ * protocol. The files of the table at this version are, in order: the manifests of
+ * {@code baseManifestList}, those of each of {@code priorDeltas} (the delta lists of the snapshots
+ * since that base list was written; they let a commit attempt reuse the previous base list instead
+ * of writing one), and those of {@code deltaManifestList} (this commit's changes).
  *
  * @param commitId unique per commit attempt, so that equal bytes mean this very commit
  * @param commitIdentifier the writer's identifier for the batch (for example a checkpoint id);
@@ -16,7 +19,7 @@ import java.util.Objects;
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Snapshot(int version, long id, long schemaId, String baseManifestList,
-    String deltaManifestList, String commitUser, long commitIdentifier, CommitKind commitKind,
+    List<PriorDelta> priorDeltas, String deltaManifestList, String commitUser, long commitIdentifier, CommitKind commitKind,
     long timeMillis, long totalRecordCount, long deltaRecordCount, String commitId) {
 
   public static final int CURRENT_VERSION = 1;
@@ -27,5 +30,9 @@ public record Snapshot(int version, long id, long schemaId, String baseManifestL
     Objects.requireNonNull(commitUser, "commitUser");
     Objects.requireNonNull(commitKind, "commitKind");
     Objects.requireNonNull(commitId, "commitId");
+    priorDeltas = priorDeltas == null ? List.of() : List.copyOf(priorDeltas);
   }
+
+  /** The delta manifest list of an earlier snapshot, whose entries that snapshot committed. */
+  public record PriorDelta(long snapshotId, String deltaManifestList) {}
 }
