@@ -228,13 +228,14 @@ public abstract class LockContract extends ConformanceContract {
 
   /**
    * ensureHeld() returns while the lease is held and throws LockLostException once it is gone, for
-   * good; isHeld() and timeLeft() agree; close() is idempotent.
+   * good; isHeld() and timeLeft() agree; close() is idempotent. Closing the holder's whole client
+   * also ends its lease: ensureHeld() fails and another client gets the key.
    */
   @Test
   @Order(5)
   @Proves(
-      "ensureHeld() throws LockLostException once the lease is gone, for good; isHeld and timeLeft"
-          + " agree; close is idempotent.")
+      "ensureHeld() throws LockLostException once the lease is gone (released, or its client"
+          + " closed), for good; isHeld and timeLeft agree; close is idempotent.")
   public final void ensureHeldFailsOnceLeaseIsGone() throws Exception {
     requirePresent(Capability.LOCK);
     LockService lock = clients().get(0);
@@ -254,6 +255,18 @@ public abstract class LockContract extends ConformanceContract {
     assertThat(lease.isHeld()).as("isHeld() after the lease is gone").isFalse();
     assertThat(lease.timeLeft()).as("timeLeft() after the lease is gone").isZero();
     lease.close();
+
+    List<LockService> clients = clients();
+    String key = key();
+    Duration wait = settings().scaled(Duration.ofSeconds(10));
+    Lease orphan = clients.get(0).acquire(key, wait).orElseThrow(() -> timedOut(key, wait));
+    clients.get(0).close();
+    assertThat(catchThrowable(orphan::ensureHeld))
+        .as("ensureHeld() after the holder's lock client was closed")
+        .isInstanceOf(LockLostException.class);
+    Optional<Lease> next = clients.get(1).acquire(key, wait);
+    assertThat(next).as("closing a client releases its leases for others").isPresent();
+    next.get().close();
   }
 
   /**

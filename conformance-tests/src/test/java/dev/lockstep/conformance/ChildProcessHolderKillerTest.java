@@ -32,7 +32,7 @@ class ChildProcessHolderKillerTest {
     ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Lock.class));
     ConformanceRunner.printSummary(result, System.out);
     assertPassed(result, "LockContract.deadHolderIsFreedWithinBound");
-    assertThat(result.count(Status.FAILED)).isZero();
+    assertThat(result.count(Status.FAILED)).as(result.checks().toString()).isZero();
     assertThat(result.count(Status.PASSED)).isEqualTo(7);
   }
 }

@@ -49,6 +49,7 @@ public final class OsFileLockFactory implements CatalogLockFactory {
 
   private static final class Service implements LockService {
     private final java.nio.file.Path dir;
+    private final java.util.Set<OsLease> held = ConcurrentHashMap.newKeySet();
 
     Service(java.nio.file.Path dir) {
       this.dir = dir;
@@ -75,7 +76,9 @@ public final class OsFileLockFactory implements CatalogLockFactory {
             long token = nextToken(channel);
             FileChannel held = channel;
             channel = null;
-            return Optional.of(new OsLease(key, token, held, lock, local));
+            OsLease lease = new OsLease(key, token, held, lock, local);
+            this.held.add(lease);
+            return Optional.of(lease);
           }
           if (System.nanoTime() >= deadline) {
             return Optional.empty();
@@ -107,8 +110,14 @@ public final class OsFileLockFactory implements CatalogLockFactory {
       return Duration.ofSeconds(1);
     }
 
+    /** Releases every lease this client still holds, as the SPI requires. */
     @Override
-    public void close() {}
+    public void close() throws IOException {
+      for (OsLease lease : held) {
+        lease.close();
+      }
+      held.clear();
+    }
   }
 
   private static final class OsLease implements Lease {

@@ -18,6 +18,8 @@ public final class ImmortalLeaseLockService implements LockService {
   public static final Duration CLAIMED_BOUND = Duration.ofSeconds(1);
 
   private final InJvmLockService lock;
+  private final java.util.List<Lease> mine =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
   /** A client of {@code lock}, which must have a TTL far beyond {@link #CLAIMED_BOUND}. */
   public ImmortalLeaseLockService(InJvmLockService lock) {
@@ -32,7 +34,9 @@ public final class ImmortalLeaseLockService implements LockService {
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
-    return lock.acquire(key, timeout);
+    Optional<Lease> lease = lock.acquire(key, timeout);
+    lease.ifPresent(mine::add);
+    return lease;
   }
 
   @Override
@@ -40,6 +44,14 @@ public final class ImmortalLeaseLockService implements LockService {
     return CLAIMED_BOUND;
   }
 
+  /** Releases this client's own leases; only a dead holder's lease is immortal. */
   @Override
-  public void close() {}
+  public void close() throws IOException {
+    synchronized (mine) {
+      for (Lease lease : mine) {
+        lease.close();
+      }
+      mine.clear();
+    }
+  }
 }

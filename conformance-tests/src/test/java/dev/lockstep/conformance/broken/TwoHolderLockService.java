@@ -26,6 +26,8 @@ public final class TwoHolderLockService implements LockService {
   }
 
   private final Shared shared;
+  private final java.util.List<Lease> mine =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
   public TwoHolderLockService(Shared shared) {
     this.shared = shared;
@@ -39,7 +41,7 @@ public final class TwoHolderLockService implements LockService {
     }
     long token = shared.tokens.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
     AtomicBoolean held = new AtomicBoolean(true);
-    return Optional.of(
+    Lease lease =
         new Lease() {
           @Override
           public String key() {
@@ -74,7 +76,9 @@ public final class TwoHolderLockService implements LockService {
               semaphore.release();
             }
           }
-        });
+        };
+    mine.add(lease);
+    return Optional.of(lease);
   }
 
   @Override
@@ -82,6 +86,14 @@ public final class TwoHolderLockService implements LockService {
     return Duration.ofSeconds(1);
   }
 
+  /** Releases this client's own leases. */
   @Override
-  public void close() {}
+  public void close() throws java.io.IOException {
+    synchronized (mine) {
+      for (Lease lease : mine) {
+        lease.close();
+      }
+      mine.clear();
+    }
+  }
 }
