@@ -88,6 +88,7 @@ class ConcurrentCompactionTest {
     });
     List<KeyValueWorkload> workloads = finish(stop, pool, futures);
     long committed = compactions.get(1, TimeUnit.MINUTES);
+    compactor.close();
 
     FileStoreTable table = load();
     assertThat(TestTables.readKeyValues(table)).isEqualTo(KeyValueWorkload.expected(workloads));

@@ -63,6 +63,7 @@ class PrimaryKeyTableTest {
     table.newCommit("late").commit(2, late.prepareCommit());
     assertThat(compactor.compactOnce(true)).isPresent();
     assertThat(TestTables.readKeyValues(table)).containsExactlyEntriesOf(Map.of(1, "newest"));
+    compactor.close();
     early.close();
     late.close();
   }

@@ -6,11 +6,17 @@ import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
+import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * A dedicated compaction job for a table whose writers run with {@code write-only=true}: it is then
@@ -18,15 +24,17 @@ import java.util.Optional;
  *
  * <p>Each {@link #compactOnce} moves its view to the latest snapshot, compacts every bucket that
  * needs it (universal pick, or everything with {@code full}), and commits the result as one COMPACT
- * snapshot under its own commit user. Identifiers start at the wall clock in microseconds and grow
- * by one per commit, so that they increase across restarts. Not thread-safe; run it in a loop.
+ * snapshot under its own commit user. Buckets are compacted on {@code compaction.max.thread}
+ * threads. Identifiers start at the wall clock in microseconds and grow by one per commit, so that
+ * they increase across restarts. Not thread-safe; run it in a loop and close it at the end.
  */
-public final class TableCompactor {
+public final class TableCompactor implements Closeable {
 
   private final FileStoreTable table;
   private final TableCommit commit;
   private final LiveFileView view;
   private final UniversalCompaction picker;
+  private final ExecutorService executor;
   private long nextIdentifier = System.currentTimeMillis() * 1000;
 
   public TableCompactor(FileStoreTable table, String commitUser) {
@@ -39,6 +47,11 @@ public final class TableCompactor {
     this.view = new LiveFileView(table);
     this.picker = new UniversalCompaction(table.options().compactionTrigger(),
         table.options().maxLevel());
+    this.executor = Executors.newFixedThreadPool(table.options().compactionMaxThreads(), r -> {
+      Thread thread = new Thread(r, "lockstep-compactor-" + table.fullName());
+      thread.setDaemon(true);
+      return thread;
+    });
   }
 
   /** File conflicts met so far; zero when every writer is write-only. */
@@ -53,27 +66,51 @@ public final class TableCompactor {
    */
   public Optional<CommitResult> compactOnce(boolean full) throws IOException {
     view.refresh();
+    List<Future<CompactResult>> running = new ArrayList<>();
+    for (Map.Entry<String, Integer> bucket : view.buckets()) {
+      List<DataFileMeta> files = view.files(bucket.getKey(), bucket.getValue());
+      Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
+      unit.ifPresent(u -> running.add(executor.submit(
+          () -> CompactTask.run(table, bucket.getKey(), bucket.getValue(), u))));
+    }
     List<CommitMessage> messages = new ArrayList<>();
-    try {
-      for (Map.Entry<String, Integer> bucket : view.buckets()) {
-        List<DataFileMeta> files = view.files(bucket.getKey(), bucket.getValue());
-        Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
-        if (unit.isPresent()) {
-          CompactResult r = CompactTask.run(table, bucket.getKey(), bucket.getValue(), unit.get());
-          messages.add(new CommitMessage(r.partition(), r.bucket(), table.options().bucket(),
-              List.of(), r.before(), r.after(), view.snapshotId()));
+    IOException failure = null;
+    for (Future<CompactResult> future : running) {
+      try {
+        CompactResult r = future.get();
+        messages.add(new CommitMessage(r.partition(), r.bucket(), table.options().bucket(),
+            List.of(), r.before(), r.after(), view.snapshotId()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failure = failure == null ? new InterruptedIOException("Interrupted while compacting")
+            : failure;
+      } catch (ExecutionException e) {
+        IOException cause = e.getCause() instanceof IOException ? (IOException) e.getCause()
+            : new IOException("Compaction of " + table.fullName() + " failed", e.getCause());
+        if (failure == null) {
+          failure = cause;
+        } else {
+          failure.addSuppressed(cause);
         }
       }
-    } catch (IOException | RuntimeException e) {
+    }
+    if (failure != null) {
+      // Failed tasks left no output; the finished ones' output is not committed: delete it.
       for (CommitMessage m : messages) {
         deleteQuietly(m);
       }
-      throw e;
+      throw failure;
     }
     if (messages.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(commit.commit(nextIdentifier++, messages));
+  }
+
+  /** Stops the compaction threads (after a running round finishes). */
+  @Override
+  public void close() {
+    executor.shutdown();
   }
 
   private void deleteQuietly(CommitMessage m) {
