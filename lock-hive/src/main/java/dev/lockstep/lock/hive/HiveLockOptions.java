@@ -50,8 +50,9 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
   /** A directory holding {@code hive-site.xml}; default: the client's own search ({@code HIVE_CONF_DIR}). */
   public static final String CONF_DIR = "lock.hive.conf-dir";
   /**
-   * How often a held lock is heartbeated. Default: a quarter of the metastore's lock timeout. Must be
-   * well below it, or the metastore drops a live holder's lock (and its {@code ensureHeld()} fails).
+   * How often a held lock is heartbeated. Default: a quarter of the metastore's lock timeout; at most
+   * half of it, or the metastore drops a live holder's lock after one lost heartbeat (and its {@code
+   * ensureHeld()} fails).
    */
   public static final String HEARTBEAT_INTERVAL = "lock.hive.heartbeat-interval";
   /** The database of lock keys that name no database (a key without a dot). */
@@ -68,11 +69,12 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
           + CATALOG_URI + "' (or '" + URI + "') to thrift://host:9083.");
     }
     if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()
-        || heartbeatInterval.compareTo(lockTimeout) >= 0) {
+        || heartbeatInterval.multipliedBy(2).compareTo(lockTimeout) > 0) {
       throw new IllegalArgumentException("Option '" + HEARTBEAT_INTERVAL + "' is "
-          + Durations.format(heartbeatInterval) + " but must be positive and well below the"
+          + Durations.format(heartbeatInterval) + " but must be positive and at most half the"
           + " metastore's lock timeout 'metastore.txn.timeout' (" + Durations.format(lockTimeout)
-          + "), or the metastore drops held locks. Leave it unset for a quarter of the timeout.");
+          + "), or one lost heartbeat makes the metastore drop a held lock. Leave it unset for a"
+          + " quarter of the timeout.");
     }
     if (poolSize < 1) {
       throw new IllegalArgumentException("Option '" + POOL_SIZE + "' must be at least 1: " + poolSize);
