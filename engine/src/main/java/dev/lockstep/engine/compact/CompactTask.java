@@ -5,7 +5,7 @@ import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.RollingFileWriter;
 import java.io.IOException;
-import java.util.TreeMap;
+import java.util.List;
 
 /**
  * Runs one {@link CompactUnit}: merges its committed input files with the deduplicate engine and
@@ -19,20 +19,24 @@ public final class CompactTask {
 
   public static CompactResult run(FileStoreTable table, String partition, int bucket,
       CompactUnit unit) throws IOException {
-    TreeMap<GenericRow, KeyValue> merged =
-        new DeduplicateMerger(table).merge(partition, bucket, unit.inputs());
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, unit.outputLevel());
     int fields = table.schema().fields().size();
-    for (KeyValue kv : merged.values()) {
-      Object[] values = new Object[fields + 2];
-      for (int i = 0; i < fields; i++) {
-        values[i] = kv.row().get(i);
+    try (DeduplicateMerger merger = new DeduplicateMerger(table, partition, bucket,
+        unit.inputs())) {
+      for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
+        Object[] values = new Object[fields + 2];
+        for (int i = 0; i < fields; i++) {
+          values[i] = kv.row().get(i);
+        }
+        values[fields] = kv.snapshot();
+        values[fields + 1] = kv.sequence();
+        writer.write(GenericRow.of(values), kv.key(), kv.sequence());
       }
-      values[fields] = kv.snapshot();
-      values[fields + 1] = kv.sequence();
-      writer.write(GenericRow.of(values), kv.key(), kv.sequence());
+    } catch (IOException | RuntimeException e) {
+      writer.abort();
+      throw e;
     }
-    java.util.List<DataFileMeta> after = writer.finish();
+    List<DataFileMeta> after = writer.finish();
     return new CompactResult(partition, bucket, unit.inputs(), after);
   }
 }

@@ -5,56 +5,131 @@ import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.format.FormatReader;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.table.FileStoreTable;
+import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
-import java.util.TreeMap;
+import java.util.List;
+import java.util.PriorityQueue;
 
 /**
- * The {@code deduplicate} merge engine: reads the files of one primary-key bucket and keeps, per
- * key, the row with the greatest (commit snapshot, sequence). A row's commit snapshot is its
- * {@code _SNAPSHOT} column, or the file's commit snapshot when that column is -1 (rows of flushed,
- * never compacted files). Files may be given in any order: the result does not depend on levels.
+ * The {@code deduplicate} merge engine over the files of one primary-key bucket: a streaming k-way
+ * merge that returns, in key order, one row per key — the one with the greatest (commit snapshot,
+ * sequence). A row's commit snapshot is its {@code _SNAPSHOT} column, or the file's commit snapshot
+ * when that column is -1 (rows of flushed, never compacted files).
  *
- * <p>Merges in memory (a sorted map of the bucket's keys); a streaming k-way merge is future work.
+ * <p>Every primary-key data file is sorted by key with each key once (flushes write a sorted
+ * buffer, compactions write this merge's output), so memory holds one row per file. The result does
+ * not depend on levels or on the order the files are given in. Not thread-safe; close it.
  */
-public final class DeduplicateMerger {
+public final class DeduplicateMerger implements Closeable {
 
-  private final FileStoreTable table;
   private final int[] keyIndexes;
+  private final int[] valueIndexes;
   private final int fieldCount;
+  private final List<FormatReader> readers = new ArrayList<>();
+  private final PriorityQueue<Head> heads = new PriorityQueue<>(
+      (a, b) -> RowComparator.INSTANCE.compare(a.kv.key(), b.kv.key()));
 
-  public DeduplicateMerger(FileStoreTable table) {
-    this.table = table;
-    this.keyIndexes = table.schema().primaryKeyIndexes();
-    this.fieldCount = table.schema().fields().size();
+  private static final class Head {
+    final FormatReader reader;
+    final DataFileMeta file;
+    KeyValue kv;
+
+    Head(FormatReader reader, DataFileMeta file) {
+      this.reader = reader;
+      this.file = file;
+    }
   }
 
-  /** The winning row per key of {@code files}, in key order. */
-  public TreeMap<GenericRow, KeyValue> merge(String partition, int bucket,
+  /**
+   * Opens every file.
+   *
+   * @throws IllegalStateException when a file is not committed yet (its rows have no place in
+   *     history)
+   */
+  public DeduplicateMerger(FileStoreTable table, String partition, int bucket,
       Collection<DataFileMeta> files) throws IOException {
-    TreeMap<GenericRow, KeyValue> merged = new TreeMap<>(RowComparator.INSTANCE);
-    int[] valueIndexes = new int[fieldCount];
+    this.keyIndexes = table.schema().primaryKeyIndexes();
+    this.fieldCount = table.schema().fields().size();
+    this.valueIndexes = new int[fieldCount];
     for (int i = 0; i < fieldCount; i++) {
       valueIndexes[i] = i;
     }
-    for (DataFileMeta file : files) {
-      if (file.commitSnapshot() < 0) {
-        throw new IllegalStateException("File " + file.fileName() + " is not committed yet and"
-            + " cannot be merged by commit order.");
+    try {
+      for (DataFileMeta file : files) {
+        if (file.commitSnapshot() < 0) {
+          throw new IllegalStateException("File " + file.fileName() + " is not committed yet and"
+              + " cannot be merged by commit order.");
+        }
+        FormatReader reader = table.format().createReader(table.fileIO(),
+            table.bucketPath(partition, bucket).child(file.fileName()), table.dataFileRowType());
+        readers.add(reader);
+        Head head = new Head(reader, file);
+        if (advance(head)) {
+          heads.add(head);
+        }
       }
-      try (FormatReader reader = table.format().createReader(table.fileIO(),
-          table.bucketPath(partition, bucket).child(file.fileName()), table.dataFileRowType())) {
-        for (GenericRow r = reader.next(); r != null; r = reader.next()) {
-          long snapshot = (Long) r.get(fieldCount);
-          KeyValue kv = new KeyValue(r.project(keyIndexes), r.project(valueIndexes),
-              snapshot < 0 ? file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1));
-          KeyValue old = merged.get(kv.key());
-          if (old == null || kv.newerThan(old)) {
-            merged.put(kv.key(), kv);
-          }
+    } catch (IOException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private boolean advance(Head head) throws IOException {
+    GenericRow r = head.reader.next();
+    if (r == null) {
+      head.kv = null;
+      return false;
+    }
+    long snapshot = (Long) r.get(fieldCount);
+    head.kv = new KeyValue(r.project(keyIndexes), r.project(valueIndexes),
+        snapshot < 0 ? head.file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1));
+    return true;
+  }
+
+  /** The winning row of the next key, or {@code null} at the end. */
+  public KeyValue next() throws IOException {
+    Head first = heads.poll();
+    if (first == null) {
+      return null;
+    }
+    KeyValue winner = first.kv;
+    List<Head> same = new ArrayList<>();
+    same.add(first);
+    while (!heads.isEmpty()
+        && RowComparator.INSTANCE.compare(heads.peek().kv.key(), winner.key()) == 0) {
+      Head h = heads.poll();
+      if (h.kv.newerThan(winner)) {
+        winner = h.kv;
+      }
+      same.add(h);
+    }
+    for (Head h : same) {
+      if (advance(h)) {
+        heads.add(h);
+      }
+    }
+    return winner;
+  }
+
+  @Override
+  public void close() throws IOException {
+    IOException failure = null;
+    for (FormatReader reader : readers) {
+      try {
+        reader.close();
+      } catch (IOException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
         }
       }
     }
-    return merged;
+    readers.clear();
+    if (failure != null) {
+      throw failure;
+    }
   }
 }

@@ -9,6 +9,7 @@ import dev.lockstep.engine.table.FileStoreTable;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Reads splits. Primary-key tables are merged: one row per key, the row of the latest commit (see
@@ -34,25 +35,33 @@ public final class TableRead {
     return this;
   }
 
+  /** The rows of one split, in memory. */
   public List<GenericRow> read(Split split) throws IOException {
     List<GenericRow> rows = new ArrayList<>();
+    forEach(split, rows::add);
+    return rows;
+  }
+
+  /** Streams the rows of one split to {@code consumer}; memory holds one row per file. */
+  public void forEach(Split split, Consumer<GenericRow> consumer) throws IOException {
     if (table.primaryKeyTable()) {
-      for (KeyValue kv : new DeduplicateMerger(table)
-          .merge(split.partition(), split.bucket(), split.files()).values()) {
-        rows.add(project(kv.row()));
+      try (DeduplicateMerger merger = new DeduplicateMerger(table, split.partition(),
+          split.bucket(), split.files())) {
+        for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
+          consumer.accept(project(kv.row()));
+        }
       }
-      return rows;
+      return;
     }
     for (DataFileMeta file : split.files()) {
       try (FormatReader reader = table.format().createReader(table.fileIO(),
           table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
           table.dataFileRowType())) {
         for (GenericRow r = reader.next(); r != null; r = reader.next()) {
-          rows.add(project(r));
+          consumer.accept(project(r));
         }
       }
     }
-    return rows;
   }
 
   /** Every row of every split of {@code plan}. */
