@@ -16,20 +16,30 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 
 /**
  * Runs workloads 1 to 3 of issue 12 for every system, alternating which system goes first in each
- * configuration, and writes {@code RESULTS.md} and {@code commit-latency.svg}.
+ * configuration, and writes {@code RESULTS.md}, {@code commit-latency.svg} (append table) and {@code
+ * commit-latency-pk.svg} (primary-key table).
+ *
+ * <p>Noise control: every measured run is preceded by an unrecorded warm-up run of the same
+ * configuration on a throwaway table and by a full GC; the contention configurations run {@code
+ * --rounds} times, the order of the systems flipping every configuration and every round, and the
+ * report pools the rounds and prints each round's numbers and ratios, so that the spread is visible.
  *
  * <pre>
- * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8]
- *            [--contention-seconds 8] [--conflict-seconds 20] [--ingest-rows 2000000]
- *            [--commit-every 100000] [--work DIR] [--command TEXT]
+ * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 2]
+ *            [--contention-seconds 8] [--warmup-seconds 2] [--conflict-seconds 20]
+ *            [--ingest-rows 2000000] [--commit-every 100000] [--warmup-rows 200000]
+ *            [--work DIR] [--command TEXT]
  * </pre>
  */
 public final class SideBySide {
+
+  private static final int ROWS_PER_COMMIT = 100;
 
   private SideBySide() {}
 
@@ -44,63 +54,116 @@ public final class SideBySide {
     }
     int[] writers = Arrays.stream(a.getOrDefault("writers", "1,2,4,8").split(","))
         .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
-    Duration contentionTime = Duration.ofSeconds(Long.parseLong(
-        a.getOrDefault("contention-seconds", "8")));
-    Duration conflictTime = Duration.ofSeconds(Long.parseLong(
-        a.getOrDefault("conflict-seconds", "20")));
-    int ingestRows = Integer.parseInt(a.getOrDefault("ingest-rows", "2000000"));
-    int commitEvery = Integer.parseInt(a.getOrDefault("commit-every", "100000"));
+    int rounds = positive(a, "rounds", 2);
+    Duration contentionTime = Duration.ofSeconds(positive(a, "contention-seconds", 8));
+    Duration warmupTime = Duration.ofSeconds(Integer.parseInt(a.getOrDefault("warmup-seconds", "2")));
+    Duration conflictTime = Duration.ofSeconds(positive(a, "conflict-seconds", 20));
+    int ingestRows = positive(a, "ingest-rows", 2_000_000);
+    int commitEvery = positive(a, "commit-every", 100_000);
+    int warmupRows = Integer.parseInt(a.getOrDefault("warmup-rows", "200000"));
 
     long t0 = System.nanoTime();
-    List<Contention> contention = new ArrayList<>();
+    Map<String, List<Workloads.ContentionRun>> runs = new LinkedHashMap<>();
     int config = 0;
-    for (int k : writers) {
-      for (boolean pk : new boolean[] {false, true}) {
-        TableSpec spec = pk ? TableSpec.primaryKey(4, true, 5) : TableSpec.append(4, true);
-        for (BenchSystem system : alternate(systems, config++)) {
-          Contention c = Workloads.contention(system, spec, k, 100, contentionTime,
-              work.resolve("contention-" + system.name() + "-" + k + (pk ? "-pk" : "-append")));
-          System.out.printf("contention %-8s %-22s K=%d: %6.1f commits/s p50 %6.1f ms p99 %7.1f ms"
-              + " max %7.1f ms retries/commit %.2f failed %d%n", c.system(), c.table(), k,
-              c.commitsPerSecond(), c.p50Millis(), c.p99Millis(), c.maxMillis(),
-              c.retriesPerCommit(), c.failedCommits());
-          contention.add(c);
+    for (int round = 0; round < rounds; round++) {
+      for (int k : writers) {
+        for (boolean pk : new boolean[] {false, true}) {
+          TableSpec spec = pk ? TableSpec.primaryKey(4, true, 5) : TableSpec.append(4, true);
+          // The configurations per round are even in number: adding the round flips the order.
+          for (BenchSystem system : alternate(systems, config++ + round)) {
+            String name = system.name() + "-" + k + (pk ? "-pk" : "-append");
+            if (!warmupTime.isZero()) {
+              Workloads.contention(system, spec, k, ROWS_PER_COMMIT, warmupTime,
+                  work.resolve("warmup-" + name + "-" + round));
+            }
+            settle(work);
+            Workloads.ContentionRun r = Workloads.contention(system, spec, k, ROWS_PER_COMMIT,
+                contentionTime, work.resolve("contention-" + name + "-" + round));
+            System.out.printf(Locale.ROOT, "round %d contention %-8s %-11s K=%d: %6.1f commits/s"
+                + " p50 %6.1f ms p99 %7.1f ms max %7.1f ms retries/commit %.2f gave up %d failed"
+                + " %d%n", round + 1, system.name(), pk ? "primary-key" : "append", k,
+                r.commitsPerSecond(), r.latencies().percentileMillis(50),
+                r.latencies().percentileMillis(99), r.latencies().maxMillis(),
+                r.commits() == 0 ? 0 : (double) r.retries() / r.commits(), r.gaveUp(),
+                r.otherFailures());
+            runs.computeIfAbsent(system.name() + "|" + (pk ? TableSpec.PK_LABEL : TableSpec.APPEND_LABEL)
+                + "|" + k, x -> new ArrayList<>()).add(r);
+          }
         }
       }
     }
+    List<Contention> contention = new ArrayList<>();
+    for (Map.Entry<String, List<Workloads.ContentionRun>> e : runs.entrySet()) {
+      String[] key = e.getKey().split("\\|");
+      contention.add(Contention.pool(key[0], key[1], Integer.parseInt(key[2]), e.getValue()));
+    }
+    contention.sort(Comparator.comparing(Contention::table).thenComparing(Contention::committers)
+        .thenComparing(Contention::system));
+
     List<FileConflicts> conflicts = new ArrayList<>();
     for (BenchSystem system : alternate(systems, config++)) {
+      if (!warmupTime.isZero()) {
+        Workloads.fileConflicts(system, warmupTime, work.resolve("warmup-conflicts-" + system.name()));
+      }
+      settle(work);
       FileConflicts f = Workloads.fileConflicts(system, conflictTime,
           work.resolve("conflicts-" + system.name()));
-      System.out.printf("conflicts  %-8s commits %d failed %d restarts %d correct %s%n", f.system(),
-          f.commits(), f.failedCommits(), f.restarts(), f.tableCorrect());
+      System.out.printf(Locale.ROOT, "conflicts  %-8s commits %d failed %d (file conflicts %d, gave"
+          + " up %d) restarts %d correct %s%n", f.system(), f.commits(), f.failedCommits(),
+          f.fileConflicts(), f.gaveUp(), f.restarts(), f.tableCorrect());
       conflicts.add(f);
     }
     List<Ingest> ingest = new ArrayList<>();
     for (BenchSystem system : alternate(systems, config++)) {
+      if (warmupRows > 0) {
+        Workloads.ingest(system, warmupRows, Math.min(commitEvery, warmupRows),
+            work.resolve("warmup-ingest-" + system.name()));
+      }
+      settle(work);
       Ingest i = Workloads.ingest(system, ingestRows, commitEvery,
           work.resolve("ingest-" + system.name()));
-      System.out.printf("ingest     %-8s %d rows in %.1f s (%.0f rows/s); scan %.2f s (%.0f rows/s)%n",
-          i.system(), i.rows(), i.ingestSeconds(), i.rowsPerSecond(), i.scanSeconds(),
-          i.scanRowsPerSecond());
+      System.out.printf(Locale.ROOT, "ingest     %-8s %d rows in %.1f s (%.0f rows/s); scan %.2f s"
+          + " (%.0f rows/s)%n", i.system(), i.rows(), i.ingestSeconds(), i.rowsPerSecond(),
+          i.scanSeconds(), i.scanRowsPerSecond());
       ingest.add(i);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
 
     Map<String, String> versions = new LinkedHashMap<>();
+    Map<String, Map<String, String>> settings = new LinkedHashMap<>();
     for (BenchSystem system : systems) {
       versions.put(system.name(), system.version());
+      settings.put(system.name(), system.settings());
     }
     String command = a.getOrDefault("command", "SideBySide " + String.join(" ", args));
     Files.createDirectories(out);
-    List<Contention> append = contention.stream().filter(c -> c.table().equals("append")).toList();
-    Files.writeString(out.resolve("commit-latency.svg"),
-        LatencyPlot.svg("Commit latency, append table, write-only, local store", append));
+    Files.writeString(out.resolve("commit-latency.svg"), LatencyPlot.svg(
+        "Commit latency, append table, write-only, local store",
+        contention.stream().filter(c -> c.table().equals(TableSpec.APPEND_LABEL)).toList()));
+    Files.writeString(out.resolve("commit-latency-pk.svg"), LatencyPlot.svg(
+        "Commit latency, primary-key table (4 buckets), write-only, local store",
+        contention.stream().filter(c -> c.table().equals(TableSpec.PK_LABEL)).toList()));
     Files.writeString(out.resolve("RESULTS.md"), ResultsReport.markdown(new ResultsReport.Run(
-        command, versions, contention, conflicts, ingest, seconds), "commit-latency.svg"));
-    System.out.println("Wrote " + out.resolve("RESULTS.md") + " and "
-        + out.resolve("commit-latency.svg"));
+        command, versions, settings, TableSpec.SHARED_OPTIONS, rounds, contentionTime, warmupTime,
+        contention, conflicts, ingest, seconds), "commit-latency.svg", "commit-latency-pk.svg"));
+    System.out.println("Wrote " + out.resolve("RESULTS.md") + ", " + out.resolve("commit-latency.svg")
+        + " and " + out.resolve("commit-latency-pk.svg"));
     deleteRecursively(work);
+  }
+
+  /** Deletes the previous runs' tables and collects garbage, so that no run pays for the last. */
+  private static void settle(Path work) throws IOException, InterruptedException {
+    deleteRecursively(work);
+    System.gc();
+    Thread.sleep(200);
+  }
+
+  private static int positive(Map<String, String> a, String key, int defaultValue) {
+    int value = Integer.parseInt(a.getOrDefault(key, Integer.toString(defaultValue)));
+    if (value < 1) {
+      throw new IllegalArgumentException("--" + key + " must be at least 1: " + value);
+    }
+    return value;
   }
 
   static BenchSystem system(String name) {

@@ -18,14 +18,81 @@ public final class Workloads {
 
   private Workloads() {}
 
-  /** Result of the commit-contention workload. */
+  /**
+   * One measured run of the commit-contention workload.
+   *
+   * @param latencies of every successful commit call
+   * @param retries snapshot-conflict retries summed over successful commits
+   * @param gaveUp commits the system gave up after its retry budget ({@link
+   *     FailureKind#RETRIES_EXHAUSTED}); their rows were not committed
+   * @param otherFailures commits that failed for any other reason
+   * @param rowsExpected rows committed (append table), or -1 when keys may repeat (primary key)
+   */
+  public record ContentionRun(long commits, double seconds, LatencyRecorder latencies, long retries,
+      long gaveUp, long otherFailures, long snapshots, long rowsRead, long rowsExpected) {
+
+    public double commitsPerSecond() {
+      return commits / seconds;
+    }
+  }
+
+  /**
+   * The commit-contention result of one system and configuration, pooled over rounds: commits and
+   * seconds summed, latency percentiles over every commit of every round.
+   *
+   * @param perRoundCommitsPerSecond commits/s of each round, in round order
+   * @param perRoundP99Millis p99 commit latency of each round, in round order
+   */
   public record Contention(String system, String table, int committers, long commits,
       double seconds, double commitsPerSecond, double p50Millis, double p99Millis, double maxMillis,
-      double retriesPerCommit, long failedCommits, long snapshots, long rowsRead, long rowsExpected) {}
+      double retriesPerCommit, long gaveUp, long otherFailures, long snapshots, long rowsRead,
+      long rowsExpected, double[] perRoundCommitsPerSecond, double[] perRoundP99Millis) {
 
-  /** Result of the file-conflict workload. */
+    /** Pools the rounds of one system and configuration. */
+    public static Contention pool(String system, String table, int committers,
+        List<ContentionRun> rounds) {
+      LatencyRecorder all = new LatencyRecorder();
+      long commits = 0;
+      double seconds = 0;
+      long retries = 0;
+      long gaveUp = 0;
+      long other = 0;
+      long snapshots = 0;
+      long rowsRead = 0;
+      long rowsExpected = 0;
+      double[] perRoundRate = new double[rounds.size()];
+      double[] perRoundP99 = new double[rounds.size()];
+      for (int i = 0; i < rounds.size(); i++) {
+        ContentionRun r = rounds.get(i);
+        all.addAll(r.latencies());
+        commits += r.commits();
+        seconds += r.seconds();
+        retries += r.retries();
+        gaveUp += r.gaveUp();
+        other += r.otherFailures();
+        snapshots += r.snapshots();
+        rowsRead += r.rowsRead();
+        rowsExpected = r.rowsExpected() < 0 || rowsExpected < 0 ? -1
+            : rowsExpected + r.rowsExpected();
+        perRoundRate[i] = r.commitsPerSecond();
+        perRoundP99[i] = r.latencies().percentileMillis(99);
+      }
+      return new Contention(system, table, committers, commits, seconds, commits / seconds,
+          all.percentileMillis(50), all.percentileMillis(99), all.maxMillis(),
+          commits == 0 ? 0 : (double) retries / commits, gaveUp, other, snapshots, rowsRead,
+          rowsExpected, perRoundRate, perRoundP99);
+    }
+  }
+
+  /**
+   * Result of the file-conflict workload.
+   *
+   * @param failedCommits every failed commit; {@code fileConflicts} and {@code gaveUp} are the parts
+   *     of it the system reported as a file conflict or as its retry budget running out
+   */
   public record FileConflicts(String system, double seconds, long commits, long failedCommits,
-      long restarts, boolean tableCorrect, int keysExpected, int keysRead) {}
+      long fileConflicts, long gaveUp, long restarts, boolean tableCorrect, int keysExpected,
+      int keysRead) {}
 
   /** Result of the ingest workload. */
   public record Ingest(String system, long rows, int commitEvery, double ingestSeconds,
@@ -33,9 +100,10 @@ public final class Workloads {
 
   /**
    * K committers, each its own commit user, each committing {@code rowsPerCommit} rows per commit as
-   * fast as it can for {@code duration}; latency is of the commit call alone.
+   * fast as it can for {@code duration}; latency is of the commit call alone (prepare + commit, as a
+   * Flink sink's checkpoint does both).
    */
-  public static Contention contention(BenchSystem system, TableSpec spec, int committers,
+  public static ContentionRun contention(BenchSystem system, TableSpec spec, int committers,
       int rowsPerCommit, Duration duration, Path work) throws Exception {
     try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
       CyclicBarrier start = new CyclicBarrier(committers);
@@ -50,7 +118,8 @@ public final class Workloads {
         results.add(pool.submit(() -> {
           long commits = 0;
           long retries = 0;
-          long failed = 0;
+          long gaveUp = 0;
+          long other = 0;
           SplittableRandom random = new SplittableRandom(seed);
           try (BenchWriter writer = table.newWriter("committer-" + seed)) {
             start.await();
@@ -72,33 +141,39 @@ public final class Workloads {
                 commits++;
                 retries += Math.max(0, retried);
               } catch (Exception e) {
-                if (failed++ == 0) {
-                  System.err.println(system.name() + " commit failed: " + e);
+                FailureKind kind = system.classify(e);
+                if (kind == FailureKind.RETRIES_EXHAUSTED) {
+                  if (gaveUp++ == 0) {
+                    System.err.println(system.name() + " gave up a commit: " + firstLine(e));
+                  }
+                } else if (other++ == 0) {
+                  System.err.println(system.name() + " commit failed (" + kind + "): "
+                      + firstLine(e));
                 }
               }
             }
           }
-          return new long[] {commits, retries, failed};
+          return new long[] {commits, retries, gaveUp, other};
         }));
       }
       long commits = 0;
       long retries = 0;
-      long failed = 0;
+      long gaveUp = 0;
+      long other = 0;
       for (Future<long[]> f : results) {
         long[] r = f.get();
         commits += r[0];
         retries += r[1];
-        failed += r[2];
+        gaveUp += r[2];
+        other += r[3];
       }
       double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
       pool.shutdown();
       LatencyRecorder all = new LatencyRecorder();
       latencies.forEach(all::addAll);
       BenchTable.ScanResult scan = table.scan(false);
-      return new Contention(system.name(), spec.primaryKey() ? "primary-key, 4 buckets" : "append",
-          committers, commits, seconds, commits / seconds, all.percentileMillis(50),
-          all.percentileMillis(99), all.maxMillis(), commits == 0 ? 0 : (double) retries / commits,
-          failed, table.snapshotCount(), scan.rows(), spec.primaryKey() ? -1 : commits * rowsPerCommit);
+      return new ContentionRun(commits, seconds, all, retries, gaveUp, other,
+          table.snapshotCount(), scan.rows(), spec.primaryKey() ? -1 : commits * rowsPerCommit);
     }
   }
 
@@ -122,6 +197,8 @@ public final class Workloads {
           Map<Integer, Long> model = models.get(me);
           long commits = 0;
           long failed = 0;
+          long fileConflicts = 0;
+          long gaveUp = 0;
           long restarts = 0;
           long identifier = 0;
           long value = 0;
@@ -145,9 +222,12 @@ public final class Workloads {
                   model.putAll(batch);
                   break;
                 } catch (Exception e) {
+                  FailureKind kind = system.classify(e);
+                  fileConflicts += kind == FailureKind.FILE_CONFLICT ? 1 : 0;
+                  gaveUp += kind == FailureKind.RETRIES_EXHAUSTED ? 1 : 0;
                   if (failed++ == 0) {
-                    System.err.println(system.name() + " commit failed, restarting the writer: "
-                        + e.toString().split("\n")[0]);
+                    System.err.println(system.name() + " commit failed (" + kind
+                        + "), restarting the writer: " + firstLine(e));
                   }
                   restarts++;
                   closeQuietly(writer);
@@ -158,25 +238,30 @@ public final class Workloads {
           } finally {
             closeQuietly(writer);
           }
-          return new long[] {commits, failed, restarts};
+          return new long[] {commits, failed, fileConflicts, gaveUp, restarts};
         }));
       }
       long t0 = System.nanoTime();
       long commits = 0;
       long failed = 0;
+      long fileConflicts = 0;
+      long gaveUp = 0;
       long restarts = 0;
       for (Future<long[]> f : results) {
         long[] r = f.get();
         commits += r[0];
         failed += r[1];
-        restarts += r[2];
+        fileConflicts += r[2];
+        gaveUp += r[3];
+        restarts += r[4];
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
       pool.shutdown();
       Map<Integer, Long> expected = new HashMap<>(models.get(0));
       expected.putAll(models.get(1));
       BenchTable.ScanResult scan = table.scan(true);
-      return new FileConflicts(system.name(), seconds, commits, failed, restarts,
+      return new FileConflicts(system.name(), seconds, commits, failed, fileConflicts, gaveUp,
+          restarts,
           scan.keyToValue().equals(expected), expected.size(), scan.keyToValue().size());
     }
   }
@@ -221,6 +306,10 @@ public final class Workloads {
       chars[i] = (char) ('a' + (int) ((x >>> 1) % 26));
     }
     return new String(chars);
+  }
+
+  private static String firstLine(Exception e) {
+    return e.toString().split("\n")[0];
   }
 
   private static void closeQuietly(BenchWriter writer) {

@@ -57,6 +57,7 @@ final class EmbeddedMetastore implements AutoCloseable {
 
   private EmbeddedMetastore(Path directory, int port) throws Exception {
     System.setProperty("derby.system.durability", "test");
+    System.setProperty("derby.stream.error.file", directory.resolve("derby.log").toString());
     this.directory = directory;
     this.port = port;
     this.conf = MetastoreConf.newMetastoreConf();

@@ -3,12 +3,17 @@ package dev.lockstep.bench.lockstep;
 import dev.lockstep.bench.BenchSystem;
 import dev.lockstep.bench.BenchTable;
 import dev.lockstep.bench.BenchWriter;
+import dev.lockstep.bench.FailureKind;
 import dev.lockstep.bench.TableSpec;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.commit.CommitFailedException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.scan.Split;
+import dev.lockstep.engine.scan.TableRead;
+import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
@@ -18,6 +23,7 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.local.LocalFileIO;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -37,6 +43,35 @@ public final class LockstepSystem implements BenchSystem {
   }
 
   @Override
+  public FailureKind classify(Exception e) {
+    if (e instanceof CommitFailedException) {
+      String message = String.valueOf(e.getMessage());
+      if (message.startsWith("Gave up") && message.contains("snapshot conflicts")) {
+        return FailureKind.RETRIES_EXHAUSTED;
+      }
+      if (message.contains("cannot be applied")) {
+        return FailureKind.FILE_CONFLICT;
+      }
+    }
+    return FailureKind.OTHER;
+  }
+
+  @Override
+  public Map<String, String> settings() {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("file.format / manifest.format", "avro / avro");
+    settings.put("file.compression / manifest.compression", "deflate / deflate");
+    settings.put(CoreOptions.COMMIT_MAX_RETRIES,
+        String.valueOf(CoreOptions.COMMIT_MAX_RETRIES_DEFAULT));
+    settings.put("commit retry wait (min .. max)",
+        CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toMillis() + " ms .. "
+            + CoreOptions.COMMIT_MAX_RETRY_WAIT_DEFAULT.toMillis() + " ms");
+    settings.put("snapshot commit on the local store",
+        "commit.strategy=auto: atomic create (temp file + link(2)), no lock");
+    return settings;
+  }
+
+  @Override
   public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
     FileIO io = new LocalFileIO();
     FileSystemCatalog catalog = new FileSystemCatalog(io,
@@ -48,6 +83,7 @@ public final class LockstepSystem implements BenchSystem {
         .option(CoreOptions.BUCKET, Integer.toString(spec.buckets()))
         .option(CoreOptions.WRITE_ONLY, Boolean.toString(spec.writeOnly()))
         .option(CoreOptions.COMPACTION_TRIGGER, Integer.toString(spec.compactionTrigger()));
+    TableSpec.SHARED_OPTIONS.forEach(schema::option);
     if (spec.primaryKey()) {
       schema.primaryKey("k");
     }
@@ -71,14 +107,21 @@ public final class LockstepSystem implements BenchSystem {
 
     @Override
     public ScanResult scan(boolean collectKeys) throws Exception {
-      List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());
+      // Split by split, as Paimon's reader goes batch by batch: the whole table is never held.
+      TableScan.Plan plan = table.newScan().plan();
+      TableRead read = table.newRead();
+      long rows = 0;
       Map<Integer, Long> keyToValue = new HashMap<>();
-      if (collectKeys && spec.primaryKey()) {
-        for (GenericRow row : rows) {
-          keyToValue.put((Integer) row.get(0), (Long) row.get(1));
+      for (Split split : plan.splits()) {
+        List<GenericRow> splitRows = read.read(split);
+        rows += splitRows.size();
+        if (collectKeys && spec.primaryKey()) {
+          for (GenericRow row : splitRows) {
+            keyToValue.put((Integer) row.get(0), (Long) row.get(1));
+          }
         }
       }
-      return new ScanResult(rows.size(), keyToValue);
+      return new ScanResult(rows, keyToValue);
     }
 
     @Override

@@ -3,12 +3,15 @@ package dev.lockstep.bench.paimon;
 import dev.lockstep.bench.BenchSystem;
 import dev.lockstep.bench.BenchTable;
 import dev.lockstep.bench.BenchWriter;
+import dev.lockstep.bench.FailureKind;
 import dev.lockstep.bench.TableSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.paimon.CoreOptions;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.catalog.CatalogFactory;
@@ -52,6 +55,35 @@ public final class PaimonSystem implements BenchSystem {
   }
 
   @Override
+  public FailureKind classify(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      if (message.startsWith("Commit failed after") && message.contains("retries")) {
+        return FailureKind.RETRIES_EXHAUSTED;
+      }
+      // "File deletion conflicts detected! Give up committing." and "LSM conflicts detected! ..."
+      if (message.contains("conflicts detected")) {
+        return FailureKind.FILE_CONFLICT;
+      }
+    }
+    return FailureKind.OTHER;
+  }
+
+  @Override
+  public Map<String, String> settings() {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("file.format / manifest.format", "avro / avro");
+    settings.put("file.compression / manifest.compression", "deflate / deflate");
+    settings.put(CoreOptions.COMMIT_MAX_RETRIES.key(),
+        String.valueOf(CoreOptions.COMMIT_MAX_RETRIES.defaultValue()));
+    settings.put("commit retry wait (min .. max)", CoreOptions.COMMIT_MIN_RETRY_WAIT.defaultValue()
+        .toMillis() + " ms .. " + CoreOptions.COMMIT_MAX_RETRY_WAIT.defaultValue().toMillis() + " ms");
+    settings.put("snapshot commit on the local store",
+        "temp file + rename under a JVM-wide lock (no lock.type)");
+    return settings;
+  }
+
+  @Override
   public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
     Options options = new Options();
     options.set("warehouse", warehouse.toUri().toString());
@@ -64,7 +96,10 @@ public final class PaimonSystem implements BenchSystem {
         .option("bucket", Integer.toString(spec.buckets()))
         .option("write-only", Boolean.toString(spec.writeOnly()))
         .option("num-sorted-run.compaction-trigger", Integer.toString(spec.compactionTrigger()))
-        .option("file.format", "avro");
+        .option("file.format", "avro")
+        .option("manifest.format", "avro")
+        .option("manifest.compression", "deflate");
+    TableSpec.SHARED_OPTIONS.forEach(schema::option);
     if (spec.primaryKey()) {
       schema.primaryKey("k");
     } else {

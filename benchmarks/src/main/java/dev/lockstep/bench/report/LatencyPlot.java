@@ -64,7 +64,10 @@ public final class LatencyPlot {
           trim(Math.pow(10, e))));
     }
     for (int i = 0; i < xs.size(); i++) {
-      double x = x(i, xs.size(), plotW);
+      double x = LEFT + x(i, xs.size(), plotW);
+      svg.append(String.format(Locale.ROOT,
+          "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>%n", x,
+          TOP + plotH, x, TOP + plotH + 5));
       svg.append(String.format(Locale.ROOT,
           "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n", x, TOP + plotH + 18,
           xs.get(i)));
@@ -78,18 +81,25 @@ public final class LatencyPlot {
       String c = COLOURS[colour++ % COLOURS.length];
       for (int p = 0; p < 2; p++) {
         StringBuilder points = new StringBuilder();
+        StringBuilder markers = new StringBuilder();
         for (int i = 0; i < xs.size(); i++) {
           Contention r = system.getValue().get(xs.get(i));
           if (r == null) {
             continue;
           }
           double v = p == 0 ? r.p50Millis() : r.p99Millis();
-          points.append(String.format(Locale.ROOT, "%.1f,%.1f ", LEFT + x(i, xs.size(), plotW),
-              y(Math.max(v, Math.pow(10, logMin)), logMin, logMax, plotH)));
+          double px = LEFT + x(i, xs.size(), plotW);
+          double py = y(Math.max(v, Math.pow(10, logMin)), logMin, logMax, plotH);
+          points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
+          markers.append(String.format(Locale.ROOT,
+              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s K=%d: %.1f ms"
+                  + "</title></circle>%n", px, py, c, escape(system.getKey()), p == 0 ? "p50" : "p99",
+              xs.get(i), v));
         }
         svg.append(String.format(Locale.ROOT,
             "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
             points.toString().trim(), c, p == 0 ? "" : " stroke-dasharray=\"6,4\""));
+        svg.append(markers);
         svg.append(String.format(Locale.ROOT,
             "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
             WIDTH - RIGHT + 12, legendY, WIDTH - RIGHT + 40, legendY, c,
