@@ -190,6 +190,12 @@ public final class HiveLockService implements LockService {
         current = callRetryingOnce(client -> client.checkLock(lockId));
       } catch (NoSuchLockException e) {
         return null;
+      } catch (InterruptedException e) {
+        IOException unlock = new IOException("unlock of the waiting lock " + lockId);
+        if (!unlockQuietly(lockId, unlock)) {
+          e.addSuppressed(unlock);
+        }
+        throw e;
       } catch (TException | IOException e) {
         IOException failure = new IOException("Lost contact with the Hive Metastore at "
             + options.uris() + " while waiting for the lock on " + target + " (lock id " + lockId
