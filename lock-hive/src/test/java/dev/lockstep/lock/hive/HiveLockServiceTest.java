@@ -236,6 +236,18 @@ class HiveLockServiceTest {
   }
 
   @Test
+  void aDeadAddressAmongSeveralIsSkipped() throws Exception {
+    Map<String, String> options = new HashMap<>(metastore.lockOptions());
+    options.put("uri", "thrift://127.0.0.1:1, " + metastore.uri());
+    options.put("metastore.thrift.uri.selection", "SEQUENTIAL");
+    try (LockService service = LockServiceDiscovery.open(options);
+        Lease lease = service.acquire("db.failover", Duration.ofSeconds(5)).orElseThrow()) {
+      lease.ensureHeld();
+      assertThat(metastore.locksOn("db", "failover")).hasSize(1);
+    }
+  }
+
+  @Test
   void anUnreachableMetastoreIsAClearError() throws Exception {
     Map<String, String> options = new HashMap<>(metastore.lockOptions());
     options.put("uri", "thrift://127.0.0.1:1");
