@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
@@ -31,6 +32,9 @@ import org.slf4j.LoggerFactory;
  *       committed, and the writer compacts the bucket again from the latest snapshot later. No
  *       exception reaches the caller for this.
  * </ol>
+ *
+ * <p>After a commit, a table that is not {@code write-only} expires old snapshots
+ * ({@link SnapshotExpiration#afterCommit}; its failures are logged, never thrown).
  *
  * <p>{@link CommitStateUnknownException} (from lock-api) passes through untouched: nothing is
  * cleaned up; commit the same identifier again later and step 1 decides. Not thread-safe.
@@ -114,6 +118,7 @@ public final class TableCommit {
       }
     }
     committed.add(identifier);
+    SnapshotExpiration.afterCommit(table);
     return new CommitResult(identifier, false, dataSnapshot, compactSnapshot, dropped,
         loop.retries());
   }
@@ -169,6 +174,7 @@ public final class TableCommit {
       try {
         long id = loop.commit(CommitKind.OVERWRITE, changes, identifier, overwritten, latest);
         committed.add(identifier);
+        SnapshotExpiration.afterCommit(table);
         return new CommitResult(identifier, false, id, -1, List.of(), loop.retries());
       } catch (FileConflictException e) {
         fileConflicts++;

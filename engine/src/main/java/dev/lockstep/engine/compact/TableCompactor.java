@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.function.Predicate;
 
 /**
  * A dedicated compaction job for a table whose writers run with {@code write-only=true}: it is then
@@ -36,6 +37,7 @@ public final class TableCompactor implements Closeable {
   private final UniversalCompaction picker;
   private final ExecutorService executor;
   private long nextIdentifier = System.currentTimeMillis() * 1000;
+  private Predicate<String> partitionFilter = p -> true;
 
   public TableCompactor(FileStoreTable table, String commitUser) {
     if (!table.primaryKeyTable()) {
@@ -54,6 +56,12 @@ public final class TableCompactor implements Closeable {
     });
   }
 
+  /** Compacts only the partitions whose paths pass {@code filter} (default: all). */
+  public TableCompactor withPartitionFilter(Predicate<String> filter) {
+    this.partitionFilter = filter;
+    return this;
+  }
+
   /** File conflicts met so far; zero when every writer is write-only. */
   public long fileConflicts() {
     return commit.fileConflicts();
@@ -68,6 +76,9 @@ public final class TableCompactor implements Closeable {
     view.refresh();
     List<Future<CompactResult>> running = new ArrayList<>();
     for (Map.Entry<String, Integer> bucket : view.buckets()) {
+      if (!partitionFilter.test(bucket.getKey())) {
+        continue;
+      }
       List<DataFileMeta> files = view.files(bucket.getKey(), bucket.getValue());
       Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
       unit.ifPresent(u -> running.add(executor.submit(

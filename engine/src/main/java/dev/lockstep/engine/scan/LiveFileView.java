@@ -54,7 +54,13 @@ public final class LiveFileView {
         reload(target);
         return;
       }
-      FileStoreScan.apply(next, scan.delta(s.get()));
+      try {
+        FileStoreScan.apply(next, scan.delta(s.get()));
+      } catch (java.io.FileNotFoundException expired) {
+        // Expired meanwhile (its delta manifests deleted): the latest snapshot has everything.
+        reload(target);
+        return;
+      }
     }
     live = next;
     snapshotId = target;

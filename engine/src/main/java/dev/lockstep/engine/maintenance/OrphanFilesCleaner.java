@@ -1,0 +1,190 @@
+package dev.lockstep.engine.maintenance;
+
+import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMeta;
+import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.fs.FileStatus;
+import dev.lockstep.fs.Path;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes files under a table directory that no snapshot references: data files of failed or dropped
+ * commits, manifests of abandoned commit attempts, files left by expirations that stopped half way,
+ * and leftover temporary files ({@code .<name>.<uuid>.inprogress} of the local store,
+ * {@code .snapshot-N.<uuid>.tmp} of the rename commit, {@code .schema-N.<uuid>.tmp}).
+ *
+ * <ol>
+ *   <li>List every file under the table directory (before reading any snapshot, so that a commit
+ *       landing during the run is seen in step 2).
+ *   <li>Read every snapshot from the earliest to the latest: the data files live in any of them,
+ *       and every manifest list and manifest they name. A snapshot that expires meanwhile restarts
+ *       this step (at most 5 times).
+ *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
+ *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
+ *       ago. Schema files, snapshot files and the {@code LATEST}/{@code EARLIEST} hints are never
+ *       removed.
+ * </ol>
+ *
+ * <p><b>The guard.</b> A writer's files are unreferenced until its commit lands, and the local
+ * store's temporary file exists while a file is being written. Nothing but their age tells them
+ * from orphans, so {@code older-than} must exceed the longest time from a file's creation to the
+ * commit that names it (the writer's batch or checkpoint interval plus its commit time, including
+ * retries after an unknown outcome). A guard of 0 is not safe beside running writers; it is safe
+ * only when no writer or compaction runs. Default: 1 day.
+ */
+public final class OrphanFilesCleaner {
+
+  private static final Logger LOG = LoggerFactory.getLogger(OrphanFilesCleaner.class);
+  /** The default {@code older-than}. */
+  public static final Duration OLDER_THAN_DEFAULT = Duration.ofDays(1);
+  private static final int MAX_REREADS = 5;
+
+  private final FileStoreTable table;
+  private final Duration olderThan;
+  private final boolean dryRun;
+
+  /**
+   * @param olderThan only files last modified longer ago than this are removed
+   * @param dryRun report what would be removed, remove nothing
+   */
+  public OrphanFilesCleaner(FileStoreTable table, Duration olderThan, boolean dryRun) {
+    if (olderThan.isNegative()) {
+      throw new IllegalArgumentException("older-than is " + olderThan + "; it must be 0 or more.");
+    }
+    this.table = table;
+    this.olderThan = olderThan;
+    this.dryRun = dryRun;
+  }
+
+  /** Runs steps 1 to 3; see the class javadoc. */
+  public OrphanReport clean() throws IOException {
+    long cutoff = System.currentTimeMillis() - olderThan.toMillis();
+    List<FileStatus> files = new ArrayList<>();
+    listRecursively(table.path(), files);
+    Set<String> referenced = referencedFiles();
+    String root = table.path().toString();
+    List<OrphanReport.RemovedFile> removed = new ArrayList<>();
+    long referencedCount = 0;
+    long young = 0;
+    for (FileStatus status : files) {
+      String relative = status.path().toString().substring(root.length() + 1);
+      if (!removable(relative)) {
+        continue;
+      }
+      if (referenced.contains(relative)) {
+        referencedCount++;
+        continue;
+      }
+      if (status.modificationTimeMillis() >= cutoff) {
+        young++;
+        continue;
+      }
+      if (!dryRun && !table.fileIO().delete(status.path(), false)) {
+        continue;
+      }
+      removed.add(new OrphanReport.RemovedFile(relative, status.length()));
+    }
+    LOG.info("{} {} orphan files of {} ({} files scanned)", dryRun ? "Found" : "Removed",
+        removed.size(), table.fullName(), files.size());
+    return new OrphanReport(removed, files.size(), referencedCount, young, dryRun);
+  }
+
+  /** Data files, manifests and temporary files; never schema, snapshot or hint files. */
+  private static boolean removable(String relative) {
+    String name = relative.substring(relative.lastIndexOf('/') + 1);
+    boolean temp = name.startsWith(".") && (name.endsWith(".tmp") || name.endsWith(".inprogress"));
+    if (temp) {
+      return true;
+    }
+    if (relative.startsWith("schema/") || relative.startsWith("snapshot/")) {
+      return false;
+    }
+    if (relative.startsWith("manifest/")) {
+      return relative.indexOf('/', "manifest/".length()) < 0;
+    }
+    int slash = relative.lastIndexOf('/');
+    String parent = slash < 0 ? "" : relative.substring(0, slash);
+    String dir = parent.substring(parent.lastIndexOf('/') + 1);
+    return dir.startsWith("bucket-");
+  }
+
+  private void listRecursively(Path dir, List<FileStatus> out) throws IOException {
+    for (FileStatus status : table.fileIO().list(dir)) {
+      if (status.directory()) {
+        listRecursively(status.path(), out);
+      } else {
+        out.add(status);
+      }
+    }
+  }
+
+  /** Relative paths of every data file, manifest and manifest list some snapshot references. */
+  private Set<String> referencedFiles() throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      try {
+        return readReferences();
+      } catch (FileNotFoundException e) {
+        if (attempt + 1 >= MAX_REREADS) {
+          throw new IOException("Snapshots of " + table.fullName() + " kept vanishing while orphan"
+              + " files were being looked for (" + e.getMessage() + "); run it again when"
+              + " expiration is idle.", e);
+        }
+      }
+    }
+  }
+
+  private Set<String> readReferences() throws IOException {
+    SnapshotManager snapshots = table.snapshotManager();
+    FileStoreScan scan = table.store();
+    Set<String> referenced = new HashSet<>();
+    OptionalLong earliest = snapshots.earliestId();
+    OptionalLong latest = snapshots.latestId();
+    if (earliest.isEmpty() || latest.isEmpty()) {
+      return referenced;
+    }
+    Set<String> lists = new LinkedHashSet<>();
+    for (long id = earliest.getAsLong(); id <= latest.getAsLong(); id++) {
+      Snapshot s = readSnapshot(id);
+      List<ManifestEntry> entries = id == earliest.getAsLong()
+          ? new ArrayList<>(scan.liveFiles(s).values()) : scan.delta(s);
+      for (ManifestEntry e : entries) {
+        if (e.kind() == FileKind.ADD) {
+          String dir = e.partition().isEmpty() ? "" : e.partition() + "/";
+          referenced.add(dir + "bucket-" + e.bucket() + "/" + e.file().fileName());
+        }
+      }
+      lists.add(s.baseManifestList());
+      s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
+      lists.add(s.deltaManifestList());
+    }
+    for (String list : lists) {
+      referenced.add("manifest/" + list);
+      for (ManifestFileMeta m : table.manifestList().read(list)) {
+        referenced.add("manifest/" + m.fileName());
+      }
+    }
+    return referenced;
+  }
+
+  /** Reads a snapshot from the store, not a cache: an expired one must be noticed. */
+  private Snapshot readSnapshot(long id) throws IOException {
+    if (!table.snapshotManager().log().exists(id)) {
+      throw new FileNotFoundException("snapshot-" + id);
+    }
+    return table.snapshotManager().get(id);
+  }
+}

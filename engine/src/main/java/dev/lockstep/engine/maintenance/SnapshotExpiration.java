@@ -1,0 +1,257 @@
+package dev.lockstep.engine.maintenance;
+
+import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMeta;
+import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Expires old snapshots of a table and deletes the files that only they referenced.
+ *
+ * <ol>
+ *   <li>Read the earliest snapshot E and the latest L. Walk up from E and pick the snapshots to
+ *       expire, [E, X): each leaves at least {@code snapshot.num-retained.min} newer snapshots, and
+ *       either the snapshot after it is older than {@code snapshot.time-retained} or more than
+ *       {@code snapshot.num-retained.max} would remain; at most {@code snapshot.expire.limit}.
+ *   <li>Read, before deleting anything: the data files live in any expired snapshot (live files of
+ *       E plus every file the deltas of E+1..X-1 added), the live files of X, the manifest lists and
+ *       manifests the expired snapshots name, and those every retained snapshot X..L' names (L' read
+ *       again now).
+ *   <li>Delete the snapshot files E..X-1, oldest first, then write the {@code EARLIEST} hint X.
+ *   <li>Delete the data files that were live in an expired snapshot and are not live in X, then the
+ *       manifests and manifest lists that no retained snapshot names.
+ * </ol>
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li>Only files that an expired snapshot referenced are deleted. A file no snapshot has named
+ *       (written by a writer whose commit is in flight, or whose outcome is unknown) is never
+ *       touched: that is orphan-file removal's job, behind its age guard.
+ *   <li>A file referenced by a retained snapshot is never deleted: files get fresh names and are
+ *       never added again once deleted, so a file live in an expired snapshot and in a later one is
+ *       live in X; future snapshots derive their manifests from the latest retained one.
+ *   <li>Readers: a snapshot S is expired only after its successor was committed more than
+ *       {@code snapshot.time-retained} ago. So a reader that planned on the latest snapshot can read
+ *       its files for at least {@code snapshot.time-retained} (less the duration of one commit
+ *       attempt). A longer read, or a time-travel read of a snapshot that gets expired, may meet a
+ *       {@link FileNotFoundException}: plan again on a retained snapshot.
+ *   <li>After a failure or crash between steps 3 and 4, the files not yet deleted are orphans that
+ *       {@link OrphanFilesCleaner} collects; no retained snapshot points at a missing file.
+ *   <li>Several expirations may run at once (writers in many processes): each deletes only what its
+ *       own expired range referenced, and a run that finds a snapshot of its range gone (someone
+ *       else expired it) stops before deleting anything.
+ * </ul>
+ *
+ * Not thread-safe; {@link #afterCommit} runs at most one expiration per table per process.
+ */
+public final class SnapshotExpiration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiration.class);
+  private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
+
+  private final FileStoreTable table;
+  private final MaintenanceOptions options;
+
+  /** Expiration with the table's own options. */
+  public SnapshotExpiration(FileStoreTable table) {
+    this(table, MaintenanceOptions.from(table.options().all().asMap()));
+  }
+
+  public SnapshotExpiration(FileStoreTable table, MaintenanceOptions options) {
+    this.table = table;
+    this.options = options;
+  }
+
+  public MaintenanceOptions options() {
+    return options;
+  }
+
+  /**
+   * Runs after a commit of a writer that is not {@code write-only}: expires with the table's
+   * options. Never throws (the commit has succeeded); a failure is logged and the next commit tries
+   * again. Skipped when another thread of this process is expiring the same table.
+   */
+  public static void afterCommit(FileStoreTable table) {
+    if (table.options().writeOnly()) {
+      return;
+    }
+    String key = table.path().toString();
+    if (!RUNNING.add(key)) {
+      return;
+    }
+    try {
+      MaintenanceOptions options = MaintenanceOptions.from(table.options().all().asMap());
+      if (options.numRetainedMin() == Integer.MAX_VALUE) {
+        return;
+      }
+      new SnapshotExpiration(table, options).expire();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Snapshot expiration of {} after a commit failed (the commit stands; the next one"
+          + " tries again): {}", table.fullName(), e.toString());
+    } finally {
+      RUNNING.remove(key);
+    }
+  }
+
+  /** Expires and deletes; see the class javadoc. */
+  public ExpireReport expire() throws IOException {
+    return run(false, System.currentTimeMillis());
+  }
+
+  /** Reports what {@link #expire} would delete now, deleting nothing. */
+  public ExpireReport dryRun() throws IOException {
+    return run(true, System.currentTimeMillis());
+  }
+
+  private ExpireReport run(boolean dryRun, long nowMillis) throws IOException {
+    SnapshotManager snapshots = table.snapshotManager();
+    OptionalLong earliestId = snapshots.earliestId();
+    OptionalLong latestId = snapshots.latestId();
+    if (earliestId.isEmpty() || latestId.isEmpty()) {
+      return ExpireReport.nothing(0, dryRun);
+    }
+    long earliest = earliestId.getAsLong();
+    long latest = latestId.getAsLong();
+    long end = pickEnd(earliest, latest, nowMillis);
+    if (end == earliest) {
+      return ExpireReport.nothing(earliest, dryRun);
+    }
+    Optional<Plan> plan = plan(earliest, end);
+    if (plan.isEmpty()) {
+      LOG.info("Snapshots of {} vanished while planning an expiration (another one runs); skipped",
+          table.fullName());
+      return ExpireReport.nothing(snapshots.earliestId().orElse(0), dryRun);
+    }
+    Plan p = plan.get();
+    if (!dryRun) {
+      FileIO io = table.fileIO();
+      for (long id = earliest; id < end; id++) {
+        io.delete(snapshots.log().snapshotPath(id), false);
+      }
+      snapshots.log().writeEarliestHint(end);
+      for (Map.Entry<String, Long> file : p.dataFiles.entrySet()) {
+        deleteQuietly(table.path().child(file.getKey()));
+      }
+      for (String name : p.manifests.keySet()) {
+        deleteQuietly(table.path().child("manifest").child(name));
+      }
+    }
+    long bytes = p.dataFiles.values().stream().mapToLong(Long::longValue).sum()
+        + p.manifests.values().stream().mapToLong(Long::longValue).sum();
+    LOG.info("{} snapshots {}..{} of {}: {} data files, {} manifests{}", dryRun ? "Would expire"
+        : "Expired", earliest, end - 1, table.fullName(), p.dataFiles.size(), p.manifests.size(),
+        dryRun ? " (dry run)" : "");
+    return new ExpireReport(earliest, end - 1, dryRun ? earliest : end,
+        new ArrayList<>(p.dataFiles.keySet()), new ArrayList<>(p.manifests.keySet()), bytes, dryRun);
+  }
+
+  /** The first snapshot to keep: {@code earliest} when nothing may expire. */
+  private long pickEnd(long earliest, long latest, long nowMillis) throws IOException {
+    long cutoff = nowMillis - options.timeRetained().toMillis();
+    long end = earliest;
+    for (long id = earliest; id < latest && end - earliest < options.expireLimit(); id++) {
+      if (latest - id < options.numRetainedMin()) {
+        break;
+      }
+      boolean overMax = latest - id + 1 > options.numRetainedMax();
+      if (!overMax) {
+        Optional<Snapshot> next = table.snapshotManager().find(id + 1);
+        if (next.isEmpty() || next.get().timeMillis() > cutoff) {
+          break;
+        }
+      }
+      end = id + 1;
+    }
+    return end;
+  }
+
+  /** What one run deletes: relative data-file paths and manifest names, with their sizes. */
+  private record Plan(Map<String, Long> dataFiles, Map<String, Long> manifests) {}
+
+  /** Reads everything first; empty when a snapshot of the range is gone (another expiration). */
+  private Optional<Plan> plan(long earliest, long end) throws IOException {
+    SnapshotManager snapshots = table.snapshotManager();
+    FileStoreScan scan = table.store();
+    try {
+      List<Snapshot> expired = new ArrayList<>();
+      for (long id = earliest; id < end; id++) {
+        expired.add(snapshots.get(id));
+      }
+      Map<ManifestEntry.FileId, ManifestEntry> once = new LinkedHashMap<>(
+          scan.liveFiles(expired.get(0)));
+      for (Snapshot s : expired.subList(1, expired.size())) {
+        for (ManifestEntry e : scan.delta(s)) {
+          if (e.kind() == FileKind.ADD) {
+            once.put(e.id(), e);
+          }
+        }
+      }
+      once.keySet().removeAll(scan.liveFiles(snapshots.get(end)).keySet());
+      Map<String, Long> dataFiles = new LinkedHashMap<>();
+      for (ManifestEntry e : once.values()) {
+        String dir = e.partition().isEmpty() ? "" : e.partition() + "/";
+        dataFiles.put(dir + "bucket-" + e.bucket() + "/" + e.file().fileName(), e.file().fileSize());
+      }
+      Map<String, Long> expiredManifests = new LinkedHashMap<>();
+      collectManifests(expired, expiredManifests, true);
+      long latestNow = snapshots.latestId().orElse(end);
+      List<Snapshot> retained = new ArrayList<>();
+      for (long id = end; id <= latestNow; id++) {
+        retained.add(snapshots.get(id));
+      }
+      Map<String, Long> retainedManifests = new LinkedHashMap<>();
+      collectManifests(retained, retainedManifests, false);
+      expiredManifests.keySet().removeAll(retainedManifests.keySet());
+      return Optional.of(new Plan(dataFiles, expiredManifests));
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Adds every manifest list the snapshots name, and every manifest in them (with sizes). */
+  private void collectManifests(List<Snapshot> snapshots, Map<String, Long> out, boolean sizes)
+      throws IOException {
+    Set<String> lists = new LinkedHashSet<>();
+    for (Snapshot s : snapshots) {
+      lists.add(s.baseManifestList());
+      s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
+      lists.add(s.deltaManifestList());
+    }
+    Path dir = table.path().child("manifest");
+    for (String list : lists) {
+      for (ManifestFileMeta m : table.manifestList().read(list)) {
+        out.put(m.fileName(), m.fileSize());
+      }
+      if (!out.containsKey(list)) {
+        out.put(list, sizes ? table.fileIO().getStatus(dir.child(list)).length() : 0L);
+      }
+    }
+  }
+
+  private void deleteQuietly(Path path) {
+    try {
+      table.fileIO().delete(path, false);
+    } catch (IOException e) {
+      LOG.warn("Could not delete {} after expiring its snapshots (orphan-file removal collects"
+          + " it): {}", path, e.toString());
+    }
+  }
+}
