@@ -28,6 +28,7 @@ final class KeyValueWorkload implements Callable<KeyValueWorkload> {
 
   final List<Batch> batches = new ArrayList<>();
   long droppedCompactions;
+  int maxRetries;
   long fileConflicts;
   private final FileStoreTable table;
   private final String user;
@@ -63,6 +64,7 @@ final class KeyValueWorkload implements Callable<KeyValueWorkload> {
         CommitResult result = commit.commit(identifier, write.prepareCommit());
         batches.add(new Batch(result.dataSnapshotId(), writes, user + "/" + identifier));
         droppedCompactions += result.droppedCompactions().size();
+        maxRetries = Math.max(maxRetries, result.retries());
       }
     } finally {
       fileConflicts = commit.fileConflicts();

@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
  *       identifier, kind) means our commit is in already. Then retry at once after a short random
  *       wait that grows with each attempt ({@code commit.min-retry-wait} to
  *       {@code commit.max-retry-wait}), up to {@code commit.max-retries} and {@code commit.timeout}.
+ *   <li>Fairness: after {@value #CLAIM_AFTER_CONFLICTS} conflicts in a row a committer claims
+ *       priority; before each attempt every other committer yields briefly to a fresh claim
+ *       ({@link ContentionHint}).
  * </ol>
  *
  * After a conflict or failure that is not unknown, the delta manifest is deleted; the data files are
@@ -54,12 +57,15 @@ final class CommitLoop {
   private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
   /** Snapshots may name this many earlier delta lists before a new base list is written. */
   static final int MAX_PRIOR_DELTAS = 8;
+  /** Consecutive snapshot conflicts after which a committer claims priority. */
+  static final int CLAIM_AFTER_CONFLICTS = 1;
 
   private final FileStoreTable table;
   private final String commitUser;
   private final CoreOptions options;
   private final SnapshotManager snapshots;
   private final FileStoreScan scan;
+  private final ContentionHint hint;
   private int retries;
 
   CommitLoop(FileStoreTable table, String commitUser) {
@@ -68,6 +74,7 @@ final class CommitLoop {
     this.options = table.options();
     this.snapshots = table.snapshotManager();
     this.scan = table.store();
+    this.hint = new ContentionHint(table.fileIO(), snapshots.log().directory(), commitUser);
   }
 
   int retries() {
@@ -101,6 +108,16 @@ final class CommitLoop {
       }
       latest = caughtUp == null ? latest : caughtUp;
       for (int attempt = 0; ; attempt++) {
+        // Let a committer that lost many races go first; then catch up with what it committed.
+        for (int yields = 0; yields < 3
+            && hint.yieldToClaimant(attempt); yields++) {
+          Optional<Long> ours = catchUp(latest == null ? 1 : latest.id() + 1, kind, identifier,
+              detector);
+          if (ours.isPresent()) {
+            return ours.get();
+          }
+          latest = caughtUp == null ? latest : caughtUp;
+        }
         long id = latest == null ? 1 : latest.id() + 1;
         List<String> written = new ArrayList<>();
         Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
@@ -120,13 +137,19 @@ final class CommitLoop {
         }
         if (outcome == CommitOutcome.COMMITTED) {
           keepDelta = true;
+          hint.release();
           return id;
         }
         cleanUp(written);
         retries++;
         checkLimits(attempt + 1, start, kind, identifier);
-        // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
-        pause(attempt);
+        if (attempt + 1 >= CLAIM_AFTER_CONFLICTS) {
+          // Others yield to a claimant, so it retries at once.
+          hint.claim(attempt + 1);
+        } else {
+          // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
+          pause(attempt);
+        }
         Optional<Long> ours = catchUp(id, kind, identifier, detector);
         if (ours.isPresent()) {
           return ours.get();
@@ -137,6 +160,7 @@ final class CommitLoop {
         }
       }
     } finally {
+      hint.release();
       if (!keepDelta) {
         table.manifestList().deleteQuietly(deltaList);
         table.manifestFile().deleteQuietly(delta.fileName());
