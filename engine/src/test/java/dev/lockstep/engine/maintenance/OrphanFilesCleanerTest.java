@@ -1,0 +1,160 @@
+package dev.lockstep.engine.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.engine.TestTables;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.write.CommitMessage;
+import dev.lockstep.engine.write.TableWrite;
+import java.io.FileNotFoundException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Orphan-file removal in one process: what is an orphan, what never is, the report, the guard. */
+class OrphanFilesCleanerTest {
+
+  private static final FileTime TWO_DAYS_AGO = FileTime.from(Instant.now().minus(Duration.ofDays(2)));
+
+  @TempDir
+  Path dir;
+
+  private FileStoreTable table() throws Exception {
+    TestTables.keyValueTable(dir, Map.of("num-sorted-run.compaction-trigger", "2"));
+    FileStoreTable table = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+    var commit = table.newCommit("w");
+    try (TableWrite write = table.newWrite("w")) {
+      for (int b = 1; b <= 4; b++) {
+        for (int k = 0; k < 10; k++) {
+          write.write(GenericRow.of(k, "v" + b));
+        }
+        write.compact(true);
+        commit.commit(b, write.prepareCommit());
+      }
+    }
+    return table;
+  }
+
+  private Path tableDir() {
+    return dir.resolve("db.db/kv");
+  }
+
+  private Path plant(String relative, FileTime modified) throws Exception {
+    Path file = tableDir().resolve(relative);
+    Files.createDirectories(file.getParent());
+    Files.write(file, new byte[123]);
+    Files.setLastModifiedTime(file, modified);
+    return file;
+  }
+
+  private Set<String> allFiles() throws Exception {
+    try (Stream<Path> files = Files.walk(tableDir())) {
+      return files.filter(Files::isRegularFile).map(p -> tableDir().relativize(p).toString())
+          .collect(Collectors.toCollection(TreeSet::new));
+    }
+  }
+
+  @Test
+  void removesOldUnreferencedFilesAndNothingElse() throws Exception {
+    FileStoreTable table = table();
+    Map<Integer, String> content = Writers.read(table, -1);
+    // Every real file is old too: what keeps them is being referenced (or being metadata).
+    try (Stream<Path> files = Files.walk(tableDir())) {
+      for (Path p : files.filter(Files::isRegularFile).toList()) {
+        Files.setLastModifiedTime(p, TWO_DAYS_AGO);
+      }
+    }
+    Set<String> real = allFiles();
+    List<String> orphans = List.of("bucket-0/data-orphan.avro", "manifest/manifest-orphan.avro",
+        "manifest/manifest-list-orphan.avro", "bucket-0/.data-x.avro.1234.inprogress",
+        "snapshot/.snapshot-9.5678.tmp", "schema/.schema-1.9abc.tmp");
+    for (String o : orphans) {
+      plant(o, TWO_DAYS_AGO);
+    }
+    plant("bucket-0/data-young.avro", FileTime.from(Instant.now()));
+
+    OrphanReport dry = new OrphanFilesCleaner(table, Duration.ofDays(1), true).clean();
+    assertThat(dry.removed()).extracting(OrphanReport.RemovedFile::path)
+        .containsExactlyInAnyOrderElementsOf(orphans);
+    assertThat(dry.removedBytes()).isEqualTo(123L * orphans.size());
+    assertThat(dry.youngerThanGuard()).isEqualTo(1);
+    assertThat(dry.referencedFiles()).isPositive();
+    assertThat(allFiles()).containsAll(orphans);
+
+    OrphanReport report = new OrphanFilesCleaner(table, Duration.ofDays(1), false).clean();
+    assertThat(report.removed()).extracting(OrphanReport.RemovedFile::path)
+        .containsExactlyInAnyOrderElementsOf(orphans);
+    Set<String> after = allFiles();
+    assertThat(after).containsAll(real).contains("bucket-0/data-young.avro")
+        .doesNotContainAnyElementsOf(orphans);
+    assertThat(real).contains("snapshot/LATEST", "schema/schema-0", "snapshot/snapshot-1");
+    assertThat(Writers.read(TestTables.catalog(dir).getTable(Identifier.parse("db.kv")), -1))
+        .isEqualTo(content);
+    assertThat(Writers.missingFilesOfRetainedSnapshots(table)).isEmpty();
+  }
+
+  @Test
+  void afterACompleteExpirationNothingIsOrphanedEvenWithAZeroGuard() throws Exception {
+    FileStoreTable table = table();
+    new SnapshotExpiration(table, new MaintenanceOptions(1, 1, Duration.ZERO, 100)).expire();
+    Set<String> kept = allFiles();
+    OrphanReport report = new OrphanFilesCleaner(table, Duration.ZERO, false).clean();
+    assertThat(report.removed()).isEmpty();
+    assertThat(allFiles()).isEqualTo(kept);
+    assertThat(Writers.read(table, -1)).hasSize(10).containsEntry(3, "v4");
+  }
+
+  @Test
+  void theGuardIsWhatProtectsFilesOfWritersWhoseCommitIsInFlight() throws Exception {
+    FileStoreTable table = table();
+    TableWrite slow = table.newWrite("slow");
+    for (int k = 100; k < 105; k++) {
+      slow.write(GenericRow.of(k, "in flight"));
+    }
+    List<CommitMessage> inFlight = slow.prepareCommit();
+    String file = inFlight.get(0).newFiles().get(0).fileName();
+
+    // A guard longer than the batch keeps the writer's files: they are young.
+    OrphanReport guarded = new OrphanFilesCleaner(table, Duration.ofMinutes(1), false).clean();
+    assertThat(guarded.removed()).isEmpty();
+    assertThat(guarded.youngerThanGuard()).isPositive();
+
+    // A guard of 0 cannot tell them from orphans: this is why it is unsafe beside writers.
+    OrphanReport unguarded = new OrphanFilesCleaner(table, Duration.ZERO, true).clean();
+    assertThat(unguarded.removed()).extracting(OrphanReport.RemovedFile::path)
+        .contains("bucket-0/" + file);
+
+    table.newCommit("slow").commit(1, inFlight);
+    slow.close();
+    assertThat(Writers.read(table, -1)).hasSize(15).containsEntry(101, "in flight");
+  }
+
+  @Test
+  void aNegativeGuardIsRefused() {
+    assertThatThrownBy(() -> new OrphanFilesCleaner(table(), Duration.ofSeconds(-1), true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("older-than");
+  }
+
+  @Test
+  void aDeletedDataFileOfALiveSnapshotIsNotAnOrphanButAMissingFile() throws Exception {
+    FileStoreTable table = table();
+    String live = table.newScan().plan().splits().get(0).files().get(0).fileName();
+    Files.delete(tableDir().resolve("bucket-0/" + live));
+    FileStoreTable reopened = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+    assertThatThrownBy(() -> Writers.read(reopened, -1))
+        .isInstanceOf(FileNotFoundException.class).hasMessageContaining(live);
+  }
+}
