@@ -23,16 +23,18 @@ import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 
 /**
- * Random interleavings of writes, flushes, compactions and commits from two writers on one
+ * Random interleavings of writes, deletes, flushes, compactions and commits from two writers on one
  * primary-key bucket read back exactly as a model map in which each commit applies its writes in
  * order and later commits win.
  */
 class InterleavingPropertyTest {
 
   /** One step of one writer. */
-  sealed interface Action permits Write, Flush, Compact, Commit {}
+  sealed interface Action permits Write, Delete, Flush, Compact, Commit {}
 
   record Write(int writer, int key) implements Action {}
+
+  record Delete(int writer, int key) implements Action {}
 
   record Flush(int writer) implements Action {}
 
@@ -69,6 +71,10 @@ class InterleavingPropertyTest {
           writes[w.writer()].write(GenericRow.of(w.key(), value));
           pending.get(w.writer()).remove(w.key());
           pending.get(w.writer()).put(w.key(), value);
+        } else if (action instanceof Delete d) {
+          writes[d.writer()].delete(GenericRow.of(d.key(), null));
+          pending.get(d.writer()).remove(d.key());
+          pending.get(d.writer()).put(d.key(), null);
         } else if (action instanceof Flush f) {
           writes[f.writer()].flush();
         } else if (action instanceof Compact c) {
@@ -76,7 +82,13 @@ class InterleavingPropertyTest {
         } else if (action instanceof Commit c) {
           int w = c.writer();
           commits[w].commit(++identifiers[w], writes[w].prepareCommit());
-          model.putAll(pending.get(w));
+          pending.get(w).forEach((k, v) -> {
+            if (v == null) {
+              model.remove(k);
+            } else {
+              model.put(k, v);
+            }
+          });
           pending.get(w).clear();
           assertThat(TestTables.readKeyValues(table)).as("after step %d of %s", step, actions)
               .isEqualTo(model);
@@ -95,12 +107,15 @@ class InterleavingPropertyTest {
     Arbitrary<Integer> writer = Arbitraries.integers().between(0, 1);
     Arbitrary<Action> write = Arbitraries.integers().between(0, 1).flatMap(w ->
         Arbitraries.integers().between(0, 15).map(k -> new Write(w, k)));
+    Arbitrary<Action> delete = Arbitraries.integers().between(0, 1).flatMap(w ->
+        Arbitraries.integers().between(0, 15).map(k -> new Delete(w, k)));
     Arbitrary<Action> flush = writer.map(Flush::new);
     Arbitrary<Action> compact = writer.flatMap(w -> Arbitraries.of(true, false)
         .map(full -> new Compact(w, full)));
     Arbitrary<Action> commit = writer.map(Commit::new);
     return Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(10, write),
+        net.jqwik.api.Tuple.of(3, delete),
         net.jqwik.api.Tuple.of(2, flush),
         net.jqwik.api.Tuple.of(2, compact),
         net.jqwik.api.Tuple.of(4, commit))

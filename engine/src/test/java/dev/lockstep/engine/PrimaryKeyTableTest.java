@@ -42,6 +42,35 @@ class PrimaryKeyTableTest {
   }
 
   @Test
+  void deletesHideOlderRowsAndFullCompactionDropsThem() throws Exception {
+    FileStoreTable table = TestTables.keyValueTable(dir, Map.of());
+    TableCommit commit = table.newCommit("u");
+    try (TableWrite write = table.newWrite("u")) {
+      for (int k = 0; k < 10; k++) {
+        write.write(GenericRow.of(k, "v" + k));
+      }
+      commit.commit(1, write.prepareCommit());
+      write.delete(GenericRow.of(3, null));
+      write.delete(GenericRow.of(4, null));
+      write.write(GenericRow.of(4, "back"));
+      commit.commit(2, write.prepareCommit());
+    }
+    Map<Integer, String> expected = new HashMap<>();
+    for (int k = 0; k < 10; k++) {
+      expected.put(k, "v" + k);
+    }
+    expected.remove(3);
+    expected.put(4, "back");
+    assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
+    try (TableCompactor compactor = table.newCompactor("c")) {
+      assertThat(compactor.compactOnce(true)).isPresent();
+    }
+    assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
+    assertThat(table.snapshotManager().latest().orElseThrow().totalRecordCount())
+        .as("the delete marker is gone after a full compaction").isEqualTo(9);
+  }
+
+  @Test
   void theLaterCommitWinsWhicheverWriterFlushedFirst() throws Exception {
     FileStoreTable table = TestTables.keyValueTable(dir, Map.of());
     TableWrite early = table.newWrite("early");

@@ -1,6 +1,5 @@
 package dev.lockstep.engine.compact;
 
-import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.RollingFileWriter;
@@ -20,17 +19,17 @@ public final class CompactTask {
   public static CompactResult run(FileStoreTable table, String partition, int bucket,
       CompactUnit unit) throws IOException {
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, unit.outputLevel());
-    int fields = table.schema().fields().size();
+    // Output at the max level means every committed file of the bucket is an input (universal
+    // compaction picks all runs then), so no older row of a deleted key is left to hide.
+    boolean dropDeletes = unit.outputLevel() == table.options().maxLevel();
     try (DeduplicateMerger merger = new DeduplicateMerger(table, partition, bucket,
         unit.inputs())) {
       for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
-        Object[] values = new Object[fields + 2];
-        for (int i = 0; i < fields; i++) {
-          values[i] = kv.row().get(i);
+        if (kv.deleted() && dropDeletes) {
+          continue;
         }
-        values[fields] = kv.snapshot();
-        values[fields + 1] = kv.sequence();
-        writer.write(GenericRow.of(values), kv.key(), kv.sequence());
+        writer.write(table.keyValueFileRow(kv.row(), kv.snapshot(), kv.sequence(), kv.deleted()),
+            kv.key(), kv.sequence());
       }
     } catch (IOException | RuntimeException e) {
       writer.abort();

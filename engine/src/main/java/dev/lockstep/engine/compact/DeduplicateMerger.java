@@ -15,7 +15,7 @@ import java.util.PriorityQueue;
 /**
  * The {@code deduplicate} merge engine over the files of one primary-key bucket: a streaming k-way
  * merge that returns, in key order, one row per key — the one with the greatest (commit snapshot,
- * sequence). A row's commit snapshot is its {@code _SNAPSHOT} column, or the file's commit snapshot
+ * sequence), which may be a delete ({@link KeyValue#deleted()}; readers skip it). A row's commit snapshot is its {@code _SNAPSHOT} column, or the file's commit snapshot
  * when that column is -1 (rows of flushed, never compacted files).
  *
  * <p>Every primary-key data file is sorted by key with each key once (flushes write a sorted
@@ -84,7 +84,8 @@ public final class DeduplicateMerger implements Closeable {
     }
     long snapshot = (Long) r.get(fieldCount);
     head.kv = new KeyValue(r.project(keyIndexes), r.project(valueIndexes),
-        snapshot < 0 ? head.file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1));
+        snapshot < 0 ? head.file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1),
+        (Boolean) r.get(fieldCount + 2));
     return true;
   }
 

@@ -48,7 +48,9 @@ public final class TableRead {
       try (DeduplicateMerger merger = new DeduplicateMerger(table, split.partition(),
           split.bucket(), split.files())) {
         for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
-          consumer.accept(project(kv.row()));
+          if (!kv.deleted()) {
+            consumer.accept(project(kv.row()));
+          }
         }
       }
       return;

@@ -3,6 +3,7 @@ package dev.lockstep.engine.table;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.PartitionPath;
 import dev.lockstep.engine.format.AvroFileFormat;
 import dev.lockstep.engine.format.FileFormat;
@@ -45,6 +46,8 @@ public final class FileStoreTable implements Closeable {
   public static final String SNAPSHOT_FIELD = "_SNAPSHOT";
   /** Data-file column: the row's sequence number inside its commit. */
   public static final String SEQUENCE_FIELD = "_SEQUENCE";
+  /** Data-file column: whether the row deletes its key. */
+  public static final String DELETED_FIELD = "_DELETED";
 
   private final FileIO fileIO;
   private final Path path;
@@ -167,8 +170,23 @@ public final class FileStoreTable implements Closeable {
     }
     List<DataField> fields = new ArrayList<>(schema.fields());
     fields.add(new DataField(Integer.MAX_VALUE - 1, SNAPSHOT_FIELD, DataType.bigint().notNull()));
-    fields.add(new DataField(Integer.MAX_VALUE, SEQUENCE_FIELD, DataType.bigint().notNull()));
+    fields.add(new DataField(Integer.MAX_VALUE - 2, SEQUENCE_FIELD, DataType.bigint().notNull()));
+    fields.add(new DataField(Integer.MAX_VALUE, DELETED_FIELD, DataType.booleanType().notNull()));
     return new RowType(fields);
+  }
+
+  /** A primary-key data-file row: the table's columns, then snapshot, sequence and deleted. */
+  public GenericRow keyValueFileRow(GenericRow row, long snapshot, long sequence,
+      boolean deleted) {
+    int fields = schema.fields().size();
+    Object[] values = new Object[fields + 3];
+    for (int i = 0; i < fields; i++) {
+      values[i] = row.get(i);
+    }
+    values[fields] = snapshot;
+    values[fields + 1] = sequence;
+    values[fields + 2] = deleted;
+    return GenericRow.of(values);
   }
 
   /** The commit protocol of this table, opened on first use from the merged options. */

@@ -27,7 +27,7 @@ final class AppendBucketWriter implements BucketWriter {
   }
 
   @Override
-  public void write(GenericRow row) throws IOException {
+  public void write(GenericRow row, boolean delete) throws IOException {
     if (writer == null) {
       writer = new RollingFileWriter(table, partition, bucket, 0);
     }

@@ -6,7 +6,8 @@ import java.io.IOException;
 /** The writer of one (partition, bucket) inside a {@link TableWrite}. Not thread-safe. */
 interface BucketWriter {
 
-  void write(GenericRow row) throws IOException;
+  /** Buffers a row; {@code delete} (primary-key buckets only) marks its key as deleted. */
+  void write(GenericRow row, boolean delete) throws IOException;
 
   /** Writes buffered rows to new level-0 files (not committed until the next commit). */
   void flush() throws IOException;

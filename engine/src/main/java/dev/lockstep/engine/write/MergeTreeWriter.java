@@ -62,7 +62,7 @@ final class MergeTreeWriter implements BucketWriter {
   private CompactResult finished;
   private boolean inFlight;
 
-  private record Buffered(GenericRow row, long sequence) {}
+  private record Buffered(GenericRow row, long sequence, boolean deleted) {}
 
   MergeTreeWriter(FileStoreTable table, String partition, int bucket, LiveFileView view,
       ExecutorService executor) {
@@ -77,9 +77,9 @@ final class MergeTreeWriter implements BucketWriter {
   }
 
   @Override
-  public void write(GenericRow row) throws IOException {
+  public void write(GenericRow row, boolean delete) throws IOException {
     GenericRow key = row.project(keyIndexes);
-    Buffered old = buffer.put(key, new Buffered(row, sequence++));
+    Buffered old = buffer.put(key, new Buffered(row, sequence++, delete));
     bufferBytes += row.estimatedBytes() + (old == null ? key.estimatedBytes() : 0);
     if (bufferBytes >= options.writeBufferBytes()) {
       flush();
@@ -92,15 +92,10 @@ final class MergeTreeWriter implements BucketWriter {
       return;
     }
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
-    int fields = table.schema().fields().size();
     for (var entry : buffer.entrySet()) {
-      Object[] values = new Object[fields + 2];
-      for (int i = 0; i < fields; i++) {
-        values[i] = entry.getValue().row().get(i);
-      }
-      values[fields] = DataFileMeta.UNCOMMITTED;
-      values[fields + 1] = entry.getValue().sequence();
-      writer.write(GenericRow.of(values), entry.getKey(), entry.getValue().sequence());
+      Buffered b = entry.getValue();
+      writer.write(table.keyValueFileRow(b.row(), DataFileMeta.UNCOMMITTED, b.sequence(),
+          b.deleted()), entry.getKey(), b.sequence());
     }
     pending.addAll(writer.finish());
     buffer.clear();

@@ -73,11 +73,37 @@ public final class TableWrite implements Closeable {
     for (int i = 0; i < rowType.size(); i++) {
       rowType.field(i).type().validate(rowType.field(i).name(), row.get(i));
     }
+    route(row, false);
+  }
+
+  /**
+   * Deletes the key of {@code row}, a full row of a primary-key table (it is checked like a write;
+   * nullable columns other than the key may be null). Within a batch the later write or delete of
+   * a key wins; across commits the later commit wins.
+   *
+   * @throws IllegalArgumentException in an append table, or when a key column does not fit
+   */
+  public void delete(GenericRow row) throws IOException {
+    if (!table.primaryKeyTable()) {
+      throw new IllegalArgumentException(table.fullName() + " is an append table; only"
+          + " primary-key tables can delete rows.");
+    }
+    if (row.size() != rowType.size()) {
+      throw new IllegalArgumentException("A row of " + table.fullName() + " has " + rowType.size()
+          + " values " + rowType.names() + ", got " + row.size() + ": " + row);
+    }
+    for (int i = 0; i < rowType.size(); i++) {
+      rowType.field(i).type().validate(rowType.field(i).name(), row.get(i));
+    }
+    route(row, true);
+  }
+
+  private void route(GenericRow row, boolean delete) throws IOException {
     refreshIfNeeded();
     String partition = table.partitionPath().toPath(row.project(partitionIndexes));
     GenericRow bucketKey = table.primaryKeyTable() ? row.project(keyIndexes) : row;
     int bucket = Math.floorMod(RowComparator.stableHash(bucketKey), table.options().bucket());
-    writer(partition, bucket).write(row);
+    writer(partition, bucket).write(row, delete);
   }
 
   private BucketWriter writer(String partition, int bucket) throws IOException {
