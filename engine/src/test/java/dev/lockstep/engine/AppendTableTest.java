@@ -108,6 +108,24 @@ class AppendTableTest {
   }
 
   @Test
+  void abortDeletesTheFilesOfABatchNeverCommittedButKeepsCommittedOnes() throws Exception {
+    FileStoreTable table = TestTables.appendTable(dir, Map.of());
+    try (TableWrite write = table.newWrite("u")) {
+      write.write(GenericRow.of("u", 1L));
+      List<CommitMessage> committed = write.prepareCommit();
+      TableCommit commit = table.newCommit("u");
+      commit.commit(1, committed);
+      assertThat(commit.abort(1, committed)).isZero();
+      write.write(GenericRow.of("u", 2L));
+      List<CommitMessage> abandoned = write.prepareCommit();
+      assertThat(commit.abort(2, abandoned)).isEqualTo(1);
+      assertThat(table.fileIO().exists(table.bucketPath("", 0)
+          .child(abandoned.get(0).newFiles().get(0).fileName()))).isFalse();
+    }
+    assertThat(table.newRead().readAll(table.newScan().plan())).hasSize(1);
+  }
+
+  @Test
   void aMessageWithAnotherBucketCountIsRefused() throws Exception {
     FileStoreTable table = TestTables.appendTable(dir, Map.of());
     CommitMessage foreign = new CommitMessage("", 0, 3, List.of(), List.of(), List.of(), 0);

@@ -186,6 +186,32 @@ public final class TableCommit {
     }
   }
 
+  /**
+   * Deletes the new files of messages that will never be committed, for example after a
+   * {@link CommitFailedException} the caller gives up on. Never call it after a
+   * {@code CommitStateUnknownException}: the files may be live. Files already in a snapshot under
+   * this identifier are kept (the check reads the snapshots, as {@link #commit} does).
+   *
+   * @return how many files were deleted
+   */
+  public int abort(long identifier, List<CommitMessage> messages) throws IOException {
+    if (committed.contains(identifier)) {
+      return 0;
+    }
+    int deleted = 0;
+    for (CommitMessage m : messages) {
+      List<DataFileMeta> files = new ArrayList<>(m.newFiles());
+      files.addAll(m.compactAfter());
+      for (DataFileMeta f : files) {
+        if (table.fileIO().delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()),
+            false)) {
+          deleted++;
+        }
+      }
+    }
+    return deleted;
+  }
+
   private Snapshot latest() throws IOException {
     return table.snapshotManager().latest().orElse(null);
   }
