@@ -21,7 +21,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The commit protocol on this backend, always checked: with every strategy the declarations allow
- * ({@code atomic-create}, {@code rename}, {@code lock} over a plain write), K committers x C
+ * ({@code atomic-create}, {@code rename}, {@code lock} over a blind put), K committers x C
  * commits give exactly K*C snapshots with contiguous ids and each commit id once, also when a few
  * percent of store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
  */
@@ -104,15 +104,15 @@ public abstract class CommitContract extends ConformanceContract {
   }
 
   /**
-   * K x C concurrent commits under the lock over a plain write (the store's conditional writes are
-   * hidden, so only the lock keeps two writers apart): exactly K*C snapshots, contiguous, once
-   * each.
+   * K x C concurrent commits under the lock over a blind put ({@link BlindPutStore}: no capability
+   * mixins, a plain write is check-then-put with replace, so only the lock keeps two writers apart):
+   * exactly K*C snapshots, contiguous, once each.
    */
   @Test
   @Order(4)
   @Proves(
-      "K committers x C commits under the lock over plain writes give exactly K*C snapshots, ids"
-          + " 1..K*C, each commit once.")
+      "K committers x C commits under the lock over blind (check-then-put) writes give exactly K*C"
+          + " snapshots, ids 1..K*C, each commit once.")
   public final void concurrentCommitsUnderLock() throws Exception {
     stress(StrategyUnderTest.LOCK, false);
   }

@@ -39,26 +39,4 @@ final class StoreInterfaces {
         return what + "(" + store + ")";
     }
   }
-
-  /**
-   * {@code store} seen through the base {@link FileIO} interface only: no capability mixins, as a
-   * plain object store without conditional writes would be. The lock strategy is checked on it, so
-   * that the lock alone must provide the safety.
-   */
-  static FileIO plain(FileIO store) {
-    return (FileIO)
-        java.lang.reflect.Proxy.newProxyInstance(
-            StoreInterfaces.class.getClassLoader(),
-            new Class<?>[] {FileIO.class},
-            (proxy, method, args) -> {
-              if (method.getDeclaringClass() == Object.class) {
-                return objectMethod(proxy, store, method, args, "plain");
-              }
-              try {
-                return method.invoke(store, args);
-              } catch (java.lang.reflect.InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
-  }
 }

@@ -12,9 +12,10 @@ import java.util.Map;
 
 /**
  * A commit strategy the commit checks exercise, and the declared capability it rests on. The lock
- * strategy runs over the store seen as a plain {@link FileIO} (no conditional writes), so that the
- * lock alone must keep two writers from both winning a snapshot: what an object store without
- * conditional writes would rely on.
+ * strategy runs over the store seen as a blind-put object store ({@link BlindPutStore}: no
+ * capability mixins, and a plain write is check-then-put with replace), so that the lock alone must
+ * keep two writers from both winning a snapshot: what an object store without conditional writes
+ * relies on. A lock that lets two holders in loses commits there.
  */
 enum StrategyUnderTest {
   ATOMIC_CREATE("atomic-create", Capability.ATOMIC_CREATE),
@@ -67,7 +68,7 @@ enum StrategyUnderTest {
             LockOptions.LOCK_ACQUIRE_TIMEOUT,
             settings.scaled(Duration.ofSeconds(120)).toMillis() + " ms");
         return SnapshotCommitter.create(
-            StoreInterfaces.plain(store),
+            BlindPutStore.over(store),
             snapshotDirectory,
             "conformance.table",
             CommitOptions.from(options),

@@ -81,6 +81,28 @@ class BrokenBackendsTest {
     assertPassed(result, "LockContract.lockDeclarationMatchesTarget");
   }
 
+  /**
+   * The commit-under-lock check must not borrow safety from the store: the kit runs it over blind
+   * puts, so with a lock that lets two holders in, two committers both win a snapshot and one
+   * commit is lost. (Over the local store's own {@code link(2)} publish this check passed with the
+   * broken lock.) The lock-free strategies still pass.
+   */
+  @Test
+  void lockThatLetsTwoHoldersInIsFailedByTheCommitUnderLockCheck() {
+    TwoHolderLockService.Shared shared = new TwoHolderLockService.Shared();
+    ConformanceTarget target =
+        LocalTargets.local(root)
+            .lockFactory(() -> new TwoHolderLockService(shared))
+            .option(ConformanceSettings.COMMITTERS, "8")
+            .option(ConformanceSettings.COMMITS_PER_COMMITTER, "25")
+            .build();
+    ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Commit.class));
+    assertFailed(result, "CommitContract.concurrentCommitsUnderLock", "lock (plain write)");
+    assertPassed(result, "CommitContract.concurrentCommitsWithAtomicCreate");
+    assertPassed(result, "CommitContract.concurrentCommitsWithRename");
+    assertThat(result.passed()).isFalse();
+  }
+
   @Test
   void leaseThatNeverExpiresAfterHolderDeathIsFailedByTheHolderDeathCheck() {
     InJvmLockService immortal = ImmortalLeaseLockService.immortalLeases();
