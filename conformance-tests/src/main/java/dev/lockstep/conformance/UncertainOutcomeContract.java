@@ -45,12 +45,18 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       FileIO checker = openStore();
       for (long id = 1; id <= 3; id++) {
         byte[] content = content(strategy, "ours-" + id);
+        FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
         try (SnapshotCommitter committer =
-            open(strategy, dir, FaultPlan.nextWrites("snapshot-" + id, 1, Fault.LOSE_ANSWER))) {
+            open(
+                strategy,
+                dir,
+                FaultPlan.nextWrites("snapshot-" + id, 1, Fault.LOSE_ANSWER),
+                injected)) {
           assertThat(committer.commit(id, content))
               .as("%s: commit of snapshot %d whose answer" + " was lost", strategy, id)
               .isEqualTo(CommitOutcome.COMMITTED);
         }
+        assertAnswerLost(strategy, "the write of snapshot " + id, injected);
         assertThat(new SnapshotLog(checker, dir).read(id))
             .as("%s: snapshot %d holds our bytes", strategy, id)
             .isEqualTo(content);
@@ -72,14 +78,25 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] theirs = content(strategy, "theirs");
-      try (SnapshotCommitter other = open(strategy, dir, FaultPlan.none())) {
+      try (SnapshotCommitter other =
+          open(strategy, dir, FaultPlan.none(), new FaultInjectingStore.Injected())) {
         assertThat(other.commit(1, theirs)).isEqualTo(CommitOutcome.COMMITTED);
       }
+      FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
       try (SnapshotCommitter committer =
-          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER))) {
+          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER), injected)) {
         assertThat(committer.commit(1, content(strategy, "ours")))
             .as("%s: our lost-answer write to a snapshot someone else owns", strategy)
             .isEqualTo(CommitOutcome.CONFLICT);
+      }
+      if (strategy == StrategyUnderTest.LOCK) {
+        // Under its lease the lock strategy sees the owner's snapshot before writing: no write,
+        // so no answer to lose. Writing anyway would replace the owner's bytes (checked below).
+        assertThat(injected.total())
+            .as("%s: no write onto a snapshot seen taken under the lease (%s)", strategy, injected)
+            .isZero();
+      } else {
+        assertAnswerLost(strategy, "our write of snapshot 1", injected);
       }
       assertThat(new SnapshotLog(checker, dir).read(1))
           .as("%s: snapshot 1 keeps its owner's bytes", strategy)
@@ -97,12 +114,17 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] content = content(strategy, "ours");
+      FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
       try (SnapshotCommitter committer =
-          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE))) {
+          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE), injected)) {
         assertThat(committer.commit(1, content))
             .as("%s: commit after one failed attempt", strategy)
             .isEqualTo(CommitOutcome.COMMITTED);
       }
+      assertThat(injected.failedBefore.get())
+          .as("%s: the first write of snapshot 1 must have failed before landing (%s)", strategy,
+              injected)
+          .isEqualTo(1);
       assertThat(new SnapshotLog(checker, dir).read(1)).isEqualTo(content);
       assertThat(new SnapshotLog(checker, dir).listIds())
           .as("%s; %s", strategy, listing(checker, dir))
@@ -137,11 +159,16 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
             Fault write = lostAnswer.decide(operation, path);
             return write != Fault.NONE ? write : lostWriteThenBlindReads.decide(operation, path);
           };
-      try (SnapshotCommitter committer = open(strategy, dir, plan)) {
+      FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
+      try (SnapshotCommitter committer = open(strategy, dir, plan, injected)) {
         assertThat(catchThrowable(() -> committer.commit(1, content)))
             .as("%s: a lost answer whose read-back fails must be reported unknown", strategy)
             .isInstanceOf(CommitStateUnknownException.class);
       }
+      assertAnswerLost(strategy, "the write of snapshot 1", injected);
+      assertThat(injected.failedBefore.get())
+          .as("%s: the read-back must have been failed (%s)", strategy, injected)
+          .isPositive();
       assertThat(new SnapshotLog(checker, dir).read(1))
           .as("%s: the write did land", strategy)
           .isEqualTo(content);
@@ -165,11 +192,24 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
     return out;
   }
 
-  private SnapshotCommitter open(StrategyUnderTest strategy, Path dir, FaultPlan plan)
+  private SnapshotCommitter open(
+      StrategyUnderTest strategy, Path dir, FaultPlan plan, FaultInjectingStore.Injected injected)
       throws Exception {
-    FileIO store = FaultInjectingStore.wrap(openStore(), plan, new FaultInjectingStore.Injected());
+    FileIO store = FaultInjectingStore.wrap(openStore(), plan, injected);
     return strategy.open(
         store, dir, strategy == StrategyUnderTest.LOCK ? openLock() : null, currentTarget());
+  }
+
+  /**
+   * The scenario happened: exactly one write landed and lost its answer. Without this a check
+   * whose fault never fired (a strategy that writes elsewhere, a plan that misses the path) would
+   * pass on an ordinary commit.
+   */
+  private static void assertAnswerLost(
+      StrategyUnderTest strategy, String what, FaultInjectingStore.Injected injected) {
+    assertThat(injected.answersLost.get())
+        .as("%s: %s must have landed with its answer lost (%s)", strategy, what, injected)
+        .isEqualTo(1);
   }
 
   private static String dirName(StrategyUnderTest strategy) {
