@@ -31,7 +31,8 @@ final class OptionKeys {
       "dev.lockstep.fs.oss.OssOptions",
       "dev.lockstep.fs.hdfs.HadoopOptions");
 
-  private static final List<String> PASS_THROUGH = List.of("hadoop.", "hive.", "metastore.");
+  private static final List<String> PASS_THROUGH = List.of("hadoop.", "hive.", "metastore.",
+      "fs.scheme-alias.", "lock.jdbc.property.");
 
   /** What an option key looks like: lower-case words joined by '.', '-' or '_' (OSS keys use camelCase). */
   private static final Pattern KEY = Pattern.compile("[a-z][a-zA-Z0-9]*([.\\-_][a-zA-Z0-9]+)+");

@@ -5,8 +5,19 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
-/** Finds the {@link FileIOLoader} for a path's scheme through {@link ServiceLoader}. */
+/**
+ * Finds the {@link FileIOLoader} for a path's scheme through {@link ServiceLoader}.
+ *
+ * <p>A scheme no loader names can be served by another scheme's loader with the option {@value
+ * #SCHEME_ALIAS_PREFIX}{@code <scheme>=<served-scheme>}: for example {@code
+ * fs.scheme-alias.jfs=hdfs} opens {@code jfs://} paths with the Hadoop loader, which then uses the
+ * Hadoop client configured for {@code jfs}. The loader decides what that store may declare; the
+ * alias never adds a capability by itself.
+ */
 public final class FileIODiscovery {
+
+  /** Option prefix mapping an unserved scheme to the loader of a served one. */
+  public static final String SCHEME_ALIAS_PREFIX = "fs.scheme-alias.";
 
   private FileIODiscovery() {}
 
@@ -27,11 +38,21 @@ public final class FileIODiscovery {
     String scheme = path.scheme() == null ? "file" : path.scheme();
     Map<String, FileIOLoader> loaders = loaders(classLoader);
     FileIOLoader loader = loaders.get(scheme);
+    String alias = options.get(SCHEME_ALIAS_PREFIX + scheme);
+    if (loader == null && alias != null) {
+      loader = loaders.get(alias.trim().toLowerCase(java.util.Locale.ROOT));
+      if (loader == null) {
+        throw new IllegalArgumentException("Option '" + SCHEME_ALIAS_PREFIX + scheme + "=" + alias
+            + "' names a scheme no store serves. Schemes found on the classpath: "
+            + loaders.keySet() + ".");
+      }
+    }
     if (loader == null) {
       throw new IllegalArgumentException("No store serves the scheme '" + scheme + "' of " + path
           + ". Schemes found on the classpath: " + loaders.keySet()
           + ". Add the jar that serves it (lockstep-fs-s3 for s3/s3a, lockstep-fs-oss for oss,"
-          + " lockstep-fs-hdfs for hdfs/viewfs).");
+          + " lockstep-fs-hdfs for hdfs/viewfs), or serve it with another scheme's store through '"
+          + SCHEME_ALIAS_PREFIX + scheme + "=<scheme>'.");
     }
     return loader.load(path, options);
   }

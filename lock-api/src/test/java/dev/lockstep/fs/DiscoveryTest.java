@@ -34,6 +34,21 @@ class DiscoveryTest {
   }
 
   @Test
+  void aSchemeAliasServesAnUnservedSchemeWithAnotherSchemesStore() throws IOException {
+    try (FileIO aliased = FileIODiscovery.open(Path.of("mylocal://host/t"),
+        Map.of(FileIODiscovery.SCHEME_ALIAS_PREFIX + "mylocal", "file"))) {
+      assertThat(aliased).isInstanceOf(LocalFileIO.class);
+    }
+    assertThatThrownBy(() -> FileIODiscovery.open(Path.of("mylocal://host/t"),
+        Map.of(FileIODiscovery.SCHEME_ALIAS_PREFIX + "mylocal", "nosuch")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'fs.scheme-alias.mylocal=nosuch'")
+        .hasMessageContaining("[file]");
+    assertThatThrownBy(() -> FileIODiscovery.open(Path.of("mylocal://host/t"), Map.of()))
+        .hasMessageContaining("fs.scheme-alias.mylocal=<scheme>");
+  }
+
+  @Test
   void lockTypePicksTheFactoryWithThatIdentifier() throws IOException {
     try (LockService service = LockServiceDiscovery.open(Map.of("lock.type", "in-jvm"))) {
       assertThat(service).isInstanceOf(InJvmLockService.class);

@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Serves {@code hdfs://} and {@code viewfs://} with {@link HdfsFileIO}. Other Hadoop-compatible schemes
- * can be opened with {@link #load} directly; they declare atomic rename only with {@link
- * HadoopOptions#ATOMIC_RENAME}{@code =true}.
+ * Serves {@code hdfs://} and {@code viewfs://} with {@link HdfsFileIO}. Any other Hadoop-compatible
+ * scheme is served through the option {@code fs.scheme-alias.<scheme>=hdfs} (see {@link
+ * dev.lockstep.fs.FileIODiscovery}) with its Hadoop client configured by {@code hadoop.*} options; it
+ * declares atomic rename only with {@link HadoopOptions#ATOMIC_RENAME}{@code =true}.
  *
  * <p>Configuration, in order (later wins): Hadoop defaults; {@code core-site.xml} and {@code
  * hdfs-site.xml} from {@code fs.hdfs.conf-dir} or {@code HADOOP_CONF_DIR}; every {@code hadoop.*}
@@ -58,7 +59,8 @@ public final class HadoopFileIOLoader implements FileIOLoader {
     if (!atomicRename) {
       return new HadoopFileIO(fileSystem, description);
     }
-    FileContext fileContext = FileContext.getFileContext(uri, conf);
+    FileContext fileContext = ATOMIC_RENAME_SCHEMES.contains(scheme)
+        ? FileContext.getFileContext(uri, conf) : null;
     return new HdfsFileIO(fileSystem, fileContext, description);
   }
 

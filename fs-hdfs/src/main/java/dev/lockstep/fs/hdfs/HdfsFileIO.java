@@ -35,6 +35,11 @@ public final class HdfsFileIO extends HadoopFileIO implements SupportsAtomicRena
 
   private final FileContext fileContext;
 
+  /**
+   * @param fileContext the context whose {@code rename(NONE)} refuses an existing target; {@code null}
+   *     for a scheme without one (a filesystem the user vouched for with {@code
+   *     fs.hdfs.atomic-rename=true}), which then uses {@code FileSystem.rename}
+   */
   HdfsFileIO(FileSystem fileSystem, FileContext fileContext, String description) {
     super(fileSystem, description);
     this.fileContext = fileContext;
@@ -44,6 +49,10 @@ public final class HdfsFileIO extends HadoopFileIO implements SupportsAtomicRena
   public void renameAtomically(Path source, Path target) throws IOException {
     org.apache.hadoop.fs.Path from = toHadoop(source);
     org.apache.hadoop.fs.Path to = toHadoop(target);
+    if (fileContext == null) {
+      renameWithFileSystem(source, target, from, to);
+      return;
+    }
     try {
       fileContext.rename(from, to, Options.Rename.NONE);
     } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
@@ -70,6 +79,38 @@ public final class HdfsFileIO extends HadoopFileIO implements SupportsAtomicRena
     }
   }
 
+  /**
+   * {@code FileSystem.rename} answers only true or false. On a filesystem with HDFS semantics (which
+   * the user vouched for) the refusal of an existing target is atomic; after a {@code false} the
+   * cause is told apart by looking: a missing source, else an existing target (a conflict).
+   */
+  private void renameWithFileSystem(Path source, Path target, org.apache.hadoop.fs.Path from,
+      org.apache.hadoop.fs.Path to) throws IOException {
+    if (!fileSystem().exists(from)) {
+      throw new FileNotFoundException("Cannot rename " + source + ": it does not exist");
+    }
+    fileSystem().mkdirs(to.getParent());
+    boolean renamed;
+    try {
+      renamed = fileSystem().rename(from, to);
+    } catch (FileNotFoundException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new UncertainWriteException(target, "the rename call failed: " + e, e);
+    }
+    if (renamed) {
+      return;
+    }
+    if (!fileSystem().exists(from)) {
+      throw new FileNotFoundException("Cannot rename " + source + ": it does not exist");
+    }
+    if (fileSystem().exists(to)) {
+      throw conflict(source, target, null);
+    }
+    throw new IOException("Rename of " + source + " to " + target + " was refused by "
+        + fileSystem().getUri() + " for no reason it states");
+  }
+
   private void renameOnce(Path source, Path target, org.apache.hadoop.fs.Path from,
       org.apache.hadoop.fs.Path to) throws IOException {
     try {
@@ -86,7 +127,9 @@ public final class HdfsFileIO extends HadoopFileIO implements SupportsAtomicRena
   private static FileAlreadyExistsException conflict(Path source, Path target, Exception cause) {
     FileAlreadyExistsException e = new FileAlreadyExistsException(target.toString(),
         source.toString(), "the target exists; the source is left in place");
-    e.initCause(cause);
+    if (cause != null) {
+      e.initCause(cause);
+    }
     return e;
   }
 }

@@ -75,6 +75,25 @@ class HdfsFileIOTest {
   }
 
   @Test
+  void createWithoutOverwriteShowsAPartlyWrittenFileToReaders() throws IOException {
+    // The evidence for not declaring SupportsAtomicCreate: the NameNode decides
+    // create(overwrite=false) atomically, but readers see the file before it is whole.
+    Path file = hdfs.root("torn/snapshot-1");
+    HadoopFileIO hadoop = (HadoopFileIO) store;
+    try (org.apache.hadoop.fs.FSDataOutputStream out =
+        hadoop.fileSystem().create(HadoopFileIO.toHadoop(file), false)) {
+      out.write(new byte[1000]);
+      out.hflush();
+      assertThat(store.exists(file)).isTrue();
+      try (InputStream in = store.newInputStream(file)) {
+        assertThat(in.readAllBytes()).hasSize(1000);
+      }
+      out.write(new byte[1000]);
+    }
+    assertThat(store.getStatus(file).length()).isEqualTo(2000);
+  }
+
+  @Test
   void readsWritesListsAndDeletes() throws IOException {
     Path dir = hdfs.root("basics");
     write(dir.child("a"), "alpha");
