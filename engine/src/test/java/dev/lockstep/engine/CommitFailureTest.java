@@ -91,6 +91,34 @@ class CommitFailureTest {
   }
 
   @Test
+  void aFailedCompactSnapshotAfterCommittedDataDropsTheCompactionQuietly() throws Exception {
+    TableCommit commit = table.newCommit("u");
+    List<DataFileMeta> outputs;
+    try (TableWrite write = table.newWrite("u")) {
+      for (int c = 1; c <= 2; c++) {
+        write.write(GenericRow.of(c, "c" + c));
+        commit.commit(c, write.prepareCommit());
+      }
+      write.compact(true);
+      write.write(GenericRow.of(3, "c3"));
+      List<CommitMessage> messages = write.prepareCommit();
+      outputs = messages.get(0).compactAfter();
+      assertThat(outputs).isNotEmpty();
+      // APPEND lands as snapshot 3; every write of the COMPACT snapshot 4 fails before landing.
+      store.failNextMatching(Operation.CREATE, p -> p.name().equals("snapshot-4"),
+          Fault.FAIL_BEFORE_LANDING, 3);
+      var result = commit.commit(3, messages);
+      assertThat(result.dataSnapshotId()).isEqualTo(3);
+      assertThat(result.compactSnapshotId()).isEqualTo(-1);
+      assertThat(result.droppedCompactions()).containsExactly(Map.entry("", 0));
+    }
+    for (DataFileMeta f : outputs) {
+      assertThat(store.exists(table.bucketPath("", 0).child(f.fileName()))).isFalse();
+    }
+    assertThat(TestTables.readKeyValues(table)).isEqualTo(Map.of(1, "c1", 2, "c2", 3, "c3"));
+  }
+
+  @Test
   void commitsRefuseAStoreWithoutASafePrimitiveNamingTheFix() throws Exception {
     FileSystemCatalog plain = new FileSystemCatalog(
         new dev.lockstep.testing.CapabilityHidingFileIO(new LocalFileIO()),

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.FileKind;
@@ -30,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Compactions become one COMPACT snapshot. When a bucket's compaction conflicts with another
  *       commit, that bucket's compaction is dropped: its output files are deleted, the rest is
  *       committed, and the writer compacts the bucket again from the latest snapshot later. No
- *       exception reaches the caller for this.
+ *       exception reaches the caller for this. When the COMPACT commit fails otherwise (retries
+ *       exhausted, store failure before landing) after new files were committed, the compactions
+ *       are dropped the same way and the call still succeeds.
  * </ol>
  *
  * <p>After a commit, a table that is not {@code write-only} expires old snapshots
@@ -115,6 +118,23 @@ public final class TableCommit {
         deleteFiles(m.partition(), m.bucket(), m.compactAfter());
         compactions.remove(key);
         dropped.add(key);
+      } catch (CommitStateUnknownException e) {
+        throw e;
+      } catch (IOException e) {
+        // Nothing of the compaction was published (retries or time ran out, or the store failed
+        // before landing): drop it like a conflict. Appended data stays committed; when nothing
+        // else was committed, the caller learns of the failure.
+        LOG.warn("Dropping the compactions of {} in {} after a failed COMPACT commit: {}",
+            compactions.keySet(), table.fullName(), e.toString());
+        for (Map.Entry<String, Integer> key : compactions.keySet()) {
+          CommitMessage m = byBucket.get(key);
+          deleteFiles(m.partition(), m.bucket(), m.compactAfter());
+          dropped.add(key);
+        }
+        compactions.clear();
+        if (dataSnapshot < 0) {
+          throw e;
+        }
       }
     }
     committed.add(identifier);
