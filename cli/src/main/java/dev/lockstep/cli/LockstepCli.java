@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "lockstep", mixinStandardHelpOptions = true,
     versionProvider = LockstepCli.Version.class,
     description = "Safe concurrent snapshot commits on any storage.",
-    subcommands = {StressCommand.class, ConformanceCommand.class})
+    subcommands = {StressCommand.class, ConformanceCommand.class, TableCommand.class})
 public final class LockstepCli implements Runnable {
 
   @CommandLine.Spec

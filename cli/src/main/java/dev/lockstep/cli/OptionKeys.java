@@ -23,6 +23,7 @@ final class OptionKeys {
       "dev.lockstep.lock.LockOptions",
       "dev.lockstep.commit.CommitOptions",
       "dev.lockstep.engine.table.CoreOptions",
+      "dev.lockstep.engine.maintenance.MaintenanceOptions",
       "dev.lockstep.conformance.ConformanceSettings",
       "dev.lockstep.lock.zookeeper.ZooKeeperLockOptions",
       "dev.lockstep.lock.jdbc.JdbcLockOptions",
@@ -42,10 +43,16 @@ final class OptionKeys {
   private OptionKeys() {}
 
   private static TreeSet<String> load() {
-    TreeSet<String> keys = new TreeSet<>();
+    TreeSet<String> keys = load(OPTION_CLASSES);
     keys.add("uri");
     keys.add("warehouse");
-    for (String className : OPTION_CLASSES) {
+    keys.addAll(List.of("bucket", "write-only"));
+    return keys;
+  }
+
+  private static TreeSet<String> load(List<String> classes) {
+    TreeSet<String> keys = new TreeSet<>();
+    for (String className : classes) {
       Class<?> type;
       try {
         type = Class.forName(className);
@@ -67,9 +74,18 @@ final class OptionKeys {
         }
       }
     }
-    keys.addAll(List.of("bucket", "write-only"));
     return keys;
   }
+
+  /** Whether {@code key} is stored with a table at create (engine and expiration options). */
+  static boolean isTableOption(String key) {
+    return TABLE_KEYS.contains(key) || key.equals("bucket") || key.equals("write-only")
+        || key.equals("merge-engine");
+  }
+
+  private static final TreeSet<String> TABLE_KEYS = load(List.of(
+      "dev.lockstep.engine.table.CoreOptions",
+      "dev.lockstep.engine.maintenance.MaintenanceOptions"));
 
   /** Every known key. */
   static TreeSet<String> known() {

@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.TableExistsException;
 import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.types.DataType;
@@ -44,6 +45,10 @@ import picocli.CommandLine.Option;
  *       every commit id is unique; the table equals the model built by applying every commit in
  *       snapshot order (the later-committed snapshot wins a key).
  * </ol>
+ *
+ * <p>The stress table keeps every snapshot ({@code snapshot.num-retained.min} is stored as
+ * {@code Integer.MAX_VALUE} with it), so snapshot expiration never runs during a stress run and the
+ * verification can read the whole history from snapshot 1.
  */
 @Command(name = "stress", mixinStandardHelpOptions = true,
     description = "Concurrent writers and compaction on one table, then verify every invariant.")
@@ -170,6 +175,11 @@ final class StressCommand implements Callable<Integer> {
     tableOptions.put(CoreOptions.BUCKET, config.options().getOrDefault(CoreOptions.BUCKET, "2"));
     tableOptions.put(CoreOptions.WRITE_ONLY,
         Boolean.toString(!config.compaction().equals("inline")));
+    // Verification reads every snapshot from 1: nothing may expire during the run. Stored with the
+    // table, so it wins over any catalog option; the expiration after each commit then stops
+    // before reading anything.
+    tableOptions.put(MaintenanceOptions.NUM_RETAINED_MIN, Integer.toString(Integer.MAX_VALUE));
+    tableOptions.put(MaintenanceOptions.NUM_RETAINED_MAX, Integer.toString(Integer.MAX_VALUE));
     Schema schema = Schema.newBuilder()
         .column("k", DataType.intType().notNull())
         .column("v", DataType.bigint())

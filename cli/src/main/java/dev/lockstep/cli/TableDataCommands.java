@@ -1,0 +1,246 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.engine.commit.CommitResult;
+import dev.lockstep.engine.commit.TableCommit;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.maintenance.PartitionOverwrite;
+import dev.lockstep.engine.scan.Split;
+import dev.lockstep.engine.scan.TableScan;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.write.TableWrite;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code lockstep table write|overwrite|read}. */
+final class TableDataCommands {
+
+  private TableDataCommands() {}
+
+  /** Where rows come from: a CSV file or a generator. */
+  static final class RowInput {
+    @Option(names = "--csv", paramLabel = "FILE",
+        description = "CSV file; the first line names the columns")
+    Path csv;
+
+    @Option(names = "--generate", paramLabel = "N", description = "Generate N rows instead")
+    Long generate;
+
+    @Option(names = "--offset", defaultValue = "0",
+        description = "First generated row number (default: ${DEFAULT-VALUE})")
+    long offset;
+
+    List<GenericRow> rows(FileStoreTable table) throws IOException {
+      List<DataField> fields = table.schema().fields();
+      if ((csv == null) == (generate == null)) {
+        throw new UserError("give either --csv FILE or --generate N");
+      }
+      if (generate != null) {
+        if (generate < 0) {
+          throw new UserError("--generate must be 0 or more");
+        }
+        return TableRows.generate(generate, offset, fields, table.schema().partitionKeys());
+      }
+      return TableRows.fromCsv(csv, fields);
+    }
+  }
+
+  @Command(name = "write", mixinStandardHelpOptions = true,
+      description = "Append rows (CSV or generated), committed in batches.")
+  static final class Write implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    @Mixin
+    TableTarget target = new TableTarget();
+    @Mixin
+    RowInput input = new RowInput();
+
+    @Option(names = "--batch-rows", defaultValue = "100000",
+        description = "Rows per commit (default: ${DEFAULT-VALUE})")
+    int batchRows;
+
+    @Override
+    public Integer call() throws Exception {
+      if (batchRows < 1) {
+        throw new UserError("--batch-rows must be at least 1");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      try (TableTarget.Opened opened = target.open(true)) {
+        FileStoreTable table = opened.table();
+        List<GenericRow> rows = input.rows(table);
+        String user = "lockstep-cli-" + UUID.randomUUID();
+        Progress progress = new Progress(out, "rows", rows.size(), Progress.stdoutIsTerminal());
+        TableCommit commit = table.newCommit(user);
+        long commits = 0;
+        long lastSnapshot = 0;
+        try (TableWrite write = table.newWrite(user)) {
+          for (int from = 0; from < rows.size(); from += batchRows) {
+            int to = Math.min(rows.size(), from + batchRows);
+            for (int i = from; i < to; i++) {
+              write.write(rows.get(i));
+            }
+            CommitResult result = commit.commit(++commits, write.prepareCommit());
+            lastSnapshot = Math.max(result.dataSnapshotId(), result.compactSnapshotId());
+            progress.update(to);
+          }
+        }
+        progress.finish(rows.size());
+        out.printf("wrote %d rows to %s in %d commit(s)%s%n", rows.size(), target.table, commits,
+            lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "");
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "overwrite", mixinStandardHelpOptions = true,
+      description = "Replace partitions with rows as one OVERWRITE snapshot: the partitions the rows"
+          + " fall into (dynamic), or every partition matching --partition (static).")
+  static final class Overwrite implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    @Mixin
+    TableTarget target = new TableTarget();
+    @Mixin
+    RowInput input = new RowInput();
+
+    @Option(names = "--partition", paramLabel = "COL=VALUE[,COL=VALUE]",
+        description = "Static overwrite of the matching partitions (repeatable)")
+    List<String> partition;
+
+    @Option(names = "--all", description = "Static overwrite of the whole table")
+    boolean all;
+
+    @Override
+    public Integer call() throws Exception {
+      Map<String, String> spec0 = TableTarget.partitionSpec(partition);
+      if (all && !spec0.isEmpty()) {
+        throw new UserError("give --all or --partition, not both");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      try (TableTarget.Opened opened = target.open(true)) {
+        FileStoreTable table = opened.table();
+        PartitionOverwrite overwrite;
+        try {
+          overwrite = new PartitionOverwrite(table, all || !spec0.isEmpty() ? spec0 : null);
+        } catch (IllegalArgumentException e) {
+          throw new UserError("--partition: " + e.getMessage());
+        }
+        List<GenericRow> rows = input.rows(table);
+        CommitResult result;
+        try {
+          result = overwrite.overwrite("lockstep-cli-" + UUID.randomUUID(), 1, rows);
+        } catch (IllegalArgumentException e) {
+          throw new UserError(e.getMessage());
+        }
+        out.printf("overwrote %s (%s) with %d rows: snapshot %d%n", target.table,
+            all ? "whole table" : spec0.isEmpty() ? "dynamic: the partitions written"
+                : "static: " + spec0, rows.size(), result.dataSnapshotId());
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "read", mixinStandardHelpOptions = true,
+      description = "Print rows as CSV (header first), or count them.")
+  static final class Read implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    @Mixin
+    TableTarget target = new TableTarget();
+
+    @Option(names = "--snapshot", paramLabel = "ID", description = "Read this snapshot (time travel)")
+    Long snapshot;
+
+    @Option(names = "--columns", split = ",", paramLabel = "COLUMN", description = "Columns to print")
+    List<String> columns;
+
+    @Option(names = "--partition", paramLabel = "COL=VALUE[,COL=VALUE]",
+        description = "Only these partitions (repeatable)")
+    List<String> partition;
+
+    @Option(names = "--count", description = "Print the number of rows only")
+    boolean count;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      Map<String, String> partitionSpec = TableTarget.partitionSpec(partition);
+      try (TableTarget.Opened opened = target.open(false)) {
+        FileStoreTable table = opened.table();
+        OptionalLong id = snapshot != null ? OptionalLong.of(snapshot)
+            : table.snapshotManager().latestId();
+        if (id.isEmpty()) {
+          out.println(count ? "0" : String.join(",", names(table)));
+          return 0;
+        }
+        Snapshot s = TableDiagnosis.snapshot(table, id.getAsLong());
+        var read = table.newRead();
+        if (columns != null) {
+          try {
+            read.withProjection(columns.toArray(String[]::new));
+          } catch (IllegalArgumentException e) {
+            throw new UserError("--columns: " + e.getMessage());
+          }
+        }
+        TableScan scan = table.newScan().withSnapshot(s.id());
+        if (!partitionSpec.isEmpty()) {
+          for (String column : partitionSpec.keySet()) {
+            if (!table.schema().partitionKeys().contains(column)) {
+              throw new UserError("--partition: '" + column + "' is not a partition column of "
+                  + target.table + "; its partition columns are " + table.schema().partitionKeys());
+            }
+          }
+          scan.withPartitionFilter(p -> PartitionOverwrite.matches(p, partitionSpec));
+        }
+        List<Split> splits = null;
+        AtomicLong rows = new AtomicLong();
+        StringBuilder text = new StringBuilder();
+        try {
+          splits = scan.plan().splits();
+          for (Split split : splits) {
+            read.forEach(split, row -> {
+              rows.incrementAndGet();
+              if (!count) {
+                appendCsv(text, row);
+              }
+            });
+          }
+        } catch (IOException | RuntimeException e) {
+          throw TableDiagnosis.explain(table, s, splits, e);
+        }
+        // Printed only after the whole read succeeded: no half output on failure.
+        if (count) {
+          out.println(rows.get());
+        } else {
+          out.println(String.join(",", columns != null ? columns : names(table)));
+          out.print(text);
+        }
+        out.flush();
+      }
+      return 0;
+    }
+
+    private static List<String> names(FileStoreTable table) {
+      return table.schema().fields().stream().map(DataField::name).toList();
+    }
+
+    private static void appendCsv(StringBuilder sb, GenericRow row) {
+      for (int i = 0; i < row.size(); i++) {
+        sb.append(i == 0 ? "" : ",").append(TableRows.format(row.get(i)));
+      }
+      sb.append('\n');
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.engine.commit.CommitResult;
+import dev.lockstep.engine.maintenance.CompactionJob;
+import dev.lockstep.engine.maintenance.ExpireReport;
+import dev.lockstep.engine.maintenance.MaintenanceOptions;
+import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
+import dev.lockstep.engine.maintenance.OrphanReport;
+import dev.lockstep.engine.maintenance.PartitionOverwrite;
+import dev.lockstep.engine.maintenance.SnapshotExpiration;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.options.Durations;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Predicate;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code lockstep table compact|expire-snapshots|remove-orphan-files}. */
+final class TableMaintenanceCommands {
+
+  private TableMaintenanceCommands() {}
+
+  static Duration duration(String option, String text) {
+    try {
+      return Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new UserError(option + " '" + text + "' is not a duration; write for example 10s,"
+          + " 30 min, 1d");
+    }
+  }
+
+  @Command(name = "compact", mixinStandardHelpOptions = true,
+      description = "The dedicated compaction job: one round, or continuously. Expires snapshots"
+          + " after each committed round (write-only writers never do).")
+  static final class Compact implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    @Mixin
+    TableTarget target = new TableTarget();
+
+    @Option(names = "--full", description = "Merge every bucket into one sorted run")
+    boolean full;
+
+    @Option(names = "--partition", paramLabel = "COL=VALUE[,COL=VALUE]",
+        description = "Only these partitions (repeatable)")
+    List<String> partition;
+
+    @Option(names = "--continuous", description = "Keep compacting until stopped (Ctrl-C)")
+    boolean continuous;
+
+    @Option(names = "--interval", defaultValue = "10s",
+        description = "Continuous: pause after a round with nothing to do (default: ${DEFAULT-VALUE})")
+    String interval;
+
+    @Option(names = "--for", paramLabel = "DURATION",
+        description = "Continuous: stop after this long (default: until stopped)")
+    String runFor;
+
+    @Option(names = "--no-expire", description = "Do not expire snapshots after each round")
+    boolean noExpire;
+
+    @Override
+    public Integer call() throws Exception {
+      Duration pause = duration("--interval", interval);
+      Duration limit = runFor == null ? null : duration("--for", runFor);
+      Map<String, String> spec0 = TableTarget.partitionSpec(partition);
+      PrintWriter out = spec.commandLine().getOut();
+      try (TableTarget.Opened opened = target.open(true)) {
+        FileStoreTable table = opened.table();
+        if (!table.primaryKeyTable()) {
+          throw new UserError(target.table + " is an append table; only primary-key tables are"
+              + " compacted");
+        }
+        checkPartitionColumns(table, spec0);
+        Predicate<String> filter = spec0.isEmpty() ? p -> true
+            : PartitionOverwrite.pathFilter(table, spec0);
+        try (CompactionJob job = new CompactionJob(table, "lockstep-compact-job", filter, full,
+            !noExpire)) {
+          if (!continuous) {
+            Optional<CommitResult> result = job.runOnce();
+            out.println(result.map(r -> "compacted " + target.table + ": snapshot "
+                + r.compactSnapshotId() + (r.droppedCompactions().isEmpty() ? ""
+                : ", " + r.droppedCompactions().size() + " bucket(s) dropped after a conflict"))
+                .orElse("nothing to compact in " + target.table));
+            return 0;
+          }
+          long deadline = limit == null ? Long.MAX_VALUE : System.nanoTime() + limit.toNanos();
+          out.printf("compacting %s continuously (%s, pause %s)%n", target.table,
+              full ? "full" : "minor", Durations.format(pause));
+          out.flush();
+          long commits = job.runContinuously(pause, () -> System.nanoTime() < deadline);
+          out.printf("stopped after %d rounds: %d compaction snapshot(s)%n", job.rounds(), commits);
+        }
+      }
+      return 0;
+    }
+  }
+
+  static void checkPartitionColumns(FileStoreTable table, Map<String, String> spec) {
+    for (String column : spec.keySet()) {
+      if (!table.schema().partitionKeys().contains(column)) {
+        throw new UserError("--partition: '" + column + "' is not a partition column of "
+            + table.fullName() + "; its partition columns are " + table.schema().partitionKeys());
+      }
+    }
+  }
+
+  @Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
+      description = "Expire old snapshots and delete the files only they referenced. Defaults come"
+          + " from the table's options (snapshot.num-retained.min, snapshot.num-retained.max,"
+          + " snapshot.time-retained, snapshot.expire.limit).")
+  static final class ExpireSnapshots implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    @Mixin
+    TableTarget target = new TableTarget();
+
+    @Option(names = "--retain-min", paramLabel = "N", description = "Keep at least N snapshots")
+    Integer retainMin;
+
+    @Option(names = "--retain-max", paramLabel = "N", description = "Keep at most N snapshots")
+    Integer retainMax;
+
+    @Option(names = "--older-than", paramLabel = "DURATION",
+        description = "Expire a snapshot once its successor is older than this (time-retained)")
+    String olderThan;
+
+    @Option(names = "--limit", paramLabel = "N", description = "Expire at most N snapshots")
+    Integer limit;
+
+    @Option(names = "--dry-run", description = "Report what would be deleted; delete nothing")
+    boolean dryRun;
+
+    @Override
+    public Integer call() throws Exception {
+      Duration time = olderThan == null ? null : duration("--older-than", olderThan);
+      PrintWriter out = spec.commandLine().getOut();
+      try (TableTarget.Opened opened = target.open(true)) {
+        FileStoreTable table = opened.table();
+        MaintenanceOptions options;
+        try {
+          options = MaintenanceOptions.from(table.options().all().asMap())
+              .with(retainMin, retainMax, time, limit);
+        } catch (IllegalArgumentException e) {
+          throw new UserError(e.getMessage().replace("Option 'snapshot.num-retained.min'",
+              "--retain-min").replace("Option 'snapshot.num-retained.max'", "--retain-max")
+              .replace("Option 'snapshot.expire.limit'", "--limit"));
+        }
+        SnapshotExpiration expiration = new SnapshotExpiration(table, options);
+        ExpireReport r = dryRun ? expiration.dryRun() : expiration.expire();
+        if (r.expiredSnapshots() == 0) {
+          out.printf("nothing to expire in %s (keeping at least %d snapshots, and those whose"
+              + " successor is younger than %s)%n", target.table, options.numRetainedMin(),
+              Durations.format(options.timeRetained()));
+          return 0;
+        }
+        out.printf("%s snapshots %d..%d of %s: %d data files and %d manifests, %d bytes%s%n",
+            dryRun ? "would expire" : "expired", r.firstExpired(), r.lastExpired(), target.table,
+            r.deletedDataFiles().size(), r.deletedManifests().size(), r.deletedBytes(),
+            dryRun ? " (dry run: nothing deleted)" : "; earliest snapshot now " + r.earliestAfter());
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "remove-orphan-files", mixinStandardHelpOptions = true,
+      description = "Remove files no snapshot references that are older than --older-than. The"
+          + " guard must exceed the longest time from a file's creation to its commit.")
+  static final class RemoveOrphanFiles implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+    @Mixin
+    TableTarget target = new TableTarget();
+
+    @Option(names = "--older-than", defaultValue = "1d", paramLabel = "DURATION",
+        description = "Only files last modified longer ago (default: ${DEFAULT-VALUE})")
+    String olderThan;
+
+    @Option(names = "--dry-run", description = "List the orphans; remove nothing")
+    boolean dryRun;
+
+    @Override
+    public Integer call() throws Exception {
+      Duration guard = duration("--older-than", olderThan);
+      PrintWriter out = spec.commandLine().getOut();
+      try (TableTarget.Opened opened = target.open(true)) {
+        OrphanReport r = new OrphanFilesCleaner(opened.table(), guard, dryRun).clean();
+        for (OrphanReport.RemovedFile f : r.removed()) {
+          out.printf("  %s%s (%d bytes)%n", dryRun ? "orphan " : "removed ", f.path(), f.bytes());
+        }
+        out.printf("%s %d orphan file(s), %d bytes, in %s; %d files scanned, %d referenced, %d"
+            + " unreferenced but younger than %s (kept)%n", dryRun ? "found" : "removed",
+            r.removed().size(), r.removedBytes(), target.table, r.scannedFiles(),
+            r.referencedFiles(), r.youngerThanGuard(), Durations.format(guard));
+      }
+      return 0;
+    }
+  }
+}

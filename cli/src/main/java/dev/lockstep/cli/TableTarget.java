@@ -1,0 +1,117 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.catalog.TableNotFoundException;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.FileIODiscovery;
+import dev.lockstep.fs.Path;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * The options every {@code lockstep table} command shares: the warehouse, the table and the
+ * catalog options. Options are checked (unknown keys refused with the nearest known key) and, for
+ * commands that write, the store, commit strategy and lock are checked by {@link Preflight} before
+ * anything is written.
+ */
+final class TableTarget {
+
+  @Option(names = "--warehouse", paramLabel = "URI", required = true,
+      description = "Warehouse URI: a local path, file://, s3://, oss:// or hdfs://")
+  String warehouse;
+
+  @Option(names = "--table", paramLabel = "DB.TABLE", required = true,
+      description = "The table, as database.table")
+  String table;
+
+  @Option(names = {"-o", "--option"}, paramLabel = "KEY=VALUE",
+      description = "A catalog or table option, repeatable (e.g. -o lock.enabled=true)")
+  List<String> options;
+
+  /** The -o options, checked. */
+  Map<String, String> options() {
+    Map<String, String> opts = new LinkedHashMap<>(KeyValues.parse(options));
+    OptionKeys.validate(opts);
+    return opts;
+  }
+
+  Identifier identifier() {
+    if (!table.contains(".") || table.startsWith(".") || table.endsWith(".")) {
+      throw new UserError("--table '" + table + "' needs a database: write database.table");
+    }
+    return Identifier.parse(table);
+  }
+
+  /** The store and catalog, after the preflight checks when {@code writes}. */
+  Opened openCatalog(boolean writes) throws IOException, InterruptedException {
+    Map<String, String> opts = options();
+    Identifier id = identifier();
+    if (writes) {
+      Preflight.check(warehouse, id.fullName(), opts);
+    }
+    FileIO io;
+    try {
+      io = FileIODiscovery.open(Path.of(warehouse), opts);
+    } catch (IOException e) {
+      throw new UserError("cannot open the warehouse " + warehouse + ": "
+          + OneLineErrors.describe(e), OneLineErrors.ENVIRONMENT);
+    }
+    return new Opened(io, new FileSystemCatalog(io, Path.of(warehouse), opts), null, opts);
+  }
+
+  /** The table, the -o options overriding its stored options for this run. */
+  Opened open(boolean writes) throws IOException, InterruptedException {
+    Opened catalog = openCatalog(writes);
+    try {
+      FileStoreTable t = catalog.catalog().getTable(identifier())
+          .copyWithOptions(catalog.options());
+      return new Opened(catalog.fileIO(), catalog.catalog(), t, catalog.options());
+    } catch (TableNotFoundException e) {
+      catalog.close();
+      throw new UserError("table " + table + " does not exist in " + warehouse
+          + "; create it with 'lockstep table create' or check --warehouse and --table");
+    } catch (IOException | RuntimeException e) {
+      catalog.close();
+      throw e;
+    }
+  }
+
+  /** Parses {@code p=v,q=w} (repeatable) into column to value text. */
+  static Map<String, String> partitionSpec(List<String> specs) {
+    Map<String, String> spec = new LinkedHashMap<>();
+    if (specs == null) {
+      return spec;
+    }
+    for (String s : specs) {
+      for (String part : s.split(",")) {
+        int eq = part.indexOf('=');
+        if (eq <= 0) {
+          throw new UserError("--partition '" + s + "' is not column=value; write for example"
+              + " --partition dt=2024-05-01");
+        }
+        spec.put(part.substring(0, eq).trim(), part.substring(eq + 1).trim());
+      }
+    }
+    return spec;
+  }
+
+  /** A table (or only its catalog) and its store, closed together. */
+  record Opened(FileIO fileIO, FileSystemCatalog catalog, FileStoreTable table,
+      Map<String, String> options) implements AutoCloseable {
+    @Override
+    public void close() throws IOException {
+      try {
+        if (table != null) {
+          table.close();
+        }
+      } finally {
+        fileIO.close();
+      }
+    }
+  }
+}
