@@ -6,7 +6,9 @@ public interface BenchWriter extends AutoCloseable {
   void write(int key, long value, String text) throws Exception;
 
   /**
-   * Prepares and commits what was written since the last commit under {@code identifier}.
+   * Prepares and commits what was written since the last commit under {@code identifier}. When the
+   * previous call failed, its prepared files are kept and committed again by this call, as a job
+   * retrying its checkpoint would (call it again with the same identifier to retry).
    *
    * @return the commit attempts beyond the first (retries), or -1 when the system does not say
    * @throws Exception when the commit failed (for Paimon, a file conflict that requires a restart)

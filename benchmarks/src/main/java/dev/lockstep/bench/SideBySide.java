@@ -25,14 +25,16 @@ import java.util.stream.Stream;
  * configuration, and writes {@code RESULTS.md}, {@code commit-latency.svg} (append table) and {@code
  * commit-latency-pk.svg} (primary-key table).
  *
- * <p>Noise control: every measured run is preceded by an unrecorded warm-up run of the same
- * configuration on a throwaway table and by a full GC; the contention configurations run {@code
- * --rounds} times, the order of the systems flipping every configuration and every round, and the
- * report pools the rounds and prints each round's numbers and ratios, so that the spread is visible.
+ * <p>Noise control: before its first measured run every configuration runs once unrecorded on a
+ * throwaway table (warm-up), and every measured run starts after the previous tables are deleted
+ * and a full GC. The contention configurations run {@code --rounds} short rounds rather than one
+ * long run, the order of the systems flipping every configuration and every round, so that the two
+ * systems of one configuration always run back to back and a change in the machine's load hits both;
+ * the report pools the rounds and prints each round's numbers and ratios, so that the spread shows.
  *
  * <pre>
- * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 2]
- *            [--contention-seconds 8] [--warmup-seconds 2] [--conflict-seconds 20]
+ * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 4]
+ *            [--contention-seconds 4] [--warmup-seconds 2] [--conflict-seconds 20]
  *            [--ingest-rows 2000000] [--commit-every 100000] [--warmup-rows 200000]
  *            [--work DIR] [--command TEXT]
  * </pre>
@@ -54,8 +56,8 @@ public final class SideBySide {
     }
     int[] writers = Arrays.stream(a.getOrDefault("writers", "1,2,4,8").split(","))
         .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
-    int rounds = positive(a, "rounds", 2);
-    Duration contentionTime = Duration.ofSeconds(positive(a, "contention-seconds", 8));
+    int rounds = positive(a, "rounds", 4);
+    Duration contentionTime = Duration.ofSeconds(positive(a, "contention-seconds", 4));
     Duration warmupTime = Duration.ofSeconds(Integer.parseInt(a.getOrDefault("warmup-seconds", "2")));
     Duration conflictTime = Duration.ofSeconds(positive(a, "conflict-seconds", 20));
     int ingestRows = positive(a, "ingest-rows", 2_000_000);
@@ -72,9 +74,9 @@ public final class SideBySide {
           // The configurations per round are even in number: adding the round flips the order.
           for (BenchSystem system : alternate(systems, config++ + round)) {
             String name = system.name() + "-" + k + (pk ? "-pk" : "-append");
-            if (!warmupTime.isZero()) {
+            if (round == 0 && !warmupTime.isZero()) {
               Workloads.contention(system, spec, k, ROWS_PER_COMMIT, warmupTime,
-                  work.resolve("warmup-" + name + "-" + round));
+                  work.resolve("warmup-" + name));
             }
             settle(work);
             Workloads.ContentionRun r = Workloads.contention(system, spec, k, ROWS_PER_COMMIT,

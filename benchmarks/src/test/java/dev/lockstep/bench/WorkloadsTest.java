@@ -35,10 +35,12 @@ class WorkloadsTest {
   }
 
   @Test
-  void primaryKeyRoundsHaveNoExpectedRowCount() {
+  void expectedRowsAddUpOverRoundsEachOnItsOwnTable() {
     Contention c = Contention.pool("paimon", "pk", 1, List.of(
-        new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 90, -1)));
-    assertThat(c.rowsExpected()).isEqualTo(-1);
+        new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 90, 90),
+        new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 95, 96)));
+    assertThat(c.rowsRead()).isEqualTo(185);
+    assertThat(c.rowsExpected()).isEqualTo(186);
   }
 
   @Test

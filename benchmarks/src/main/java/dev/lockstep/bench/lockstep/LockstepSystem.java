@@ -18,10 +18,12 @@ import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.local.LocalFileIO;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -138,6 +140,8 @@ public final class LockstepSystem implements BenchSystem {
   private static final class LockstepWriter implements BenchWriter {
     private final TableWrite write;
     private final TableCommit commit;
+    /** Messages of a failed commit: their files are intact and are committed again next time. */
+    private final List<CommitMessage> pending = new ArrayList<>();
 
     LockstepWriter(TableWrite write, TableCommit commit) {
       this.write = write;
@@ -151,7 +155,9 @@ public final class LockstepSystem implements BenchSystem {
 
     @Override
     public int commit(long identifier) throws Exception {
-      CommitResult result = commit.commit(identifier, write.prepareCommit());
+      pending.addAll(write.prepareCommit());
+      CommitResult result = commit.commit(identifier, List.copyOf(pending));
+      pending.clear();
       return result.retries();
     }
 

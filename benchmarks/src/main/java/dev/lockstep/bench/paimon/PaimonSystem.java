@@ -165,6 +165,8 @@ public final class PaimonSystem implements BenchSystem {
     private final StreamTableWrite write;
     private final StreamTableCommit commit;
     private final RecordingRegistry metrics = new RecordingRegistry();
+    /** Messages of a failed commit, committed again next time (Paimon skips what is already in). */
+    private final List<CommitMessage> pending = new ArrayList<>();
 
     PaimonWriter(Table table, String commitUser) {
       StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser(commitUser);
@@ -180,8 +182,9 @@ public final class PaimonSystem implements BenchSystem {
 
     @Override
     public int commit(long identifier) throws Exception {
-      List<CommitMessage> messages = write.prepareCommit(false, identifier);
-      commit.commit(identifier, messages);
+      pending.addAll(write.prepareCommit(false, identifier));
+      commit.commit(identifier, new ArrayList<>(pending));
+      pending.clear();
       Object attempts = metrics.gauge("lastCommitAttempts");
       return attempts instanceof Number ? Math.max(0, ((Number) attempts).intValue() - 1) : -1;
     }

@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * Appends the JMH microbenchmarks (workload 4) to {@code RESULTS.md} from JMH's JSON result file:
- * one row per benchmark and parameter set, with the score, its 99.9% error, the unit and the JMH
- * settings it ran with.
+ * one row per benchmark and parameter set, with the score, its 99.9% error, the fastest and slowest
+ * measured iteration, the unit and the JMH settings it ran with.
  *
  * <pre>
  * JmhReport --json FILE --results RESULTS.md [--command TEXT]
@@ -57,8 +57,9 @@ public final class JmhReport {
     if (command != null) {
       md.append("```\n").append(command).append("\n```\n\n");
     }
-    md.append("| benchmark | parameter | score | error (99.9%) | unit | forks x iterations |\n");
-    md.append("|---|---|---|---|---|---|\n");
+    md.append("| benchmark | parameter | score | error (99.9%) | iterations min .. max | unit |"
+        + " forks x iterations |\n");
+    md.append("|---|---|---|---|---|---|---|\n");
     List<String> failures = new ArrayList<>();
     for (JsonNode run : runs) {
       String name = run.path("benchmark").asText();
@@ -71,10 +72,19 @@ public final class JmhReport {
       JsonNode metric = run.path("primaryMetric");
       double score = metric.path("score").asDouble();
       JsonNode error = metric.path("scoreError");
-      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %d x %d (warm-up %d x %s,"
-          + " measured %s each) |%n", name, params.isEmpty() ? "-" : String.join(", ", params),
+      double min = Double.MAX_VALUE;
+      double max = -Double.MAX_VALUE;
+      for (JsonNode fork : metric.path("rawData")) {
+        for (JsonNode iteration : fork) {
+          min = Math.min(min, iteration.asDouble());
+          max = Math.max(max, iteration.asDouble());
+        }
+      }
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %d x %d (warm-up %d x"
+          + " %s, measured %s each) |%n", name, params.isEmpty() ? "-" : String.join(", ", params),
           number(score), error.isNumber() && !Double.isNaN(error.asDouble())
               ? "± " + number(error.asDouble()) : "-",
+          min <= max ? number(min) + " .. " + number(max) : "-",
           metric.path("scoreUnit").asText(), run.path("forks").asInt(),
           run.path("measurementIterations").asInt(), run.path("warmupIterations").asInt(),
           run.path("warmupTime").asText(), run.path("measurementTime").asText()));

@@ -1,6 +1,7 @@
 package dev.lockstep.bench.report;
 
 import dev.lockstep.bench.TableSpec;
+import dev.lockstep.bench.Workloads;
 import dev.lockstep.bench.Workloads.Contention;
 import dev.lockstep.bench.Workloads.FileConflicts;
 import dev.lockstep.bench.Workloads.Ingest;
@@ -76,13 +77,19 @@ public final class ResultsReport {
 
     md.append("\n## 1. Commit contention\n\n");
     md.append(String.format(Locale.ROOT, "K committers, each its own commit user, write-only, 100"
-        + " rows per commit, local store, %d s per run after a %d s warm-up run on a throwaway"
-        + " table; %d round(s), pooled (commits and seconds summed, percentiles over every commit of"
-        + " every round). Latency is of the commit call (prepare + commit). *Gave up* counts commits"
-        + " the system abandoned after its retry budget (`commit.max-retries` snapshot conflicts):"
-        + " their rows were not committed, a job would have to retry them. *Failed* counts any"
-        + " other failed commit.%n%n", run.contentionTime().toSeconds(),
-        run.warmupTime().toSeconds(), run.rounds()));
+        + " rows per commit, local store; %d round(s) of %d s per configuration, the two systems of"
+        + " a configuration back to back, after one %d s warm-up run per configuration on a"
+        + " throwaway table; pooled over the rounds (commits and seconds summed, percentiles over"
+        + " every commit of every round). Latency is of the commit call (prepare + commit). *Gave up* counts the times"
+        + " the system abandoned a commit after its retry budget (`commit.max-retries` snapshot"
+        + " conflicts): the harness then commits the same files again under the same identifier, as"
+        + " a job retrying its checkpoint would, and the commit's latency runs from its first"
+        + " attempt to the one that landed. *Failed* counts commit calls that failed otherwise (or"
+        + " were given up %d times); their files stay in the writer and go with its next commit."
+        + " *Rows read / expected* checks the table after the run: rows of every landed commit"
+        + " (append) or distinct keys of every landed commit (primary key).%n%n",
+        run.rounds(), run.contentionTime().toSeconds(), run.warmupTime().toSeconds(),
+        Workloads.MAX_RECOMMITS));
     md.append("| system | table | K | commits | commits/s | per round | p50 ms | p99 ms | max ms |"
         + " retries/commit | gave up | failed | snapshots | rows read / expected |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -92,7 +99,7 @@ public final class ResultsReport {
           c.system(), c.table(), c.committers(), c.commits(), c.commitsPerSecond(),
           join(c.perRoundCommitsPerSecond(), "%.1f"), c.p50Millis(), c.p99Millis(), c.maxMillis(),
           c.retriesPerCommit(), bold(c.gaveUp()), bold(c.otherFailures()), c.snapshots(),
-          c.rowsExpected() < 0 ? c.rowsRead() + " / -" : c.rowsRead() + " / " + c.rowsExpected()));
+          rowCheck(c.rowsRead(), c.rowsExpected())));
     }
     md.append("\nRatios, lockstep / paimon for commits/s and paimon / lockstep for p99 (higher is"
         + " better for lockstep in both). *Per round* shows the same ratio for each round alone;"
@@ -204,6 +211,11 @@ public final class ResultsReport {
       parts.add(b[i] == 0 ? "-" : String.format(Locale.ROOT, "%.2fx", a[i] / b[i]));
     }
     return String.join(", ", parts);
+  }
+
+  private static String rowCheck(long read, long expected) {
+    String text = read + " / " + expected;
+    return read == expected ? text : "**" + text + "**";
   }
 
   private static String bold(long n) {

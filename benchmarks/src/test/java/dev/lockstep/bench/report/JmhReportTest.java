@@ -14,7 +14,8 @@ class JmhReportTest {
         "warmupIterations" : 2, "warmupTime" : "2 s",
         "measurementIterations" : 3, "measurementTime" : "2 s",
         "params" : { "backend" : "zookeeper" },
-        "primaryMetric" : { "score" : 1234.5678, "scoreError" : 56.25, "scoreUnit" : "us/op" }
+        "primaryMetric" : { "score" : 1234.5678, "scoreError" : 56.25, "scoreUnit" : "us/op",
+          "rawData" : [ [ 1200.0, 1234.5678, 1269.1356 ] ] }
       }, {
         "benchmark" : "dev.lockstep.bench.jmh.S3ConditionalCreateBenchmark.create",
         "mode" : "avgt", "threads" : 1, "forks" : 1,
@@ -30,9 +31,9 @@ class JmhReportTest {
 
     assertThat(md).contains("## 4. Microbenchmarks")
         .contains("java ... jmh.Main")
-        .contains("| LockBenchmark.acquireAndRelease | backend=zookeeper | 1,235 | ± 56.25 | us/op"
-            + " | 1 x 3 (warm-up 2 x 2 s, measured 2 s each) |")
-        .contains("| S3ConditionalCreateBenchmark.create | - | 12.50 | - | us/op |");
+        .contains("| LockBenchmark.acquireAndRelease | backend=zookeeper | 1,235 | ± 56.25 |"
+            + " 1,200 .. 1,269 | us/op | 1 x 3 (warm-up 2 x 2 s, measured 2 s each) |")
+        .contains("| S3ConditionalCreateBenchmark.create | - | 12.50 | - | - | us/op |");
   }
 
   @Test
