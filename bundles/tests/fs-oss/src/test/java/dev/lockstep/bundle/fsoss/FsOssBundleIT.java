@@ -5,6 +5,7 @@ import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.bundle.testing.BundleListing;
 import dev.lockstep.bundle.testing.IsolatedClasspath;
@@ -97,5 +98,25 @@ class FsOssBundleIT {
     // The snapshots are in the OSS server's bucket.
     assertThat(oss.keys(BUCKET)).contains(table + "/snapshot/snapshot-1",
         table + "/snapshot/snapshot-5");
+  }
+
+  /**
+   * The control: the same store unshaded (fs-oss, the OSS SDK, HttpClient 4.5) behind the same
+   * conflicting libraries does not work, so the smoke passes because of the relocation.
+   */
+  @Test
+  void theUnshadedStoreFailsNextToTheSameConflictingLibraries() throws Exception {
+    IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
+        .classpathFile("lockstep.bundle.unshaded-classpath").smoke();
+    try (URLClassLoader engine = classpath.newLoader("engine-unshaded")) {
+      assertThat(origin(engine, "org.apache.http.client.HttpClient")).contains("httpclient-4.3.6");
+      assertThatThrownBy(() -> runSmoke(engine, Map.of(
+          "fs.oss.endpoint", oss.endpoint(),
+          "fs.oss.accessKeyId", oss.accessKeyId(),
+          "fs.oss.accessKeySecret", oss.accessKeySecret()),
+          "oss://" + BUCKET + "/control/t" + System.nanoTime()))
+          .as("the unshaded store next to HttpClient 4.3")
+          .isInstanceOf(LinkageError.class);
+    }
   }
 }

@@ -5,6 +5,7 @@ import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.bundle.testing.BundleListing;
 import dev.lockstep.bundle.testing.IsolatedClasspath;
@@ -128,6 +129,28 @@ class FsS3BundleIT {
     for (int id = 1; id <= 5; id++) {
       assertThat(blobStore.blobExists(BUCKET, table + "/snapshot/snapshot-" + id))
           .as("snapshot-%s in the bucket", id).isTrue();
+    }
+  }
+
+  /**
+   * The control: the same store unshaded (fs-s3, AWS SDK 2.29, HttpClient 4.5) behind the same
+   * conflicting libraries does not work, so the smoke passes because of the relocation.
+   */
+  @Test
+  void theUnshadedStoreFailsNextToTheSameConflictingLibraries() throws Exception {
+    IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
+        .classpathFile("lockstep.bundle.unshaded-classpath").smoke();
+    try (URLClassLoader engine = classpath.newLoader("engine-unshaded")) {
+      assertThat(origin(engine, "software.amazon.awssdk.core.SdkBytes")).contains("sdk-core-2.17.100");
+      assertThatThrownBy(() -> runSmoke(engine, Map.of(
+          "s3.endpoint", "http://127.0.0.1:" + s3.getPort(),
+          "s3.region", "us-east-1",
+          "s3.access-key", ACCESS_KEY,
+          "s3.secret-key", SECRET_KEY,
+          "s3.path-style-access", "true"),
+          "s3://" + BUCKET + "/control/t" + System.nanoTime()))
+          .as("the unshaded store next to AWS SDK 2.17 and HttpClient 4.3")
+          .isInstanceOf(LinkageError.class);
     }
   }
 }

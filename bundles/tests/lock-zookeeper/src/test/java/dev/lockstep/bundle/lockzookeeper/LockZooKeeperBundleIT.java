@@ -5,6 +5,7 @@ import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.bundle.testing.BundleListing;
 import dev.lockstep.bundle.testing.IsolatedClasspath;
@@ -94,5 +95,30 @@ class LockZooKeeperBundleIT {
       client.close();
     }
     assertThat(Files.list(table.resolve("snapshot")).count()).isGreaterThanOrEqualTo(5);
+  }
+
+  /**
+   * The control: the same lock unshaded (the backend's own run-time class path: lock-zookeeper,
+   * Curator 5.7.1, ZooKeeper 3.9.2, Guava 32) behind the same conflicting libraries does not work.
+   * So the smoke above passes because of the relocation, not by luck.
+   */
+  @Test
+  void theUnshadedLockFailsNextToTheSameConflictingLibraries() throws Exception {
+    IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
+        .classpathFile("lockstep.bundle.unshaded-classpath").smoke();
+    Path table = workDirectory("control").resolve("t" + System.nanoTime());
+    try (URLClassLoader engine = classpath.newLoader("engine-unshaded")) {
+      assertThat(origin(engine, "org.apache.curator.framework.CuratorFramework"))
+          .contains("curator-framework-2.13.0");
+      // Curator 2.13's builder wins and lacks what Curator 5 code calls.
+      assertThatThrownBy(() -> runSmoke(engine, Map.of(
+          "lock.enabled", "true",
+          "lock.type", "zookeeper",
+          "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
+          table.toUri().toString()))
+          .as("the unshaded lock next to Curator 2.13 / ZooKeeper 3.4.14")
+          .isInstanceOf(LinkageError.class)
+          .hasMessageContaining("org.apache.curator");
+    }
   }
 }
