@@ -2,6 +2,7 @@ package dev.lockstep.commit;
 
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SupportsWriteDeadline;
 import dev.lockstep.fs.UncertainWriteException;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *       fail, nothing written. Right before the write starts, check the lease and the deadline
  *       again (the write runs on its own thread, which may start late).
  *   <li>Write: with the store's atomic primitive when it has one (the lock gives fairness, the
- *       primitive gives safety); otherwise a plain write, safe only because of the lease.
+ *       primitive gives safety); otherwise a plain write, safe only because of the lease, whose
+ *       request carries the deadline when the store {@link SupportsWriteDeadline}.
  *   <li>{@code ensureHeld()} again. For a plain write, read the target back: another content there
  *       means a holder that lost its lease raced us: conflict.
  *   <li>Release the lease (also after any failure).
@@ -139,6 +141,10 @@ final class LockedPublisher implements SnapshotPublisher {
       lease.ensureHeld();
       if (primitive != null) {
         primitive.publish(target, content);
+      } else if (store instanceof SupportsWriteDeadline) {
+        // The store bounds the request itself: a stalled upload is aborted, not left to land late.
+        ((SupportsWriteDeadline) store).writeWithin(target, content, false,
+            Duration.ofNanos(deadline - System.nanoTime()));
       } else {
         try (OutputStream out = store.newOutputStream(target, false)) {
           out.write(content);

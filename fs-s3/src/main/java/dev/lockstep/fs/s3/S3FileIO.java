@@ -4,11 +4,14 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
+import dev.lockstep.fs.SupportsWriteDeadline;
+import dev.lockstep.fs.UncertainWriteException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -46,7 +49,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p>Thread-safe. The SDK's standard retries ({@code s3.retry.*}) apply to every call but the
  * conditional writes of {@link S3ConditionalFileIO}.
  */
-public class S3FileIO implements FileIO {
+public class S3FileIO implements FileIO, SupportsWriteDeadline {
 
   /** The most keys one DeleteObjects call takes, and one ListObjectsV2 page returns. */
   static final int DELETE_BATCH = 1000;
@@ -106,6 +109,41 @@ public class S3FileIO implements FileIO {
     }
     requireAbsent(path, location);
     return new S3OutputStream(this, path, location, ifAbsentMode());
+  }
+
+  /**
+   * One PutObject whose api-call and attempt timeouts are what is left of {@code timeout}, with no
+   * SDK retry: when the deadline hits, the SDK aborts the connection, so an upload still being sent
+   * is never completed later. A deadline hit after the body was sent is uncertain (the server may
+   * have applied it). Used by the commit protocol for plain writes under a lock lease.
+   */
+  @Override
+  public void writeWithin(Path path, byte[] content, boolean overwrite, Duration timeout)
+      throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    S3Location location = S3Location.of(path);
+    if (location.isRoot()) {
+      throw new IOException("Cannot write to a bucket root: " + path);
+    }
+    if (!overwrite) {
+      requireAbsent(path, location);
+    }
+    Duration left = Duration.ofNanos(deadline - System.nanoTime());
+    if (left.isNegative() || left.isZero()) {
+      throw new IOException("The deadline of the write to " + path + " passed before it was sent;"
+          + " nothing was written.");
+    }
+    try {
+      clients.singleAttempt().putObject(b -> b.bucket(location.bucket()).key(location.key())
+          .overrideConfiguration(c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
+          RequestBody.fromBytes(content));
+    } catch (SdkException e) {
+      if (S3Errors.mayHaveLanded(e)) {
+        throw new UncertainWriteException(path, "the write did not finish within its deadline or"
+            + " its answer was lost (" + e.getMessage() + ")", e);
+      }
+      throw S3Errors.translate("Writing", location, e);
+    }
   }
 
   /** Fails with {@link FileAlreadyExistsException} when an object is at the key (not atomic). */
