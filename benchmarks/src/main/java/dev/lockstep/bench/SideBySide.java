@@ -6,11 +6,13 @@ import dev.lockstep.bench.Workloads.Ingest;
 import dev.lockstep.bench.lockstep.LockstepSystem;
 import dev.lockstep.bench.paimon.PaimonSystem;
 import dev.lockstep.bench.report.LatencyPlot;
+import dev.lockstep.bench.report.Ratios;
 import dev.lockstep.bench.report.ResultsReport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -31,12 +33,14 @@ import java.util.stream.Stream;
  * long run, the order of the systems flipping every configuration and every round, so that the two
  * systems of one configuration always run back to back and a change in the machine's load hits both;
  * the report pools the rounds and prints each round's numbers and ratios, so that the spread shows.
+ * With {@code --previous}, the ratios of an earlier run ({@code ratios.csv}, written by every run
+ * next to {@code RESULTS.md}) are set beside this run's.
  *
  * <pre>
  * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 4]
  *            [--contention-seconds 4] [--warmup-seconds 2] [--conflict-seconds 20]
  *            [--ingest-rows 2000000] [--commit-every 100000] [--warmup-rows 200000]
- *            [--work DIR] [--command TEXT]
+ *            [--work DIR] [--command TEXT] [--previous ratios.csv]
  * </pre>
  */
 public final class SideBySide {
@@ -145,9 +149,19 @@ public final class SideBySide {
     Files.writeString(out.resolve("commit-latency-pk.svg"), LatencyPlot.svg(
         "Commit latency, primary-key table (4 buckets), write-only, local store",
         contention.stream().filter(c -> c.table().equals(TableSpec.PK_LABEL)).toList()));
-    Files.writeString(out.resolve("RESULTS.md"), ResultsReport.markdown(new ResultsReport.Run(
-        command, versions, settings, TableSpec.SHARED_OPTIONS, rounds, contentionTime, warmupTime,
-        contention, conflicts, ingest, seconds), "commit-latency.svg", "commit-latency-pk.svg"));
+    String report = ResultsReport.markdown(new ResultsReport.Run(command, versions, settings,
+        TableSpec.SHARED_OPTIONS, rounds, contentionTime, warmupTime, contention, conflicts, ingest,
+        seconds), "commit-latency.svg", "commit-latency-pk.svg");
+    Ratios ratios = Ratios.of(Instant.now() + ", load average " + ResultsReport.loadAverage(),
+        contention, ingest);
+    if (a.containsKey("previous")) {
+      Path previous = Path.of(a.get("previous"));
+      if (Files.isRegularFile(previous)) {
+        report += ratios.compareWith(Ratios.read(previous));
+      }
+    }
+    Files.writeString(out.resolve("RESULTS.md"), report);
+    ratios.write(out.resolve("ratios.csv"));
     System.out.println("Wrote " + out.resolve("RESULTS.md") + ", " + out.resolve("commit-latency.svg")
         + " and " + out.resolve("commit-latency-pk.svg"));
     deleteRecursively(work);

@@ -222,7 +222,8 @@ public final class ResultsReport {
     return n == 0 ? "0" : "**" + n + "**";
   }
 
-  private static String loadAverage() {
+  /** The machine's load average (1, 5, 15 min), or "unknown". */
+  public static String loadAverage() {
     try {
       String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
       return parts[0] + " / " + parts[1] + " / " + parts[2];
