@@ -51,21 +51,24 @@ final class CommittedIdentifiers {
     known.add(identifier);
   }
 
+  /** Scans back from {@code latest}; the coverage is updated only when the scan completes. */
   private void scanBackwards(long latest, long identifier) throws IOException {
     long earliest = snapshots.earliestId().orElse(1);
-    coveredAbove = Long.MIN_VALUE;
+    long covered = Long.MIN_VALUE;
     for (long id = latest; id >= earliest; id--) {
       Optional<Snapshot> s = snapshots.find(id);
       if (s.isEmpty()) {
-        coveredAbove = identifier - 1;
+        // Expired meanwhile: older snapshots are gone too.
+        covered = identifier - 1;
         break;
       }
       note(s.get());
       if (s.get().commitUser().equals(commitUser) && s.get().commitIdentifier() < identifier) {
-        coveredAbove = s.get().commitIdentifier();
+        covered = s.get().commitIdentifier();
         break;
       }
     }
+    coveredAbove = covered;
   }
 
   private void note(Snapshot s) {
