@@ -164,6 +164,10 @@ public final class TableWrite implements Closeable {
    */
   public List<CommitMessage> prepareCommit() throws IOException {
     refreshIfNeeded();
+    // Flush everything first: a failed flush then leaves every bucket's batch with its writer.
+    for (BucketWriter writer : writers.values()) {
+      writer.flush();
+    }
     List<CommitMessage> messages = new ArrayList<>();
     for (BucketWriter writer : writers.values()) {
       CommitMessage message = writer.prepareCommit(batchBase);
