@@ -19,13 +19,33 @@ import java.nio.file.FileAlreadyExistsException;
  * keeps two writers of one snapshot apart. Hiding the mixins alone ({@link CapabilityHidingFileIO})
  * is not enough for that, since the local store's plain write is itself atomic.
  *
+ * <p>{@link #bare} leaves out even that existence check: every write is a PUT that replaces. A test
+ * that pauses a holder between the lock's checks and its write uses it so that nothing but the
+ * lock's fencing stands between the paused holder and another holder's file (a check-then-put would
+ * check again after the fence and catch the same pause by itself).
+ *
  * <p>Every other call goes to the delegate unchanged.
  */
 public class BlindPutFileIO extends CapabilityHidingFileIO {
 
-  /** A blind-put view of {@code delegate}. */
+  private final boolean checkBeforePut;
+
+  /** A check-then-put view of {@code delegate}. */
   public BlindPutFileIO(FileIO delegate) {
+    this(delegate, true);
+  }
+
+  /**
+   * @param checkBeforePut whether {@code overwrite=false} checks existence before its blind put
+   */
+  protected BlindPutFileIO(FileIO delegate, boolean checkBeforePut) {
     super(delegate);
+    this.checkBeforePut = checkBeforePut;
+  }
+
+  /** A view of {@code delegate} whose every write is a PUT with replace, without any check. */
+  public static BlindPutFileIO bare(FileIO delegate) {
+    return new BlindPutFileIO(delegate, false);
   }
 
   /**
@@ -33,11 +53,12 @@ public class BlindPutFileIO extends CapabilityHidingFileIO {
    * put there after the existence check. After a failure: what the delegate leaves after a failed
    * {@code overwrite=true} write.
    *
-   * @throws FileAlreadyExistsException when {@code overwrite=false} and {@code path} exists at open
+   * @throws FileAlreadyExistsException when {@code overwrite=false}, {@code path} exists at open and
+   *     this view checks before its put (not {@link #bare})
    */
   @Override
   public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
-    if (!overwrite && exists(path)) {
+    if (!overwrite && checkBeforePut && delegate().exists(path)) {
       throw new FileAlreadyExistsException(path.toString(), null, "checked before a blind put");
     }
     return delegate().newOutputStream(path, true);

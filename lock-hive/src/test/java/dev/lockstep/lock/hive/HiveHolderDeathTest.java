@@ -12,9 +12,9 @@ import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
-import dev.lockstep.testing.CapabilityHidingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import dev.lockstep.testing.BlindPutFileIO;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,29 +87,27 @@ class HiveHolderDeathTest {
     }
   }
 
+  /**
+   * Over blind puts (an object store without conditional writes) the store cannot refuse the
+   * cut-off holder's write, so only the lock's fencing keeps it from replacing the next holder's
+   * snapshot: A acquires, sees snapshot-1 absent, and is cut off right then (its answer is the one
+   * from before the pause) while B takes the timed-out lock and commits snapshot-1. When A goes on,
+   * its lease is gone: it must write nothing and learn CONFLICT. A's store is a bare PUT (no
+   * existence check of its own, see {@link BlindPutFileIO#bare}), so with the fencing checks of
+   * the lock strategy switched off, A's write replaces B's snapshot and this test fails.
+   */
   @Test
   void aCutOffHoldersCommitDoesNotLand(@TempDir Path root) throws Exception {
     dev.lockstep.fs.Path snapshots = dev.lockstep.fs.Path.of(root.resolve("snapshot").toString());
-    FaultInjectingFileIO storeA =
-        FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(new LocalFileIO()));
-    FileIO storeB = new CapabilityHidingFileIO(new LocalFileIO());
+    FileIO storeB = new BlindPutFileIO(new LocalFileIO());
     byte[] contentA = "{\"commitId\":\"a\"}".getBytes(StandardCharsets.UTF_8);
     byte[] contentB = "{\"commitId\":\"b\"}".getBytes(StandardCharsets.UTF_8);
     AtomicReference<Object> outcomeB = new AtomicReference<>();
-    CompletableFuture<Void> hookDone = new CompletableFuture<>();
 
     try (PartitionableProxy proxy = new PartitionableProxy(metastore.port());
-        SnapshotCommitter a = SnapshotCommitter.open(storeA, snapshots, "death.commit",
-            through(proxy));
         SnapshotCommitter b = SnapshotCommitter.open(storeB, snapshots, "death.commit",
             metastore.lockOptions())) {
-      assertThat(a.strategy()).isEqualTo("lock (plain write)");
-      storeA.beforeLanding(Operation.WRITE, (operation, path) -> {
-        if (!path.name().equals("snapshot-1") || hookDone.isDone()) {
-          return;
-        }
-        // Holder A checked its lease and is about to write snapshot-1: it is cut off (paused)
-        // here, past its lease, while B commits snapshot-1. Then A's write goes on.
+      PausingBlindPutFileIO storeA = new PausingBlindPutFileIO(new LocalFileIO(), () -> {
         proxy.partition();
         CompletableFuture<Void> commitB = CompletableFuture.runAsync(() -> {
           try {
@@ -117,35 +116,76 @@ class HiveHolderDeathTest {
             outcomeB.set(e);
           }
         });
-        while (!commitB.isDone()) {
-          try {
-            commitB.get(); // A's committer interrupts this writer when its lease runs out
-          } catch (InterruptedException e) {
-            // a paused holder does not notice; keep waiting for B
-          } catch (Exception e) {
-            break;
-          }
-        }
-        hookDone.complete(null);
+        commitB.get(60L * TestMetastore.TIMING, TimeUnit.SECONDS);
       });
+      try (SnapshotCommitter a = SnapshotCommitter.open(storeA, snapshots, "death.commit",
+          through(proxy))) {
+        assertThat(a.strategy()).isEqualTo("lock (plain write)");
 
-      Object outcomeA;
-      try {
-        outcomeA = a.commit(1, contentA);
-      } catch (Exception e) {
-        outcomeA = e;
+        Object outcomeA;
+        try {
+          outcomeA = a.commit(1, contentA);
+        } catch (Exception e) {
+          outcomeA = e; // failing is fine; landing is not
+        }
+        System.out.println("Cut-off committer ended with: " + outcomeA);
+
+        assertThat(storeA.paused).as("A was cut off after its existence check").isTrue();
+        assertThat(outcomeB.get()).as("B's commit").isEqualTo(CommitOutcome.COMMITTED);
+        assertThat(storeA.snapshotWrites.get()).as("snapshot writes by the cut-off holder A")
+            .isZero();
+        assertThat(outcomeA).as("A's commit, cut off past its lease")
+            .isEqualTo(CommitOutcome.CONFLICT);
+        SnapshotLog log = new SnapshotLog(storeB, snapshots);
+        assertThat(new String(log.read(1), StandardCharsets.UTF_8))
+            .isEqualTo(new String(contentB, StandardCharsets.UTF_8));
+        assertThat(log.listIds()).containsExactly(1L);
       }
-      hookDone.get(60L * TestMetastore.TIMING, TimeUnit.SECONDS);
-      TimeUnit.MILLISECONDS.sleep(500); // A's write, released by the hook, runs into B's file
+    }
+  }
 
-      assertThat(outcomeB.get()).as("B's commit").isEqualTo(CommitOutcome.COMMITTED);
-      assertThat(outcomeA).as("A's commit, cut off past its lease").isNotEqualTo(
-          CommitOutcome.COMMITTED);
-      SnapshotLog log = new SnapshotLog(storeB, snapshots);
-      assertThat(new String(log.read(1), StandardCharsets.UTF_8))
-          .isEqualTo(new String(contentB, StandardCharsets.UTF_8));
-      assertThat(log.listIds()).containsExactly(1L);
-      System.out.println("Cut-off committer ended with: " + outcomeA);
+  /** The pause run once, right after the first existence check of a snapshot. */
+  @FunctionalInterface
+  interface Pause {
+    void run() throws Exception;
+  }
+
+  /**
+   * A bare blind-put store (every write replaces) that pauses its caller once, right after the
+   * first existence check of a snapshot, and then answers as the store did before the pause: a
+   * holder cut off between "the snapshot is absent" and its write. Counts snapshot writes.
+   */
+  static final class PausingBlindPutFileIO extends BlindPutFileIO {
+    private final Pause pause;
+    final AtomicLong snapshotWrites = new AtomicLong();
+    volatile boolean paused;
+
+    PausingBlindPutFileIO(FileIO delegate, Pause pause) {
+      super(delegate, false);
+      this.pause = pause;
+    }
+
+    @Override
+    public OutputStream newOutputStream(dev.lockstep.fs.Path path, boolean overwrite)
+        throws IOException {
+      if (path.name().startsWith("snapshot-")) {
+        snapshotWrites.incrementAndGet();
+      }
+      return super.newOutputStream(path, overwrite);
+    }
+
+    @Override
+    public boolean exists(dev.lockstep.fs.Path path) throws IOException {
+      boolean answer = super.exists(path);
+      if (!paused && path.name().startsWith("snapshot-")) {
+        paused = true;
+        try {
+          pause.run();
+        } catch (Exception e) {
+          throw new AssertionError("The pause failed", e);
+        }
+      }
+      return answer;
     }
   }
 }
