@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.bundle.testing.BundleListing;
 import dev.lockstep.bundle.testing.IsolatedClasspath;
+import dev.lockstep.testing.TestTiming;
 import java.net.URI;
 import java.net.URLClassLoader;
 import java.util.Map;
@@ -47,7 +48,7 @@ class FsS3BundleIT {
         .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
         .build();
     s3.start();
-    long deadline = System.nanoTime() + 30_000_000_000L;
+    long deadline = System.nanoTime() + TestTiming.seconds(30).toNanos();
     while (!s3.getState().equals("STARTED")) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("s3proxy did not start: " + s3.getState());

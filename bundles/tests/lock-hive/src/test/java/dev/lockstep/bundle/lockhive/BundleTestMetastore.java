@@ -1,6 +1,7 @@
 package dev.lockstep.bundle.lockhive;
 
 import dev.lockstep.bundle.testing.IsolatedClasspath;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -15,7 +16,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hive.metastore.HMSHandler;
@@ -79,7 +79,7 @@ final class BundleTestMetastore implements AutoCloseable {
     Thread serving = new Thread(server::serve, "bundle-test-metastore");
     serving.setDaemon(true);
     serving.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long deadline = System.nanoTime() + TestTiming.seconds(60).toNanos();
     while (!server.isServing()) {
       if (System.nanoTime() > deadline) {
         throw new TimeoutException("The test metastore did not start serving on " + uri(port));

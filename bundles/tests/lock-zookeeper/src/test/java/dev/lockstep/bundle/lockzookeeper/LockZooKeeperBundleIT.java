@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.bundle.testing.BundleListing;
 import dev.lockstep.bundle.testing.IsolatedClasspath;
+import dev.lockstep.testing.TestTiming;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +88,8 @@ class LockZooKeeperBundleIT {
     assertThat(table.resolve("snapshot").resolve("snapshot-5")).isRegularFile();
     // The lock really went through this ZooKeeper: the table's lock node (an empty container
     // until the server's container sweep) is there.
-    ZooKeeper client = new ZooKeeper(zooKeeper.getConnectString(), 10_000, event -> { });
+    ZooKeeper client = new ZooKeeper(zooKeeper.getConnectString(),
+        (int) TestTiming.seconds(10).toMillis(), event -> { });
     try {
       assertThat(client.getChildren("/lockstep/locks", false))
           .contains("bundle_smoke." + table.getFileName());
