@@ -43,6 +43,9 @@ final class BundleTestMetastore implements AutoCloseable {
 
   static {
     System.setProperty("derby.system.durability", "test");
+    // Derby's log goes under target/, not into the module directory.
+    System.setProperty("derby.stream.error.file",
+        Path.of(IsolatedClasspath.required("lockstep.bundle.work"), "derby.log").toString());
   }
 
   private final String databaseUrl;
