@@ -67,6 +67,7 @@ public final class ConformanceResult {
 
   private final String targetDescription;
   private final String settings;
+  private final List<String> warnings;
   private final Map<Capability, Boolean> declarations;
   private final List<CheckResult> checks;
   private final Map<String, Latencies.Percentiles> latencies;
@@ -76,6 +77,7 @@ public final class ConformanceResult {
   ConformanceResult(
       String targetDescription,
       String settings,
+      List<String> warnings,
       Map<Capability, Boolean> declarations,
       List<CheckResult> checks,
       Map<String, Latencies.Percentiles> latencies,
@@ -83,6 +85,7 @@ public final class ConformanceResult {
       Duration duration) {
     this.targetDescription = targetDescription;
     this.settings = settings;
+    this.warnings = List.copyOf(warnings);
     this.declarations = Collections.unmodifiableMap(new LinkedHashMap<>(declarations));
     this.checks = List.copyOf(checks);
     this.latencies = Collections.unmodifiableMap(new LinkedHashMap<>(latencies));
@@ -98,6 +101,15 @@ public final class ConformanceResult {
   /** The kit's settings of the run (rounds, contenders, fault rate, ...). */
   public String settings() {
     return settings;
+  }
+
+  /**
+   * Why this run is not a publishable verdict even if it passed (settings reduced below what a
+   * verdict needs, see {@link ConformanceSettings#reductions()}); empty for a full run. Every
+   * report shows them next to the verdict.
+   */
+  public List<String> warnings() {
+    return warnings;
   }
 
   /** Every declaration made. */

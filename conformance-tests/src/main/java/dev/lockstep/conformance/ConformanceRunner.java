@@ -88,6 +88,7 @@ public final class ConformanceRunner {
     return new ConformanceResult(
         target.toString(),
         settings.toString(),
+        settings.reductions(),
         target.declarations(),
         collector.results,
         Latencies.global().snapshot(),

@@ -50,6 +50,12 @@ public record ConformanceSettings(
   public static final double FAULT_RATE_DEFAULT = 0.05;
   public static final String LARGE_OBJECT_SIZE = "conformance.large-object-size";
   public static final long LARGE_OBJECT_SIZE_DEFAULT = 64L << 20;
+
+  /**
+   * The smallest {@value #LARGE_OBJECT_SIZE} for a publishable verdict (64 MiB): smaller runs are
+   * allowed, and every report flags them.
+   */
+  public static final long LARGE_OBJECT_SIZE_FOR_VERDICT = 64L << 20;
   public static final String TIME_FACTOR = "conformance.time-factor";
   public static final double TIME_FACTOR_DEFAULT = 1.0;
   public static final String TOLERANCE = "conformance.tolerance";
@@ -89,6 +95,24 @@ public record ConformanceSettings(
       throw new IllegalArgumentException(
           "Option '" + key + "' is " + value + "; it must be at least " + min + ".");
     }
+  }
+
+  /**
+   * Why a run with these settings is not a publishable verdict, one sentence per reduced setting;
+   * empty when nothing is reduced. Reports show each as a warning next to the verdict.
+   */
+  public java.util.List<String> reductions() {
+    if (largeObjectBytes >= LARGE_OBJECT_SIZE_FOR_VERDICT) {
+      return java.util.List.of();
+    }
+    return java.util.List.of(
+        "Option '"
+            + LARGE_OBJECT_SIZE
+            + "' is "
+            + largeObjectBytes
+            + " bytes, below the 64 MiB a published verdict needs: the large-object check may not"
+            + " have reached the store's multi-part upload path. Not a publishable verdict; run"
+            + " with the default (64MiB) or more.");
   }
 
   /** Parses the {@code conformance.*} options of {@code options}; others are ignored. */

@@ -12,6 +12,9 @@ final class ConsoleReport {
 
   static void print(ConformanceResult result, PrintStream out) {
     out.println("Lockstep conformance: " + result.verdict());
+    for (String warning : result.warnings()) {
+      out.println("WARNING (reduced run): " + warning);
+    }
     out.println("Target: " + result.targetDescription());
     out.println("Settings: " + result.settings());
     out.printf(

@@ -29,6 +29,7 @@ final class HtmlReport {
           "th{background:#f3f5f7}td.num{text-align:right;font-variant-numeric:tabular-nums}",
           ".verdict{padding:.6em 1em;border-radius:6px;font-weight:600;display:inline-block}",
           ".pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#a40e26}",
+          ".warning{background:#fff8c5;color:#7d4e00}",
           ".skip{background:#fff8c5;color:#7d4e00}.muted{color:#57606a}",
           "pre{white-space:pre-wrap;font-size:.85em;margin:.3em 0}",
           "code{font-size:.9em}");
@@ -54,6 +55,11 @@ final class HtmlReport {
       h.writeStartElement("p");
       span(h, result.passed() ? "verdict pass" : "verdict fail", result.verdict());
       h.writeEndElement();
+      for (String warning : result.warnings()) {
+        h.writeStartElement("p");
+        span(h, "verdict warning", "Reduced run: " + warning);
+        h.writeEndElement();
+      }
       h.writeStartElement("p");
       h.writeAttribute("class", "muted");
       h.writeCharacters(

@@ -100,6 +100,9 @@ final class JUnitXmlReport {
     property(xml, "target", result.targetDescription());
     property(xml, "settings", result.settings());
     property(xml, "verdict", result.verdict());
+    for (String warning : result.warnings()) {
+      property(xml, "warning", warning);
+    }
     for (Capability c : Capability.values()) {
       property(xml, c.propertyKey(), String.valueOf(result.declarations().get(c)));
     }

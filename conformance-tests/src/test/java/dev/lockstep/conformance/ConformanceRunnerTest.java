@@ -51,6 +51,8 @@ class ConformanceRunnerTest {
             "lock.acquire",
             "lock.release");
     assertThat(summary).contains("PASSED", "atomic-create", "SAFE", "p95");
+    assertThat(result.warnings()).as("a full-size run is a publishable verdict").isEmpty();
+    assertThat(summary).doesNotContain("WARNING");
 
     try (var left = Files.list(root)) {
       assertThat(left).as("every check deletes its own directory afterwards").isEmpty();
@@ -61,6 +63,46 @@ class ConformanceRunnerTest {
     assertHtmlIsStandaloneWithMatrix(
         reports.resolve(ConformanceRunner.HTML_REPORT),
         List.of("present", "present", "present", "present"));
+  }
+
+  /**
+   * A large object below 64 MiB is allowed (a quick local run), but every report says the run is
+   * reduced and not a publishable verdict, naming the option.
+   */
+  @Test
+  void aReducedLargeObjectSizeIsFlaggedInEveryReport() throws Exception {
+    ConformanceTarget target =
+        LocalTargets.local(root).option(ConformanceSettings.LARGE_OBJECT_SIZE, "3MiB").build();
+    ConformanceResult result = ConformanceRunner.run(target, List.of(RunnerContracts.Store.class));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    ConformanceRunner.printSummary(result, new PrintStream(console, true, StandardCharsets.UTF_8));
+    String summary = console.toString(StandardCharsets.UTF_8);
+
+    assertThat(result.passed()).as(summary).isTrue();
+    assertThat(result.warnings())
+        .singleElement()
+        .asString()
+        .contains(ConformanceSettings.LARGE_OBJECT_SIZE, "3145728 bytes", "64 MiB", "publishable");
+    assertThat(summary.lines().limit(2))
+        .as("the warning is printed right under the verdict")
+        .last()
+        .asString()
+        .startsWith("WARNING (reduced run): ")
+        .contains(ConformanceSettings.LARGE_OBJECT_SIZE);
+
+    ConformanceRunner.writeReports(result, reports);
+    Document xml = assertJUnitXmlIsValid(reports.resolve(ConformanceRunner.XML_REPORT), 8, 0, 0);
+    NodeList properties = xml.getElementsByTagName("property");
+    boolean flagged = false;
+    for (int i = 0; i < properties.getLength(); i++) {
+      Element property = (Element) properties.item(i);
+      flagged |=
+          property.getAttribute("name").equals("warning")
+              && property.getAttribute("value").contains(ConformanceSettings.LARGE_OBJECT_SIZE);
+    }
+    assertThat(flagged).as("the JUnit XML carries a 'warning' property").isTrue();
+    assertThat(Files.readString(reports.resolve(ConformanceRunner.HTML_REPORT)))
+        .contains("Reduced run: Option '" + ConformanceSettings.LARGE_OBJECT_SIZE);
   }
 
   /** Parses the JUnit XML and checks its counts against the test cases it holds. */
