@@ -48,14 +48,15 @@ class FsOssBundleIT {
   @Test
   void everyThirdPartyClassIsRelocatedUnderDevLockstepShaded() throws Exception {
     BundleListing listing = BundleListing.of(bundleJar());
+    listing.assertShadedOnlyUnder("dev/lockstep/shaded/oss/");
     listing.assertSelfContained(
         "dev.lockstep.fs.oss.OssFileIOLoader",
-        "dev.lockstep.shaded.com.aliyun.oss.OSSClient",
-        "dev.lockstep.shaded.com.aliyuncs.DefaultAcsClient",
-        "dev.lockstep.shaded.org.apache.http.impl.client.CloseableHttpClient",
-        "dev.lockstep.shaded.org.jdom2.Document",
-        "dev.lockstep.shaded.com.google.gson.Gson",
-        "dev.lockstep.shaded.org.apache.commons.logging.impl.SLF4JLogFactory");
+        "dev.lockstep.shaded.oss.com.aliyun.oss.OSSClient",
+        "dev.lockstep.shaded.oss.com.aliyuncs.DefaultAcsClient",
+        "dev.lockstep.shaded.oss.org.apache.http.impl.client.CloseableHttpClient",
+        "dev.lockstep.shaded.oss.org.jdom2.Document",
+        "dev.lockstep.shaded.oss.com.google.gson.Gson",
+        "dev.lockstep.shaded.oss.org.apache.commons.logging.impl.SLF4JLogFactory");
     assertThat(listing.services()).containsKey("dev.lockstep.fs.FileIOLoader");
     // Read by name from the class path root by the OSS SDK, the Aliyun core SDK and HttpClient
     // (resource bundles, version and endpoint tables); documented in README.

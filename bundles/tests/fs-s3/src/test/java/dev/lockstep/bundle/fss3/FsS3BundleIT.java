@@ -73,20 +73,21 @@ class FsS3BundleIT {
   @Test
   void everyThirdPartyClassIsRelocatedUnderDevLockstepShaded() throws Exception {
     BundleListing listing = BundleListing.of(bundleJar());
+    listing.assertShadedOnlyUnder("dev/lockstep/shaded/s3/");
     listing.assertSelfContained(
         "dev.lockstep.fs.s3.S3FileIOLoader",
-        "dev.lockstep.shaded.software.amazon.awssdk.services.s3.S3Client",
-        "dev.lockstep.shaded.software.amazon.awssdk.http.apache.ApacheHttpClient",
-        "dev.lockstep.shaded.org.apache.http.impl.client.CloseableHttpClient",
-        "dev.lockstep.shaded.org.apache.commons.codec.binary.Base64",
+        "dev.lockstep.shaded.s3.software.amazon.awssdk.services.s3.S3Client",
+        "dev.lockstep.shaded.s3.software.amazon.awssdk.http.apache.ApacheHttpClient",
+        "dev.lockstep.shaded.s3.org.apache.http.impl.client.CloseableHttpClient",
+        "dev.lockstep.shaded.s3.org.apache.commons.codec.binary.Base64",
         // Commons Logging is the SLF4J bridge: the HTTP client logs to the engine's SLF4J.
-        "dev.lockstep.shaded.org.apache.commons.logging.impl.SLF4JLogFactory");
+        "dev.lockstep.shaded.s3.org.apache.commons.logging.impl.SLF4JLogFactory");
     assertThat(listing.services()).containsKeys("dev.lockstep.fs.FileIOLoader",
-        "dev.lockstep.shaded.software.amazon.awssdk.http.SdkHttpService");
+        "dev.lockstep.shaded.s3.software.amazon.awssdk.http.SdkHttpService");
     // The SDK's own data files moved with its classes.
     assertThat(listing.entries()).contains(
-        "dev/lockstep/shaded/software/amazon/awssdk/regions/internal/region/endpoints.json",
-        "dev/lockstep/shaded/software/amazon/awssdk/awscore/internal/defaults/sdk-default-configuration.json");
+        "dev/lockstep/shaded/s3/software/amazon/awssdk/regions/internal/region/endpoints.json",
+        "dev/lockstep/shaded/s3/software/amazon/awssdk/awscore/internal/defaults/sdk-default-configuration.json");
     // Read by name from the class path root by HttpClient and the SDK (documented in README).
     assertThat(listing.resourcesOutside())
         .containsExactlyInAnyOrder("mime.types", "mozilla/public-suffix-list.txt");

@@ -29,22 +29,23 @@ class LockJdbcBundleIT {
   @Test
   void everyThirdPartyClassIsRelocatedUnderDevLockstepShaded() throws Exception {
     BundleListing listing = BundleListing.of(bundleJar());
+    listing.assertShadedOnlyUnder("dev/lockstep/shaded/jdbc/");
     listing.assertSelfContained(
         "dev.lockstep.lock.jdbc.JdbcCatalogLockFactory",
-        "dev.lockstep.shaded.com.zaxxer.hikari.HikariDataSource",
-        "dev.lockstep.shaded.com.mysql.cj.jdbc.Driver",
-        "dev.lockstep.shaded.org.mariadb.jdbc.Driver",
-        "dev.lockstep.shaded.org.postgresql.Driver",
-        "dev.lockstep.shaded.com.google.protobuf.Message");
+        "dev.lockstep.shaded.jdbc.com.zaxxer.hikari.HikariDataSource",
+        "dev.lockstep.shaded.jdbc.com.mysql.cj.jdbc.Driver",
+        "dev.lockstep.shaded.jdbc.org.mariadb.jdbc.Driver",
+        "dev.lockstep.shaded.jdbc.org.postgresql.Driver",
+        "dev.lockstep.shaded.jdbc.com.google.protobuf.Message");
     // The drivers' java.sql.Driver registrations survive, naming the relocated classes.
     assertThat(listing.services().get("java.sql.Driver")).containsExactlyInAnyOrder(
-        "dev.lockstep.shaded.com.mysql.cj.jdbc.Driver",
-        "dev.lockstep.shaded.org.mariadb.jdbc.Driver",
-        "dev.lockstep.shaded.org.postgresql.Driver");
+        "dev.lockstep.shaded.jdbc.com.mysql.cj.jdbc.Driver",
+        "dev.lockstep.shaded.jdbc.org.mariadb.jdbc.Driver",
+        "dev.lockstep.shaded.jdbc.org.postgresql.Driver");
     // MariaDB's plugins are found by ServiceLoader under their relocated interface names.
     assertThat(listing.services()).containsKeys(
-        "dev.lockstep.shaded.org.mariadb.jdbc.plugin.AuthenticationPluginFactory",
-        "dev.lockstep.shaded.org.mariadb.jdbc.plugin.Codec");
+        "dev.lockstep.shaded.jdbc.org.mariadb.jdbc.plugin.AuthenticationPluginFactory",
+        "dev.lockstep.shaded.jdbc.org.mariadb.jdbc.plugin.Codec");
     // The MariaDB driver reads these by name from the class path root (documented in README).
     assertThat(listing.resourcesOutside())
         .containsExactlyInAnyOrder("deprecated.properties", "driver.properties", "mariadb.properties");

@@ -40,15 +40,16 @@ class LockZooKeeperBundleIT {
   @Test
   void everyThirdPartyClassIsRelocatedUnderDevLockstepShaded() throws Exception {
     BundleListing listing = BundleListing.of(bundleJar());
+    listing.assertShadedOnlyUnder("dev/lockstep/shaded/zookeeper/");
     listing.assertSelfContained(
         "dev.lockstep.lock.zookeeper.ZooKeeperLockFactory",
         "dev.lockstep.commit.SnapshotCommitter",
-        "dev.lockstep.shaded.org.apache.curator.framework.CuratorFramework",
-        "dev.lockstep.shaded.org.apache.zookeeper.ZooKeeper",
-        "dev.lockstep.shaded.org.apache.zookeeper.ClientCnxnSocketNIO",
-        "dev.lockstep.shaded.org.apache.jute.Record",
-        "dev.lockstep.shaded.com.google.common.base.Preconditions",
-        "dev.lockstep.shaded.io.netty.buffer.ByteBuf");
+        "dev.lockstep.shaded.zookeeper.org.apache.curator.framework.CuratorFramework",
+        "dev.lockstep.shaded.zookeeper.org.apache.zookeeper.ZooKeeper",
+        "dev.lockstep.shaded.zookeeper.org.apache.zookeeper.ClientCnxnSocketNIO",
+        "dev.lockstep.shaded.zookeeper.org.apache.jute.Record",
+        "dev.lockstep.shaded.zookeeper.com.google.common.base.Preconditions",
+        "dev.lockstep.shaded.zookeeper.io.netty.buffer.ByteBuf");
     assertThat(listing.services()).containsEntry("dev.lockstep.lock.CatalogLockFactory",
         java.util.List.of("dev.lockstep.lock.zookeeper.ZooKeeperLockFactory"));
     assertThat(listing.entries()).as("no native libraries (Netty epoll/tcnative are left out)")

@@ -173,6 +173,23 @@ public final class BundleListing {
     return services;
   }
 
+  /**
+   * Every relocated class is under this bundle's own prefix ({@code dev/lockstep/shaded/<name>/}),
+   * so that two bundles on one class path never define the same class.
+   */
+  public void assertShadedOnlyUnder(String prefix) {
+    assertThat(prefix).startsWith(SHADED).endsWith("/");
+    Set<String> elsewhere = new TreeSet<>();
+    for (String name : entries) {
+      String path = unversioned(name);
+      if (path.startsWith(SHADED) && !path.startsWith(prefix)) {
+        elsewhere.add(name);
+      }
+    }
+    assertThat(elsewhere).as("relocated entries of %s outside %s", jar, prefix).isEmpty();
+    assertThat(entries).as("relocated classes in %s", jar).anyMatch(n -> n.startsWith(prefix));
+  }
+
   /** Checks 1 and 2 of the class javadoc, and that {@code expectedClasses} are in the jar. */
   public void assertSelfContained(String... expectedClasses) {
     assertThat(classesOutsideLockstep())
