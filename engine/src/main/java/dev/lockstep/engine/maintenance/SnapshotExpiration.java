@@ -66,9 +66,13 @@ public final class SnapshotExpiration {
 
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiration.class);
   private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
+  /** Per table and options: no snapshot can expire before this wall-clock time (ms). */
+  private static final Map<String, Long> NOT_BEFORE = new ConcurrentHashMap<>();
 
   private final FileStoreTable table;
   private final MaintenanceOptions options;
+  /** Set by {@link #pickEnd} when the earliest snapshot is kept only by its successor's age. */
+  private long earliestExpiresAtMillis;
 
   /** Expiration with the table's own options. */
   public SnapshotExpiration(FileStoreTable table) {
@@ -102,7 +106,20 @@ public final class SnapshotExpiration {
       if (options.numRetainedMin() == Integer.MAX_VALUE) {
         return;
       }
-      new SnapshotExpiration(table, options).expire();
+      // Cheap path for the common case: the oldest snapshot is too young to expire yet.
+      String timeKey = key + "#" + options;
+      Long notBefore = NOT_BEFORE.get(timeKey);
+      if (notBefore != null && System.currentTimeMillis() < notBefore) {
+        return;
+      }
+      SnapshotExpiration expiration = new SnapshotExpiration(table, options);
+      ExpireReport report = expiration.expire();
+      if (report.expiredSnapshots() == 0 && expiration.earliestExpiresAtMillis > 0
+          && options.numRetainedMax() == Integer.MAX_VALUE) {
+        NOT_BEFORE.put(timeKey, expiration.earliestExpiresAtMillis);
+      } else {
+        NOT_BEFORE.remove(timeKey);
+      }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Snapshot expiration of {} after a commit failed (the commit stands; the next one"
           + " tries again): {}", table.fullName(), e.toString());
@@ -130,6 +147,10 @@ public final class SnapshotExpiration {
     }
     long earliest = earliestId.getAsLong();
     long latest = latestId.getAsLong();
+    if (!dryRun && !table.fileIO().exists(snapshots.log().directory().child("EARLIEST"))) {
+      // Without the hint every earliestId() lists the snapshot directory.
+      snapshots.log().writeEarliestHint(earliest);
+    }
     long end = pickEnd(earliest, latest, nowMillis);
     if (end == earliest) {
       return ExpireReport.nothing(earliest, dryRun);
@@ -175,6 +196,9 @@ public final class SnapshotExpiration {
       if (!overMax) {
         Optional<Snapshot> next = table.snapshotManager().find(id + 1);
         if (next.isEmpty() || next.get().timeMillis() > cutoff) {
+          if (next.isPresent() && id == earliest) {
+            earliestExpiresAtMillis = next.get().timeMillis() + options.timeRetained().toMillis() + 1;
+          }
           break;
         }
       }
