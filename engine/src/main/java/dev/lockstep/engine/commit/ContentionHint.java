@@ -27,7 +27,7 @@ final class ContentionHint {
 
   static final String FILE_NAME = "PRIORITY";
   static final long FRESH_MILLIS = 1000;
-  static final long MAX_YIELD_MILLIS = 200;
+  static final long MAX_YIELD_MILLIS = 100;
   static final long POLL_MILLIS = 2;
 
   private final FileIO fileIO;
