@@ -69,12 +69,22 @@ class FsOssBundleIT {
     listing.assertLicensesListed();
   }
 
+  /**
+   * Three bundles on one class path: the S3 bundle (first, with its own HttpClient and Commons Codec
+   * versions), the OSS bundle and the ZooKeeper bundle; the OSS store commits under the ZooKeeper
+   * lock, each bundle on its own relocated copies.
+   */
   @Test
   void commitsUnderAZooKeeperLockNextToOldHttpClientAndGson() throws Exception {
     String table = "warehouse/db.db/t" + System.nanoTime();
     IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
-        .add(bundleJar()).add(requiredFile("lockstep.bundle.zookeeper")).smoke();
+        .add(requiredFile("lockstep.bundle.s3")).add(bundleJar())
+        .add(requiredFile("lockstep.bundle.zookeeper")).smoke();
     try (URLClassLoader engine = classpath.newLoader("engine")) {
+      assertThat(origin(engine, "dev.lockstep.shaded.oss.org.apache.http.HttpVersion"))
+          .contains("lockstep-fs-oss-bundle");
+      assertThat(origin(engine, "dev.lockstep.shaded.s3.org.apache.http.HttpVersion"))
+          .contains("lockstep-fs-s3-bundle");
       assertThat(origin(engine, "org.apache.http.client.HttpClient")).contains("httpclient-4.3.6");
       assertThat(origin(engine, "com.google.gson.Gson")).contains("gson-2.2.4");
       assertThat(origin(engine, "org.apache.commons.logging.LogFactory"))
@@ -89,7 +99,7 @@ class FsOssBundleIT {
           "fs.oss.accessKeySecret", oss.accessKeySecret()),
           "oss://" + BUCKET + "/" + table);
 
-      assertThat(summary.get("schemes")).contains("oss", "file");
+      assertThat(summary.get("schemes")).contains("oss", "s3", "s3a", "file");
       assertThat(summary.get("lockTypes")).isEqualTo("[zookeeper]");
       assertThat(summary.get("store")).isEqualTo("dev.lockstep.fs.oss.OssFileIO");
       assertThat(summary.get("strategy")).isEqualTo("lock + atomic-create");
