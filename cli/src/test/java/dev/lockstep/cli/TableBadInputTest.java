@@ -127,6 +127,11 @@ class TableBadInputTest {
     assertOneLine(CliRun.of("table", "read", "--warehouse", dir.resolve("wh").toString(),
         "--table", "db.nope"), 2, "db.nope does not exist", "lockstep table create");
     assertOneLine(run("create", "--schema", "k INT"), 2, "already exists");
+    assertOneLine(run("write", "--generate", "5", "-o", "lock.enabled=true", "-o",
+        "lock.type=zk"), 2, "'zk'", "zookeeper");
+    assertOneLine(run("compact", "-o", "lock.enabled=true", "-o", "lock.type=zookeeper", "-o",
+        "lock.zookeeper.connect-string=127.0.0.1:1", "-o", "lock-acquire-timeout=2 s", "-o",
+        "lock.zookeeper.connection-timeout=1 s"), 3, "127.0.0.1:1");
     assertThat(files()).isEqualTo(before);
   }
 }
