@@ -72,6 +72,26 @@ class AppendTableTest {
   }
 
   @Test
+  void commitMessagesTravelSerializedToAnotherCommitter() throws Exception {
+    FileStoreTable table = TestTables.appendTable(dir, Map.of());
+    byte[] wire;
+    try (TableWrite write = table.newWrite("remote-writer")) {
+      write.write(GenericRow.of("remote", 1L));
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+      try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+        out.writeObject(new java.util.ArrayList<>(write.prepareCommit()));
+      }
+      wire = bytes.toByteArray();
+    }
+    @SuppressWarnings("unchecked")
+    List<CommitMessage> received = (List<CommitMessage>) new java.io.ObjectInputStream(
+        new java.io.ByteArrayInputStream(wire)).readObject();
+    assertThat(table.newCommit("remote-writer").commit(1, received).dataSnapshotId()).isEqualTo(1);
+    assertThat(table.newRead().readAll(table.newScan().plan()))
+        .containsExactly(GenericRow.of("remote", 1L));
+  }
+
+  @Test
   void timeTravelReadsAnOlderSnapshot() throws Exception {
     FileStoreTable table = TestTables.appendTable(dir, Map.of());
     TableCommit commit = table.newCommit("u");
