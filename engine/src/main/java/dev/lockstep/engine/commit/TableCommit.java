@@ -71,7 +71,22 @@ public final class TableCommit {
     return committed.contains(identifier);
   }
 
-  /** Commits one batch of messages as APPEND and COMPACT snapshots; see the class javadoc. */
+  /**
+   * Commits one batch of messages as APPEND and COMPACT snapshots; see the class javadoc.
+   *
+   * <ul>
+   *   <li>Before: the messages' files exist and are not referenced by any snapshot (or the
+   *       identifier is committed already).
+   *   <li>After success: the new files are in the APPEND snapshot; each compaction is in the COMPACT
+   *       snapshot or listed in {@link CommitResult#droppedCompactions()} (its output deleted).
+   *   <li>After {@link CommitFailedException}: nothing of the batch was published; its files are
+   *       intact. Commit the same messages again, or {@link #abort} them.
+   *   <li>After {@code CommitStateUnknownException}: the APPEND or COMPACT snapshot may have landed;
+   *       nothing was cleaned up. Commit the same identifier again: it is a no-op if it landed.
+   *   <li>After another {@link IOException}: nothing of the batch was published (the store failed
+   *       before landing); as after {@link CommitFailedException}.
+   * </ul>
+   */
   public CommitResult commit(long identifier, List<CommitMessage> messages) throws IOException {
     if (committed.contains(identifier)) {
       return CommitResult.noop(identifier);

@@ -161,6 +161,13 @@ public final class TableWrite implements Closeable {
   /**
    * Ends the batch: flushes and returns one message per bucket that changed. The files are the
    * caller's to commit; the writer no longer tracks them.
+   *
+   * <ul>
+   *   <li>After success: the buffers are empty; the next call of any method starts a new batch from
+   *       the latest snapshot.
+   *   <li>After a failure (a flush failed): no message was handed out and every bucket keeps its
+   *       batch; calling again retries the flush.
+   * </ul>
    */
   public List<CommitMessage> prepareCommit() throws IOException {
     refreshIfNeeded();
