@@ -2,6 +2,7 @@ package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
 
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
@@ -116,6 +117,25 @@ class CommitFailureTest {
       assertThat(store.exists(table.bucketPath("", 0).child(f.fileName()))).isFalse();
     }
     assertThat(TestTables.readKeyValues(table)).isEqualTo(Map.of(1, "c1", 2, "c2", 3, "c3"));
+  }
+
+  @Test
+  void aFailedDataFileWriteIsNeverCommittedAsAPartialBatch() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
+    FileStoreTable log = catalog.createTable(new Identifier("db", "log"), Schema.newBuilder()
+        .column("n", DataType.bigint()).build());
+    try (TableWrite write = log.newWrite("u")) {
+      // The fault is decided when the data file opens and strikes when it closes.
+      store.failNextMatching(Operation.WRITE, p -> p.name().startsWith("data-"),
+          Fault.FAIL_BEFORE_LANDING, 1);
+      write.write(GenericRow.of(1L));
+      assertThatThrownBy(write::prepareCommit).isInstanceOf(IOException.class);
+      write.write(GenericRow.of(2L));
+      fail("a write after a lost file must be refused");
+    } catch (IOException e) {
+      assertThat(e).hasMessageContaining("write the batch again");
+    }
+    assertThat(log.snapshotManager().latestId()).isEmpty();
   }
 
   @Test

@@ -19,6 +19,8 @@ final class AppendBucketWriter implements BucketWriter {
   private final List<DataFileMeta> pending = new ArrayList<>();
   private RollingFileWriter writer;
   private long sequence;
+  /** Rows stream into files, so a failed file write loses the batch: the writer then refuses. */
+  private IOException failure;
 
   AppendBucketWriter(FileStoreTable table, String partition, int bucket) {
     this.table = table;
@@ -28,17 +30,37 @@ final class AppendBucketWriter implements BucketWriter {
 
   @Override
   public void write(GenericRow row, boolean delete) throws IOException {
+    checkNotFailed();
     if (writer == null) {
       writer = new RollingFileWriter(table, partition, bucket, 0);
     }
-    writer.write(row, null, sequence++);
+    try {
+      writer.write(row, null, sequence++);
+    } catch (IOException e) {
+      failure = e;
+      throw e;
+    }
   }
 
   @Override
   public void flush() throws IOException {
+    checkNotFailed();
     if (writer != null) {
-      pending.addAll(writer.finish());
+      try {
+        pending.addAll(writer.finish());
+      } catch (IOException e) {
+        failure = e;
+        throw e;
+      }
       writer = null;
+    }
+  }
+
+  private void checkNotFailed() throws IOException {
+    if (failure != null) {
+      throw new IOException("A data file of bucket " + bucket + " of '" + partition + "' in "
+          + table.fullName() + " failed to write, so this batch's rows of that bucket are lost."
+          + " Close this TableWrite and write the batch again.", failure);
     }
   }
 
@@ -51,6 +73,7 @@ final class AppendBucketWriter implements BucketWriter {
   @Override
   public CommitMessage prepareCommit(long baseSnapshotId) throws IOException {
     flush();
+    checkNotFailed();
     CommitMessage message = new CommitMessage(partition, bucket, table.options().bucket(),
         pending, List.of(), List.of(), baseSnapshotId);
     pending.clear();
