@@ -32,6 +32,18 @@ class StressCommandTest {
   }
 
   @Test
+  void aggressiveRetentionOptionsCannotExpireSnapshotsDuringARun() {
+    // The stress table stores its own retention, which wins over catalog options: verification
+    // still reads every snapshot from 1.
+    CliRun run = CliRun.of("stress", "--warehouse", warehouse.toString(), "--writers", "2",
+        "--commits", "15", "--rows", "20", "--keys", "100", "-o", "snapshot.num-retained.min=1",
+        "-o", "snapshot.time-retained=0 s", "-o", "num-sorted-run.compaction-trigger=2", "--json");
+    assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
+    assertThat(run.out()).contains("\"ok\":true").contains("\"appendSnapshots\":30");
+    assertThat(warehouse.resolve("default.db/stress/snapshot/snapshot-1")).exists();
+  }
+
+  @Test
   void anExistingTableIsRefusedAndLeftAlone() {
     CliRun first = CliRun.of("stress", "--warehouse", warehouse.toString(), "--writers", "1",
         "--commits", "2", "--json");
