@@ -22,8 +22,9 @@ import java.util.regex.Pattern;
  * The entries of a bundle jar, and the checks every bundle must pass:
  *
  * <ol>
- *   <li>Every class (multi-release versions included) is under {@code dev/lockstep/}: Lockstep's own
- *       classes, unrelocated, and every third-party class under {@value #SHADED}.
+ *   <li>No native library; every class (multi-release versions included) is under {@code
+ *       dev/lockstep/}: Lockstep's own classes, unrelocated, and every third-party class under
+ *       {@value #SHADED}, in the bundle's own {@code <name>/} ({@link #assertShadedOnlyUnder}).
  *   <li>Every {@code META-INF/services} file names a Lockstep or JDK interface, and every provider it
  *       lists is a class in the jar (a relocation that renamed a class but not its service entry, or
  *       the reverse, fails here).
@@ -192,6 +193,9 @@ public final class BundleListing {
 
   /** Checks 1 and 2 of the class javadoc, and that {@code expectedClasses} are in the jar. */
   public void assertSelfContained(String... expectedClasses) {
+    // Native libraries bind JNI names to their original packages, which relocation cannot rename.
+    assertThat(entries).as("native libraries in %s", jar).noneMatch(name -> name.endsWith(".so")
+        || name.endsWith(".dll") || name.endsWith(".dylib") || name.endsWith(".jnilib"));
     assertThat(classesOutsideLockstep())
         .as("classes of %s outside dev/lockstep/ (third-party code must be relocated under %s)",
             jar, SHADED)
