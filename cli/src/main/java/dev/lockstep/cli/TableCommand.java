@@ -111,13 +111,20 @@ final class TableCommand implements Runnable {
           out.println("no snapshots yet");
           return 0;
         }
-        StringBuilder sb = new StringBuilder(String.format("%8s  %-9s  %-28s  %20s  %-24s  %12s"
-            + "  %12s%n", "id", "kind", "user", "identifier", "time", "records", "delta"));
+        java.util.List<Snapshot> all = new java.util.ArrayList<>();
+        int width = 4;
         for (long id = earliest.getAsLong(); id <= latest.getAsLong(); id++) {
           Snapshot s = TableDiagnosis.snapshot(table, id);
-          sb.append(String.format("%8d  %-9s  %-28s  %20d  %-24s  %12d  %12d%n", s.id(),
-              s.commitKind(), s.commitUser(), s.commitIdentifier(),
-              Instant.ofEpochMilli(s.timeMillis()), s.totalRecordCount(), s.deltaRecordCount()));
+          all.add(s);
+          width = Math.max(width, s.commitUser().length());
+        }
+        String row = "%8s  %-9s  %-" + width + "s  %20s  %-24s  %12s  %12s%n";
+        StringBuilder sb = new StringBuilder(String.format(row, "id", "kind", "user", "identifier",
+            "time", "records", "delta"));
+        for (Snapshot s : all) {
+          sb.append(String.format(row, s.id(), s.commitKind(), s.commitUser(),
+              s.commitIdentifier(), Instant.ofEpochMilli(s.timeMillis()), s.totalRecordCount(),
+              s.deltaRecordCount()));
         }
         out.print(sb);
         out.flush();
