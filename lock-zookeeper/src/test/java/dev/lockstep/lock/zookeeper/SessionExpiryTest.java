@@ -76,6 +76,7 @@ class SessionExpiryTest {
       Duration takeover = Duration.ofNanos(System.nanoTime() - expiryStarted);
 
       assertThat(takeover).isLessThan(ZooKeeperTesting.SESSION_TIMEOUT);
+      awaitNoticedLost(old);
       assertThat(old.isHeld()).isFalse();
       assertThat(old.timeLeft()).isEqualTo(Duration.ZERO);
       assertThatThrownBy(old::ensureHeld).isInstanceOf(LockLostException.class)
@@ -123,6 +124,8 @@ class SessionExpiryTest {
         ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
         assertThat(newCommitter.commit(1, newContent)).isEqualTo(CommitOutcome.COMMITTED);
         takeoverNanos.set(newStore.firstExistsCheck.get() - expiryStarted);
+        // The old holder resumes once its client has seen the session end (see awaitNoticedLost).
+        awaitNoticedLost(oldHolder.leases.get(0));
       });
       SnapshotCommitter oldCommitter =
           SnapshotCommitter.create(oldStore, snapshots, KEY, commitOptions, oldHolder);
@@ -146,6 +149,23 @@ class SessionExpiryTest {
       assertThatThrownBy(fenced::ensureHeld).isInstanceOf(LockLostException.class);
       oldCommitter.close();
       newCommitter.close();
+    }
+  }
+
+  /**
+   * Waits, bounded, until the old holder's client has noticed that its session is gone. A session
+   * closed on the server by another handle is noticed only when the server drops the holder's
+   * connection, which on a loaded machine can take a moment after the next client already holds the
+   * lock: no lock service can tell a holder sooner. What the tests prove is that once noticed, the
+   * lease is fenced for good and nothing is written under it.
+   */
+  private static void awaitNoticedLost(Lease lease) throws InterruptedException {
+    long deadline = System.nanoTime() + scaled(Duration.ofSeconds(10)).toNanos();
+    while (lease.isHeld()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("The old holder never noticed that its session ended");
+      }
+      Thread.sleep(5);
     }
   }
 
