@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
  *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
  *       ago. Schema files, snapshot files and the {@code LATEST}/{@code EARLIEST} hints are never
- *       removed.
+ *       removed. When no snapshot is visible at all, nothing is removed: a listing that momentarily
+ *       shows no snapshot must not make every file look like an orphan.
  * </ol>
  *
  * <p><b>The guard.</b> A writer's files are unreferenced until its commit lands, and the local
@@ -76,6 +77,12 @@ public final class OrphanFilesCleaner {
     List<FileStatus> files = new ArrayList<>();
     listRecursively(table.path(), files);
     Set<String> referenced = referencedFiles();
+    if (referenced == null) {
+      // No snapshot visible. A table that has none has nothing worth cleaning yet, and a listing
+      // that momentarily shows none must never make every file look unreferenced.
+      LOG.info("No snapshot of {} found; orphan-file removal removes nothing", table.fullName());
+      return new OrphanReport(List.of(), files.size(), 0, 0, dryRun);
+    }
     String root = table.path().toString();
     List<OrphanReport.RemovedFile> removed = new ArrayList<>();
     long referencedCount = 0;
@@ -132,7 +139,10 @@ public final class OrphanFilesCleaner {
     }
   }
 
-  /** Relative paths of every data file, manifest and manifest list some snapshot references. */
+  /**
+   * Relative paths of every data file, manifest and manifest list some snapshot references;
+   * {@code null} when no snapshot is visible.
+   */
   private Set<String> referencedFiles() throws IOException {
     for (int attempt = 0; ; attempt++) {
       try {
@@ -154,7 +164,7 @@ public final class OrphanFilesCleaner {
     OptionalLong earliest = snapshots.earliestId();
     OptionalLong latest = snapshots.latestId();
     if (earliest.isEmpty() || latest.isEmpty()) {
-      return referenced;
+      return null;
     }
     Set<String> lists = new LinkedHashSet<>();
     for (long id = earliest.getAsLong(); id <= latest.getAsLong(); id++) {

@@ -143,6 +143,16 @@ class OrphanFilesCleanerTest {
   }
 
   @Test
+  void withoutAnyVisibleSnapshotNothingIsRemoved() throws Exception {
+    TestTables.keyValueTable(dir, Map.of());
+    FileStoreTable empty = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+    plant("bucket-0/data-left-by-a-failed-first-commit.avro", TWO_DAYS_AGO);
+    OrphanReport report = new OrphanFilesCleaner(empty, Duration.ZERO, false).clean();
+    assertThat(report.removed()).isEmpty();
+    assertThat(allFiles()).contains("bucket-0/data-left-by-a-failed-first-commit.avro");
+  }
+
+  @Test
   void aNegativeGuardIsRefused() {
     assertThatThrownBy(() -> new OrphanFilesCleaner(table(), Duration.ofSeconds(-1), true))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("older-than");
