@@ -172,18 +172,34 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
   }
 
   @Override
-  public boolean exists(Path path) {
-    return Files.exists(toLocal(path), LinkOption.NOFOLLOW_LINKS);
+  public boolean exists(Path path) throws IOException {
+    // Files.exists answers false when it cannot tell (an I/O error): report the error instead.
+    try {
+      Files.readAttributes(toLocal(path), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      return true;
+    } catch (NoSuchFileException e) {
+      return false;
+    } catch (java.nio.file.FileSystemException e) {
+      if ("Not a directory".equals(e.getReason())) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   @Override
   public List<FileStatus> list(Path directory) throws IOException {
     java.nio.file.Path local = toLocal(directory);
-    if (!Files.isDirectory(local)) {
-      if (Files.exists(local)) {
-        throw new IOException("Cannot list " + directory + ": it is a file");
-      }
+    // One stat call that reports real errors: Files.isDirectory answers false on any I/O error
+    // (too many open files, say), which must not pass for "it is a file" or "it is empty".
+    BasicFileAttributes attributes;
+    try {
+      attributes = Files.readAttributes(local, BasicFileAttributes.class);
+    } catch (NoSuchFileException e) {
       return List.of();
+    }
+    if (!attributes.isDirectory()) {
+      throw new IOException("Cannot list " + directory + ": it is a file");
     }
     List<FileStatus> out = new ArrayList<>();
     try (Stream<java.nio.file.Path> children = Files.list(local)) {
