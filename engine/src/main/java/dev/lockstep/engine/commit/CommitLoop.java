@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
  *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
  *       attempts write nothing but the snapshot file, which keeps the race window short.
- *   <li>Publish snapshot L+1 through lock-api's {@code SnapshotCommitter}. COMMITTED: done.
+ *   <li>Check that L still exists: a base that expired meanwhile fails the commit, since publishing
+ *       L+1 could reuse an expired snapshot number. Then publish snapshot L+1 through lock-api's
+ *       {@code SnapshotCommitter}. COMMITTED: done.
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
  *   <li>CONFLICT: delete a base list this attempt wrote, read only the snapshots committed since L, check their
  *       deltas ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user,
@@ -119,6 +121,14 @@ final class CommitLoop {
           latest = caughtUp == null ? latest : caughtUp;
         }
         long id = latest == null ? 1 : latest.id() + 1;
+        if (latest != null && !snapshots.log().exists(latest.id())) {
+          // The base expired under us: snapshot numbers past it may have expired too, and
+          // publishing one again would reuse a number. Nothing is written.
+          throw new CommitFailedException("Snapshot " + latest.id() + ", the base of " + kind
+              + " commit " + identifier + " of " + commitUser + ", expired while the commit was"
+              + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
+              + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
+        }
         List<String> written = new ArrayList<>();
         Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
         CommitOutcome outcome;
