@@ -151,8 +151,9 @@ class SnapshotExpirationTest {
 
   @Test
   void writersThatAreNotWriteOnlyExpireAfterEachCommit() throws Exception {
+    // No background compaction, so that each batch is exactly one snapshot.
     FileStoreTable table = table(Map.of("snapshot.num-retained.min", "2",
-        "snapshot.time-to-live", "0 s"));
+        "snapshot.time-to-live", "0 s", "num-sorted-run.compaction-trigger", "100"));
     commitBatches(table, 6, false);
     assertThat(table.snapshotManager().log().listIds()).containsExactly(5L, 6L);
 
