@@ -3,13 +3,12 @@ package dev.lockstep.lock.zookeeper;
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.ConformanceTarget;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.util.Map;
 
 /**
- * Conformance targets for the ZooKeeper lock: a local directory whose atomic create and rename are
- * hidden (so that only the lock keeps committers apart) and {@code lock.type=zookeeper} on a real
- * server. The holder-death check uses the kit's default killer: a child JVM that acquires through
+ * Conformance targets for the ZooKeeper lock: a local directory, declared as it is, and {@code
+ * lock.type=zookeeper} on a real server. For its commit-under-lock checks the kit itself puts the
+ * store behind blind, non-atomic puts, so that only the lock keeps committers apart. The holder-death check uses the kit's default killer: a child JVM that acquires through
  * {@code LockServiceDiscovery} and halts, holding the lock until its session times out.
  */
 final class ZooKeeperConformanceTargets {
@@ -40,10 +39,10 @@ final class ZooKeeperConformanceTargets {
         .uri(root.toUri().toString())
         .options(options)
         .lockType(ZooKeeperLockFactory.IDENTIFIER)
-        .storeFactory(() -> new CapabilityHidingFileIO(new LocalFileIO()))
+        .storeFactory(LocalFileIO::new)
         .declare(Capability.STORE_BASICS, true)
-        .declare(Capability.ATOMIC_CREATE, false)
-        .declare(Capability.ATOMIC_RENAME, false)
+        .declare(Capability.ATOMIC_CREATE, true)
+        .declare(Capability.ATOMIC_RENAME, true)
         .declare(Capability.LOCK, true);
   }
 }
