@@ -4,7 +4,9 @@ import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockOptions;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -34,7 +36,9 @@ import org.openjdk.jmh.annotations.TearDown;
  *   <li>{@code mariadb}: the machine's MariaDB, 127.0.0.1:3306, database {@code test}, user root.
  *   <li>{@code postgresql}: the machine's PostgreSQL, 127.0.0.1:5432, database {@code test}, user
  *       postgres.
- *   <li>{@code hive}: a Hive Metastore 4.0.1 in this JVM on embedded Derby ({@link EmbeddedMetastore}).
+ *   <li>{@code hive}: a Hive Metastore 4.0.1 in this JVM on embedded Derby in a temporary directory:
+ *       lock-hive's {@link TestMetastore} (its test-jar) with the server's default lock timeout and no
+ *       housekeeper, calls taken one at a time (one caller here, so that costs nothing).
  * </ul>
  *
  * A server that cannot be reached fails the benchmark; nothing is skipped.
@@ -52,7 +56,8 @@ public class LockBenchmark {
   public String backend;
 
   private TestingServer zookeeper;
-  private EmbeddedMetastore metastore;
+  private Path metastoreDirectory;
+  private TestMetastore metastore;
   private LockService service;
   private String key;
   private String jdbcTable;
@@ -78,7 +83,8 @@ public class LockBenchmark {
         options.put("lock.jdbc.table", jdbcTable);
         break;
       case "hive":
-        metastore = EmbeddedMetastore.start();
+        metastoreDirectory = ScratchDirectory.create("lockstep-bench-hms-");
+        metastore = TestMetastore.start(metastoreDirectory);
         options.put("uri", metastore.uri());
         break;
       default:
@@ -113,6 +119,7 @@ public class LockBenchmark {
     }
     if (metastore != null) {
       metastore.close();
+      ScratchDirectory.delete(metastoreDirectory);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.lockstep.lock.hive;
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.ConformanceTarget;
 import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;

@@ -2,6 +2,7 @@ package dev.lockstep.lock.hive;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

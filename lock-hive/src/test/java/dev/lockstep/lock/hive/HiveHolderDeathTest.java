@@ -12,6 +12,7 @@ import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import dev.lockstep.testing.BlindPutFileIO;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -2,6 +2,7 @@ package dev.lockstep.lock.hive;
 
 import dev.lockstep.conformance.ConformanceTarget;
 import dev.lockstep.conformance.LockContract;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -7,6 +7,7 @@ import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

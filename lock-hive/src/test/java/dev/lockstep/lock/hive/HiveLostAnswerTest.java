@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;

@@ -7,6 +7,7 @@ import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,6 @@
 package dev.lockstep.lock.hive;
 
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;

@@ -5,9 +5,11 @@ import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.bundle.testing.BundleListing;
 import dev.lockstep.bundle.testing.IsolatedClasspath;
+import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.util.Map;
@@ -18,15 +20,17 @@ import org.junit.jupiter.api.Test;
 /**
  * The lock-hive bundle: nothing third-party inside (the metastore client, Thrift and Hadoop are the
  * engine's), and locking on a real Hive Metastore from an isolated loader that holds the engine's
- * Hive and Hadoop jars and conflicting libraries.
+ * Hive and Hadoop jars and conflicting libraries. The metastore is lock-hive's {@link TestMetastore}
+ * (its test-jar) in this JVM, with the server's default lock timeout, as the smoke's lock client
+ * expects; nothing of it is visible to the isolated loader.
  */
 class LockHiveBundleIT {
 
-  private static BundleTestMetastore metastore;
+  private static TestMetastore metastore;
 
   @BeforeAll
   static void startMetastore() throws Exception {
-    metastore = BundleTestMetastore.start();
+    metastore = TestMetastore.start(workDirectory("metastore-" + System.nanoTime()));
   }
 
   @AfterAll
@@ -64,6 +68,9 @@ class LockHiveBundleIT {
           .contains("hive-standalone-metastore-common");
       assertThat(origin(engine, "com.google.common.base.Preconditions")).contains("guava-22.0");
       assertThat(origin(engine, "com.mysql.jdbc.Driver")).contains("mysql-connector-java-5.1.49");
+      // The test metastore (lock-hive's test-jar) stays in the test JVM, out of the engine's reach.
+      assertThatThrownBy(() -> engine.loadClass(TestMetastore.class.getName()))
+          .isInstanceOf(ClassNotFoundException.class);
 
       Map<String, String> summary = runSmoke(engine, Map.of(
           "lock.enabled", "true",

@@ -1,17 +1,19 @@
-package dev.lockstep.lock.hive;
+package dev.lockstep.lock.hive.testing;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -26,12 +28,12 @@ import org.apache.hadoop.hive.metastore.HMSHandler;
 import org.apache.hadoop.hive.metastore.HMSHandlerProxyFactory;
 import org.apache.hadoop.hive.metastore.IHMSHandler;
 import org.apache.hadoop.hive.metastore.TSetIpAddressProcessor;
-import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
-import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
 import org.apache.hadoop.hive.metastore.api.ShowLocksRequest;
+import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
 import org.apache.hadoop.hive.metastore.api.ThriftHiveMetastore;
 import org.apache.hadoop.hive.metastore.api.UnlockRequest;
-import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf;
+import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
 import org.apache.hadoop.hive.metastore.txn.TxnStore;
 import org.apache.hadoop.hive.metastore.txn.TxnUtils;
 import org.apache.hadoop.hive.metastore.txn.service.AcidHouseKeeperService;
@@ -43,36 +45,56 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * A real Hive Metastore 4.0.1 in this JVM: embedded Derby on disk, Thrift on a free loopback port.
+ * lock-hive's tests, the lock-hive bundle's integration test and the Hive lock benchmark all use this
+ * one class, from lock-hive's test-jar (which holds only this package).
  *
- * <p>One per test JVM ({@link #shared()}): the metastore keeps its JDO and transaction connection pools
- * in static fields, so a second metastore in the same JVM would silently reuse the first one's
- * database. Tests use distinct lock keys instead.
+ * <p>Two set-ups:
+ *
+ * <ul>
+ *   <li>{@link #shared()}, for lock-hive's tests: a short lock timeout ({@link #LOCK_TIMEOUT}) and
+ *       the metastore's housekeeper every {@link #HOUSEKEEPER_INTERVAL}, so that holder death and
+ *       outages play out in seconds. Clients must be told the timeout: {@link #lockOptions()}.
+ *   <li>{@link #start(Path)}, for whoever runs a lock client with its default options (the bundle
+ *       smoke, the lock benchmark): the metastore's own lock timeout ({@code metastore.txn.timeout},
+ *       300 s) and no housekeeper, so the client's and the server's timeouts agree.
+ * </ul>
+ *
+ * <p>One per JVM: the metastore keeps its JDO and transaction connection pools in static fields, so a
+ * second metastore in the same JVM would silently reuse the first one's database. Starting a second
+ * one is refused; tests share one and use distinct lock keys instead.
  *
  * <ol>
  *   <li>The Derby database is created from the metastore's own schema script (with the ACID tables
- *       {@code HIVE_LOCKS} and {@code NEXT_LOCK_ID}), unpacked by Maven from the binary distribution.
+ *       {@code HIVE_LOCKS} and {@code NEXT_LOCK_ID}). It ships only in the metastore's binary
+ *       distribution on Maven Central; lock-hive's build unpacks it next to this class, into the
+ *       test-jar, so users of the jar need no build step of their own.
  *   <li>The Thrift server is ours, over the metastore's own handler, so that {@link #stop()} can cut
  *       every open connection (the metastore's own server cannot be stopped) and {@link #start()}
  *       can bring it back on the same port over the same database.
- *   <li>The metastore's housekeeper ({@code AcidHouseKeeperService}, whose {@code performTimeOuts()}
- *       removes locks not heartbeated within {@link #LOCK_TIMEOUT}) runs every {@link
- *       #HOUSEKEEPER_INTERVAL} while the server is up; {@link #expireTimedOutLocks()} runs the timeout
- *       at once, for tests that must not wait for it.
+ *   <li>Calls are taken one at a time (see {@link #serialized}).
+ *   <li>With {@link #shared()}, the metastore's housekeeper ({@code AcidHouseKeeperService}, whose
+ *       {@code performTimeOuts()} removes locks not heartbeated within {@link #LOCK_TIMEOUT}) runs
+ *       every {@link #HOUSEKEEPER_INTERVAL} while the server is up; {@link #expireTimedOutLocks()}
+ *       runs the timeout at once, for tests that must not wait for it.
  * </ol>
  */
-final class TestMetastore {
+public final class TestMetastore implements AutoCloseable {
 
-  /** One factor scales every wait in this module's tests ({@code -Dlockstep.test.timing=2}). */
-  static final int TIMING = Integer.getInteger("lockstep.test.timing", 1);
+  /** One factor scales every wait in lock-hive's tests ({@code -Dlockstep.test.timing=2}). */
+  public static final int TIMING = Integer.getInteger("lockstep.test.timing", 1);
 
-  /** The metastore's lock timeout in tests ({@code metastore.txn.timeout}); clients read the same. */
-  static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6L * TIMING);
+  /** The lock timeout of {@link #shared()} ({@code metastore.txn.timeout}); clients read the same. */
+  public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6L * TIMING);
 
-  /** How often the metastore's own housekeeper ({@code AcidHouseKeeperService}) runs in tests. */
-  static final Duration HOUSEKEEPER_INTERVAL = Duration.ofSeconds(1L * TIMING);
+  /** How often the housekeeper ({@code AcidHouseKeeperService}) of {@link #shared()} runs. */
+  public static final Duration HOUSEKEEPER_INTERVAL = Duration.ofSeconds(1L * TIMING);
+
+  /** The schema script, a resource next to this class (see the class comment, step 1). */
+  static final String SCHEMA = "hive-schema-4.0.0.derby.sql";
 
   private static final Object ONE_CALL_AT_A_TIME = new Object();
-  private static TestMetastore shared;
+  private static TestMetastore first;
+  private static Throwable failedStart;
 
   static {
     // No disk syncs in the test database: the JVM that owns it never crashes mid-test, and syncing
@@ -81,80 +103,135 @@ final class TestMetastore {
   }
 
   private final Path directory;
+  private final String databaseUrl;
   private final Configuration conf;
   private final int port;
+  private final boolean shared;
   private final List<Socket> accepted = new ArrayList<>();
   private TServer server;
   private Thread serving;
-  private AcidHouseKeeperService housekeeper;
 
-  private TestMetastore(Path directory, int port) {
+  private TestMetastore(Path directory, int port, boolean shared) {
     this.directory = directory;
     this.port = port;
+    this.shared = shared;
+    this.databaseUrl = "jdbc:derby:;databaseName=" + directory.resolve("metastore_db");
     this.conf = MetastoreConf.newMetastoreConf();
-    MetastoreConf.setVar(conf, ConfVars.CONNECT_URL_KEY,
-        "jdbc:derby:;databaseName=" + directory.resolve("metastore_db") + ";create=true");
+    MetastoreConf.setVar(conf, ConfVars.CONNECT_URL_KEY, databaseUrl + ";create=true");
     MetastoreConf.setVar(conf, ConfVars.WAREHOUSE, directory.resolve("warehouse").toUri().toString());
     MetastoreConf.setBoolVar(conf, ConfVars.SCHEMA_VERIFICATION, false);
     MetastoreConf.setBoolVar(conf, ConfVars.AUTO_CREATE_ALL, false);
     MetastoreConf.setBoolVar(conf, ConfVars.HIVE_SUPPORT_CONCURRENCY, true);
     MetastoreConf.setVar(conf, ConfVars.HIVE_TXN_MANAGER,
         "org.apache.hadoop.hive.ql.lockmgr.DbTxnManager");
-    MetastoreConf.setTimeVar(conf, ConfVars.TXN_TIMEOUT, LOCK_TIMEOUT.toMillis(),
-        TimeUnit.MILLISECONDS);
     MetastoreConf.setBoolVar(conf, ConfVars.METASTORE_HOUSEKEEPING_THREADS_ON, false);
     MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_INITIATOR_ON, false);
     MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_CLEANER_ON, false);
     MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_ALWAYS, "");
     MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_REMOTE_ONLY, "");
-    MetastoreConf.setLongVar(conf, ConfVars.CONNECTION_POOLING_MAX_CONNECTIONS, 32);
     MetastoreConf.setVar(conf, ConfVars.THRIFT_URIS, uri(port));
+    if (shared) {
+      MetastoreConf.setTimeVar(conf, ConfVars.TXN_TIMEOUT, LOCK_TIMEOUT.toMillis(),
+          TimeUnit.MILLISECONDS);
+      // Lock tests run many holders at once.
+      MetastoreConf.setLongVar(conf, ConfVars.CONNECTION_POOLING_MAX_CONNECTIONS, 32);
+    }
   }
 
-  /** The JVM's metastore, started on first use. */
-  static synchronized TestMetastore shared() throws Exception {
-    if (shared == null) {
-      long started = System.nanoTime();
-      Path target = Path.of("target");
-      Path dir = Files.isDirectory(target) ? Files.createTempDirectory(target, "test-metastore-")
-          : Files.createTempDirectory("lockstep-test-metastore-");
-      TestMetastore metastore = new TestMetastore(dir, freePort());
+  /**
+   * lock-hive's tests' metastore (short lock timeout, housekeeper on), started on first use in a new
+   * directory under {@code target/} (the system temporary directory outside a Maven module). It lives
+   * as long as the JVM; the start fails if it takes longer than 30 s (scaled by {@link #TIMING}).
+   */
+  public static synchronized TestMetastore shared() throws Exception {
+    if (first != null && first.shared) {
+      return first;
+    }
+    long started = System.nanoTime();
+    Path target = Path.of("target");
+    Path dir = Files.isDirectory(target) ? Files.createTempDirectory(target, "test-metastore-")
+        : Files.createTempDirectory("lockstep-test-metastore-");
+    TestMetastore metastore = launch(dir, true);
+    metastore.startHousekeeper();
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    if (took.compareTo(Duration.ofSeconds(30L * TIMING)) > 0) {
+      throw new IllegalStateException("The test metastore took " + took + " to start (limit 30 s;"
+          + " on a loaded machine raise -Dlockstep.test.timing)");
+    }
+    return metastore;
+  }
+
+  /**
+   * A metastore with the server's default lock timeout and no housekeeper, on a new database in
+   * {@code directory} (created if absent; Derby's log goes there too, unless {@code
+   * derby.stream.error.file} is set). {@link #close()} stops it; the directory is the caller's.
+   */
+  public static synchronized TestMetastore start(Path directory) throws Exception {
+    Files.createDirectories(directory);
+    return launch(directory, false);
+  }
+
+  private static TestMetastore launch(Path directory, boolean shared) throws Exception {
+    if (failedStart != null) {
+      throw new IllegalStateException("The Hive test metastore failed to start earlier in this JVM"
+          + " (the cause follows); fix that first.", failedStart);
+    }
+    if (first != null) {
+      throw new IllegalStateException("A Hive test metastore already ran in this JVM (database in "
+          + first.directory + "): the metastore keeps its connection pools in static fields, so a"
+          + " second one would silently use the first one's database. Use one metastore per JVM"
+          + " (share it, with distinct lock keys, or fork a JVM per metastore).");
+    }
+    if (System.getProperty("derby.stream.error.file") == null) {
+      System.setProperty("derby.stream.error.file", directory.resolve("derby.log").toString());
+    }
+    long started = System.nanoTime();
+    TestMetastore metastore = new TestMetastore(directory, freePort(), shared);
+    long schemaReady;
+    try {
       metastore.prepareDatabase();
-      long schemaReady = System.nanoTime();
+      schemaReady = System.nanoTime();
       metastore.start();
       metastore.locksOn("warm", "up"); // opens the transaction store's connection pools now
-      System.out.println("Metastore schema ready in "
-          + TimeUnit.NANOSECONDS.toMillis(schemaReady - started) + " ms");
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
-      System.out.println("Hive Metastore 4.0.1 started on " + metastore.uri() + " in "
-          + took.toMillis() + " ms (database " + dir + ")");
-      if (took.compareTo(Duration.ofSeconds(30L * TIMING)) > 0) {
-        throw new IllegalStateException("The test metastore took " + took + " to start (limit 30 s)");
-      }
-      metastore.startHousekeeper();
-      shared = metastore;
+    } catch (Exception | Error e) {
+      failedStart = e;
+      throw e;
     }
-    return shared;
+    first = metastore;
+    System.out.println("Metastore schema ready in "
+        + TimeUnit.NANOSECONDS.toMillis(schemaReady - started) + " ms");
+    System.out.println("Hive Metastore 4.0.1 started on " + metastore.uri() + " in "
+        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms (database "
+        + directory + ")");
+    return metastore;
   }
 
-  static String uri(int port) {
+  /** The address of a metastore (or of a proxy in front of one) on a loopback port. */
+  public static String uri(int port) {
     return "thrift://127.0.0.1:" + port;
   }
 
-  String uri() {
+  public String uri() {
     return uri(port);
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
-  Configuration conf() {
+  /** The metastore's own configuration. */
+  public Configuration conf() {
     return conf;
   }
 
-  /** The catalog options a lock client needs to reach this metastore. */
-  Map<String, String> lockOptions() {
+  /**
+   * The catalog options a lock client needs to reach this metastore and to agree with its lock
+   * timeout and housekeeper.
+   */
+  public Map<String, String> lockOptions() {
+    if (!shared) {
+      return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive");
+    }
     return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive",
         "metastore.txn.timeout", LOCK_TIMEOUT.toSeconds() + "s", "metastore.connect.retries", "1",
         "metastore.acid.housekeeper.interval", HOUSEKEEPER_INTERVAL.toSeconds() + "s",
@@ -163,13 +240,17 @@ final class TestMetastore {
 
   /** Creates the metastore schema, ACID tables included, unless the database already has it. */
   private void prepareDatabase() throws IOException, SQLException {
-    String script = System.getProperty("lockstep.hive.schema");
-    if (script == null || !Files.isRegularFile(Path.of(script))) {
-      throw new IllegalStateException("The metastore schema script is missing (" + script + "). Run"
-          + " the tests through Maven, which unpacks it from the metastore's binary distribution.");
+    String script;
+    try (InputStream in = TestMetastore.class.getResourceAsStream(SCHEMA)) {
+      if (in == null) {
+        throw new IllegalStateException("The metastore schema script " + SCHEMA + " is not on the"
+            + " class path next to " + TestMetastore.class.getName() + ". Build lock-hive with Maven,"
+            + " which unpacks it from the metastore's binary distribution into its test classes and"
+            + " test-jar.");
+      }
+      script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    String url = MetastoreConf.getVar(conf, ConfVars.CONNECT_URL_KEY);
-    try (Connection connection = DriverManager.getConnection(url);
+    try (Connection connection = DriverManager.getConnection(databaseUrl + ";create=true");
         Statement statement = connection.createStatement()) {
       try {
         statement.executeQuery("SELECT COUNT(*) FROM NEXT_LOCK_ID").close();
@@ -178,7 +259,7 @@ final class TestMetastore {
         // a fresh database: run the script below
       }
       StringBuilder withoutComments = new StringBuilder();
-      for (String line : Files.readAllLines(Path.of(script), StandardCharsets.UTF_8)) {
+      for (String line : script.split("\n")) {
         if (!line.trim().startsWith("--")) {
           withoutComments.append(line).append('\n');
         }
@@ -194,7 +275,7 @@ final class TestMetastore {
   }
 
   /** Starts (or restarts) the Thrift server on this metastore's port. */
-  synchronized void start() throws Exception {
+  public synchronized void start() throws Exception {
     if (server != null) {
       return;
     }
@@ -214,7 +295,7 @@ final class TestMetastore {
     thread.setDaemon(true);
     thread.start();
     serveCalled.await();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60L * TIMING);
     while (!thrift.isServing()) {
       if (System.nanoTime() > deadline) {
         throw new TimeoutException("The test metastore did not start serving on " + uri());
@@ -246,7 +327,7 @@ final class TestMetastore {
   }
 
   /** Stops the Thrift server and cuts every open client connection; the database stays. */
-  synchronized void stop() throws InterruptedException {
+  public synchronized void stop() throws InterruptedException {
     if (server == null) {
       return;
     }
@@ -267,11 +348,31 @@ final class TestMetastore {
   }
 
   /**
+   * Stops a metastore from {@link #start(Path)} for good: it accepts no more connections, and those
+   * still open end as their clients close them (close the clients first). Unlike {@link #stop()} it
+   * does not cut them, which the Thrift server would log as an error. No other metastore can start in
+   * this JVM afterwards (see the class comment). The shared one lives as long as the JVM: use {@link
+   * #stop()} to cut it off for a while.
+   */
+  @Override
+  public synchronized void close() {
+    if (shared) {
+      throw new IllegalStateException("The shared test metastore lives as long as the JVM and other"
+          + " tests use it; call stop() (and start()) to take it down for a while.");
+    }
+    if (server != null) {
+      server.stop();
+      server = null;
+      serving = null;
+    }
+  }
+
+  /**
    * Runs the metastore's own housekeeper every {@link #HOUSEKEEPER_INTERVAL} while the Thrift server
    * is up, as a metastore with {@code metastore.housekeeping.threads.on} does.
    */
   private void startHousekeeper() {
-    housekeeper = new AcidHouseKeeperService();
+    AcidHouseKeeperService housekeeper = new AcidHouseKeeperService();
     housekeeper.setConf(conf);
     Thread thread = new Thread(() -> {
       while (true) {
@@ -297,7 +398,7 @@ final class TestMetastore {
   }
 
   /** Runs the housekeeper's lock timeout: locks not heartbeated within the timeout are removed. */
-  void expireTimedOutLocks() {
+  public void expireTimedOutLocks() {
     TxnStore txnStore = TxnUtils.getTxnStore(conf);
     synchronized (ONE_CALL_AT_A_TIME) {
       txnStore.performTimeOuts();
@@ -305,14 +406,14 @@ final class TestMetastore {
   }
 
   /** Removes a lock on the server side, as an administrator would. */
-  void unlock(long lockId) throws Exception {
+  public void unlock(long lockId) throws Exception {
     synchronized (ONE_CALL_AT_A_TIME) {
       TxnUtils.getTxnStore(conf).unlock(new UnlockRequest(lockId));
     }
   }
 
   /** The locks (held or waiting) the metastore has on one table, read on the server side. */
-  List<ShowLocksResponseElement> locksOn(String database, String table) throws Exception {
+  public List<ShowLocksResponseElement> locksOn(String database, String table) throws Exception {
     ShowLocksRequest request = new ShowLocksRequest();
     request.setDbname(database);
     request.setTablename(table);
@@ -321,6 +422,21 @@ final class TestMetastore {
       locks = TxnUtils.getTxnStore(conf).showLocks(request).getLocks();
     }
     return locks == null ? List.of() : locks;
+  }
+
+  /**
+   * The metastore's next lock id ({@code NEXT_LOCK_ID}), read from its database: every lock it
+   * grants takes one, so the difference of two readings is at least the number of locks granted.
+   */
+  public long nextLockId() throws SQLException {
+    synchronized (ONE_CALL_AT_A_TIME) {
+      try (Connection connection = DriverManager.getConnection(databaseUrl);
+          Statement statement = connection.createStatement();
+          ResultSet row = statement.executeQuery("SELECT NL_NEXT FROM NEXT_LOCK_ID")) {
+        row.next();
+        return row.getLong(1);
+      }
+    }
   }
 
   private static int freePort() throws IOException {
