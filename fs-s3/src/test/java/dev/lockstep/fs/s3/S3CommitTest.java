@@ -6,6 +6,7 @@ import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;

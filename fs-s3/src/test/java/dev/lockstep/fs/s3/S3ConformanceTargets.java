@@ -3,6 +3,7 @@ package dev.lockstep.fs.s3;
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.ConformanceSettings;
 import dev.lockstep.conformance.ConformanceTarget;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import dev.lockstep.testing.TestTiming;
 import java.util.HashMap;
 import java.util.Map;

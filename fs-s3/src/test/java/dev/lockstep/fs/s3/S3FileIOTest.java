@@ -7,6 +7,7 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import java.io.FileNotFoundException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

@@ -9,6 +9,7 @@ import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.HashMap;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

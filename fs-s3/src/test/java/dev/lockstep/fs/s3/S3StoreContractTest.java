@@ -2,6 +2,7 @@ package dev.lockstep.fs.s3;
 
 import dev.lockstep.conformance.StoreContract;
 import dev.lockstep.conformance.ConformanceTarget;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -10,6 +10,7 @@ import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.SupportsWriteDeadline;
 import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
 import java.time.Duration;

@@ -1,8 +1,9 @@
-package dev.lockstep.fs.s3;
+package dev.lockstep.fs.s3.testing;
 
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.s3.S3Options;
 import java.io.IOException;
 import java.net.URI;
 import java.util.HashMap;
@@ -19,13 +20,19 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * A real S3 server in this JVM: s3proxy 4.0.0 on the {@code transient-nio2} store (in memory, and
- * its {@code If-None-Match: *} is atomic), on a free port of 127.0.0.1, with SigV4 authentication.
+ * its {@code If-None-Match: *} is atomic), on a free port of 127.0.0.1, with SigV4 authentication,
+ * holding one bucket, {@link #BUCKET}.
+ *
+ * <p>fs-s3's tests and the S3 benchmark use this one class, from fs-s3's test-jar (which holds only
+ * this package). s3proxy is a test dependency of fs-s3, so a user of the jar declares it too, with
+ * the same exclusions and Jackson pin as fs-s3's {@code pom.xml}; the AWS SDK (for {@link #admin()})
+ * comes with fs-s3.
  */
-final class S3ProxyServer implements AutoCloseable {
+public final class S3ProxyServer implements AutoCloseable {
 
-  static final String ACCESS_KEY = "lockstep-access";
-  static final String SECRET_KEY = "lockstep-secret-never-logged";
-  static final String BUCKET = "lockstep";
+  public static final String ACCESS_KEY = "lockstep-access";
+  public static final String SECRET_KEY = "lockstep-secret-never-logged";
+  public static final String BUCKET = "lockstep";
 
   private final BlobStore blobStore;
   private final S3Proxy proxy;
@@ -59,35 +66,35 @@ final class S3ProxyServer implements AutoCloseable {
     admin.createBucket(b -> b.bucket(BUCKET));
   }
 
-  static S3ProxyServer start() throws Exception {
+  public static S3ProxyServer start() throws Exception {
     return new S3ProxyServer(true);
   }
 
   /** A server that checks no signatures, so that a proxy may rewrite signed headers. */
-  static S3ProxyServer startWithoutAuthentication() throws Exception {
+  public static S3ProxyServer startWithoutAuthentication() throws Exception {
     return new S3ProxyServer(false);
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return endpoint;
   }
 
-  int port() {
+  public int port() {
     return proxy.getPort();
   }
 
   /** A client on the server with the SDK's defaults, to look behind the store's back. */
-  S3Client admin() {
+  public S3Client admin() {
     return admin;
   }
 
   /** A fresh, empty directory of the test bucket. */
-  Path freshRoot() {
+  public Path freshRoot() {
     return Path.of("s3://" + BUCKET + "/t-" + UUID.randomUUID());
   }
 
   /** The catalog options that reach this server at {@code endpoint}. */
-  static Map<String, String> options(URI endpoint) {
+  public static Map<String, String> options(URI endpoint) {
     Map<String, String> options = new HashMap<>();
     options.put(S3Options.ENDPOINT, endpoint.toString());
     options.put(S3Options.REGION, "us-east-1");
@@ -97,12 +104,12 @@ final class S3ProxyServer implements AutoCloseable {
     return options;
   }
 
-  Map<String, String> options() {
+  public Map<String, String> options() {
     return options(endpoint);
   }
 
   /** Opens the store for {@code root} through the ServiceLoader, as a catalog would. */
-  FileIO open(Path root, Map<String, String> extra) throws IOException {
+  public FileIO open(Path root, Map<String, String> extra) throws IOException {
     Map<String, String> options = options();
     options.putAll(extra);
     return FileIODiscovery.open(root, options);
