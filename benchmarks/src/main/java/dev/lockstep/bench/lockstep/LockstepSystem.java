@@ -109,21 +109,21 @@ public final class LockstepSystem implements BenchSystem {
 
     @Override
     public ScanResult scan(boolean collectKeys) throws Exception {
-      // Split by split, as Paimon's reader goes batch by batch: the whole table is never held.
       TableScan.Plan plan = table.newScan().plan();
       TableRead read = table.newRead();
-      long rows = 0;
+      long[] rows = {0};
       Map<Integer, Long> keyToValue = new HashMap<>();
+      boolean keys = collectKeys && spec.primaryKey();
       for (Split split : plan.splits()) {
-        List<GenericRow> splitRows = read.read(split);
-        rows += splitRows.size();
-        if (collectKeys && spec.primaryKey()) {
-          for (GenericRow row : splitRows) {
+        // Streamed row by row, as Paimon's record iterator is read: no split is held in memory.
+        read.forEach(split, row -> {
+          rows[0]++;
+          if (keys) {
             keyToValue.put((Integer) row.get(0), (Long) row.get(1));
           }
-        }
+        });
       }
-      return new ScanResult(rows, keyToValue);
+      return new ScanResult(rows[0], keyToValue);
     }
 
     @Override

@@ -28,8 +28,7 @@ public final class CompactTask {
         if (kv.deleted() && dropDeletes) {
           continue;
         }
-        writer.write(table.keyValueFileRow(kv.row(), kv.snapshot(), kv.sequence(), kv.deleted()),
-            kv.key(), kv.sequence());
+        writer.write(table.withCommitSnapshot(kv.fileRow(), kv.snapshot()), kv.sequence());
       }
     } catch (IOException | RuntimeException e) {
       writer.abort();

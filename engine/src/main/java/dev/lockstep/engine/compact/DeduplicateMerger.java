@@ -25,11 +25,10 @@ import java.util.PriorityQueue;
 public final class DeduplicateMerger implements Closeable {
 
   private final int[] keyIndexes;
-  private final int[] valueIndexes;
   private final int fieldCount;
   private final List<FormatReader> readers = new ArrayList<>();
-  private final PriorityQueue<Head> heads = new PriorityQueue<>(
-      (a, b) -> RowComparator.INSTANCE.compare(a.kv.key(), b.kv.key()));
+  private final PriorityQueue<Head> heads;
+  private final List<Head> same = new ArrayList<>();
 
   private static final class Head {
     final FormatReader reader;
@@ -52,10 +51,9 @@ public final class DeduplicateMerger implements Closeable {
       Collection<DataFileMeta> files) throws IOException {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.fieldCount = table.schema().fields().size();
-    this.valueIndexes = new int[fieldCount];
-    for (int i = 0; i < fieldCount; i++) {
-      valueIndexes[i] = i;
-    }
+    int[] keys = keyIndexes;
+    this.heads = new PriorityQueue<>(Math.max(1, files.size()),
+        (a, b) -> RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keys));
     try {
       for (DataFileMeta file : files) {
         if (file.commitSnapshot() < 0) {
@@ -83,7 +81,7 @@ public final class DeduplicateMerger implements Closeable {
       return false;
     }
     long snapshot = (Long) r.get(fieldCount);
-    head.kv = new KeyValue(r.project(keyIndexes), r.project(valueIndexes),
+    head.kv = new KeyValue(r, keyIndexes, fieldCount,
         snapshot < 0 ? head.file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1),
         (Boolean) r.get(fieldCount + 2));
     return true;
@@ -96,10 +94,17 @@ public final class DeduplicateMerger implements Closeable {
       return null;
     }
     KeyValue winner = first.kv;
-    List<Head> same = new ArrayList<>();
+    if (heads.isEmpty()) {
+      // One file left: its keys are unique, nothing to merge.
+      if (advance(first)) {
+        heads.add(first);
+      }
+      return winner;
+    }
+    same.clear();
     same.add(first);
     while (!heads.isEmpty()
-        && RowComparator.INSTANCE.compare(heads.peek().kv.key(), winner.key()) == 0) {
+        && RowComparator.compare(heads.peek().kv.fileRow(), winner.fileRow(), keyIndexes) == 0) {
       Head h = heads.poll();
       if (h.kv.newerThan(winner)) {
         winner = h.kv;

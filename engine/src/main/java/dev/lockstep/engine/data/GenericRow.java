@@ -23,6 +23,14 @@ public final class GenericRow implements Serializable {
     return new GenericRow(values.clone());
   }
 
+  /**
+   * A row over {@code values} itself, not a copy: the caller hands the array over and must not touch
+   * it again. For readers and writers that build a fresh array per row.
+   */
+  public static GenericRow wrap(Object[] values) {
+    return new GenericRow(values);
+  }
+
   public int size() {
     return values.length;
   }
@@ -38,6 +46,18 @@ public final class GenericRow implements Serializable {
       projected[i] = values[indexes[i]];
     }
     return new GenericRow(projected);
+  }
+
+  /** The first {@code count} values, as a new row. */
+  public GenericRow prefix(int count) {
+    return new GenericRow(Arrays.copyOf(values, count));
+  }
+
+  /** A copy of this row with the value at {@code index} replaced. */
+  public GenericRow with(int index, Object value) {
+    Object[] copy = values.clone();
+    copy[index] = value;
+    return new GenericRow(copy);
   }
 
   /** A rough size in bytes, for the memory bound of write buffers. */

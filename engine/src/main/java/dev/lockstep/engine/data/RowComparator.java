@@ -25,6 +25,21 @@ public final class RowComparator implements Comparator<GenericRow> {
     return Integer.compare(a.size(), b.size());
   }
 
+  /**
+   * Compares the values at {@code indexes} of two rows of the same shape, in that order, as
+   * {@link #compare} compares the rows {@code a.project(indexes)} and {@code b.project(indexes)},
+   * without building them.
+   */
+  public static int compare(GenericRow a, GenericRow b, int[] indexes) {
+    for (int index : indexes) {
+      int c = compareValues(a.get(index), b.get(index));
+      if (c != 0) {
+        return c;
+      }
+    }
+    return 0;
+  }
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   static int compareValues(Object a, Object b) {
     if (a == b) {

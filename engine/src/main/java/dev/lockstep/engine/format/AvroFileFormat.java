@@ -12,13 +12,12 @@ import org.apache.avro.Schema;
 import org.apache.avro.file.CodecFactory;
 import org.apache.avro.file.DataFileStream;
 import org.apache.avro.file.DataFileWriter;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.EncoderFactory;
 
 /**
  * Apache Avro container files, compressed with deflate (built into Avro, no native library) or not
- * at all ({@code file.compression=null}).
+ * at all ({@code file.compression=null}). Rows are encoded and decoded by {@link RowDatum}, straight
+ * from and to their Java values.
  */
 public final class AvroFileFormat implements FileFormat {
 
@@ -40,12 +39,14 @@ public final class AvroFileFormat implements FileFormat {
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
     Schema schema = AvroRows.schemaOf(rowType);
     CountingStream out = new CountingStream(fileIO.newOutputStream(path, false));
-    DataFileWriter<GenericRecord> writer =
-        new DataFileWriter<>(new GenericDatumWriter<GenericRecord>(schema));
+    DataFileWriter<GenericRow> writer = new DataFileWriter<>(new RowDatum.Writer(rowType));
     writer.setCodec(compression.equals("deflate") ? CodecFactory.deflateCodec(6)
         : CodecFactory.nullCodec());
     // Small blocks, so that length() follows the file closely enough for rolling at the target size.
     writer.setSyncInterval(SYNC_INTERVAL);
+    // Avro's default encoder writes each value byte by byte into the block buffer; a buffered one
+    // writes the same bytes in runs (DataFileWriter counts its buffered bytes into the block size).
+    writer.setEncoder(stream -> EncoderFactory.get().binaryEncoder(stream, null));
     try {
       writer.create(schema, out);
     } catch (IOException | RuntimeException e) {
@@ -57,7 +58,7 @@ public final class AvroFileFormat implements FileFormat {
 
       @Override
       public void write(GenericRow row) throws IOException {
-        writer.append(AvroRows.toRecord(schema, rowType, row));
+        writer.append(row);
       }
 
       @Override
@@ -78,10 +79,9 @@ public final class AvroFileFormat implements FileFormat {
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
     InputStream in = fileIO.newInputStream(path);
-    DataFileStream<GenericRecord> stream;
+    DataFileStream<GenericRow> stream;
     try {
-      stream = new DataFileStream<>(in,
-          new GenericDatumReader<>(null, AvroRows.schemaOf(rowType)));
+      stream = new DataFileStream<>(in, new RowDatum.Reader(rowType));
     } catch (IOException | RuntimeException e) {
       in.close();
       throw e;
@@ -89,7 +89,7 @@ public final class AvroFileFormat implements FileFormat {
     return new FormatReader() {
       @Override
       public GenericRow next() {
-        return stream.hasNext() ? AvroRows.fromRecord(rowType, stream.next()) : null;
+        return stream.hasNext() ? stream.next() : null;
       }
 
       @Override

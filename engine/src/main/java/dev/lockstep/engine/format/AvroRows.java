@@ -9,17 +9,16 @@ import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 
 /**
- * Maps a {@link RowType} to an Avro record schema and rows to records and back.
+ * Maps a {@link RowType} to an Avro record schema, and records Avro resolved from another writer
+ * schema back to rows ({@link RowDatum} encodes and decodes rows directly otherwise).
  *
  * <p>Avro field names are positional ({@code f0}, {@code f1}, ...) so that any column name is
  * allowed; the column name is kept in the field's doc. DECIMAL is Avro {@code bytes/decimal}
@@ -71,39 +70,12 @@ final class AvroRows {
     }
   }
 
-  static GenericRecord toRecord(Schema schema, RowType rowType, GenericRow row) {
-    GenericData.Record record = new GenericData.Record(schema);
-    for (int i = 0; i < rowType.size(); i++) {
-      record.put(i, toAvro(rowType.field(i).type(), row.get(i)));
-    }
-    return record;
-  }
-
   static GenericRow fromRecord(RowType rowType, GenericRecord record) {
     Object[] values = new Object[rowType.size()];
     for (int i = 0; i < values.length; i++) {
       values[i] = fromAvro(rowType.field(i).type(), record.get(i));
     }
-    return GenericRow.of(values);
-  }
-
-  private static Object toAvro(DataType type, Object value) {
-    if (value == null) {
-      return null;
-    }
-    switch (type.root()) {
-      case BYTES:
-        return ByteBuffer.wrap((byte[]) value);
-      case DECIMAL:
-        return ByteBuffer.wrap(((BigDecimal) value).unscaledValue().toByteArray());
-      case DATE:
-        return (int) ((LocalDate) value).toEpochDay();
-      case TIMESTAMP:
-        LocalDateTime t = (LocalDateTime) value;
-        return t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000;
-      default:
-        return value;
-    }
+    return GenericRow.wrap(values);
   }
 
   private static Object fromAvro(DataType type, Object value) {

@@ -5,10 +5,6 @@ import dev.lockstep.engine.types.RowType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericDatumReader;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
@@ -20,19 +16,19 @@ import org.apache.avro.io.EncoderFactory;
 public final class KeyCodec {
 
   private final RowType keyType;
-  private final Schema schema;
+  /** Stateless, so shared; readers keep a scratch buffer and are made per call. */
+  private final RowDatum.Writer writer;
 
   public KeyCodec(RowType keyType) {
     this.keyType = keyType;
-    this.schema = AvroRows.schemaOf(keyType);
+    this.writer = new RowDatum.Writer(keyType);
   }
 
   public byte[] encode(GenericRow key) {
     try {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
-      new GenericDatumWriter<GenericRecord>(schema)
-          .write(AvroRows.toRecord(schema, keyType, key), encoder);
+      writer.write(key, encoder);
       encoder.flush();
       return out.toByteArray();
     } catch (IOException e) {
@@ -42,9 +38,8 @@ public final class KeyCodec {
 
   public GenericRow decode(byte[] bytes) {
     try {
-      GenericRecord record = new GenericDatumReader<GenericRecord>(schema)
+      return new RowDatum.Reader(keyType)
           .read(null, DecoderFactory.get().binaryDecoder(bytes, null));
-      return AvroRows.fromRecord(keyType, record);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot decode a key of type " + keyType, e);
     }

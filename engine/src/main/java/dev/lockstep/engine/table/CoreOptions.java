@@ -24,6 +24,12 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   public static final String STOP_TRIGGER = "num-sorted-run.stop-trigger";
   public static final String COMPACTION_MAX_THREAD = "compaction.max.thread";
   public static final int COMPACTION_MAX_THREAD_DEFAULT = 1;
+  /**
+   * Buckets a {@code TableWrite} flushes at once at the end of a batch, its own thread included;
+   * default: the number of processors, at most {@link #WRITE_FLUSH_THREADS_MAX_DEFAULT}.
+   */
+  public static final String WRITE_FLUSH_THREADS = "write.flush-threads";
+  public static final int WRITE_FLUSH_THREADS_MAX_DEFAULT = 4;
   /** Default: compaction trigger + 1. */
   public static final String NUM_LEVELS = "num-levels";
   public static final String WRITE_BUFFER_SIZE = "write-buffer-size";

@@ -186,7 +186,16 @@ public final class FileStoreTable implements Closeable {
     values[fields] = snapshot;
     values[fields + 1] = sequence;
     values[fields + 2] = deleted;
-    return GenericRow.of(values);
+    return GenericRow.wrap(values);
+  }
+
+  /**
+   * {@code fileRow}, a primary-key data-file row, with its {@code _SNAPSHOT} set to {@code snapshot}
+   * (the row itself when it holds that already).
+   */
+  public GenericRow withCommitSnapshot(GenericRow fileRow, long snapshot) {
+    int index = schema.fields().size();
+    return ((Long) fileRow.get(index)) == snapshot ? fileRow : fileRow.with(index, snapshot);
   }
 
   /** The commit protocol of this table, opened on first use from the merged options. */

@@ -35,7 +35,7 @@ final class AppendBucketWriter implements BucketWriter {
       writer = new RollingFileWriter(table, partition, bucket, 0);
     }
     try {
-      writer.write(row, null, sequence++);
+      writer.write(row, sequence++);
     } catch (IOException e) {
       failure = e;
       throw e;

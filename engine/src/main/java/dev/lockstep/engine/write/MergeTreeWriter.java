@@ -10,12 +10,14 @@ import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataTypeRoot;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -26,8 +28,11 @@ import org.slf4j.LoggerFactory;
  * One bucket of a primary-key table, an LSM tree.
  *
  * <ol>
- *   <li>Rows go to a sorted in-memory buffer (later write of a key wins); when its estimated size
- *       reaches {@code write-buffer-size} it is flushed to a new level-0 file (one sorted run). Rows
+ *   <li>Rows go to an in-memory buffer in write order; when its estimated size reaches
+ *       {@code write-buffer-size} it is sorted by key (stable, so the later write of a key wins and
+ *       the earlier ones are dropped) and flushed to a new level-0 file (one sorted run). Sorting
+ *       once per flush is much cheaper than keeping a sorted map per row; the price is that
+ *       overwritten rows count against the buffer until the flush. Rows
  *       of flushed files carry {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number
  *       that grows across the writer's batch.
  *   <li>Compaction (not with {@code write-only=true}) works on the bucket's <em>committed</em> files
@@ -54,15 +59,18 @@ final class MergeTreeWriter implements BucketWriter {
   private final ExecutorService executor;
   private final int[] keyIndexes;
   private final UniversalCompaction picker;
-  private final TreeMap<GenericRow, Buffered> buffer = new TreeMap<>(RowComparator.INSTANCE);
+  /** Data-file rows of the batch not flushed yet, in write order (sequence order). */
+  private GenericRow[] buffer = new GenericRow[1024];
+  private int buffered;
+  private final Comparator<GenericRow> byKey;
+  /** The first key column is INT (never null in a key): the buffer sorts on packed longs. */
+  private final boolean intLeadingKey;
   private final List<DataFileMeta> pending = new ArrayList<>();
   private long bufferBytes;
   private long sequence;
   private Future<CompactResult> running;
   private CompactResult finished;
   private boolean inFlight;
-
-  private record Buffered(GenericRow row, long sequence, boolean deleted) {}
 
   MergeTreeWriter(FileStoreTable table, String partition, int bucket, LiveFileView view,
       ExecutorService executor) {
@@ -74,13 +82,20 @@ final class MergeTreeWriter implements BucketWriter {
     this.executor = executor;
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.picker = new UniversalCompaction(options.compactionTrigger(), options.maxLevel());
+    int[] keys = keyIndexes;
+    this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
+    this.intLeadingKey = table.schema().rowType().field(keyIndexes[0]).type().root()
+        == DataTypeRoot.INT;
   }
 
   @Override
   public void write(GenericRow row, boolean delete) throws IOException {
-    GenericRow key = row.project(keyIndexes);
-    Buffered old = buffer.put(key, new Buffered(row, sequence++, delete));
-    bufferBytes += row.estimatedBytes() + (old == null ? key.estimatedBytes() : 0);
+    if (buffered == buffer.length) {
+      buffer = Arrays.copyOf(buffer, buffer.length * 2);
+    }
+    GenericRow fileRow = table.keyValueFileRow(row, DataFileMeta.UNCOMMITTED, sequence++, delete);
+    buffer[buffered++] = fileRow;
+    bufferBytes += fileRow.estimatedBytes();
     if (bufferBytes >= options.writeBufferBytes()) {
       flush();
     }
@@ -88,22 +103,69 @@ final class MergeTreeWriter implements BucketWriter {
 
   @Override
   public void flush() throws IOException {
-    if (buffer.isEmpty()) {
+    if (buffered == 0) {
       return;
     }
+    long[] packed = sortBuffer();
+    // With a single INT key column, ties show in the packed longs without touching the rows.
+    boolean packedKey = packed != null && keyIndexes.length == 1;
+    int sequenceIndex = table.schema().fields().size() + 1;
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
-    for (var entry : buffer.entrySet()) {
-      Buffered b = entry.getValue();
-      writer.write(table.keyValueFileRow(b.row(), DataFileMeta.UNCOMMITTED, b.sequence(),
-          b.deleted()), entry.getKey(), b.sequence());
+    for (int i = 0; i < buffered; i++) {
+      if (i + 1 < buffered && (packedKey ? (packed[i] >> 32) == (packed[i + 1] >> 32)
+          : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
+        continue;
+      }
+      GenericRow row = buffer[i];
+      writer.write(row, (Long) row.get(sequenceIndex));
     }
     pending.addAll(writer.finish());
-    buffer.clear();
-    bufferBytes = 0;
+    clearBuffer();
     if (running != null && sortedRuns() > options.stopTrigger()) {
       LOG.debug("Write stall in bucket {} of '{}': {} sorted runs", bucket, partition, sortedRuns());
       awaitRunning();
     }
+  }
+
+  /**
+   * Sorts the buffer by key, stably: each key's rows stay in write order, so the last of them is
+   * the one to keep. With an INT first key column, each row's (key, position) is packed into one
+   * long and the longs are sorted as primitives (no comparator calls, no pointer chasing); rows
+   * whose first column ties are then ordered by the remaining key columns, stably. Otherwise a
+   * stable merge sort with the key comparator.
+   *
+   * @return the sorted packed longs (first key column in the high half), or {@code null} when the
+   *     comparator sorted
+   */
+  private long[] sortBuffer() {
+    if (!intLeadingKey) {
+      Arrays.sort(buffer, 0, buffered, byKey);
+      return null;
+    }
+    int first = keyIndexes[0];
+    long[] packed = new long[buffered];
+    for (int i = 0; i < buffered; i++) {
+      packed[i] = ((long) (Integer) buffer[i].get(first) << 32) | i;
+    }
+    Arrays.sort(packed);
+    GenericRow[] sorted = new GenericRow[buffered];
+    for (int i = 0; i < buffered; i++) {
+      sorted[i] = buffer[(int) packed[i]];
+    }
+    if (keyIndexes.length > 1) {
+      for (int from = 0; from < buffered; ) {
+        int to = from + 1;
+        while (to < buffered && (packed[to] >> 32) == (packed[from] >> 32)) {
+          to++;
+        }
+        if (to - from > 1) {
+          Arrays.sort(sorted, from, to, byKey);
+        }
+        from = to;
+      }
+    }
+    System.arraycopy(sorted, 0, buffer, 0, buffered);
+    return packed;
   }
 
   private int sortedRuns() {
@@ -196,6 +258,12 @@ final class MergeTreeWriter implements BucketWriter {
     }
     TableWrite.deleteQuietly(table, partition, bucket, pending);
     pending.clear();
-    buffer.clear();
+    clearBuffer();
+  }
+
+  private void clearBuffer() {
+    Arrays.fill(buffer, 0, buffered, null);
+    buffered = 0;
+    bufferBytes = 0;
   }
 }

@@ -27,8 +27,10 @@ public final class RollingFileWriter {
   private FormatWriter current;
   private String currentName;
   private long rowCount;
-  private GenericRow firstKey;
-  private GenericRow lastKey;
+  /** Key columns of data-file rows in a primary-key table; {@code null} in append tables. */
+  private final int[] keyIndexes;
+  private GenericRow firstRow;
+  private GenericRow lastRow;
   private long minSeq;
   private long maxSeq;
 
@@ -36,15 +38,16 @@ public final class RollingFileWriter {
     this.table = table;
     this.directory = table.bucketPath(partition, bucket);
     this.level = level;
+    this.keyIndexes = table.primaryKeyTable() ? table.schema().primaryKeyIndexes() : null;
   }
 
   /**
-   * Appends one data-file row.
+   * Appends one data-file row; in a primary-key table its key columns give the file's min and max
+   * key (the first and last row's).
    *
-   * @param key the row's primary key ({@code null} in append tables)
    * @param sequence the row's sequence number
    */
-  public void write(GenericRow fileRow, GenericRow key, long sequence) throws IOException {
+  public void write(GenericRow fileRow, long sequence) throws IOException {
     try {
       if (current == null) {
         currentName = "data-" + UUID.randomUUID() + "." + table.format().extension();
@@ -52,13 +55,13 @@ public final class RollingFileWriter {
         started.add(path);
         current = table.format().createWriter(table.fileIO(), path, table.dataFileRowType());
         rowCount = 0;
-        firstKey = key;
+        firstRow = fileRow;
         minSeq = sequence;
         maxSeq = sequence;
       }
       current.write(fileRow);
       rowCount++;
-      lastKey = key;
+      lastRow = fileRow;
       minSeq = Math.min(minSeq, sequence);
       maxSeq = Math.max(maxSeq, sequence);
       if (current.length() >= table.options().targetFileBytes()) {
@@ -75,8 +78,11 @@ public final class RollingFileWriter {
     current = null;
     Path path = directory.child(currentName);
     long size = table.fileIO().getStatus(path).length();
-    byte[] min = firstKey == null ? null : table.keyCodec().encode(firstKey);
-    byte[] max = lastKey == null ? null : table.keyCodec().encode(lastKey);
+    byte[] min = keyIndexes == null ? null
+        : table.keyCodec().encode(firstRow.project(keyIndexes));
+    byte[] max = keyIndexes == null ? null : table.keyCodec().encode(lastRow.project(keyIndexes));
+    firstRow = null;
+    lastRow = null;
     finished.add(new DataFileMeta(currentName, size, rowCount, min, max, minSeq, maxSeq,
         table.schema().id(), level, System.currentTimeMillis(), DataFileMeta.UNCOMMITTED));
   }

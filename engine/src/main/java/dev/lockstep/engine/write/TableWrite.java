@@ -4,19 +4,24 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
+import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.RowType;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Writes rows of one table for one commit user, in batches:
@@ -32,7 +37,8 @@ import java.util.concurrent.TimeUnit;
  * </ol>
  *
  * <p>Not thread-safe: one per thread. Compactions run on {@code compaction.max.thread} background
- * threads owned by this object. {@link #close()} deletes files never handed out.
+ * threads owned by this object; flushes of different buckets run on up to
+ * {@code write.flush-threads} threads at once (this one included). {@link #close()} deletes files never handed out.
  */
 public final class TableWrite implements Closeable {
 
@@ -43,7 +49,12 @@ public final class TableWrite implements Closeable {
   private final int[] partitionIndexes;
   private final LiveFileView view;
   private final Map<Map.Entry<String, Integer>, BucketWriter> writers = new LinkedHashMap<>();
+  /** The writers of the last partition a row went to, by bucket: most rows skip the map. */
+  private String lastPartition;
+  private BucketWriter[] lastPartitionWriters;
   private ExecutorService executor;
+  private ExecutorService flushPool;
+  private final int flushThreads;
   private boolean needsRefresh = true;
   private long batchBase;
 
@@ -54,6 +65,13 @@ public final class TableWrite implements Closeable {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.partitionIndexes = table.schema().partitionIndexes();
     this.view = new LiveFileView(table);
+    this.flushThreads = table.options().all().getInt(CoreOptions.WRITE_FLUSH_THREADS,
+        Math.min(CoreOptions.WRITE_FLUSH_THREADS_MAX_DEFAULT,
+            Runtime.getRuntime().availableProcessors()));
+    if (flushThreads < 1) {
+      throw new IllegalArgumentException("Option '" + CoreOptions.WRITE_FLUSH_THREADS + "' is "
+          + flushThreads + "; it must be at least 1 (1 flushes in the writing thread only).");
+    }
   }
 
   public String commitUser() {
@@ -100,10 +118,20 @@ public final class TableWrite implements Closeable {
 
   private void route(GenericRow row, boolean delete) throws IOException {
     refreshIfNeeded();
-    String partition = table.partitionPath().toPath(row.project(partitionIndexes));
+    String partition = partitionIndexes.length == 0 ? ""
+        : table.partitionPath().toPath(row.project(partitionIndexes));
     GenericRow bucketKey = table.primaryKeyTable() ? row.project(keyIndexes) : row;
     int bucket = Math.floorMod(RowComparator.stableHash(bucketKey), table.options().bucket());
-    writer(partition, bucket).write(row, delete);
+    if (!partition.equals(lastPartition)) {
+      lastPartition = partition;
+      lastPartitionWriters = new BucketWriter[table.options().bucket()];
+    }
+    BucketWriter writer = lastPartitionWriters[bucket];
+    if (writer == null) {
+      writer = writer(partition, bucket);
+      lastPartitionWriters[bucket] = writer;
+    }
+    writer.write(row, delete);
   }
 
   private BucketWriter writer(String partition, int bucket) throws IOException {
@@ -138,8 +166,76 @@ public final class TableWrite implements Closeable {
   /** Writes every buffer to new level-0 files now (they are committed with the batch). */
   public void flush() throws IOException {
     refreshIfNeeded();
-    for (BucketWriter writer : writers.values()) {
-      writer.flush();
+    flushAll();
+  }
+
+  /**
+   * Flushes every bucket: sorting, encoding and compressing a buffer is most of a batch's work, and
+   * buckets are independent, so up to {@code write.flush-threads} of them flush at once (this thread
+   * and background threads, each taking the next bucket). Every bucket is attempted; a bucket whose
+   * flush failed keeps its batch, and the first failure is thrown (others suppressed).
+   */
+  private void flushAll() throws IOException {
+    List<BucketWriter> all = new ArrayList<>(writers.values());
+    int threads = Math.min(flushThreads, all.size());
+    if (threads <= 1) {
+      for (BucketWriter writer : all) {
+        writer.flush();
+      }
+      return;
+    }
+    AtomicInteger next = new AtomicInteger();
+    Throwable[] failures = new Throwable[all.size()];
+    Runnable flushing = () -> {
+      for (int i = next.getAndIncrement(); i < all.size(); i = next.getAndIncrement()) {
+        try {
+          all.get(i).flush();
+        } catch (Throwable t) {
+          failures[i] = t;
+        }
+      }
+    };
+    List<Future<?>> helpers = new ArrayList<>();
+    for (int t = 1; t < threads; t++) {
+      helpers.add(flushPool().submit(flushing));
+    }
+    flushing.run();
+    boolean interrupted = false;
+    for (Future<?> helper : helpers) {
+      while (true) {
+        try {
+          helper.get();
+          break;
+        } catch (InterruptedException e) {
+          // A bucket's flush is not abandoned halfway: wait for it, then report the interrupt.
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw new IllegalStateException("A flush task failed outside a flush", e.getCause());
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    Throwable first = null;
+    for (Throwable t : failures) {
+      if (t == null) {
+        continue;
+      }
+      if (first == null) {
+        first = t;
+      } else {
+        first.addSuppressed(t);
+      }
+    }
+    if (first instanceof IOException e) {
+      throw e;
+    } else if (first instanceof RuntimeException e) {
+      throw e;
+    } else if (first instanceof Error e) {
+      throw e;
+    } else if (interrupted) {
+      throw new InterruptedIOException("Interrupted while flushing " + table.fullName());
     }
   }
 
@@ -172,9 +268,7 @@ public final class TableWrite implements Closeable {
   public List<CommitMessage> prepareCommit() throws IOException {
     refreshIfNeeded();
     // Flush everything first: a failed flush then leaves every bucket's batch with its writer.
-    for (BucketWriter writer : writers.values()) {
-      writer.flush();
-    }
+    flushAll();
     List<CommitMessage> messages = new ArrayList<>();
     for (BucketWriter writer : writers.values()) {
       CommitMessage message = writer.prepareCommit(batchBase);
@@ -184,6 +278,18 @@ public final class TableWrite implements Closeable {
     }
     needsRefresh = true;
     return messages;
+  }
+
+  private ExecutorService flushPool() {
+    if (flushPool == null) {
+      ThreadFactory factory = runnable -> {
+        Thread thread = new Thread(runnable, "lockstep-flush-" + table.fullName());
+        thread.setDaemon(true);
+        return thread;
+      };
+      flushPool = Executors.newFixedThreadPool(flushThreads - 1, factory);
+    }
+    return flushPool;
   }
 
   private ExecutorService executor() {
@@ -216,6 +322,13 @@ public final class TableWrite implements Closeable {
       writer.close();
     }
     writers.clear();
+    lastPartition = null;
+    lastPartitionWriters = null;
+    if (flushPool != null) {
+      // Idle between flushes: flushAll waits for its tasks before returning.
+      flushPool.shutdown();
+      flushPool = null;
+    }
     if (executor != null) {
       executor.shutdownNow();
       try {
