@@ -95,7 +95,7 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline {
     if (location.isRoot()) {
       throw new FileNotFoundException(path + " is a bucket root, not a file");
     }
-    return new S3InputStream(clients.retrying(), location);
+    return S3InputStream.open(clients.retrying(), location);
   }
 
   @Override
