@@ -201,6 +201,26 @@ public final class SnapshotCommitter implements Closeable {
    * @throws IOException when every attempt failed before landing; nothing was published
    */
   public CommitOutcome commit(long id, byte[] content) throws IOException, InterruptedException {
+    return attempt(id, content).outcome();
+  }
+
+  /**
+   * Commits {@code content} as snapshot {@code id}, as {@link #commit} does, and also says whether
+   * the table's lock was contended on the way ({@link CommitAttempt#lockContended()}), so that a
+   * caller retrying after a conflict can choose between an immediate retry and backing off.
+   *
+   * @return COMMITTED or CONFLICT (never UNKNOWN), with the lock contention seen
+   * @throws CommitStateUnknownException when it cannot be told whether the commit landed
+   * @throws IOException when every attempt failed before landing; nothing was published
+   */
+  public CommitAttempt attempt(long id, byte[] content) throws IOException, InterruptedException {
+    boolean[] contended = {false};
+    CommitOutcome outcome = publishAndReadBack(id, content, () -> contended[0] = true);
+    return new CommitAttempt(outcome, contended[0]);
+  }
+
+  private CommitOutcome publishAndReadBack(long id, byte[] content, Runnable onLockContended)
+      throws IOException, InterruptedException {
     if (id < 1) {
       throw new IllegalArgumentException("Snapshot ids start at 1: " + id);
     }
@@ -209,7 +229,11 @@ public final class SnapshotCommitter implements Closeable {
     boolean uncertain = false;
     for (int attempt = 1; attempt <= options.writeAttempts(); attempt++) {
       try {
-        publisher.publish(target, content);
+        if (publisher instanceof LockedPublisher) {
+          ((LockedPublisher) publisher).publish(target, content, onLockContended);
+        } else {
+          publisher.publish(target, content);
+        }
         log.writeLatestHint(id);
         return CommitOutcome.COMMITTED;
       } catch (InterruptedException e) {
