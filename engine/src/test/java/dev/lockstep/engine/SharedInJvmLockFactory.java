@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code lock.type=engine-shared-in-jvm}, for the engine's tests only: every table object in the JVM
@@ -17,7 +19,16 @@ import java.util.Optional;
 public final class SharedInJvmLockFactory implements CatalogLockFactory {
 
   public static final String IDENTIFIER = "engine-shared-in-jvm";
-  static final InJvmLockService SHARED = new InJvmLockService(Duration.ofMinutes(1));
+  public static final InJvmLockService SHARED = new InJvmLockService(Duration.ofMinutes(1));
+  private static final Map<String, CountDownLatch> WAITING = new ConcurrentHashMap<>();
+
+  /**
+   * Opens when an acquire of {@code key} that may wait (a timeout above zero) starts; lock-api's
+   * committer makes one only after a try without waiting found the key held.
+   */
+  public static CountDownLatch waitingAcquire(String key) {
+    return WAITING.computeIfAbsent(key, k -> new CountDownLatch(1));
+  }
 
   @Override
   public String identifier() {
@@ -30,6 +41,10 @@ public final class SharedInJvmLockFactory implements CatalogLockFactory {
       @Override
       public Optional<Lease> acquire(String key, Duration timeout)
           throws IOException, InterruptedException {
+        CountDownLatch waiting = WAITING.get(key);
+        if (waiting != null && !timeout.isZero()) {
+          waiting.countDown();
+        }
         return SHARED.acquire(key, timeout);
       }
 

@@ -7,9 +7,11 @@ import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -187,6 +189,7 @@ public final class TableCommit {
     }
     Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
     CommitLoop loop = new CommitLoop(table, commitUser);
+    long start = System.nanoTime();
     for (int plan = 0; ; plan++) {
       Snapshot latest = latest();
       long baseId = base == Long.MAX_VALUE ? (latest == null ? 0 : latest.id()) : base;
@@ -213,9 +216,13 @@ public final class TableCommit {
         return new CommitResult(identifier, false, id, -1, List.of(), loop.retries());
       } catch (FileConflictException e) {
         fileConflicts++;
-        if (plan >= table.options().commitMaxRetries()) {
+        Duration timeout = table.options().commitTimeout();
+        if (plan >= table.options().commitMaxRetries()
+            || (timeout != null && System.nanoTime() - start > timeout.toNanos())) {
           throw new CommitFailedException("OVERWRITE commit " + identifier + " kept meeting"
-              + " concurrent compactions: " + e.getMessage());
+              + " concurrent compactions (" + (plan + 1) + " plans, limits '"
+              + CoreOptions.COMMIT_MAX_RETRIES + "' and '" + CoreOptions.COMMIT_TIMEOUT
+              + "'); nothing was committed: " + e.getMessage());
         }
       }
     }
