@@ -59,10 +59,10 @@ import org.slf4j.LoggerFactory;
  *       After the wait, read only the snapshots committed since L and check their deltas
  *       ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user, identifier,
  *       kind) means our commit is in already. Otherwise go to step 2 on the newest of them.
- *   <li>Limits, checked after each conflict: {@code commit.timeout} (default 10 min) is the limit
- *       that matters; {@code commit.max-retries} (default {@value
- *       CoreOptions#COMMIT_MAX_RETRIES_DEFAULT}) is a backstop far above any losing streak
- *       measured with fair turns. Either raises {@link
+ *   <li>Limits, checked after each conflict: {@code commit.max-retries} (default {@value
+ *       CoreOptions#COMMIT_MAX_RETRIES_DEFAULT}, DESIGN 5) and {@code commit.timeout} (default
+ *       none). With fair turns a commit loses about one race per other committer, so the count
+ *       must exceed the number of committers racing in a tight loop. Either raises {@link
  *       CommitFailedException} saying how long the commit ran, how many conflicts it met (and how
  *       many under a contended lock) and how far the table moved meanwhile; nothing is committed
  *       and the data files are intact. Every snapshot conflict is another commit that landed, so
@@ -319,9 +319,10 @@ final class CommitLoop {
           + " frequent committers, or a lock-free strategy (a store with atomic create), help more"
           + " than a higher limit.";
     } else if (outOfRetries) {
-      fix = " Every conflict is another commit that landed first, so commits did not take turns:"
-          + " look for far more committers on this table than usual, or one much slower than the"
-          + " others; raise " + limit + " only when that many commits really race.";
+      fix = " Every conflict is another commit that landed first; with fair turns a commit loses"
+          + " about one race per other committer, so raise " + limit + " above the number of"
+          + " committers that commit to this table at once, or set '" + CoreOptions.COMMIT_TIMEOUT
+          + "' and a high '" + CoreOptions.COMMIT_MAX_RETRIES + "' to limit by time instead.";
     } else {
       fix = " The attempts themselves were slow: look at the store's (or lock service's) latency,"
           + " or raise " + limit + ".";
