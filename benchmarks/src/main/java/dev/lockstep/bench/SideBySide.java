@@ -37,7 +37,7 @@ import java.util.stream.Stream;
  * next to {@code RESULTS.md}) are set beside this run's.
  *
  * <pre>
- * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 4]
+ * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 8]
  *            [--contention-seconds 4] [--warmup-seconds 2] [--conflict-seconds 20]
  *            [--ingest-rows 2000000] [--commit-every 100000] [--warmup-rows 200000]
  *            [--work DIR] [--command TEXT] [--previous ratios.csv]
@@ -60,7 +60,7 @@ public final class SideBySide {
     }
     int[] writers = Arrays.stream(a.getOrDefault("writers", "1,2,4,8").split(","))
         .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
-    int rounds = positive(a, "rounds", 4);
+    int rounds = positive(a, "rounds", 8);
     Duration contentionTime = Duration.ofSeconds(positive(a, "contention-seconds", 4));
     Duration warmupTime = Duration.ofSeconds(Integer.parseInt(a.getOrDefault("warmup-seconds", "2")));
     Duration conflictTime = Duration.ofSeconds(positive(a, "conflict-seconds", 20));

@@ -65,9 +65,11 @@ public final class LockstepSystem implements BenchSystem {
     settings.put("file.compression / manifest.compression", "deflate / deflate");
     settings.put(CoreOptions.COMMIT_MAX_RETRIES,
         String.valueOf(CoreOptions.COMMIT_MAX_RETRIES_DEFAULT));
-    settings.put("commit retry wait (min .. max)",
-        CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toMillis() + " ms .. "
-            + CoreOptions.COMMIT_MAX_RETRY_WAIT_DEFAULT.toMillis() + " ms");
+    long min = CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toMillis();
+    settings.put("commit retry wait (min .. max)", "0 .. " + 2 * min + " ms jitter after a"
+        + " lock-free conflict (" + min + " ms doubling to "
+        + CoreOptions.COMMIT_MAX_RETRY_WAIT_DEFAULT.toMillis()
+        + " ms only under a contended lock)");
     settings.put("snapshot commit on the local store",
         "commit.strategy=auto: atomic create (temp file + link(2)), no lock");
     return settings;
