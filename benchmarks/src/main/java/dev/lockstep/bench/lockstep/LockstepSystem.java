@@ -70,6 +70,9 @@ public final class LockstepSystem implements BenchSystem {
         + " lock-free conflict (" + min + " ms doubling to "
         + CoreOptions.COMMIT_MAX_RETRY_WAIT_DEFAULT.toMillis()
         + " ms only under a contended lock)");
+    settings.put("bucket flushes at the end of a batch", CoreOptions.WRITE_FLUSH_THREADS + "="
+        + Math.min(CoreOptions.WRITE_FLUSH_THREADS_MAX_DEFAULT,
+            Runtime.getRuntime().availableProcessors()) + " (default): that many buckets at once");
     settings.put("snapshot commit on the local store",
         "commit.strategy=auto: atomic create (temp file + link(2)), no lock");
     return settings;

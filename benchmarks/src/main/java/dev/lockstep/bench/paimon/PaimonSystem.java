@@ -78,6 +78,8 @@ public final class PaimonSystem implements BenchSystem {
         String.valueOf(CoreOptions.COMMIT_MAX_RETRIES.defaultValue()));
     settings.put("commit retry wait (min .. max)", CoreOptions.COMMIT_MIN_RETRY_WAIT.defaultValue()
         .toMillis() + " ms .. " + CoreOptions.COMMIT_MAX_RETRY_WAIT.defaultValue().toMillis() + " ms");
+    settings.put("bucket flushes at the end of a batch",
+        "one bucket after another in the writer thread (file output asynchronous)");
     settings.put("snapshot commit on the local store",
         "temp file + rename under a JVM-wide lock (no lock.type)");
     return settings;
