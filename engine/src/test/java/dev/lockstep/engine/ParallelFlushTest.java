@@ -82,9 +82,8 @@ class ParallelFlushTest {
   }
 
   @Test
-  void aFlushThreadCountBelowOneIsRefusedNamingTheOption() throws Exception {
-    FileStoreTable table = table(FaultInjectingFileIO.wrap(new LocalFileIO()), "0");
-    assertThatThrownBy(() -> table.newWrite("u"))
+  void aFlushThreadCountBelowOneIsRefusedNamingTheOption() {
+    assertThatThrownBy(() -> table(FaultInjectingFileIO.wrap(new LocalFileIO()), "0"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'write.flush-threads'")
         .hasMessageContaining("at least 1");

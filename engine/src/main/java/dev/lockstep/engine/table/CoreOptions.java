@@ -9,7 +9,7 @@ import java.util.Map;
  * wins). Keys match Apache Paimon where it has one.
  */
 public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, int stopTrigger,
-    int compactionMaxThreads, int numLevels, long writeBufferBytes, long targetFileBytes,
+    int compactionMaxThreads, int writeFlushThreads, int numLevels, long writeBufferBytes, long targetFileBytes,
     int commitMaxRetries, Duration commitTimeout, Duration commitMinRetryWait,
     Duration commitMaxRetryWait, int manifestMergeMinCount, String fileCompression,
     Options all) {
@@ -65,6 +65,8 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
     require(stopTrigger >= compactionTrigger, STOP_TRIGGER, stopTrigger,
         "at least '" + COMPACTION_TRIGGER + "' (" + compactionTrigger + ")");
     require(compactionMaxThreads >= 1, COMPACTION_MAX_THREAD, compactionMaxThreads, "at least 1");
+    require(writeFlushThreads >= 1, WRITE_FLUSH_THREADS, writeFlushThreads,
+        "at least 1 (1 flushes in the writing thread only)");
     require(numLevels >= 2, NUM_LEVELS, numLevels, "at least 2");
     require(writeBufferBytes >= 1024, WRITE_BUFFER_SIZE, writeBufferBytes, "at least 1 kb");
     require(targetFileBytes >= 1024, TARGET_FILE_SIZE, targetFileBytes, "at least 1 kb");
@@ -101,6 +103,8 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
         trigger,
         o.getInt(STOP_TRIGGER, trigger + 3),
         o.getInt(COMPACTION_MAX_THREAD, COMPACTION_MAX_THREAD_DEFAULT),
+        o.getInt(WRITE_FLUSH_THREADS, Math.min(WRITE_FLUSH_THREADS_MAX_DEFAULT,
+            Runtime.getRuntime().availableProcessors())),
         o.getInt(NUM_LEVELS, trigger + 1),
         MemorySize.parseBytes(WRITE_BUFFER_SIZE, o.get(WRITE_BUFFER_SIZE, WRITE_BUFFER_SIZE_DEFAULT)),
         MemorySize.parseBytes(TARGET_FILE_SIZE, o.get(TARGET_FILE_SIZE, TARGET_FILE_SIZE_DEFAULT)),

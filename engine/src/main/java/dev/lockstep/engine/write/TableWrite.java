@@ -4,7 +4,6 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
-import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.RowType;
 import java.io.Closeable;
@@ -65,13 +64,7 @@ public final class TableWrite implements Closeable {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.partitionIndexes = table.schema().partitionIndexes();
     this.view = new LiveFileView(table);
-    this.flushThreads = table.options().all().getInt(CoreOptions.WRITE_FLUSH_THREADS,
-        Math.min(CoreOptions.WRITE_FLUSH_THREADS_MAX_DEFAULT,
-            Runtime.getRuntime().availableProcessors()));
-    if (flushThreads < 1) {
-      throw new IllegalArgumentException("Option '" + CoreOptions.WRITE_FLUSH_THREADS + "' is "
-          + flushThreads + "; it must be at least 1 (1 flushes in the writing thread only).");
-    }
+    this.flushThreads = table.options().writeFlushThreads();
   }
 
   public String commitUser() {
