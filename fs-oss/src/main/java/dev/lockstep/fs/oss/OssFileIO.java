@@ -14,10 +14,12 @@ import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
 import dev.lockstep.fs.SupportsAtomicCreate;
+import dev.lockstep.fs.SupportsWriteDeadline;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.FileAlreadyExistsException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -47,9 +49,10 @@ import org.slf4j.LoggerFactory;
  * <p>Two SDK clients share the options: one with SDK retries for idempotent requests, and one
  * without, for the publishing requests, whose retries {@link OssPublisher} makes itself, because an
  * SDK retry of a forbid-overwrite request that had landed answers {@code FileAlreadyExists} for our
- * own write.
+ * own write. {@link #writeWithin} opens a third, short-lived client per call, whose request timeout
+ * is that write's deadline (see {@link OssDeadlineWriter}: the SDK has no per-request timeout).
  */
-public final class OssFileIO implements SupportsAtomicCreate {
+public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadline {
 
   private static final Logger LOG = LoggerFactory.getLogger(OssFileIO.class);
 
@@ -58,25 +61,37 @@ public final class OssFileIO implements SupportsAtomicCreate {
   private final OSS publishClient;
   private final OssErrors errors;
   private final OssPublisher publisher;
+  private final OssDeadlineWriter deadlineWriter;
 
   public OssFileIO(OssOptions options) {
     this.options = options;
-    this.client = newClient(options, options.attempts() - 1);
-    this.publishClient = newClient(options, 0);
+    this.client = newClient(options, options.attempts() - 1, options.maxConnections(),
+        options.requestTimeout().toMillis());
+    this.publishClient = newClient(options, 0, options.maxConnections(),
+        options.requestTimeout().toMillis());
     this.errors = new OssErrors(options.endpoint(), options.accessKeyId());
     this.publisher = new OssPublisher(client, publishClient, errors, options);
+    this.deadlineWriter = new OssDeadlineWriter(options, errors);
     LOG.debug("Opened OSS store {}", options);
   }
 
-  private static OSS newClient(OssOptions options, int sdkRetries) {
+  /**
+   * An SDK client with the store's endpoint, credentials and connect and socket timeouts.
+   *
+   * @param sdkRetries the SDK's own retries of a failed request (0 = none)
+   * @param requestTimeoutMillis the SDK's whole-request timeout, enforced by aborting the HTTP
+   *     request; 0 = none
+   */
+  static OSS newClient(OssOptions options, int sdkRetries, int maxConnections,
+      long requestTimeoutMillis) {
     ClientBuilderConfiguration conf = new ClientBuilderConfiguration();
     conf.setConnectionTimeout(Math.toIntExact(options.connectTimeout().toMillis()));
     conf.setSocketTimeout(Math.toIntExact(options.socketTimeout().toMillis()));
-    if (!options.requestTimeout().isZero()) {
+    if (requestTimeoutMillis > 0) {
       conf.setRequestTimeoutEnabled(true);
-      conf.setRequestTimeout(Math.toIntExact(options.requestTimeout().toMillis()));
+      conf.setRequestTimeout(Math.toIntExact(requestTimeoutMillis));
     }
-    conf.setMaxConnections(options.maxConnections());
+    conf.setMaxConnections(maxConnections);
     conf.setMaxErrorRetry(sdkRetries);
     if (options.pathStyle()) {
       conf.setSLDEnabled(true);
@@ -151,6 +166,33 @@ public final class OssFileIO implements SupportsAtomicCreate {
     try (OssOutputStream out = new OssOutputStream(publisher, key, path, true, options)) {
       out.write(content);
     }
+  }
+
+  /**
+   * Writes {@code content} at {@code path} with one PutObject that the SDK aborts when {@code
+   * timeout} runs out, so that an upload still being sent at the deadline never becomes an object
+   * (see {@link OssDeadlineWriter}). Used by the commit protocol for plain writes under a lock lease.
+   * Any size up to OSS's PutObject limit (5 GB) goes in that one request, never multipart.
+   *
+   * <ul>
+   *   <li>After success: {@code path} holds {@code content}.
+   *   <li>After {@link FileAlreadyExistsException} ({@code overwrite=false}): an object was there
+   *       and OSS refused the write ({@code x-oss-forbid-overwrite: true}, 409), atomically; nothing
+   *       was written.
+   *   <li>After {@link dev.lockstep.fs.UncertainWriteException}: the deadline hit while the request
+   *       was in flight, or its answer was lost, or OSS answered 5xx; {@code content} may be there.
+   *   <li>After another {@link IOException}: nothing was written (the deadline had passed before
+   *       anything was sent, the connection could not be made, or OSS refused the request).
+   * </ul>
+   */
+  @Override
+  public void writeWithin(Path path, byte[] content, boolean overwrite, Duration timeout)
+      throws IOException {
+    OssKey key = OssKey.of(path);
+    if (key.isRoot()) {
+      throw new IOException("Cannot write " + path + ": it is a bucket root");
+    }
+    deadlineWriter.write(key, path, content, !overwrite, timeout);
   }
 
   /** A file (HeadObject), else a directory when a key is under {@code path/}, else not found. */

@@ -86,20 +86,29 @@ final class OssPublisher {
       throws IOException {
     String writeId = UUID.randomUUID().toString();
     String md5 = Base64.getEncoder().encodeToString(md5(buffer, length));
-    publish(key, path, writeId, forbidOverwrite, "PutObject", () -> {
-      ObjectMetadata meta = new ObjectMetadata();
-      meta.setContentLength(length);
-      meta.setContentMD5(md5);
-      meta.setContentType("application/octet-stream");
-      meta.addUserMetadata(WRITE_ID, writeId);
-      if (forbidOverwrite) {
-        meta.setHeader(FORBID_OVERWRITE, "true");
-      }
-      PutObjectRequest request = new PutObjectRequest(key.bucket(), key.key(),
-          new ByteArrayInputStream(buffer, 0, length), meta);
-      request.setLogEnabled(false);
-      publishClient.putObject(request);
-    });
+    publish(key, path, writeId, forbidOverwrite, "PutObject", () ->
+        publishClient.putObject(putRequest(key, buffer, length, md5, writeId, forbidOverwrite)));
+  }
+
+  /**
+   * The PutObject every write sends: {@code buffer[0, length)}, its {@code Content-MD5} (base64),
+   * the write id in the user metadata, and {@code x-oss-forbid-overwrite: true} when asked. A new
+   * request (with a fresh body stream) per attempt.
+   */
+  static PutObjectRequest putRequest(OssKey key, byte[] buffer, int length, String md5,
+      String writeId, boolean forbidOverwrite) {
+    ObjectMetadata meta = new ObjectMetadata();
+    meta.setContentLength(length);
+    meta.setContentMD5(md5);
+    meta.setContentType("application/octet-stream");
+    meta.addUserMetadata(WRITE_ID, writeId);
+    if (forbidOverwrite) {
+      meta.setHeader(FORBID_OVERWRITE, "true");
+    }
+    PutObjectRequest request = new PutObjectRequest(key.bucket(), key.key(),
+        new ByteArrayInputStream(buffer, 0, length), meta);
+    request.setLogEnabled(false);
+    return request;
   }
 
   /**

@@ -1,15 +1,27 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.conformance.ConformanceTarget;
+import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.CommitContract;
+import dev.lockstep.conformance.ConformanceTarget;
 import dev.lockstep.fs.oss.testing.OssTestServer;
+import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The kit's CommitContract through the real OSS SDK against the OSS test server, no lock. */
+/**
+ * The kit's CommitContract through the real OSS SDK against the OSS test server: lock-free with
+ * atomic create, and also with {@code lock.enabled=true} (an in-JVM test lock standing in for a lock
+ * service), so that the commit-under-lock checks run on OSS too: the commit protocol uses atomic
+ * create inside the lock, and the kit's plain-write checks run over OSS seen as a blind-put store.
+ */
 class OssCommitContractTest extends CommitContract {
 
+  private static final InJvmLockService LOCK = new InJvmLockService();
   private static OssTestServer server;
 
   @BeforeAll
@@ -24,6 +36,38 @@ class OssCommitContractTest extends CommitContract {
 
   @Override
   protected ConformanceTarget target() {
-    return OssTargets.target(server);
+    ConformanceTarget store = OssTargets.target(server);
+    return ConformanceTarget.builder()
+        .uri(store.uri())
+        .options(store.options())
+        .declare(Capability.STORE_BASICS, true)
+        .declare(Capability.ATOMIC_CREATE, true)
+        .declare(Capability.ATOMIC_RENAME, false)
+        .declare(Capability.LOCK, true)
+        .lockFactory(() -> new SharedLock(LOCK))
+        .build();
+  }
+
+  /** One client of the shared in-JVM lock; closing the client leaves the lock service running. */
+  private static final class SharedLock implements LockService {
+    private final LockService delegate;
+
+    SharedLock(LockService delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public Optional<Lease> acquire(String key, Duration timeout)
+        throws IOException, InterruptedException {
+      return delegate.acquire(key, timeout);
+    }
+
+    @Override
+    public Duration holderDeathBound() {
+      return delegate.holderDeathBound();
+    }
+
+    @Override
+    public void close() {}
   }
 }

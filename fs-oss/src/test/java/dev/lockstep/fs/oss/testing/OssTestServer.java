@@ -62,8 +62,10 @@ import java.util.function.Predicate;
  *       check and the put are one step under a per-key monitor.
  * </ol>
  *
- * <p>Faults can be injected per operation ({@link #injectFault}) to reproduce lost answers. The HTTP
- * layer is {@link HttpWire} over plain sockets, one thread per connection, keep-alive.
+ * <p>Faults can be injected per operation ({@link #injectFault}) to reproduce lost answers, and
+ * {@link #throttleRequests} reads requests as slowly as a slow network delivers them. The HTTP
+ * layer is {@link HttpWire} over plain sockets, one thread per connection, keep-alive. A request
+ * whose body ends short (the client closed or reset the connection) is never applied.
  */
 public final class OssTestServer implements AutoCloseable {
 
@@ -92,7 +94,10 @@ public final class OssTestServer implements AutoCloseable {
   private final Map<String, String> tokens = new ConcurrentHashMap<>();
   private final List<FaultRule> faults = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+  private final AtomicInteger received = new AtomicInteger();
+  private final AtomicInteger inProgress = new AtomicInteger();
   private final String hostId;
+  private volatile long requestBytesPerSecond;
   private volatile boolean closed;
 
   private OssTestServer(ServerSocket socket, ExecutorService executor) {
@@ -174,6 +179,44 @@ public final class OssTestServer implements AutoCloseable {
   }
 
   /**
+   * How many requests have begun to arrive: every request whose first byte came, including those
+   * whose body then ended short and those the server refused.
+   */
+  public int requestsReceived() {
+    return received.get();
+  }
+
+  /**
+   * Reads requests (headers and bodies) at about {@code bytesPerSecond} at most, as a slow network
+   * delivers them, so that a large upload is still being sent when a client gives up on it; {@code
+   * 0} reads at full speed again. Applies at once, to open connections too.
+   */
+  public OssTestServer throttleRequests(long bytesPerSecond) {
+    if (bytesPerSecond < 0) {
+      throw new IllegalArgumentException("bytesPerSecond must be 0 (off) or positive");
+    }
+    requestBytesPerSecond = bytesPerSecond;
+    return this;
+  }
+
+  /**
+   * Waits until no request is in progress: a request counts from its first byte until its answer
+   * is written or its connection ends (a truncated body, a reset, a lost answer).
+   *
+   * @return whether that happened within {@code timeout}
+   */
+  public boolean awaitIdle(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (inProgress.get() > 0) {
+      if (System.nanoTime() - deadline >= 0) {
+        return false;
+      }
+      Thread.sleep(10);
+    }
+    return true;
+  }
+
+  /**
    * Injects {@code fault} into the next {@code times} requests of {@code operation} (an OSS API
    * name such as {@code PutObject}) whose key matches.
    */
@@ -220,21 +263,33 @@ public final class OssTestServer implements AutoCloseable {
   /** Serves one keep-alive connection until the client closes it or an answer is to be lost. */
   private void serve(Socket connection) {
     try (connection) {
-      InputStream in = new BufferedInputStream(connection.getInputStream());
+      InputStream in = new BufferedInputStream(
+          new ThrottledInput(connection.getInputStream(), () -> requestBytesPerSecond));
       OutputStream out = new BufferedOutputStream(connection.getOutputStream());
       while (!closed) {
-        HttpWire.RawRequest raw = HttpWire.read(in);
-        if (raw == null) {
-          return;
+        in.mark(1);
+        if (in.read() < 0) {
+          return; // the client closed an idle keep-alive connection
         }
-        boolean head = raw.method().equals("HEAD");
-        OssAnswer answer = handle(raw);
-        if (answer == null) {
-          return; // no status line was sent: closing the connection loses the answer
-        }
-        HttpWire.write(out, answer.status, answer.headers, answer.body, head);
-        if ("close".equalsIgnoreCase(raw.header("connection"))) {
-          return;
+        in.reset();
+        received.incrementAndGet();
+        inProgress.incrementAndGet();
+        try {
+          HttpWire.RawRequest raw = HttpWire.read(in);
+          if (raw == null) {
+            return;
+          }
+          boolean head = raw.method().equals("HEAD");
+          OssAnswer answer = handle(raw);
+          if (answer == null) {
+            return; // no status line was sent: closing the connection loses the answer
+          }
+          HttpWire.write(out, answer.status, answer.headers, answer.body, head);
+          if ("close".equalsIgnoreCase(raw.header("connection"))) {
+            return;
+          }
+        } finally {
+          inProgress.decrementAndGet();
         }
       }
     } catch (IOException e) {
