@@ -14,9 +14,12 @@ import java.util.Map;
  *     before landing is tried (each failure is read back first, so a retry never commits twice)
  * @param leaseMargin {@value #COMMIT_LEASE_MARGIN}: under a lock, the lease time that must be left when
  *     a write starts; the write is bounded by the time left minus this margin
+ * @param fencingScope {@value #COMMIT_FENCING_SCOPE}: the name under which the {@code lock} strategy
+ *     records and compares fencing tokens ({@link FencingToken#lock()} is {@code <scope>:<lock key>});
+ *     defaults to {@code lock.type} ({@value #COMMIT_FENCING_SCOPE_FALLBACK} when none is set)
  */
 public record CommitOptions(CommitStrategy strategy, LockOptions lock, int writeAttempts,
-    Duration leaseMargin) {
+    Duration leaseMargin, String fencingScope) {
 
   public static final String COMMIT_STRATEGY = "commit.strategy";
   public static final CommitStrategy COMMIT_STRATEGY_DEFAULT = CommitStrategy.AUTO;
@@ -24,6 +27,13 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
   public static final int COMMIT_WRITE_ATTEMPTS_DEFAULT = 3;
   public static final String COMMIT_LEASE_MARGIN = "commit.lease-margin";
   public static final Duration COMMIT_LEASE_MARGIN_DEFAULT = Duration.ofSeconds(1);
+  /**
+   * Tokens are compared only within one scope. Set a new value when the table's lock service is
+   * replaced by one whose tokens may start lower (a new ZooKeeper ensemble, a new metastore
+   * database): otherwise every locked commit is refused as fenced by the old service's tokens.
+   */
+  public static final String COMMIT_FENCING_SCOPE = "commit.fencing-scope";
+  public static final String COMMIT_FENCING_SCOPE_FALLBACK = "lock";
 
   public CommitOptions {
     if (writeAttempts < 1) {
@@ -34,6 +44,10 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
       throw new IllegalArgumentException(
           "Option '" + COMMIT_LEASE_MARGIN + "' must not be negative: " + leaseMargin);
     }
+    if (fencingScope == null || fencingScope.isBlank()) {
+      fencingScope = lock.type() == null ? COMMIT_FENCING_SCOPE_FALLBACK : lock.type();
+    }
+    fencingScope = fencingScope.trim();
   }
 
   public static CommitOptions from(Map<String, String> options) {
@@ -43,6 +57,7 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
         strategy == null ? COMMIT_STRATEGY_DEFAULT : CommitStrategy.parse(strategy),
         LockOptions.from(o),
         o.getInt(COMMIT_WRITE_ATTEMPTS, COMMIT_WRITE_ATTEMPTS_DEFAULT),
-        o.getDuration(COMMIT_LEASE_MARGIN, COMMIT_LEASE_MARGIN_DEFAULT));
+        o.getDuration(COMMIT_LEASE_MARGIN, COMMIT_LEASE_MARGIN_DEFAULT),
+        o.get(COMMIT_FENCING_SCOPE));
   }
 }

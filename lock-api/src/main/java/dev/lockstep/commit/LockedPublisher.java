@@ -9,12 +9,15 @@ import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.options.Durations;
 import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -33,10 +36,17 @@ import org.slf4j.LoggerFactory;
  *       <em>contended</em> (reported to the committer, see {@link CommitAttempt#lockContended()}),
  *       and the lease is then awaited within {@code lock-acquire-timeout}; none: fail, nothing
  *       written.
- *   <li>{@code ensureHeld()}; then check that the target is absent (present: conflict).
+ *   <li>{@code ensureHeld()}; then check that the target is absent (present: conflict; with a
+ *       {@link FencingTokenReader} this is left to step 4, which reads the target anyway). Make the
+ *       content, handing the lease's {@link FencingToken} to the caller's {@link SnapshotContent}.
  *   <li>Bound the write by the lease time left minus {@code commit.lease-margin}; too little left:
  *       fail, nothing written. Right before the write starts, check the lease and the deadline
  *       again (the write runs on its own thread, which may start late).
+ *   <li>Fencing check, right after that last {@code ensureHeld()} and only when the committer has a
+ *       {@link FencingTokenReader}: read {@code snapshot-N} and, when it is absent, {@code
+ *       snapshot-(N-1)}, the latest committed snapshot. One that carries a newer token of the same
+ *       lock was committed by a later holder, so our lease lapsed: {@link FencedCommitException},
+ *       nothing written. {@code snapshot-N} present with an older or no token: conflict.
  *   <li>Write: with the store's atomic primitive when it has one (the lock gives fairness, the
  *       primitive gives safety); otherwise a plain write, safe only because of the lease, whose
  *       request carries the deadline when the store {@link SupportsWriteDeadline}.
@@ -47,11 +57,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Race timeline this guards against: holder A pauses after step 2 past its lease, B acquires,
  * writes N and releases; A wakes. A's step-3 deadline has passed, so A's write is abandoned (a write
- * already in flight is reported uncertain and read back). Only a store's conditional write closes the
- * remaining window of a request already sent and landing late; that is why step 4 prefers it.
+ * already in flight is reported uncertain and read back). If A's lease still looks held to A (its
+ * pause fell right after its last {@code ensureHeld()}, or the lease's own view of time is off), the
+ * step-4 fencing check finds B's newer token and refuses. Neither closes a pause that falls between
+ * the fencing check and the write, nor a request already sent and landing late: the store does not
+ * check tokens. Only a store's conditional write closes that window; that is why step 5 prefers it.
  *
  * <p>Outcomes: a lease lost or too short before the write starts raises {@link LockLostException}
- * (nothing written). A write that outlasts its budget, a lease lost during a plain write, or an
+ * (nothing written); a newer holder's token raises {@link FencedCommitException} (nothing written).
+ * A write that outlasts its budget, a lease lost during a plain write, or an
  * interrupt while the write is in flight raise {@link UncertainWriteException} (the committer reads
  * back; nothing is cleaned up).
  */
@@ -64,18 +78,23 @@ final class LockedPublisher implements SnapshotPublisher {
   private final LockService lockService;
   private final String lockKey;
   private final CommitOptions options;
+  private final FencingTokenReader tokenReader;
+  private final String fencingLock;
   private final ExecutorService writer;
 
   /**
    * @param primitive the store's atomic publisher, or {@code null} for a plain write under the lease
+   * @param tokenReader reads the token of a committed snapshot, or {@code null}: no fencing check
    */
   LockedPublisher(FileIO store, SnapshotPublisher primitive, LockService lockService, String lockKey,
-      CommitOptions options) {
+      CommitOptions options, FencingTokenReader tokenReader) {
     this.store = store;
     this.primitive = primitive;
     this.lockService = lockService;
     this.lockKey = lockKey;
     this.options = options;
+    this.tokenReader = tokenReader;
+    this.fencingLock = options.fencingScope() + ":" + lockKey;
     this.writer = Executors.newCachedThreadPool(runnable -> {
       Thread thread = new Thread(runnable, "lockstep-locked-write");
       thread.setDaemon(true);
@@ -91,11 +110,12 @@ final class LockedPublisher implements SnapshotPublisher {
 
   @Override
   public void publish(Path target, byte[] content) throws IOException, InterruptedException {
-    publish(target, content, () -> { });
+    publish(target, fencing -> content, () -> { }, new ArrayList<>());
   }
 
   /**
-   * {@link #publish(Path, byte[])}, telling {@code onContended} when the lock was contended.
+   * {@link #publish(Path, byte[])} with content made under the lease, telling {@code onContended}
+   * when the lock was contended.
    *
    * <p>Contention is observed, not guessed from how long the acquire took: the first acquire does
    * not wait, and only when it comes back empty (another holder has the lease) is
@@ -103,10 +123,13 @@ final class LockedPublisher implements SnapshotPublisher {
    * An uncontended lock costs no extra call; a contended one costs one acquire that does not wait
    * (on a fair queue such as ZooKeeper's, the waiter queues a moment later than it would have).
    *
+   * @param content made once the lease is held, with its token
    * @param onContended run at most once, before anything is written, when another holder had the
    *     lease when this publisher asked for it
+   * @param tried receives the bytes before they are written, so that the committer recognises them
+   *     when it reads the target back
    */
-  void publish(Path target, byte[] content, Runnable onContended)
+  void publish(Path target, SnapshotContent content, Runnable onContended, List<byte[]> tried)
       throws IOException, InterruptedException {
     Duration acquireTimeout = options.lock().acquireTimeout();
     Optional<Lease> acquired = lockService.acquire(lockKey, Duration.ZERO);
@@ -122,7 +145,7 @@ final class LockedPublisher implements SnapshotPublisher {
     Lease lease = acquired.get();
     IOException primary = null;
     try {
-      publishUnder(lease, target, content);
+      publishUnder(lease, target, content, tried);
     } catch (IOException e) {
       primary = e;
       throw e;
@@ -142,13 +165,17 @@ final class LockedPublisher implements SnapshotPublisher {
     }
   }
 
-  private void publishUnder(Lease lease, Path target, byte[] content)
-      throws IOException, InterruptedException {
+  private void publishUnder(Lease lease, Path target, SnapshotContent contentUnderLease,
+      List<byte[]> tried) throws IOException, InterruptedException {
     lease.ensureHeld();
-    if (store.exists(target)) {
+    // With a token reader, the fencing check right before the write reads the target anyway.
+    if (tokenReader == null && store.exists(target)) {
       throw new FileAlreadyExistsException(target.toString(), null,
           "snapshot already committed by another writer");
     }
+    FencingToken ours = new FencingToken(fencingLock, lease.fencingToken());
+    byte[] content = contentUnderLease.bytes(Optional.of(ours));
+    tried.add(content);
     Duration budget = lease.timeLeft().minus(options.leaseMargin());
     if (budget.isNegative() || budget.isZero()) {
       throw new LockLostException("Only " + Durations.format(lease.timeLeft()) + " of the lease on '"
@@ -163,6 +190,7 @@ final class LockedPublisher implements SnapshotPublisher {
             + " budget ran out; nothing was written.");
       }
       lease.ensureHeld();
+      checkFence(target, ours);
       if (primitive != null) {
         primitive.publish(target, content);
       } else if (store instanceof SupportsWriteDeadline) {
@@ -208,6 +236,48 @@ final class LockedPublisher implements SnapshotPublisher {
     if (primitive == null && !Arrays.equals(readBack(target), content)) {
       throw new FileAlreadyExistsException(target.toString(), null,
           "another writer's snapshot replaced ours while the lease was in doubt");
+    }
+  }
+
+  /**
+   * Step 4: refuses when {@code snapshot-N}, or the latest committed snapshot {@code snapshot-(N-1)}
+   * when N is absent, carries a newer token of our lock; N present otherwise is a conflict.
+   */
+  private void checkFence(Path target, FencingToken ours) throws IOException {
+    if (tokenReader == null) {
+      return;
+    }
+    byte[] taken = readIfPresent(target);
+    if (taken != null) {
+      refuseIfNewer(target, target, ours, taken);
+      throw new FileAlreadyExistsException(target.toString(), null,
+          "snapshot already committed by another writer");
+    }
+    long id = SnapshotLog.parseId(target.name());
+    if (id > 1) {
+      Path latest = target.parent().child(SnapshotLog.PREFIX + (id - 1));
+      byte[] committed = readIfPresent(latest);
+      if (committed != null) {
+        refuseIfNewer(target, latest, ours, committed);
+      }
+    }
+    // Snapshot files never change once written, and the lease was held a moment ago: a later holder
+    // that committed before now has been seen. One that commits after now is not (see class doc).
+  }
+
+  private void refuseIfNewer(Path target, Path snapshot, FencingToken ours, byte[] content)
+      throws IOException {
+    Optional<FencingToken> theirs = tokenReader.read(content);
+    if (theirs.isPresent() && ours.isOlderThan(theirs.get())) {
+      throw new FencedCommitException(target, ours, snapshot, theirs.get());
+    }
+  }
+
+  private byte[] readIfPresent(Path path) throws IOException {
+    try {
+      return readBack(path);
+    } catch (FileNotFoundException e) {
+      return null;
     }
   }
 

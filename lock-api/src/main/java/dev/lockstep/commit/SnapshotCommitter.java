@@ -12,8 +12,11 @@ import java.io.Closeable;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +46,12 @@ import org.slf4j.LoggerFactory;
  *       CommitStateUnknownException}: nothing may be cleaned up.
  *   <li>After COMMITTED, the {@code LATEST} hint is written, best effort.
  * </ol>
+ *
+ * <p>Fencing ({@code lock} strategy): with {@link #attempt(long, SnapshotContent)} the snapshot is made
+ * under the lease and records its {@link FencingToken}; with a {@link FencingTokenReader} the
+ * committer refuses to publish over, or on top of, a snapshot that a newer holder of the same lock
+ * committed ({@link FencedCommitException}: nothing written, not retried, never reported as unknown
+ * unless an earlier attempt of the same commit was uncertain). Lock-free strategies record no token.
  *
  * <p>Thread-safe; committers of one table may run in many threads and processes.
  */
@@ -74,13 +83,24 @@ public final class SnapshotCommitter implements Closeable {
    */
   public static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
       Map<String, String> options) throws IOException {
+    return open(store, snapshotDirectory, lockKey, options, null);
+  }
+
+  /**
+   * {@link #open(FileIO, Path, String, Map)} with the fencing check of the {@code lock} strategy.
+   *
+   * @param tokenReader reads the {@link FencingToken} a committed snapshot recorded (the caller's
+   *     format), or {@code null} for no fencing check
+   */
+  public static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
+      Map<String, String> options, FencingTokenReader tokenReader) throws IOException {
     CommitOptions commitOptions = CommitOptions.from(options);
     // Only 'lock', or 'auto' with lock.enabled=true, commits under the lock: an explicit lock-free
     // strategy does not open a lock service it would never use.
     boolean needsLock = commitOptions.strategy() == CommitStrategy.LOCK
         || (commitOptions.strategy() == CommitStrategy.AUTO && commitOptions.lock().enabled());
     if (!needsLock) {
-      return create(store, snapshotDirectory, lockKey, commitOptions, null);
+      return create(store, snapshotDirectory, lockKey, commitOptions, null, tokenReader);
     }
     if (!commitOptions.lock().enabled()) {
       throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
@@ -94,7 +114,7 @@ public final class SnapshotCommitter implements Closeable {
     LockService lockService = LockServiceDiscovery.open(options);
     try {
       SnapshotCommitter committer =
-          create(store, snapshotDirectory, lockKey, commitOptions, lockService);
+          create(store, snapshotDirectory, lockKey, commitOptions, lockService, tokenReader);
       return new SnapshotCommitter(committer.store, committer.log, committer.publisher,
           committer.options, lockService);
     } catch (RuntimeException e) {
@@ -115,7 +135,19 @@ public final class SnapshotCommitter implements Closeable {
    */
   public static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
       CommitOptions options, LockService lockService) {
-    SnapshotPublisher publisher = resolve(store, options, lockService, lockKey);
+    return create(store, snapshotDirectory, lockKey, options, lockService, null);
+  }
+
+  /**
+   * {@link #create(FileIO, Path, String, CommitOptions, LockService)} with the fencing check of the
+   * {@code lock} strategy.
+   *
+   * @param tokenReader reads the {@link FencingToken} a committed snapshot recorded, or {@code null}
+   *     for no fencing check
+   */
+  public static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
+      CommitOptions options, LockService lockService, FencingTokenReader tokenReader) {
+    SnapshotPublisher publisher = resolve(store, options, lockService, lockKey, tokenReader);
     LOG.debug("Snapshots of {} commit with strategy {}", lockKey, publisher.describe());
     return new SnapshotCommitter(store, new SnapshotLog(store, snapshotDirectory), publisher, options,
         null);
@@ -124,6 +156,11 @@ public final class SnapshotCommitter implements Closeable {
   /** Chooses the publisher as the class javadoc says, or refuses. */
   static SnapshotPublisher resolve(FileIO store, CommitOptions options, LockService lockService,
       String lockKey) {
+    return resolve(store, options, lockService, lockKey, null);
+  }
+
+  private static SnapshotPublisher resolve(FileIO store, CommitOptions options,
+      LockService lockService, String lockKey, FencingTokenReader tokenReader) {
     SnapshotPublisher primitive = primitiveOf(store);
     switch (options.strategy()) {
       case ATOMIC_CREATE:
@@ -142,11 +179,11 @@ public final class SnapshotCommitter implements Closeable {
         }
         return new RenamePublisher((SupportsAtomicRename) store);
       case LOCK:
-        return locked(store, primitive, options, lockService, lockKey);
+        return locked(store, primitive, options, lockService, lockKey, tokenReader);
       case AUTO:
       default:
         if (options.lock().enabled()) {
-          return locked(store, primitive, options, lockService, lockKey);
+          return locked(store, primitive, options, lockService, lockKey, tokenReader);
         }
         if (primitive != null) {
           return primitive;
@@ -159,12 +196,13 @@ public final class SnapshotCommitter implements Closeable {
   }
 
   private static SnapshotPublisher locked(FileIO store, SnapshotPublisher primitive,
-      CommitOptions options, LockService lockService, String lockKey) {
+      CommitOptions options, LockService lockService, String lockKey,
+      FencingTokenReader tokenReader) {
     if (lockService == null) {
       throw new CommitStrategyUnavailableException("Committing under a lock needs a lock service:"
           + " set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive).");
     }
-    return new LockedPublisher(store, primitive, lockService, lockKey, options);
+    return new LockedPublisher(store, primitive, lockService, lockKey, options, tokenReader);
   }
 
   private static SnapshotPublisher primitiveOf(FileIO store) {
@@ -198,9 +236,21 @@ public final class SnapshotCommitter implements Closeable {
    *     this very commit
    * @return COMMITTED or CONFLICT (never UNKNOWN)
    * @throws CommitStateUnknownException when it cannot be told whether the commit landed
+   * @throws FencedCommitException under the {@code lock} strategy with a token reader: a newer holder
+   *     of the lock committed since this attempt's lease was granted; nothing was written
    * @throws IOException when every attempt failed before landing; nothing was published
    */
   public CommitOutcome commit(long id, byte[] content) throws IOException, InterruptedException {
+    return attempt(id, content).outcome();
+  }
+
+  /**
+   * {@link #commit(long, byte[])} with content made once the lease is known, so that the snapshot
+   * records the {@link FencingToken} it is committed under ({@code lock} strategy; lock-free
+   * strategies pass an empty token).
+   */
+  public CommitOutcome commit(long id, SnapshotContent content)
+      throws IOException, InterruptedException {
     return attempt(id, content).outcome();
   }
 
@@ -211,28 +261,61 @@ public final class SnapshotCommitter implements Closeable {
    *
    * @return COMMITTED or CONFLICT (never UNKNOWN), with the lock contention seen
    * @throws CommitStateUnknownException when it cannot be told whether the commit landed
+   * @throws FencedCommitException see {@link #commit(long, byte[])}
    * @throws IOException when every attempt failed before landing; nothing was published
    */
   public CommitAttempt attempt(long id, byte[] content) throws IOException, InterruptedException {
+    return attempt(id, fencing -> content, content);
+  }
+
+  /**
+   * {@link #attempt(long, byte[])} with content made once the lease is known: under the {@code lock}
+   * strategy, each write attempt takes a lease and calls {@code content} with its token, so the
+   * bytes may differ between attempts; reading back recognises any of them as ours. Lock-free
+   * strategies call it once, with an empty token.
+   *
+   * @throws FencedCommitException see {@link #commit(long, byte[])}
+   */
+  public CommitAttempt attempt(long id, SnapshotContent content)
+      throws IOException, InterruptedException {
+    return attempt(id, content, null);
+  }
+
+  /**
+   * @param fixed the content when it does not depend on the token (plain bytes), else {@code null}
+   */
+  private CommitAttempt attempt(long id, SnapshotContent content, byte[] fixed)
+      throws IOException, InterruptedException {
     boolean[] contended = {false};
-    CommitOutcome outcome = publishAndReadBack(id, content, () -> contended[0] = true);
+    CommitOutcome outcome = publishAndReadBack(id, content, fixed, () -> contended[0] = true);
     return new CommitAttempt(outcome, contended[0]);
   }
 
-  private CommitOutcome publishAndReadBack(long id, byte[] content, Runnable onLockContended)
-      throws IOException, InterruptedException {
+  private CommitOutcome publishAndReadBack(long id, SnapshotContent content, byte[] fixed,
+      Runnable onLockContended) throws IOException, InterruptedException {
     if (id < 1) {
       throw new IllegalArgumentException("Snapshot ids start at 1: " + id);
     }
     Path target = log.snapshotPath(id);
+    // Every content this commit may have published: under a lock each attempt has its own token.
+    // Plain bytes are ours from the start (a re-commit of bytes that landed earlier is COMMITTED).
+    List<byte[]> tried = new ArrayList<>();
+    if (fixed != null) {
+      tried.add(fixed);
+    }
+    byte[] lockFree = null;
+    if (!(publisher instanceof LockedPublisher)) {
+      lockFree = fixed != null ? fixed : content.bytes(Optional.empty());
+      tried.add(lockFree);
+    }
     IOException lastFailure = null;
     boolean uncertain = false;
     for (int attempt = 1; attempt <= options.writeAttempts(); attempt++) {
       try {
-        if (publisher instanceof LockedPublisher) {
-          ((LockedPublisher) publisher).publish(target, content, onLockContended);
+        if (lockFree == null) {
+          ((LockedPublisher) publisher).publish(target, content, onLockContended, tried);
         } else {
-          publisher.publish(target, content);
+          publisher.publish(target, lockFree);
         }
         log.writeLatestHint(id);
         return CommitOutcome.COMMITTED;
@@ -244,6 +327,15 @@ public final class SnapshotCommitter implements Closeable {
           throw new CommitStateUnknownException(target, lastFailure);
         }
         throw e;
+      } catch (FencedCommitException e) {
+        // This attempt wrote nothing and must not be retried: a newer holder took the lock over.
+        // Only an earlier uncertain attempt of this commit (whose write may still land) leaves the
+        // outcome unknown.
+        if (uncertain) {
+          e.addSuppressed(lastFailure);
+          throw new CommitStateUnknownException(target, e);
+        }
+        throw e;
       } catch (FileAlreadyExistsException e) {
         lastFailure = e;
       } catch (UncertainWriteException e) {
@@ -252,7 +344,7 @@ public final class SnapshotCommitter implements Closeable {
       } catch (IOException e) {
         lastFailure = e;
       }
-      CommitOutcome readBack = readBack(target, content, lastFailure);
+      CommitOutcome readBack = readBack(target, tried, lastFailure);
       if (readBack == CommitOutcome.COMMITTED) {
         LOG.debug("Snapshot {} is ours after {}", target, lastFailure.toString());
         log.writeLatestHint(id);
@@ -276,12 +368,12 @@ public final class SnapshotCommitter implements Closeable {
   }
 
   /**
-   * Reads {@code target} back after {@code cause}: COMMITTED when it holds our bytes, CONFLICT when it
-   * holds another's, UNKNOWN (returned, not thrown) when it is absent.
+   * Reads {@code target} back after {@code cause}: COMMITTED when it holds any of the bytes this
+   * commit tried, CONFLICT when it holds another's, UNKNOWN (returned, not thrown) when it is absent.
    *
    * @throws CommitStateUnknownException when the read itself fails
    */
-  private CommitOutcome readBack(Path target, byte[] content, IOException cause)
+  private CommitOutcome readBack(Path target, List<byte[]> tried, IOException cause)
       throws CommitStateUnknownException {
     byte[] found;
     try {
@@ -292,7 +384,12 @@ public final class SnapshotCommitter implements Closeable {
       e.addSuppressed(cause);
       throw new CommitStateUnknownException(target, e);
     }
-    return Arrays.equals(found, content) ? CommitOutcome.COMMITTED : CommitOutcome.CONFLICT;
+    for (byte[] content : tried) {
+      if (Arrays.equals(found, content)) {
+        return CommitOutcome.COMMITTED;
+      }
+    }
+    return CommitOutcome.CONFLICT;
   }
 
   @Override

@@ -54,7 +54,7 @@ class LockedCommitTest {
   }
 
   private LockedPublisher publisher(CommitOptions options) {
-    return new LockedPublisher(io, null, lock, KEY, options);
+    return new LockedPublisher(io, null, lock, KEY, options, null);
   }
 
   /**

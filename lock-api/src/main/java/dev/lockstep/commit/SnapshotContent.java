@@ -1,0 +1,24 @@
+package dev.lockstep.commit;
+
+import java.util.Optional;
+
+/**
+ * A snapshot's bytes, made once the commit knows which lease it publishes under, so that the
+ * snapshot can record its {@link FencingToken} (see {@link SnapshotCommitter#attempt(long,
+ * SnapshotContent)}).
+ *
+ * <p>Called at most once per write attempt, under the lease for the {@code lock} strategy (so keep
+ * it quick: it runs inside the lock), once per commit for the lock-free strategies. The bytes must
+ * carry the commit's unique id, as for {@link SnapshotCommitter#commit(long, byte[])}; with the token
+ * they may differ from attempt to attempt, and the committer recognises any of them as its own.
+ */
+@FunctionalInterface
+public interface SnapshotContent {
+
+  /**
+   * @param fencing the lease this attempt publishes under ({@code lock} strategy), or empty for a
+   *     lock-free strategy, which has no lease and records no token
+   * @return the snapshot file's bytes
+   */
+  byte[] bytes(Optional<FencingToken> fencing);
+}
