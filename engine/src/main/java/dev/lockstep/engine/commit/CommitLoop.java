@@ -41,8 +41,11 @@ import org.slf4j.LoggerFactory;
  *       attempts write nothing but the snapshot file, which keeps the race window short.
  *   <li>Check that L still exists: a base that expired meanwhile fails the commit, since publishing
  *       L+1 could reuse an expired snapshot number. Then publish snapshot L+1 through lock-api's
- *       {@code SnapshotCommitter}. COMMITTED: done.
+ *       {@code SnapshotCommitter}; under the {@code lock} strategy the snapshot records the lease's
+ *       fencing token ({@link Snapshot#fencing()}). COMMITTED: done.
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
+ *       {@code FencedCommitException} (our lease lapsed and a newer holder committed): rethrown
+ *       after deleting what the commit wrote, like any failure before landing; not retried.
  *   <li>CONFLICT (another commit took L+1): delete a base list this attempt wrote, then choose
  *       the wait ({@link RetryPolicy}, DESIGN 3 "retry at once with jitter; exponential waits only
  *       while a lock is contended"):
@@ -164,7 +167,10 @@ final class CommitLoop {
         Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
         CommitAttempt outcome;
         try {
-          outcome = table.committer().attempt(id, SnapshotManager.serialize(snapshot));
+          // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
+          outcome = table.committer().attempt(id, fencing -> SnapshotManager.serialize(
+              snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
+                  .orElse(null))));
         } catch (CommitStateUnknownException e) {
           keepDelta = true;
           throw e;
@@ -283,7 +289,7 @@ final class CommitLoop {
     return new Snapshot(Snapshot.CURRENT_VERSION, id, table.schema().id(), baseList, priors,
         deltaList,
         commitUser, identifier, kind, System.currentTimeMillis(), total, deltaRows,
-        UUID.randomUUID().toString());
+        UUID.randomUUID().toString(), null);
   }
 
   private void cleanUp(List<String> written) {

@@ -1,6 +1,7 @@
 package dev.lockstep.engine.snapshot;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Objects;
 
@@ -16,11 +17,15 @@ import java.util.Objects;
  *     re-committing a (commitUser, commitIdentifier) pair that is in a snapshot is a no-op
  * @param totalRecordCount rows in all live files (before merging keys)
  * @param deltaRecordCount rows added minus rows deleted by this commit's files
+ * @param fencing the lease this snapshot was committed under ({@code commit.strategy=lock}): which
+ *     lock and its fencing token; {@code null} for lock-free commits and in files written before the
+ *     field existed (absent from the JSON then)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Snapshot(int version, long id, long schemaId, String baseManifestList,
     List<PriorDelta> priorDeltas, String deltaManifestList, String commitUser, long commitIdentifier, CommitKind commitKind,
-    long timeMillis, long totalRecordCount, long deltaRecordCount, String commitId) {
+    long timeMillis, long totalRecordCount, long deltaRecordCount, String commitId,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing) {
 
   public static final int CURRENT_VERSION = 1;
 
@@ -33,6 +38,26 @@ public record Snapshot(int version, long id, long schemaId, String baseManifestL
     priorDeltas = priorDeltas == null ? List.of() : List.copyOf(priorDeltas);
   }
 
+  /** This snapshot as committed under {@code fencing} ({@code null}: without a lease). */
+  public Snapshot withFencing(Fencing fencing) {
+    return new Snapshot(version, id, schemaId, baseManifestList, priorDeltas, deltaManifestList,
+        commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount, deltaRecordCount,
+        commitId, fencing);
+  }
+
   /** The delta manifest list of an earlier snapshot, whose entries that snapshot committed. */
   public record PriorDelta(long snapshotId, String deltaManifestList) {}
+
+  /**
+   * The lease a snapshot was committed under, as lock-api's {@code FencingToken}: {@code lock} is
+   * {@code <commit.fencing-scope>:<lock key>}, {@code token} the lease's fencing token. Tokens of one
+   * lock strictly increase with every new holder, so in consecutive lock-committed snapshots of a
+   * table they never go down.
+   */
+  public record Fencing(String lock, long token) {
+
+    public Fencing {
+      Objects.requireNonNull(lock, "lock");
+    }
+  }
 }

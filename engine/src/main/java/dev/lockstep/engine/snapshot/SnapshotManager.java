@@ -1,7 +1,9 @@
 package dev.lockstep.engine.snapshot;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.lockstep.commit.FencingToken;
 import dev.lockstep.commit.SnapshotLog;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -76,6 +78,21 @@ public final class SnapshotManager {
   public Snapshot get(long id) throws IOException {
     return find(id).orElseThrow(() -> new FileNotFoundException("Snapshot " + id
         + " does not exist in " + log.directory() + " (never committed, or expired)."));
+  }
+
+  /**
+   * The fencing token recorded in a snapshot file's bytes (lock-api's {@code FencingTokenReader} for
+   * this format), or empty when it has none: a lock-free commit, or a file from before the field.
+   *
+   * @throws IOException when the bytes are not a JSON snapshot
+   */
+  public static Optional<FencingToken> fencingToken(byte[] snapshot) throws IOException {
+    JsonNode fencing = JSON.readTree(snapshot).get("fencing");
+    if (fencing == null || fencing.isNull()) {
+      return Optional.empty();
+    }
+    Snapshot.Fencing parsed = JSON.treeToValue(fencing, Snapshot.Fencing.class);
+    return Optional.of(new FencingToken(parsed.lock(), parsed.token()));
   }
 
   /** The bytes the commit protocol publishes for {@code snapshot}. */

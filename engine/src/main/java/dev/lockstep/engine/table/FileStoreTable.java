@@ -198,10 +198,16 @@ public final class FileStoreTable implements Closeable {
     return ((Long) fileRow.get(index)) == snapshot ? fileRow : fileRow.with(index, snapshot);
   }
 
-  /** The commit protocol of this table, opened on first use from the merged options. */
+  /**
+   * The commit protocol of this table, opened on first use from the merged options, with the
+   * fencing check of the {@code lock} strategy ({@link SnapshotManager#fencingToken}).
+   */
   public synchronized SnapshotCommitter committer() throws IOException {
     if (committer == null) {
-      committer = SnapshotCommitter.open(fileIO, snapshots.log().directory(), fullName, allOptions);
+      // Under the lock strategy, snapshots record their lease's fencing token, and a holder whose
+      // lease was taken over is refused once the newer holder has committed (lock-api README).
+      committer = SnapshotCommitter.open(fileIO, snapshots.log().directory(), fullName, allOptions,
+          SnapshotManager::fencingToken);
     }
     return committer;
   }
