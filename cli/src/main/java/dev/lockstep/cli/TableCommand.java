@@ -93,7 +93,8 @@ final class TableCommand implements Runnable {
   }
 
   @Command(name = "snapshots", mixinStandardHelpOptions = true,
-      description = "List the snapshots: id, kind, commit user, identifier, time, records.")
+      description = "List the snapshots: id, kind, commit user, identifier, time, records, and"
+          + " the fencing token of the lock lease each was committed under ('-' without a lock).")
   static final class Snapshots implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -118,13 +119,13 @@ final class TableCommand implements Runnable {
           all.add(s);
           width = Math.max(width, s.commitUser().length());
         }
-        String row = "%8s  %-9s  %-" + width + "s  %20s  %-24s  %12s  %12s%n";
+        String row = "%8s  %-9s  %-" + width + "s  %20s  %-24s  %12s  %12s  %20s%n";
         StringBuilder sb = new StringBuilder(String.format(row, "id", "kind", "user", "identifier",
-            "time", "records", "delta"));
+            "time", "records", "delta", "fencing token"));
         for (Snapshot s : all) {
           sb.append(String.format(row, s.id(), s.commitKind(), s.commitUser(),
               s.commitIdentifier(), Instant.ofEpochMilli(s.timeMillis()), s.totalRecordCount(),
-              s.deltaRecordCount()));
+              s.deltaRecordCount(), s.fencing() == null ? "-" : s.fencing().token()));
         }
         out.print(sb);
         out.flush();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,6 +62,37 @@ class TableCommandTest {
     String snapshots = ok("snapshots").out();
     assertThat(snapshots).contains("APPEND", "OVERWRITE", "lockstep-cli-").contains("records");
     assertThat(snapshots.lines().count()).isEqualTo(5);
+  }
+
+  /**
+   * Commits under a real ZooKeeper lock record the lease's fencing token, and {@code snapshots}
+   * shows it; a commit without a lock shows '-'.
+   */
+  @Test
+  void snapshotsShowTheFencingTokenOfLockedCommits() throws Exception {
+    ok("create", "--schema", "k INT NOT NULL, v STRING", "--primary-key", "k");
+    ok("write", "--csv", csv("k,v", "1,free").toString());
+    try (TestingServer zookeeper = new TestingServer(true)) {
+      String[] lock = {"-o", "lock.enabled=true", "-o", "lock.type=zookeeper", "-o",
+          "lock.zookeeper.connect-string=" + zookeeper.getConnectString()};
+      ok("write", concat(new String[] {"--csv", csv("k,v", "2,locked").toString()}, lock));
+      ok("write", concat(new String[] {"--csv", csv("k,v", "3,locked").toString()}, lock));
+    }
+
+    List<String> lines = ok("snapshots").out().lines().toList();
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(0)).endsWith("fencing token");
+    assertThat(lines.get(1)).endsWith(" -");
+    long second = Long.parseLong(lines.get(2).substring(lines.get(2).lastIndexOf(' ') + 1));
+    long third = Long.parseLong(lines.get(3).substring(lines.get(3).lastIndexOf(' ') + 1));
+    assertThat(third).as("a later holder's token").isGreaterThan(second);
+  }
+
+  private static String[] concat(String[] first, String[] second) {
+    String[] all = new String[first.length + second.length];
+    System.arraycopy(first, 0, all, 0, first.length);
+    System.arraycopy(second, 0, all, first.length, second.length);
+    return all;
   }
 
   @Test
