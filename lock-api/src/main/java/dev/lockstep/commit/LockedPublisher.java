@@ -138,7 +138,7 @@ final class LockedPublisher implements SnapshotPublisher {
       acquired = lockService.acquire(lockKey, acquireTimeout);
     }
     if (acquired.isEmpty()) {
-      throw new IOException("Could not acquire the lock '" + lockKey + "' within "
+      throw new LockNotAcquiredException("Could not acquire the lock '" + lockKey + "' within "
           + Durations.format(acquireTimeout) + " (option 'lock-acquire-timeout'); nothing was"
           + " written. Another writer holds it, or the lock service is slow.");
     }

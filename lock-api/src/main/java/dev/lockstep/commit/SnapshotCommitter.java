@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>After a conflict, a failure or an uncertain outcome, read {@code snapshot-N} back. Our content
  *       (it carries a unique commit id, so equal bytes mean our commit) means COMMITTED, another
  *       content means CONFLICT, absence means the write did not land: retry, up to {@code
- *       commit.write-attempts}.
+ *       commit.write-attempts}. A lock that could not be had within {@code lock-acquire-timeout}
+ *       is not retried: after the read-back, {@link LockNotAcquiredException} (the option's
+ *       timeout holds for the whole commit, not once per write attempt).
  *   <li>A read-back that itself fails, or attempts exhausted after uncertain outcomes, raise {@link
  *       CommitStateUnknownException}: nothing may be cleaned up.
  *   <li>After COMMITTED, the {@code LATEST} hint is written, best effort.
@@ -310,7 +312,8 @@ public final class SnapshotCommitter implements Closeable {
     }
     IOException lastFailure = null;
     boolean uncertain = false;
-    for (int attempt = 1; attempt <= options.writeAttempts(); attempt++) {
+    boolean lockUnavailable = false;
+    for (int attempt = 1; attempt <= options.writeAttempts() && !lockUnavailable; attempt++) {
       try {
         if (lockFree == null) {
           ((LockedPublisher) publisher).publish(target, content, onLockContended, tried);
@@ -338,6 +341,11 @@ public final class SnapshotCommitter implements Closeable {
         throw e;
       } catch (FileAlreadyExistsException e) {
         lastFailure = e;
+      } catch (LockNotAcquiredException e) {
+        // The attempt waited out 'lock-acquire-timeout' and wrote nothing: read back (a holder
+        // may have taken the snapshot, or an earlier uncertain write of ours landed), then stop.
+        lockUnavailable = true;
+        lastFailure = e;
       } catch (UncertainWriteException e) {
         uncertain = true;
         lastFailure = e;
@@ -361,6 +369,9 @@ public final class SnapshotCommitter implements Closeable {
     }
     if (uncertain) {
       throw new CommitStateUnknownException(target, lastFailure);
+    }
+    if (lockUnavailable) {
+      throw (LockNotAcquiredException) lastFailure;
     }
     throw new IOException("Could not write snapshot " + target + " in " + options.writeAttempts()
         + " attempts (option '" + CommitOptions.COMMIT_WRITE_ATTEMPTS + "'); nothing was committed.",

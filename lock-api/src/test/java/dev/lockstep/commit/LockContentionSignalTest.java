@@ -122,6 +122,43 @@ class LockContentionSignalTest {
   }
 
   @Test
+  void aLockThatCannotBeHadEndsTheCommitAfterOneWait() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger waits = new java.util.concurrent.atomic.AtomicInteger();
+    LockService counting = new LockService() {
+      @Override
+      public Optional<Lease> acquire(String key, Duration timeout)
+          throws IOException, InterruptedException {
+        if (!timeout.isZero()) {
+          waits.incrementAndGet();
+        }
+        return lock.acquire(key, timeout);
+      }
+
+      @Override
+      public Duration holderDeathBound() {
+        return lock.holderDeathBound();
+      }
+
+      @Override
+      public void close() {}
+    };
+    SnapshotCommitter committer = SnapshotCommitter.create(store, Path.of(dir.toString()), KEY,
+        CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm",
+            "lock-acquire-timeout", "50 ms", "commit.write-attempts", "3")), counting);
+    try (Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> committer.commit(1, "ours".getBytes(UTF_8)))
+          .isInstanceOf(LockNotAcquiredException.class)
+          .hasMessageContaining("'lock-acquire-timeout'")
+          .hasMessageContaining("nothing was written");
+      assertThat(waits.get()).as("acquires that waited out the timeout").isEqualTo(1);
+      assertThat(store.exists(committer.log().snapshotPath(1))).isFalse();
+      assertThat(other.isHeld()).isTrue();
+    }
+    assertThat(committer.commit(1, "ours".getBytes(UTF_8))).isEqualTo(CommitOutcome.COMMITTED);
+  }
+
+  @Test
   void lockFreeStrategiesNeverReportContention() throws Exception {
     SnapshotCommitter committer = SnapshotCommitter.create(new LocalFileIO(),
         Path.of(dir.toString()), KEY, CommitOptions.from(Map.of()), null);

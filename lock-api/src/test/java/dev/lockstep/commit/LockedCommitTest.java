@@ -198,10 +198,9 @@ class LockedCommitTest {
         options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"), lock);
 
     assertThatThrownBy(() -> committer.commit(1, "x".getBytes(UTF_8)))
-        .isInstanceOf(IOException.class)
-        .isNotInstanceOf(CommitStateUnknownException.class)
-        .hasMessageContaining("nothing was committed")
-        .rootCause().hasMessageContaining("lock-acquire-timeout");
+        .isInstanceOf(LockNotAcquiredException.class)
+        .hasMessageContaining("nothing was written")
+        .hasMessageContaining("lock-acquire-timeout");
     assertThat(io.calls(Operation.WRITE)).isZero();
     assertThat(other.isHeld()).as("the other holder's lease is untouched").isTrue();
     other.close();
