@@ -2,6 +2,7 @@ package dev.lockstep.commit;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
@@ -20,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,11 +38,14 @@ class LockContentionSignalTest {
   private final InJvmLockService lock = new InJvmLockService();
   /** Counts down when an acquire that may wait starts, i.e. after the first try found it held. */
   private final CountDownLatch waiting = new CountDownLatch(1);
+  /** Acquires that may wait, counted. */
+  private final AtomicInteger waits = new AtomicInteger();
   private final LockService observed = new LockService() {
     @Override
     public Optional<Lease> acquire(String key, Duration timeout)
         throws IOException, InterruptedException {
       if (!timeout.isZero()) {
+        waits.incrementAndGet();
         waiting.countDown();
       }
       return lock.acquire(key, timeout);
@@ -123,31 +128,10 @@ class LockContentionSignalTest {
 
   @Test
   void aLockThatCannotBeHadEndsTheCommitAfterOneWait() throws Exception {
-    java.util.concurrent.atomic.AtomicInteger waits = new java.util.concurrent.atomic.AtomicInteger();
-    LockService counting = new LockService() {
-      @Override
-      public Optional<Lease> acquire(String key, Duration timeout)
-          throws IOException, InterruptedException {
-        if (!timeout.isZero()) {
-          waits.incrementAndGet();
-        }
-        return lock.acquire(key, timeout);
-      }
-
-      @Override
-      public Duration holderDeathBound() {
-        return lock.holderDeathBound();
-      }
-
-      @Override
-      public void close() {}
-    };
-    SnapshotCommitter committer = SnapshotCommitter.create(store, Path.of(dir.toString()), KEY,
-        CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm",
-            "lock-acquire-timeout", "50 ms", "commit.write-attempts", "3")), counting);
+    SnapshotCommitter committer = locked("lock-acquire-timeout", "50 ms",
+        "commit.write-attempts", "3");
     try (Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(
-              () -> committer.commit(1, "ours".getBytes(UTF_8)))
+      assertThatThrownBy(() -> committer.commit(1, "ours".getBytes(UTF_8)))
           .isInstanceOf(LockNotAcquiredException.class)
           .hasMessageContaining("'lock-acquire-timeout'")
           .hasMessageContaining("nothing was written");
