@@ -37,6 +37,22 @@ final class RowDatum {
 
   private RowDatum() {}
 
+  private static DataType[] typesOf(RowType rowType) {
+    DataType[] types = new DataType[rowType.size()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = rowType.field(i).type();
+    }
+    return types;
+  }
+
+  private static boolean[] nullability(DataType[] types) {
+    boolean[] nullable = new boolean[types.length];
+    for (int i = 0; i < types.length; i++) {
+      nullable[i] = types[i].nullable();
+    }
+    return nullable;
+  }
+
   /** Writes rows of one row type; one instance per file, not thread-safe. */
   static final class Writer implements DatumWriter<GenericRow> {
     private final RowType rowType;
@@ -45,12 +61,8 @@ final class RowDatum {
 
     Writer(RowType rowType) {
       this.rowType = rowType;
-      this.types = new DataType[rowType.size()];
-      this.nullable = new boolean[rowType.size()];
-      for (int i = 0; i < types.length; i++) {
-        types[i] = rowType.field(i).type();
-        nullable[i] = types[i].nullable();
-      }
+      this.types = typesOf(rowType);
+      this.nullable = nullability(types);
     }
 
     @Override
@@ -125,12 +137,8 @@ final class RowDatum {
 
     Reader(RowType rowType) {
       this.rowType = rowType;
-      this.types = new DataType[rowType.size()];
-      this.nullable = new boolean[rowType.size()];
-      for (int i = 0; i < types.length; i++) {
-        types[i] = rowType.field(i).type();
-        nullable[i] = types[i].nullable();
-      }
+      this.types = typesOf(rowType);
+      this.nullable = nullability(types);
     }
 
     @Override
