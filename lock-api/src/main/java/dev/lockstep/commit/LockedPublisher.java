@@ -51,13 +51,14 @@ import org.slf4j.LoggerFactory;
  *   <li>Write: with the store's atomic primitive when it has one (the lock gives fairness, the
  *       primitive gives safety); otherwise a plain write, safe only because of the lease, whose
  *       request carries the deadline when the store {@link SupportsWriteDeadline}.
- *   <li>A write the publisher gives up on (over its budget, or the caller interrupted, as a
- *       cancelled Flink or Spark task is) is cancelled, and the lease is still kept until the write
- *       has settled (its call returned or threw) or the lease's own time runs out: a request
- *       already on the wire may still land, and the next holder must not check, write and be told
- *       COMMITTED before it does. Settled: its own outcome stands (a failure after the cancel is
- *       uncertain). Not settled when the lease runs out: uncertain, and released with the write
- *       pending (the window below).
+ *   <li>Wait for the write within its budget, not interruptibly: a caller interrupted meanwhile (a
+ *       cancelled Flink or Spark task) gets its interrupt back after the release, and the write's
+ *       own outcome, since cancelling a request already on the wire only makes a known outcome
+ *       unknown. A write over its budget is cancelled, and the lease is still kept until it has
+ *       settled (its call returned or threw) or the lease's own time runs out: the request may
+ *       still land, and the next holder must not check, write and be told COMMITTED before it
+ *       does. Settled: its own outcome stands (a failure after the cancel is uncertain). Not settled
+ *       when the lease runs out: uncertain, and released with the write pending (the window below).
  *   <li>{@code ensureHeld()} again. For a plain write, read the target back: another content there
  *       means a holder that lost its lease raced us: conflict.
  *   <li>Release the lease (also after any failure); an interrupt received meanwhile is given back
@@ -81,12 +82,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Outcomes: a lease lost or too short before the write starts raises {@link LockLostException}
  * (nothing written); a newer holder's token raises {@link FencedCommitException} (nothing written);
- * an interrupt before the write started raises {@link InterruptedException} (nothing written). A
- * write that outlasts its budget and fails after being cancelled or does not settle within the
- * lease, a lease lost during a plain write, or an interrupt while the write is in flight that it
- * does not survive, raise {@link UncertainWriteException} (the committer reads back; nothing is
- * cleaned up). A write that settles successfully after it was given up on is published as usual
- * (step 6 checks it), with the interrupt flag restored.
+ * an interrupt while waiting for the lock raises {@link InterruptedException} (nothing written). A
+ * write that outlasts its budget and then fails or does not settle within the lease, or a lease
+ * lost during a plain write, raise {@link UncertainWriteException} (the committer reads back;
+ * nothing is cleaned up). A write that settles successfully, late or while the caller was
+ * interrupted, is published as usual (step 7 checks it), with the interrupt flag restored.
  */
 final class LockedPublisher implements SnapshotPublisher {
 
@@ -228,25 +228,16 @@ final class LockedPublisher implements SnapshotPublisher {
         }
       }
     });
+    // An interrupt does not cut the write short: cancelling a request already on the wire only
+    // turns a known outcome into an unknown one (the server may still apply it). The write is
+    // waited for within its budget as usual, and the interrupt given back after the release.
     String abandoned = null;
-    try {
-      if (!write.awaitSettled(budget)) {
-        abandoned = "the write did not finish within the lease time left ("
-            + Durations.format(budget) + ")";
-        if (!settleAbandoned(lease, target, write, abandoned, interrupted)) {
-          throw new LockLostException("The write to " + target + " did not start within the lease"
-              + " budget (" + Durations.format(budget) + "); nothing was written.");
-        }
-      }
-    } catch (InterruptedException e) {
-      // The write may be in flight and may still land: that is uncertain, not "nothing happened".
-      abandoned = "interrupted while the write was in flight";
-      // Given back in publish(), once the lease is released: restoring it here would fail the
-      // read-back below on stores whose reads are interruptible.
-      interrupted.set(true);
+    if (!awaitUntil(write, deadline, interrupted)) {
+      abandoned = "the write did not finish within the lease time left ("
+          + Durations.format(budget) + ")";
       if (!settleAbandoned(lease, target, write, abandoned, interrupted)) {
-        interrupted.set(false);
-        throw e; // it never started: nothing was written
+        throw new LockLostException("The write to " + target + " did not start within the lease"
+            + " budget (" + Durations.format(budget) + "); nothing was written.");
       }
     }
     write.rethrowFailure(target, abandoned);
@@ -265,8 +256,30 @@ final class LockedPublisher implements SnapshotPublisher {
   }
 
   /**
-   * Gives up waiting for {@code write} (over budget, or the caller was interrupted) without giving
-   * up the lease while the write can still land: a write already sent may be applied late, and a
+   * Waits, not interruptibly, until {@code write} settles or {@code deadline} ({@link
+   * System#nanoTime()}) passes; whether it settled. An interrupt meanwhile is noted in {@code
+   * interrupted}, to be given back once the lease is released (see {@link #publish}).
+   */
+  private static boolean awaitUntil(WriteInFlight write, long deadline, AtomicBoolean interrupted) {
+    while (true) {
+      long left = deadline - System.nanoTime();
+      try {
+        if (write.awaitSettled(Duration.ofNanos(Math.max(0, left)))) {
+          return true;
+        }
+      } catch (InterruptedException e) {
+        interrupted.set(true);
+        continue;
+      }
+      if (left <= 0) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Gives up waiting for {@code write} (over its budget) without giving up the lease while the
+   * write can still land: a write already sent may be applied late, and a
    * next holder must not check, write and be told COMMITTED before that.
    *
    * <ol>

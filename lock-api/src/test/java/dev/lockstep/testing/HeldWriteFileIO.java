@@ -59,6 +59,11 @@ public final class HeldWriteFileIO extends BlindPutFileIO {
     await(cancelled, timeout, "The held write was not cancelled");
   }
 
+  /** Whether the writer's client has interrupted the held write so far. */
+  public boolean cancelled() {
+    return cancelled.getCount() == 0;
+  }
+
   /** Lets the held write land. */
   public void land() {
     release.countDown();
