@@ -14,6 +14,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
 
 /** One local Spark session per test class, with a catalog {@code lake} on a fresh warehouse. */
 abstract class SparkTestBase {
@@ -21,17 +22,31 @@ abstract class SparkTestBase {
   static SparkSession spark;
   static java.nio.file.Path warehouse;
 
-  /** The master; override with a static method hiding this one is not possible, so a property. */
-  static String master = "local[4]";
-
+  /**
+   * Starts the session: the test class's own {@code static SparkSession.Builder sessionBuilder()}
+   * when it declares one (other master or settings), else {@code builder("local[4]")}.
+   */
   @BeforeAll
-  static void startSpark() throws IOException {
-    warehouse = Files.createTempDirectory("lockstep-spark-");
-    spark = builder().getOrCreate();
+  static void startSpark(TestInfo info) throws Exception {
+    Class<?> testClass = info.getTestClass().orElseThrow();
+    SparkSession.Builder builder;
+    try {
+      java.lang.reflect.Method m = testClass.getDeclaredMethod("sessionBuilder");
+      m.setAccessible(true);
+      builder = (SparkSession.Builder) m.invoke(null);
+    } catch (NoSuchMethodException e) {
+      builder = builder("local[4]");
+    }
+    start(builder);
+  }
+
+  static void start(SparkSession.Builder builder) {
+    spark = builder.getOrCreate();
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lake.db");
   }
 
-  static SparkSession.Builder builder() {
+  static SparkSession.Builder builder(String master) throws IOException {
+    warehouse = Files.createTempDirectory("lockstep-spark-");
     return SparkSession.builder()
         .master(master)
         .appName("lockstep-spark-test")
