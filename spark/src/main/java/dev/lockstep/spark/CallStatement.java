@@ -21,7 +21,8 @@ record CallStatement(String catalog, String procedure, List<Object> positional,
     Map<String, Object> named) {
 
   private static final Pattern CALL = Pattern.compile("(?is)^\\s*CALL\\s+.*");
-  private static final Pattern EXPLAIN_CALL = Pattern.compile("(?is)^\\s*EXPLAIN\\s+(\\w+\\s+)?CALL\\s+.*");
+  private static final Pattern EXPLAIN_CALL =
+      Pattern.compile("(?is)^\\s*EXPLAIN\\s+(\\w+\\s+)?CALL\\s+.*");
 
   static boolean isCall(String text) {
     return CALL.matcher(text).matches();

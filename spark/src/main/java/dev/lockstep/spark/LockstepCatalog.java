@@ -251,10 +251,24 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     try {
       TableSchema schema = new SchemaManager(fileIO, catalog.tablePath(id)).latest()
           .orElseThrow(() -> new NoSuchTableException(ident));
-      return new LockstepSparkTable(this, id, schema);
+      return new LockstepSparkTable(this, id, schema, null);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** {@code SELECT ... FROM t VERSION AS OF <snapshot id>}: time travel to a snapshot. */
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    long snapshot;
+    try {
+      snapshot = Long.parseLong(version.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("VERSION AS OF '" + version + "': a Lockstep version is"
+          + " a snapshot id (Lockstep has no tags yet)");
+    }
+    LockstepSparkTable latest = (LockstepSparkTable) loadTable(ident);
+    return new LockstepSparkTable(this, latest.identifier(), latest.tableSchema(), snapshot);
   }
 
   /** Opens the engine table on the driver; the caller closes it. */

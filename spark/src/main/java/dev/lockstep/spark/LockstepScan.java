@@ -237,7 +237,7 @@ final class LockstepScan implements Scan, Batch {
       this.table = table;
       this.required = table.schema();
       String snapshot = options.get(SNAPSHOT_ID);
-      this.snapshotId = snapshot == null ? null : Long.parseLong(snapshot);
+      this.snapshotId = snapshot == null ? table.snapshotId() : Long.valueOf(snapshot.trim());
     }
 
     @Override

@@ -23,11 +23,19 @@ final class LockstepSparkTable implements SupportsRead, SupportsWrite {
   private final LockstepCatalog catalog;
   private final Identifier identifier;
   private final TableSchema schema;
+  /** The snapshot of {@code VERSION AS OF}, or null for the latest. */
+  private final Long snapshotId;
 
-  LockstepSparkTable(LockstepCatalog catalog, Identifier identifier, TableSchema schema) {
+  LockstepSparkTable(LockstepCatalog catalog, Identifier identifier, TableSchema schema,
+      Long snapshotId) {
     this.catalog = catalog;
     this.identifier = identifier;
     this.schema = schema;
+    this.snapshotId = snapshotId;
+  }
+
+  Long snapshotId() {
+    return snapshotId;
   }
 
   LockstepCatalog catalog() {
@@ -44,7 +52,8 @@ final class LockstepSparkTable implements SupportsRead, SupportsWrite {
 
   @Override
   public String name() {
-    return catalog.name() + "." + identifier.fullName();
+    return catalog.name() + "." + identifier.fullName()
+        + (snapshotId == null ? "" : " VERSION AS OF " + snapshotId);
   }
 
   @Override
@@ -70,6 +79,9 @@ final class LockstepSparkTable implements SupportsRead, SupportsWrite {
 
   @Override
   public Set<TableCapability> capabilities() {
+    if (snapshotId != null) {
+      return EnumSet.of(TableCapability.BATCH_READ);
+    }
     return EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
         TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER,
         TableCapability.OVERWRITE_DYNAMIC);

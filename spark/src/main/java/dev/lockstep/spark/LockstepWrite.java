@@ -48,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * partition overwrite.
  *
  * <ol>
- *   <li>On the driver, building the write records the table's latest snapshot: the overwrite's base.
- *       An overwrite fails when another commit added data to a replaced partition after it.
+ *   <li>When Spark starts the write job ({@link #toBatch}, before any task runs), the driver
+ *       records the table's latest snapshot: the overwrite's base. An overwrite fails when another
+ *       commit added data to a replaced partition after it.
  *   <li>Each task writes with its own engine {@link TableWrite} (write-only: tasks never compact or
  *       expire) and hands its {@link CommitMessage}s to the driver in its Spark commit message.
  *       An aborted task (failed, retried, or a speculative copy denied by Spark's commit

@@ -81,7 +81,8 @@ final class SparkTypes {
   /**
    * The Lockstep type of a Spark column.
    *
-   * @throws IllegalArgumentException for a type Lockstep does not have, naming the column and the fix
+   * @throws IllegalArgumentException for a type Lockstep does not have, naming the column and the
+   *     fix
    */
   static DataType toLockstep(String column, org.apache.spark.sql.types.DataType type,
       boolean nullable) {

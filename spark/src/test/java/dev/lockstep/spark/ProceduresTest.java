@@ -72,7 +72,8 @@ class ProceduresTest extends SparkTestBase {
     assertThat(contents()).isEqualTo(before);
     assertThat(liveFiles("a")).isEqualTo(1);
     assertThat(liveFiles("b")).isEqualTo(liveB);
-    assertThat(files("a")).as("the replaced files stay for the older snapshots").isEqualTo(liveA + 1);
+    assertThat(files("a")).as("the replaced files stay for the older snapshots")
+        .isEqualTo(liveA + 1);
 
     // expire_snapshots down to the latest: the files only expired snapshots used go.
     List<Row> expired = sql("CALL lake.sys.expire_snapshots(table => 'db.proc', retain_max => 1,"
@@ -124,6 +125,9 @@ class ProceduresTest extends SparkTestBase {
     assertThat(rolled.get(0).getLong(1)).isEqualTo(compactSnapshot);
     assertThat(rolled.get(0).getLong(2)).isEqualTo(compactSnapshot + 2);
     assertThat(contents()).isEqualTo(before);
+    // Time travel in SQL: the snapshot before the rollback.
+    assertThat(rows("SELECT v FROM lake.db.proc VERSION AS OF " + (compactSnapshot + 1)
+        + " WHERE dt = 'a' AND id = 0")).containsExactly("[-1]");
   }
 
   @Test

@@ -125,7 +125,8 @@ class TaskFailureTest extends SparkTestBase {
     batch.onDataWriterCommit(original);
     batch.onDataWriterCommit(copy);
     batch.onDataWriterCommit(other);
-    assertThat(dataFiles("dup")).as("files of the 3 attempts that finished, 2 buckets each").isGreaterThanOrEqualTo(6);
+    assertThat(dataFiles("dup")).as("files of the 3 attempts that finished, 2 buckets each")
+        .isGreaterThanOrEqualTo(6);
     batch.commit(new WriterCommitMessage[] {copy, other});
 
     assertThat(sql("SELECT count(*), count(DISTINCT id) FROM lake.db.dup").get(0).toString())
