@@ -29,9 +29,6 @@ public final class LockstepFlinkOptions {
   /** Writer parallelism of the table sink (default: the input's). */
   public static final String SINK_PARALLELISM = "sink.parallelism";
 
-  /** Reader parallelism of the batch table source (default: the job's). */
-  public static final String SCAN_PARALLELISM = "scan.parallelism";
-
   /** Batch reads: the snapshot to read (default: the latest when the job starts). */
   public static final String SCAN_SNAPSHOT_ID = "scan.snapshot-id";
 

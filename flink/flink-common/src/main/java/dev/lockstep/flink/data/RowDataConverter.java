@@ -37,6 +37,10 @@ public final class RowDataConverter implements Serializable {
     this.projection = projection;
   }
 
+  private int column(int pos) {
+    return projection == null ? pos : projection[pos];
+  }
+
   private DataType type(int pos) {
     RowType rt = shape.rowType();
     return rt.field(projection == null ? pos : projection[pos]).type();
@@ -50,12 +54,13 @@ public final class RowDataConverter implements Serializable {
     int n = arity();
     Object[] values = new Object[n];
     for (int i = 0; i < n; i++) {
-      values[i] = row.isNullAt(i) ? null : toEngine(row, i, type(i));
+      values[i] = row.isNullAt(i) ? null
+          : toEngine(row, i, type(i), shape.timestampPrecision(column(i)));
     }
     return GenericRow.wrap(values);
   }
 
-  private static Object toEngine(RowData row, int i, DataType type) {
+  private static Object toEngine(RowData row, int i, DataType type, int timestampPrecision) {
     switch (type.root()) {
       case INT:
         return row.getInt(i);
@@ -74,7 +79,7 @@ public final class RowDataConverter implements Serializable {
       case DATE:
         return LocalDate.ofEpochDay(row.getInt(i));
       case TIMESTAMP:
-        return row.getTimestamp(i, 6).toLocalDateTime().truncatedTo(ChronoUnit.MICROS);
+        return row.getTimestamp(i, timestampPrecision).toLocalDateTime().truncatedTo(ChronoUnit.MICROS);
       default:
         throw new IllegalStateException("Unknown engine type " + type);
     }

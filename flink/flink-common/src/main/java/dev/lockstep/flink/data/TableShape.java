@@ -25,6 +25,8 @@ public final class TableShape implements Serializable {
   private final List<String> partitionKeys;
   private final List<String> primaryKeys;
   private final int buckets;
+  /** Per column, the precision of Flink's TIMESTAMP values in RowData (6 when unset). */
+  private int[] timestampPrecisions;
   private transient RowType rowType;
   private transient PartitionPath partitionPath;
   private transient int[] partitionIndexes;
@@ -54,6 +56,38 @@ public final class TableShape implements Serializable {
       partitionPath = new PartitionPath(rowType.project(partitionIndexes));
     }
     return rowType;
+  }
+
+  /**
+   * The same shape, reading and writing Flink TIMESTAMP(p) columns with the precision of the Flink
+   * schema they are declared with (RowData stores p <= 3 differently from p > 3).
+   */
+  public TableShape withFlinkRowType(org.apache.flink.table.types.logical.RowType flinkType) {
+    TableShape copy = new TableShape(names, types, partitionKeys, primaryKeys, buckets);
+    copy.timestampPrecisions = new int[names.length];
+    for (int i = 0; i < names.length; i++) {
+      int index = flinkType.getFieldIndex(names[i]);
+      org.apache.flink.table.types.logical.LogicalType t =
+          index < 0 ? null : flinkType.getTypeAt(index);
+      copy.timestampPrecisions[i] =
+          t instanceof org.apache.flink.table.types.logical.TimestampType
+              ? ((org.apache.flink.table.types.logical.TimestampType) t).getPrecision() : 6;
+    }
+    return copy;
+  }
+
+  private TableShape(String[] names, String[] types, List<String> partitionKeys,
+      List<String> primaryKeys, int buckets) {
+    this.names = names;
+    this.types = types;
+    this.partitionKeys = partitionKeys;
+    this.primaryKeys = primaryKeys;
+    this.buckets = buckets;
+  }
+
+  /** The precision of column {@code i}'s TIMESTAMP values in Flink RowData. */
+  public int timestampPrecision(int i) {
+    return timestampPrecisions == null ? 6 : timestampPrecisions[i];
   }
 
   public List<String> partitionKeys() {
