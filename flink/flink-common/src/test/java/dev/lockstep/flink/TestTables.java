@@ -51,6 +51,22 @@ final class TestTables {
     return new TableLoader(warehouse, Map.of(), id);
   }
 
+  /** Every retained snapshot, oldest first. */
+  static List<dev.lockstep.engine.snapshot.Snapshot> snapshots(TableLoader loader)
+      throws IOException {
+    List<dev.lockstep.engine.snapshot.Snapshot> out = new java.util.ArrayList<>();
+    try (TableLoader.Opened opened = loader.open()) {
+      var manager = opened.table().snapshotManager();
+      if (manager.latestId().isEmpty()) {
+        return out;
+      }
+      for (long id = manager.earliestId().orElse(1); id <= manager.latestId().getAsLong(); id++) {
+        manager.find(id).ifPresent(out::add);
+      }
+    }
+    return out;
+  }
+
   static List<GenericRow> readAll(TableLoader loader) throws IOException {
     try (TableLoader.Opened opened = loader.open()) {
       FileStoreTable table = opened.table();
