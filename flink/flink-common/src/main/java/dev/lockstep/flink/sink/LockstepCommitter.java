@@ -27,10 +27,12 @@ import org.slf4j.LoggerFactory;
  *       nothing, so it lands exactly once.
  *   <li>Snapshot and file conflicts with other jobs (writers, the compaction job) are resolved
  *       inside the engine's commit; they never reach Flink and never restart the job.
- *   <li>An append that still cannot land (the engine's retry limits, an unknown outcome, a store
- *       error) is logged with its reason and retried at the next checkpoint with the same
- *       identifier, together with every later checkpoint (never out of order). The job keeps
- *       running.
+ *   <li>An append that still cannot land (the engine's retry limits or an unknown outcome) is
+ *       logged with its reason and handed back with {@code retryLater()}, together with every
+ *       later checkpoint (never out of order). Flink 1.20 and 2.1 retry it at once, up to
+ *       {@code sink.committer.retries} times, and then fail the job, which restarts from its last
+ *       checkpoint and commits the restored committables again (exactly once through step 1).
+ *       Other store errors fail the commit at once, with the same recovery.
  *   <li>An {@code INSERT OVERWRITE} that lost to a concurrent write of its partitions can never
  *       land as planned: the commit fails with the engine's message (the partition and the
  *       concurrent snapshot), which fails the batch job; nothing of it is committed.
@@ -72,6 +74,12 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
       try {
         commitOne(c);
       } catch (CommitFailedException | CommitStateUnknownException e) {
+        if (overwrite != null && e instanceof CommitStateUnknownException) {
+          throw new IOException("INSERT OVERWRITE into " + table().fullName() + " has an unknown"
+              + " outcome (checkpoint " + c.checkpointId() + ", commit user '" + c.commitUser()
+              + "'): check the table's latest snapshots for that user before re-running it: "
+              + e.getMessage(), e);
+        }
         if (overwrite != null) {
           throw new IOException("INSERT OVERWRITE into " + table().fullName() + " was not"
               + " committed (checkpoint " + c.checkpointId() + ", commit user '" + c.commitUser()
