@@ -1,0 +1,99 @@
+package dev.lockstep.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.flink.sink.LockstepSinks;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Runs the examples of flink/README.md. */
+class ReadmeExampleTest {
+
+  /** The module directory is flink/v1.20 or flink/v2.1. */
+  static final Path README = Path.of("..", "README.md");
+
+  @RegisterExtension
+  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder()
+          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+  @TempDir
+  Path dir;
+
+  static String block(String language) throws Exception {
+    Matcher m = Pattern.compile("```" + language + "\n(.*?)```", Pattern.DOTALL)
+        .matcher(Files.readString(README));
+    assertThat(m.find()).as("a ```%s block in %s", language, README).isTrue();
+    return m.group(1);
+  }
+
+  @Test
+  void sqlExample() throws Exception {
+    TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    String sql = block("sql").replace("file:///tmp/lockstep-warehouse",
+        TestTables.warehouse(dir));
+    TableResult last = null;
+    for (String statement : sql.split(";")) {
+      if (!statement.isBlank()) {
+        last = env.executeSql(statement);
+        last.await();
+      }
+    }
+    List<String> rows = new ArrayList<>();
+    try (CloseableIterator<Row> it = last.collect()) {
+      it.forEachRemaining(r -> rows.add(r.toString()));
+    }
+    rows.sort(null);
+    assertThat(rows).containsExactly("+I[1, 19.90]", "+I[2, 5.00]");
+    assertThat(SqlTest.rows(env, "SELECT * FROM shop.orders WHERE dt = '2024-04-30'"))
+        .containsExactly("+I[2024-04-30, 7, 1.00]");
+  }
+
+  @Test
+  void dataStreamExample() throws Exception {
+    String warehouse = TestTables.warehouse(dir);
+    TableLoader created = TestTables.create(warehouse, "shop.clicks", false, 1, Map.of());
+    // README begin
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.enableCheckpointing(1000);        // one snapshot per checkpoint
+    TableLoader table = new TableLoader(warehouse, Map.of(), Identifier.parse("shop.clicks"));
+    DataStream<RowData> rows = env.fromSequence(1, 1000)
+        .map(i -> (RowData) GenericRowData.of(i, i * 10), TestTables.ID_VALUE);
+    LockstepSinks.forTable(table)
+        .commitUser("clicks-ingest")      // fixed: survives a resubmission from a savepoint
+        .append(rows);
+    env.execute("clicks");
+    // README end
+    assertThat(TestTables.readAll(created)).hasSize(1000);
+
+    String source = Files.readString(Path.of("..", "flink-common", "src", "test", "java", "dev",
+        "lockstep", "flink", "ReadmeExampleTest.java"));
+    String body = source.substring(source.indexOf("// README begin\n") + 16,
+        source.indexOf("    // README end"));
+    StringBuilder unindented = new StringBuilder();
+    for (String line : body.split("\n")) {
+      unindented.append(line.startsWith("    ") ? line.substring(4) : line).append('\n');
+    }
+    assertThat(block("java")).isEqualTo(unindented.toString());
+  }
+}

@@ -1,0 +1,25 @@
+package dev.lockstep.flink.sink;
+
+import dev.lockstep.flink.TableLoader;
+import dev.lockstep.flink.data.TableShape;
+import java.io.IOException;
+import java.util.List;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.table.data.RowData;
+
+/** Flink 2.x's sink: {@code createWriter(WriterInitContext)} is the only writer factory. */
+public final class LockstepSink extends LockstepSinkBase {
+
+  private static final long serialVersionUID = 1L;
+
+  public LockstepSink(TableLoader loader, TableShape shape, String commitUser,
+      OverwriteMode overwrite) {
+    super(loader, shape, commitUser, overwrite);
+  }
+
+  @Override
+  public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
+    return openWriter(List.of());
+  }
+}
