@@ -17,13 +17,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Four JVMs, each a Paimon 1.3.1 filesystem catalog on one s3proxy bucket with no {@code lock.type},
- * each appending {@value #COMMITS} one-row commits to one table: on Paimon's own {@code paimon-s3}
- * commits are lost (counted, printed, and recorded in the README); on Lockstep's s3 FileIO none is.
+ * each appending {@code lockstep.paimon.commits} one-row commits (default 10; the issue's 200 do not
+ * fit the module's time budget on a shared 2-core machine, see the README) to one table: on Paimon's
+ * own {@code paimon-s3} commits are lost (counted, printed, and recorded in the README); on
+ * Lockstep's s3 FileIO none is.
  */
 class LostCommitTest {
 
   static final int WRITERS = 4;
-  static final int COMMITS = Integer.getInteger("lockstep.paimon.commits", 200);
+  static final int COMMITS = Integer.getInteger("lockstep.paimon.commits", 10);
 
   private static S3ProxyServer server;
 
