@@ -186,7 +186,8 @@ final class TableRows {
 
   /**
    * Appends one CSV record (and its line break) to {@code out}: fields are quoted only where needed
-   * (a comma, quote, line break, or leading or trailing space), {@code ""} for an empty string, and
+   * (a comma, quote or line break; a start with space, '!', '"' or '#'; a trailing space), {@code
+   * ""} for an empty string, and
    * an empty unquoted field for null; bytes are Base64, decimals plain.
    */
   static void appendRecord(Appendable out, List<?> values) {
