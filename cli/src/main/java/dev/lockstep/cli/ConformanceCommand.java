@@ -1,5 +1,7 @@
 package dev.lockstep.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.CheckResult;
 import dev.lockstep.conformance.ConformanceResult;
@@ -43,7 +45,7 @@ final class ConformanceCommand implements Callable<Integer> {
 
   @Option(names = {"-o", "--option"}, paramLabel = "KEY=VALUE",
       description = "A catalog option (store and lock options), repeatable")
-  List<String> options;
+  Map<String, String> options;
 
   @Option(names = "--lock", paramLabel = "TYPE", description = "Also check this lock.type")
   String lock;
@@ -99,7 +101,7 @@ final class ConformanceCommand implements Callable<Integer> {
       throw new UserError("missing --store URI (a fresh test directory or prefix) or --properties"
           + " FILE; see 'lockstep conformance --help'");
     }
-    Map<String, String> opts = new LinkedHashMap<>(KeyValues.parse(options));
+    Map<String, String> opts = new LinkedHashMap<>(KeyValues.trimmed(options));
     OptionKeys.validate(opts);
     if (lock != null) {
       opts.put(LockOptions.LOCK_TYPE, lock);
@@ -125,39 +127,36 @@ final class ConformanceCommand implements Callable<Integer> {
   }
 
   private static String json(ConformanceResult result) {
-    StringBuilder sb = new StringBuilder("{");
-    sb.append("\"target\":").append(Json.string(result.targetDescription()));
-    sb.append(",\"passed\":").append(result.passed());
-    sb.append(",\"verdict\":").append(Json.string(result.verdict()));
-    sb.append(",\"checks\":{\"passed\":").append(result.count(CheckResult.Status.PASSED))
-        .append(",\"failed\":").append(result.count(CheckResult.Status.FAILED))
-        .append(",\"skipped\":").append(result.count(CheckResult.Status.SKIPPED)).append('}');
-    sb.append(",\"capabilities\":{");
-    boolean first = true;
+    ObjectNode root = Json.object();
+    root.put("target", result.targetDescription());
+    root.put("passed", result.passed());
+    root.put("verdict", result.verdict());
+    ObjectNode checks = root.putObject("checks");
+    checks.put("passed", result.count(CheckResult.Status.PASSED));
+    checks.put("failed", result.count(CheckResult.Status.FAILED));
+    checks.put("skipped", result.count(CheckResult.Status.SKIPPED));
+    ObjectNode capabilities = root.putObject("capabilities");
     for (ConformanceResult.CapabilityRow row : result.capabilityMatrix()) {
-      sb.append(first ? "" : ",").append(Json.string(row.capability().name().toLowerCase()))
-          .append(":{\"declared\":").append(row.declared().map(String::valueOf).orElse("null"))
-          .append(",\"observed\":").append(Json.string(row.observed().name())).append('}');
-      first = false;
+      ObjectNode capability = capabilities.putObject(row.capability().name().toLowerCase());
+      if (row.declared().isPresent()) {
+        capability.put("declared", row.declared().get());
+      } else {
+        capability.putNull("declared");
+      }
+      capability.put("observed", row.observed().name());
     }
-    sb.append("},\"safeStrategies\":[");
-    first = true;
+    ArrayNode safe = root.putArray("safeStrategies");
     for (ConformanceResult.StrategyVerdict verdict : result.strategies()) {
       if (verdict.safe()) {
-        sb.append(first ? "" : ",").append(Json.string(verdict.strategy()));
-        first = false;
+        safe.add(verdict.strategy());
       }
     }
-    sb.append("],\"failures\":[");
-    first = true;
+    ArrayNode failures = root.putArray("failures");
     for (CheckResult check : result.checks()) {
       if (check.status() == CheckResult.Status.FAILED) {
-        sb.append(first ? "" : ",").append("{\"check\":").append(Json.string(check.name()))
-            .append(",\"reason\":").append(Json.string(check.reason())).append('}');
-        first = false;
+        failures.addObject().put("check", check.name()).put("reason", check.reason());
       }
     }
-    sb.append("]}");
-    return sb.toString();
+    return Json.write(root);
   }
 }

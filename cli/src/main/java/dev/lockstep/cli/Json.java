@@ -1,32 +1,39 @@
 package dev.lockstep.cli;
 
-/** The little JSON the command line prints: strings escaped by RFC 8259. */
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
+/** Every JSON the command line prints is built as a Jackson tree and written on one line. */
 final class Json {
+
+  private static final ObjectMapper MAPPER = new ObjectMapper()
+      .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
 
   private Json() {}
 
-  static String string(String s) {
-    if (s == null) {
-      return "null";
+  static ObjectNode object() {
+    return MAPPER.createObjectNode();
+  }
+
+  /** {@code value} with three decimals, as the reports print measurements; null when not finite. */
+  static BigDecimal threeDecimals(double value) {
+    if (Double.isNaN(value) || Double.isInfinite(value)) {
+      return null;
     }
-    StringBuilder sb = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
+    return BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_UP);
+  }
+
+  /** One line of compact JSON. */
+  static String write(JsonNode node) {
+    try {
+      return MAPPER.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a JSON tree could not be written", e);
     }
-    return sb.append('"').toString();
   }
 }

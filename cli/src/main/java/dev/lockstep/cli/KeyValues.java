@@ -1,26 +1,20 @@
 package dev.lockstep.cli;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-/** Parses repeated {@code -o key=value} arguments. */
+/**
+ * The {@code KEY=VALUE} options ({@code -o}, {@code --partition}) as picocli parsed them into a map
+ * (a value without '=' is refused by picocli), with keys and values trimmed.
+ */
 final class KeyValues {
 
   private KeyValues() {}
 
-  static Map<String, String> parse(List<String> pairs) {
+  static Map<String, String> trimmed(Map<String, String> parsed) {
     Map<String, String> out = new LinkedHashMap<>();
-    if (pairs == null) {
-      return out;
-    }
-    for (String pair : pairs) {
-      int eq = pair.indexOf('=');
-      if (eq <= 0) {
-        throw new UserError("option '-o " + pair + "' is not key=value; write for example"
-            + " -o lock.enabled=true");
-      }
-      out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    if (parsed != null) {
+      parsed.forEach((k, v) -> out.put(k.trim(), v == null ? "" : v.trim()));
     }
     return out;
   }

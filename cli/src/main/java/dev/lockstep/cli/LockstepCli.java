@@ -1,6 +1,9 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.options.Durations;
 import java.io.PrintWriter;
+import java.time.Duration;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -18,7 +21,8 @@ import picocli.CommandLine.Command;
 @Command(name = "lockstep", mixinStandardHelpOptions = true,
     versionProvider = LockstepCli.Version.class,
     description = "Safe concurrent snapshot commits on any storage.",
-    subcommands = {StressCommand.class, ConformanceCommand.class, TableCommand.class})
+    subcommands = {StressCommand.class, ConformanceCommand.class, TableCommand.class,
+        AutoComplete.GenerateCompletion.class})
 public final class LockstepCli implements Runnable {
 
   @CommandLine.Spec
@@ -31,11 +35,22 @@ public final class LockstepCli implements Runnable {
   /** Runs the command line and returns the exit code (for tests). */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new LockstepCli());
+    cli.registerConverter(Duration.class, LockstepCli::duration);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler(new OneLineErrors());
     cli.setParameterExceptionHandler(new OneLineErrors());
     return cli.execute(args);
+  }
+
+  /** Durations on the command line, as options write them ({@code 10s}, {@code 30 min}, {@code 1d}). */
+  static Duration duration(String text) {
+    try {
+      return Durations.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.TypeConversionException("'" + text + "' is not a duration; write for"
+          + " example 10s, 30 min, 1d");
+    }
   }
 
   @Override

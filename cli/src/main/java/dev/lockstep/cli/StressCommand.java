@@ -91,7 +91,7 @@ final class StressCommand implements Callable<Integer> {
 
   @Option(names = {"-o", "--option"}, paramLabel = "KEY=VALUE",
       description = "A catalog or table option, repeatable (e.g. -o bucket=4 -o lock.enabled=true)")
-  List<String> options;
+  Map<String, String> options;
 
   @Option(names = "--json", description = "Print one JSON object with the results")
   boolean json;
@@ -100,7 +100,7 @@ final class StressCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     validate();
     PrintWriter out = spec.commandLine().getOut();
-    Map<String, String> opts = new LinkedHashMap<>(KeyValues.parse(options));
+    Map<String, String> opts = new LinkedHashMap<>(KeyValues.trimmed(options));
     OptionKeys.validate(opts);
     boolean embedded = warehouse == null;
     String where = embedded

@@ -1,5 +1,7 @@
 package dev.lockstep.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
@@ -70,27 +72,24 @@ final class StressVerifier {
     }
 
     String toJson() {
-      StringBuilder sb = new StringBuilder("{");
-      sb.append("\"ok\":").append(ok);
-      sb.append(",\"commits\":").append(commits);
-      sb.append(",\"expectedCommits\":").append(expectedCommits);
-      sb.append(String.format(Locale.ROOT, ",\"seconds\":%.3f", seconds));
-      sb.append(String.format(Locale.ROOT, ",\"commitsPerSecond\":%.3f", commitsPerSecond));
-      sb.append(String.format(Locale.ROOT,
-          ",\"commitLatencyMillis\":{\"p50\":%.3f,\"p99\":%.3f,\"max\":%.3f}", p50Millis, p99Millis,
-          maxMillis));
-      sb.append(",\"retries\":").append(retries);
-      sb.append(",\"giveUps\":").append(giveUps);
-      sb.append(",\"conflictsResolved\":").append(compactionsDropped + compactionFileConflicts);
-      sb.append(",\"snapshots\":").append(snapshots);
-      sb.append(",\"appendSnapshots\":").append(appendSnapshots);
-      sb.append(",\"compactSnapshots\":").append(compactSnapshots);
-      sb.append(",\"keys\":").append(keys);
-      sb.append(",\"problems\":[");
-      for (int i = 0; i < problems.size(); i++) {
-        sb.append(i == 0 ? "" : ",").append(Json.string(problems.get(i)));
-      }
-      return sb.append("]}").toString();
+      ObjectNode root = Json.object();
+      root.put("ok", ok);
+      root.put("commits", commits);
+      root.put("expectedCommits", expectedCommits);
+      root.put("seconds", Json.threeDecimals(seconds));
+      root.put("commitsPerSecond", Json.threeDecimals(commitsPerSecond));
+      root.putObject("commitLatencyMillis").put("p50", Json.threeDecimals(p50Millis))
+          .put("p99", Json.threeDecimals(p99Millis)).put("max", Json.threeDecimals(maxMillis));
+      root.put("retries", retries);
+      root.put("giveUps", giveUps);
+      root.put("conflictsResolved", compactionsDropped + compactionFileConflicts);
+      root.put("snapshots", snapshots);
+      root.put("appendSnapshots", appendSnapshots);
+      root.put("compactSnapshots", compactSnapshots);
+      root.put("keys", keys);
+      ArrayNode list = root.putArray("problems");
+      problems.forEach(list::add);
+      return Json.write(root);
     }
   }
 

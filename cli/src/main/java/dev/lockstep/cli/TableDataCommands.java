@@ -115,9 +115,9 @@ final class TableDataCommands {
     @Mixin
     RowInput input = new RowInput();
 
-    @Option(names = "--partition", paramLabel = "COL=VALUE[,COL=VALUE]",
+    @Option(names = "--partition", split = ",", paramLabel = "COL=VALUE[,COL=VALUE]",
         description = "Static overwrite of the matching partitions (repeatable)")
-    List<String> partition;
+    Map<String, String> partition;
 
     @Option(names = "--all", description = "Static overwrite of the whole table")
     boolean all;
@@ -166,9 +166,9 @@ final class TableDataCommands {
     @Option(names = "--columns", split = ",", paramLabel = "COLUMN", description = "Columns to print")
     List<String> columns;
 
-    @Option(names = "--partition", paramLabel = "COL=VALUE[,COL=VALUE]",
+    @Option(names = "--partition", split = ",", paramLabel = "COL=VALUE[,COL=VALUE]",
         description = "Only these partitions (repeatable)")
-    List<String> partition;
+    Map<String, String> partition;
 
     @Option(names = "--count", description = "Print the number of rows only")
     boolean count;
@@ -182,7 +182,13 @@ final class TableDataCommands {
         OptionalLong id = snapshot != null ? OptionalLong.of(snapshot)
             : table.snapshotManager().latestId();
         if (id.isEmpty()) {
-          out.println(count ? "0" : String.join(",", names(table)));
+          if (count) {
+            out.println("0");
+          } else {
+            StringBuilder header = new StringBuilder();
+            TableRows.appendRecord(header, names(table));
+            out.print(header);
+          }
           return 0;
         }
         Snapshot s = TableDiagnosis.snapshot(table, id.getAsLong());
@@ -224,7 +230,9 @@ final class TableDataCommands {
         if (count) {
           out.println(rows.get());
         } else {
-          out.println(String.join(",", columns != null ? columns : names(table)));
+          StringBuilder header = new StringBuilder();
+          TableRows.appendRecord(header, columns != null ? columns : names(table));
+          out.print(header);
           out.print(text);
         }
         out.flush();
@@ -237,10 +245,11 @@ final class TableDataCommands {
     }
 
     private static void appendCsv(StringBuilder sb, GenericRow row) {
+      List<Object> values = new java.util.ArrayList<>(row.size());
       for (int i = 0; i < row.size(); i++) {
-        sb.append(i == 0 ? "" : ",").append(TableRows.format(row.get(i)));
+        values.add(row.get(i));
       }
-      sb.append('\n');
+      TableRows.appendRecord(sb, values);
     }
   }
 }

@@ -27,15 +27,6 @@ final class TableMaintenanceCommands {
 
   private TableMaintenanceCommands() {}
 
-  static Duration duration(String option, String text) {
-    try {
-      return Durations.parse(text);
-    } catch (IllegalArgumentException e) {
-      throw new UserError(option + " '" + text + "' is not a duration; write for example 10s,"
-          + " 30 min, 1d");
-    }
-  }
-
   @Command(name = "compact", mixinStandardHelpOptions = true,
       description = "The dedicated compaction job: one round, or continuously. Expires snapshots"
           + " after each committed round (write-only writers never do).")
@@ -48,28 +39,28 @@ final class TableMaintenanceCommands {
     @Option(names = "--full", description = "Merge every bucket into one sorted run")
     boolean full;
 
-    @Option(names = "--partition", paramLabel = "COL=VALUE[,COL=VALUE]",
+    @Option(names = "--partition", split = ",", paramLabel = "COL=VALUE[,COL=VALUE]",
         description = "Only these partitions (repeatable)")
-    List<String> partition;
+    Map<String, String> partition;
 
     @Option(names = "--continuous", description = "Keep compacting until stopped (Ctrl-C)")
     boolean continuous;
 
     @Option(names = "--interval", defaultValue = "10s",
         description = "Continuous: pause after a round with nothing to do (default: ${DEFAULT-VALUE})")
-    String interval;
+    Duration interval;
 
     @Option(names = "--for", paramLabel = "DURATION",
         description = "Continuous: stop after this long (default: until stopped)")
-    String runFor;
+    Duration runFor;
 
     @Option(names = "--no-expire", description = "Do not expire snapshots after each round")
     boolean noExpire;
 
     @Override
     public Integer call() throws Exception {
-      Duration pause = duration("--interval", interval);
-      Duration limit = runFor == null ? null : duration("--for", runFor);
+      Duration pause = interval;
+      Duration limit = runFor;
       Map<String, String> spec0 = TableTarget.partitionSpec(partition);
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
@@ -130,7 +121,7 @@ final class TableMaintenanceCommands {
 
     @Option(names = "--older-than", paramLabel = "DURATION",
         description = "Expire a snapshot once its successor is older than this (time-retained)")
-    String olderThan;
+    Duration olderThan;
 
     @Option(names = "--limit", paramLabel = "N", description = "Expire at most N snapshots")
     Integer limit;
@@ -140,7 +131,7 @@ final class TableMaintenanceCommands {
 
     @Override
     public Integer call() throws Exception {
-      Duration time = olderThan == null ? null : duration("--older-than", olderThan);
+      Duration time = olderThan;
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
         FileStoreTable table = opened.table();
@@ -181,14 +172,14 @@ final class TableMaintenanceCommands {
 
     @Option(names = "--older-than", defaultValue = "1d", paramLabel = "DURATION",
         description = "Only files last modified longer ago (default: ${DEFAULT-VALUE})")
-    String olderThan;
+    Duration olderThan;
 
     @Option(names = "--dry-run", description = "List the orphans; remove nothing")
     boolean dryRun;
 
     @Override
     public Integer call() throws Exception {
-      Duration guard = duration("--older-than", olderThan);
+      Duration guard = olderThan;
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
         OrphanReport r = new OrphanFilesCleaner(opened.table(), guard, dryRun).clean();

@@ -3,8 +3,8 @@ package dev.lockstep.cli;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -16,27 +16,52 @@ import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import org.apache.commons.csv.CSVFormat;
+import org.apache.commons.csv.CSVParser;
+import org.apache.commons.csv.CSVRecord;
+import org.apache.commons.csv.QuoteMode;
 
 /**
  * Rows from a CSV file (first line: column names, in any order; a missing nullable column is null)
  * or generated. Every row is parsed and checked before the caller writes anything, so that a bad
  * line leaves nothing half-written. An empty unquoted field is null; {@code ""} is an empty string.
+ * CSV is read and written by Apache Commons CSV (RFC 4180): a quoted field may hold commas, quotes and
+ * line breaks, and what {@code table read} prints, {@code table write --csv} reads back unchanged.
  */
 final class TableRows {
 
   private TableRows() {}
 
+  /** How CSV is read: RFC 4180, quoted fields may hold commas, quotes and newlines. */
+  private static final CSVFormat READ = CSVFormat.RFC4180.builder()
+      // ALL_NON_NULL makes the parser tell an empty unquoted field (null) from "" (empty string).
+      .setQuoteMode(QuoteMode.ALL_NON_NULL).setIgnoreEmptyLines(true).get();
+  /** How CSV is written: quotes only where needed, null as an empty unquoted field. */
+  private static final CSVFormat WRITE = CSVFormat.RFC4180.builder()
+      .setQuoteMode(QuoteMode.MINIMAL).setRecordSeparator('\n').get();
+  /** An empty string must be quoted, or it would read back as null. */
+  private static final CSVFormat WRITE_QUOTED = WRITE.builder().setQuoteMode(QuoteMode.ALL).get();
+
   static List<GenericRow> fromCsv(Path file, List<DataField> fields) throws IOException {
     List<GenericRow> rows = new ArrayList<>();
-    try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      String header = in.readLine();
-      if (header == null) {
+    String content;
+    try {
+      content = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new UserError("--csv " + file + " does not exist; give a CSV file whose first line"
+          + " names the columns " + names(fields));
+    }
+    LineNumbers lines = new LineNumbers(content);
+    try (CSVParser parser = CSVParser.parse(content, READ)) {
+      Iterator<CSVRecord> records = parser.iterator();
+      if (!records.hasNext()) {
         throw new UserError("--csv " + file + " is empty; its first line must name the columns: "
             + names(fields));
       }
-      List<String> columns = split(header, file, 1);
+      List<String> columns = records.next().toList();
       int[] position = new int[fields.size()];
       java.util.Arrays.fill(position, -1);
       Map<String, Integer> index = new HashMap<>();
@@ -44,19 +69,22 @@ final class TableRows {
         index.put(fields.get(i).name(), i);
       }
       for (int c = 0; c < columns.size(); c++) {
-        Integer i = index.get(columns.get(c).trim());
+        String column = columns.get(c) == null ? "" : columns.get(c);
+        Integer i = index.get(column.trim());
         if (i == null) {
-          throw new UserError("--csv " + file + " line 1: unknown column '" + columns.get(c)
+          throw new UserError("--csv " + file + " line 1: unknown column '" + column
               + "'; the table's columns are " + names(fields));
         }
         position[i] = c;
       }
-      String line;
-      for (int number = 2; (line = in.readLine()) != null; number++) {
-        if (line.isBlank()) {
-          continue;
+      while (records.hasNext()) {
+        CSVRecord record = records.next();
+        long number = lines.lineOf(record.getCharacterPosition());
+        List<String> values = record.toList();
+        if (values.size() == 1 && (values.get(0) == null || values.get(0).isBlank())
+            && columns.size() > 1) {
+          continue; // a blank line
         }
-        List<String> values = split(line, file, number);
         if (values.size() != columns.size()) {
           throw new UserError("--csv " + file + " line " + number + ": " + values.size()
               + " fields, the header has " + columns.size());
@@ -76,11 +104,32 @@ final class TableRows {
         }
         rows.add(GenericRow.of(row));
       }
-    } catch (NoSuchFileException e) {
-      throw new UserError("--csv " + file + " does not exist; give a CSV file whose first line"
-          + " names the columns " + names(fields));
+    } catch (UncheckedIOException e) {
+      // Commons CSV names the line where the unfinished quoted field starts.
+      throw new UserError("--csv " + file + ": a quote is not closed, or a quoted field is followed"
+          + " by text (" + e.getCause().getMessage() + ")");
     }
     return rows;
+  }
+
+  /** The 1-based line of a character position, for positions that only grow. */
+  private static final class LineNumbers {
+    private final String text;
+    private int scanned;
+    private long line = 1;
+
+    LineNumbers(String text) {
+      this.text = text;
+    }
+
+    long lineOf(long position) {
+      for (; scanned < position && scanned < text.length(); scanned++) {
+        if (text.charAt(scanned) == '\n') {
+          line++;
+        }
+      }
+      return line;
+    }
   }
 
   /** {@code count} rows: row i holds i in numbers, "s-i" in strings, a day of 2024 in dates... */
@@ -135,52 +184,31 @@ final class TableRows {
     }
   }
 
-  /** One CSV line: commas separate, double quotes quote, "" inside quotes is a quote. */
-  static List<String> split(String line, Path file, int number) {
-    List<String> out = new ArrayList<>();
-    StringBuilder field = new StringBuilder();
-    boolean quoted = false;
-    boolean wasQuoted = false;
-    for (int i = 0; i < line.length(); i++) {
-      char ch = line.charAt(i);
-      if (quoted) {
-        if (ch == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
-          field.append('"');
-          i++;
-        } else if (ch == '"') {
-          quoted = false;
+  /**
+   * Appends one CSV record (and its line break) to {@code out}: fields are quoted only where needed
+   * (a comma, quote or line break; a start with space, '!', '"' or '#'; a trailing space), {@code
+   * ""} for an empty string, and
+   * an empty unquoted field for null; bytes are Base64, decimals plain.
+   */
+  static void appendRecord(Appendable out, List<?> values) {
+    try {
+      for (int i = 0; i < values.size(); i++) {
+        Object value = values.get(i);
+        String text = value == null ? null : value instanceof byte[]
+            ? Base64.getEncoder().encodeToString((byte[]) value)
+            : value instanceof BigDecimal ? ((BigDecimal) value).toPlainString() : value.toString();
+        if (text == null) {
+          if (i > 0) {
+            out.append(WRITE.getDelimiterString());
+          }
         } else {
-          field.append(ch);
+          (text.isEmpty() ? WRITE_QUOTED : WRITE).print(text, out, i == 0);
         }
-      } else if (ch == '"') {
-        quoted = true;
-        wasQuoted = true;
-      } else if (ch == ',') {
-        out.add(wasQuoted || field.length() > 0 ? field.toString() : null);
-        field.setLength(0);
-        wasQuoted = false;
-      } else {
-        field.append(ch);
       }
+      WRITE.println(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    if (quoted) {
-      throw new UserError("--csv " + file + " line " + number + ": a quote is not closed");
-    }
-    out.add(wasQuoted || field.length() > 0 ? field.toString() : null);
-    return out;
-  }
-
-  /** Formats a value as a CSV field. */
-  static String format(Object value) {
-    if (value == null) {
-      return "";
-    }
-    String s = value instanceof byte[] ? Base64.getEncoder().encodeToString((byte[]) value)
-        : value instanceof BigDecimal ? ((BigDecimal) value).toPlainString() : value.toString();
-    if (s.isEmpty() || s.contains(",") || s.contains("\"") || s.contains("\n")) {
-      return "\"" + s.replace("\"", "\"\"") + "\"";
-    }
-    return s;
   }
 
   private static List<String> names(List<DataField> fields) {

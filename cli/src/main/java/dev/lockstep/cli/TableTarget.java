@@ -31,11 +31,11 @@ final class TableTarget {
 
   @Option(names = {"-o", "--option"}, paramLabel = "KEY=VALUE",
       description = "A catalog or table option, repeatable (e.g. -o lock.enabled=true)")
-  List<String> options;
+  Map<String, String> options;
 
   /** The -o options, checked. */
   Map<String, String> options() {
-    Map<String, String> opts = new LinkedHashMap<>(KeyValues.parse(options));
+    Map<String, String> opts = new LinkedHashMap<>(KeyValues.trimmed(options));
     OptionKeys.validate(opts);
     return opts;
   }
@@ -81,23 +81,9 @@ final class TableTarget {
     }
   }
 
-  /** Parses {@code p=v,q=w} (repeatable) into column to value text. */
-  static Map<String, String> partitionSpec(List<String> specs) {
-    Map<String, String> spec = new LinkedHashMap<>();
-    if (specs == null) {
-      return spec;
-    }
-    for (String s : specs) {
-      for (String part : s.split(",")) {
-        int eq = part.indexOf('=');
-        if (eq <= 0) {
-          throw new UserError("--partition '" + s + "' is not column=value; write for example"
-              + " --partition dt=2024-05-01");
-        }
-        spec.put(part.substring(0, eq).trim(), part.substring(eq + 1).trim());
-      }
-    }
-    return spec;
+  /** The {@code --partition p=v,q=w} values (picocli splits them), keys and values trimmed. */
+  static Map<String, String> partitionSpec(Map<String, String> specs) {
+    return KeyValues.trimmed(specs);
   }
 
   /** A table (or only its catalog) and its store, closed together. */

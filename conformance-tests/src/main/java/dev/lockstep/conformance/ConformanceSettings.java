@@ -1,5 +1,8 @@
 package dev.lockstep.conformance;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
+import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.Options;
 import java.time.Duration;
 import java.util.Map;
@@ -63,38 +66,60 @@ public record ConformanceSettings(
   public static final String KEEP_FILES = "conformance.keep-files";
   public static final boolean KEEP_FILES_DEFAULT = false;
 
-  public ConformanceSettings {
-    atLeast(ROUNDS, rounds, 1);
-    atLeast(CONTENDERS, contenders, 2);
-    atLeast(COMMITTERS, committers, 2);
-    atLeast(COMMITS_PER_COMMITTER, commitsPerCommitter, 1);
-    atLeast(LOCK_INCREMENTS, lockIncrements, 1);
-    if (!(faultRate > 0 && faultRate < 0.5)) {
-      throw new IllegalArgumentException(
-          "Option '"
-              + FAULT_RATE
-              + "' is "
-              + faultRate
-              + "; write a share between 0 and 0.5, for example 0.05.");
-    }
-    if (largeObjectBytes < 1) {
-      throw new IllegalArgumentException("Option '" + LARGE_OBJECT_SIZE + "' must be positive.");
-    }
-    if (!(timeFactor >= 0.1 && timeFactor <= 100)) {
-      throw new IllegalArgumentException(
-          "Option '"
-              + TIME_FACTOR
-              + "' is "
-              + timeFactor
-              + "; write a factor between 0.1 and 100, for example 2 on a slow machine.");
-    }
-  }
+  static final ConfigOption<Integer> ROUNDS_OPTION = ConfigOption.key(ROUNDS).intType()
+      .defaultValue(ROUNDS_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("rounds of each atomic create / rename race");
+  static final ConfigOption<Integer> CONTENDERS_OPTION = ConfigOption.key(CONTENDERS).intType()
+      .defaultValue(CONTENDERS_DEFAULT).require(Requirement.atLeast(2))
+      .withDescription("contenders per race round and in the lock races");
+  static final ConfigOption<Integer> COMMITTERS_OPTION = ConfigOption.key(COMMITTERS).intType()
+      .defaultValue(COMMITTERS_DEFAULT).require(Requirement.atLeast(2))
+      .withDescription("K concurrent committers in the commit checks");
+  static final ConfigOption<Integer> COMMITS_PER_COMMITTER_OPTION =
+      ConfigOption.key(COMMITS_PER_COMMITTER).intType().defaultValue(COMMITS_PER_COMMITTER_DEFAULT)
+          .require(Requirement.atLeast(1)).withDescription("C commits each (K*C snapshots)");
+  static final ConfigOption<Integer> LOCK_INCREMENTS_OPTION = ConfigOption.key(LOCK_INCREMENTS)
+      .intType().defaultValue(LOCK_INCREMENTS_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("critical sections per contender in the mutual-exclusion check, and"
+          + " sequential holders in the fencing check");
+  static final ConfigOption<Double> FAULT_RATE_OPTION = ConfigOption.key(FAULT_RATE).doubleType()
+      .defaultValue(FAULT_RATE_DEFAULT)
+      .require(r -> r > 0 && r < 0.5, "a share between 0 and 0.5, for example 0.05")
+      .withDescription("share of store calls that fail or lose their answer in the"
+          + " `...UnderFaults` checks");
+  static final ConfigOption<Long> LARGE_OBJECT_SIZE_OPTION = ConfigOption.key(LARGE_OBJECT_SIZE)
+      .sizeType().defaultValue(LARGE_OBJECT_SIZE_DEFAULT).require(b -> b >= 1, "positive")
+      .withDescription("size of the large-object check (keep at least 64 MiB so multi-part paths"
+          + " run; smaller runs are flagged as reduced in every report)");
+  static final ConfigOption<Double> TIME_FACTOR_OPTION = ConfigOption.key(TIME_FACTOR).doubleType()
+      .defaultValue(TIME_FACTOR_DEFAULT)
+      .require(f -> f >= 0.1 && f <= 100,
+          "a factor between 0.1 and 100, for example 2 on a slow machine")
+      .withDescription("scales every wait and tolerance of the kit (slow machines: 2 or 3)");
+  static final ConfigOption<Duration> TOLERANCE_OPTION = ConfigOption.key(TOLERANCE).durationType()
+      .defaultValue(TOLERANCE_DEFAULT)
+      .withDescription("slack beyond a stated bound (timed acquire, holder death), before scaling");
+  static final ConfigOption<Boolean> KEEP_FILES_OPTION = ConfigOption.key(KEEP_FILES).booleanType()
+      .defaultValue(KEEP_FILES_DEFAULT).withDescription("keep each check's files for inspection");
 
-  private static void atLeast(String key, int value, int min) {
-    if (value < min) {
-      throw new IllegalArgumentException(
-          "Option '" + key + "' is " + value + "; it must be at least " + min + ".");
-    }
+  /** The kit's settings: every key under {@code conformance.}. */
+  public static final OptionSet OPTIONS = OptionSet.of("the conformance kit",
+          "conformance-tests/README.md")
+      .namespace("conformance.")
+      .option(ROUNDS_OPTION, CONTENDERS_OPTION, COMMITTERS_OPTION, COMMITS_PER_COMMITTER_OPTION,
+          LOCK_INCREMENTS_OPTION, FAULT_RATE_OPTION, LARGE_OBJECT_SIZE_OPTION, TIME_FACTOR_OPTION,
+          TOLERANCE_OPTION, KEEP_FILES_OPTION)
+      .build();
+
+  public ConformanceSettings {
+    ROUNDS_OPTION.check(rounds);
+    CONTENDERS_OPTION.check(contenders);
+    COMMITTERS_OPTION.check(committers);
+    COMMITS_PER_COMMITTER_OPTION.check(commitsPerCommitter);
+    LOCK_INCREMENTS_OPTION.check(lockIncrements);
+    FAULT_RATE_OPTION.check(faultRate);
+    LARGE_OBJECT_SIZE_OPTION.check(largeObjectBytes);
+    TIME_FACTOR_OPTION.check(timeFactor);
   }
 
   /**
@@ -115,20 +140,26 @@ public record ConformanceSettings(
             + " with the default (64MiB) or more.");
   }
 
-  /** Parses the {@code conformance.*} options of {@code options}; others are ignored. */
+  /**
+   * Parses the {@code conformance.*} options of {@code options}; others are ignored.
+   *
+   * @throws IllegalArgumentException naming the key and the fix; an unknown {@code conformance.*}
+   *     key is refused with the nearest known key
+   */
   public static ConformanceSettings from(Map<String, String> options) {
+    OPTIONS.checkNamespace(options);
     Options o = Options.of(options);
     return new ConformanceSettings(
-        o.getInt(ROUNDS, ROUNDS_DEFAULT),
-        o.getInt(CONTENDERS, CONTENDERS_DEFAULT),
-        o.getInt(COMMITTERS, COMMITTERS_DEFAULT),
-        o.getInt(COMMITS_PER_COMMITTER, COMMITS_PER_COMMITTER_DEFAULT),
-        o.getInt(LOCK_INCREMENTS, LOCK_INCREMENTS_DEFAULT),
-        parseDouble(o, FAULT_RATE, FAULT_RATE_DEFAULT),
-        parseSize(o.get(LARGE_OBJECT_SIZE), LARGE_OBJECT_SIZE_DEFAULT),
-        parseDouble(o, TIME_FACTOR, TIME_FACTOR_DEFAULT),
-        o.getDuration(TOLERANCE, TOLERANCE_DEFAULT),
-        o.getBoolean(KEEP_FILES, KEEP_FILES_DEFAULT));
+        o.get(ROUNDS_OPTION),
+        o.get(CONTENDERS_OPTION),
+        o.get(COMMITTERS_OPTION),
+        o.get(COMMITS_PER_COMMITTER_OPTION),
+        o.get(LOCK_INCREMENTS_OPTION),
+        o.get(FAULT_RATE_OPTION),
+        o.get(LARGE_OBJECT_SIZE_OPTION),
+        o.get(TIME_FACTOR_OPTION),
+        o.get(TOLERANCE_OPTION),
+        o.get(KEEP_FILES_OPTION));
   }
 
   /** {@code duration} scaled by {@link #timeFactor}. */
@@ -139,49 +170,5 @@ public record ConformanceSettings(
   /** The tolerance, scaled. */
   public Duration scaledTolerance() {
     return scaled(tolerance);
-  }
-
-  private static double parseDouble(Options o, String key, double defaultValue) {
-    String value = o.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    try {
-      return Double.parseDouble(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "Option '" + key + "' is '" + value + "'; write a number.", e);
-    }
-  }
-
-  /** Parses {@code 64MiB}, {@code 64 MB}, {@code 1 GiB} or a plain byte count. */
-  static long parseSize(String value, long defaultValue) {
-    if (value == null) {
-      return defaultValue;
-    }
-    String text = value.trim().toLowerCase(java.util.Locale.ROOT).replace(" ", "");
-    long unit = 1;
-    String[][] units = {
-      {"gib", "1073741824"},
-      {"gb", "1073741824"},
-      {"mib", "1048576"},
-      {"mb", "1048576"},
-      {"kib", "1024"},
-      {"kb", "1024"},
-      {"b", "1"}
-    };
-    for (String[] u : units) {
-      if (text.endsWith(u[0])) {
-        unit = Long.parseLong(u[1]);
-        text = text.substring(0, text.length() - u[0].length());
-        break;
-      }
-    }
-    try {
-      return Math.multiplyExact(Long.parseLong(text), unit);
-    } catch (NumberFormatException | ArithmeticException e) {
-      throw new IllegalArgumentException(
-          "Option '" + LARGE_OBJECT_SIZE + "' is '" + value + "'; write a size such as 64MiB.", e);
-    }
   }
 }

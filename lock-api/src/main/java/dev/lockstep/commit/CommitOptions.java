@@ -1,6 +1,8 @@
 package dev.lockstep.commit;
 
 import dev.lockstep.lock.LockOptions;
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Options;
 import java.time.Duration;
 import java.util.Map;
@@ -56,15 +58,35 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
         COMMIT_ATOMIC_CREATE_PROBE_DEFAULT, null);
   }
 
+
+  public static final ConfigOption<CommitStrategy> COMMIT_STRATEGY_OPTION =
+      ConfigOption.key(COMMIT_STRATEGY).enumType(CommitStrategy.class).defaultValue(COMMIT_STRATEGY_DEFAULT)
+          .withDescription("`auto`, `atomic-create`, `rename`, `lock`");
+  public static final ConfigOption<Integer> COMMIT_WRITE_ATTEMPTS_OPTION =
+      ConfigOption.key(COMMIT_WRITE_ATTEMPTS).intType().defaultValue(COMMIT_WRITE_ATTEMPTS_DEFAULT)
+          .require(Requirement.atLeast(1))
+          .withDescription("tries of one snapshot write that failed before landing");
+  public static final ConfigOption<Duration> COMMIT_LEASE_MARGIN_OPTION =
+      ConfigOption.key(COMMIT_LEASE_MARGIN).durationType().defaultValue(COMMIT_LEASE_MARGIN_DEFAULT)
+          .require(Requirement.notNegative())
+          .withDescription("lease time that must be left when a locked write starts (lowering it"
+              + " widens the late-write window)");
+  public static final ConfigOption<String> COMMIT_FENCING_SCOPE_OPTION =
+      ConfigOption.key(COMMIT_FENCING_SCOPE).stringType().noDefaultValue()
+          .withDefaultText("the value of `lock.type` (`lock` when unset)")
+          .withDescription("name under which fencing tokens are recorded and compared; set a new one"
+              + " when the lock service is replaced by one whose tokens may start lower");
+  public static final ConfigOption<Boolean> COMMIT_ATOMIC_CREATE_PROBE_OPTION =
+      ConfigOption.key(COMMIT_ATOMIC_CREATE_PROBE).booleanType()
+          .defaultValue(COMMIT_ATOMIC_CREATE_PROBE_DEFAULT)
+          .withDescription("race the store's atomic create once per endpoint before the first"
+              + " lock-free commit and refuse a store that lets two creates win. **Turning it off can"
+              + " lose commits** on a store whose create is check-then-put; only for a store that"
+              + " passed `lockstep conformance`");
+
   public CommitOptions {
-    if (writeAttempts < 1) {
-      throw new IllegalArgumentException(
-          "Option '" + COMMIT_WRITE_ATTEMPTS + "' must be at least 1: " + writeAttempts);
-    }
-    if (leaseMargin.isNegative()) {
-      throw new IllegalArgumentException(
-          "Option '" + COMMIT_LEASE_MARGIN + "' must not be negative: " + leaseMargin);
-    }
+    COMMIT_WRITE_ATTEMPTS_OPTION.check(writeAttempts);
+    COMMIT_LEASE_MARGIN_OPTION.check(leaseMargin);
     if (fencingScope == null || fencingScope.isBlank()) {
       fencingScope = lock.type() == null ? COMMIT_FENCING_SCOPE_FALLBACK : lock.type();
     }
@@ -76,14 +98,13 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
 
   public static CommitOptions from(Map<String, String> options) {
     Options o = Options.of(options);
-    String strategy = o.get(COMMIT_STRATEGY);
     return new CommitOptions(
-        strategy == null ? COMMIT_STRATEGY_DEFAULT : CommitStrategy.parse(strategy),
+        o.get(COMMIT_STRATEGY_OPTION),
         LockOptions.from(o),
-        o.getInt(COMMIT_WRITE_ATTEMPTS, COMMIT_WRITE_ATTEMPTS_DEFAULT),
-        o.getDuration(COMMIT_LEASE_MARGIN, COMMIT_LEASE_MARGIN_DEFAULT),
-        o.get(COMMIT_FENCING_SCOPE),
-        o.getBoolean(COMMIT_ATOMIC_CREATE_PROBE, COMMIT_ATOMIC_CREATE_PROBE_DEFAULT),
+        o.get(COMMIT_WRITE_ATTEMPTS_OPTION),
+        o.get(COMMIT_LEASE_MARGIN_OPTION),
+        o.get(COMMIT_FENCING_SCOPE_OPTION),
+        o.get(COMMIT_ATOMIC_CREATE_PROBE_OPTION),
         o.get(WAREHOUSE));
   }
 }

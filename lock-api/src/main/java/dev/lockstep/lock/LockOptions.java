@@ -1,5 +1,7 @@
 package dev.lockstep.lock;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Options;
 import java.time.Duration;
 import java.util.Map;
@@ -23,15 +25,26 @@ public record LockOptions(boolean enabled, String type, Duration acquireTimeout,
   public static final String LOCK_CHECK_MAX_SLEEP = "lock-check-max-sleep";
   public static final Duration LOCK_CHECK_MAX_SLEEP_DEFAULT = Duration.ofSeconds(8);
 
+
+  public static final ConfigOption<Boolean> LOCK_ENABLED_OPTION = ConfigOption.key(LOCK_ENABLED)
+      .booleanType().defaultValue(LOCK_ENABLED_DEFAULT)
+      .withDescription("commit under the catalog lock");
+  public static final ConfigOption<String> LOCK_TYPE_OPTION = ConfigOption.key(LOCK_TYPE)
+      .stringType().noDefaultValue()
+      .withDescription("lock backend identifier: `zookeeper`, `jdbc`, `hive` or a vendor's");
+  public static final ConfigOption<Duration> LOCK_ACQUIRE_TIMEOUT_OPTION =
+      ConfigOption.key(LOCK_ACQUIRE_TIMEOUT).durationType()
+          .defaultValue(LOCK_ACQUIRE_TIMEOUT_DEFAULT).require(Requirement.notNegative())
+          .withDescription("give up acquiring after this; the commit then fails with"
+              + " `LockNotAcquiredException`, once per commit");
+  public static final ConfigOption<Duration> LOCK_CHECK_MAX_SLEEP_OPTION =
+      ConfigOption.key(LOCK_CHECK_MAX_SLEEP).durationType()
+          .defaultValue(LOCK_CHECK_MAX_SLEEP_DEFAULT).require(Requirement.positive())
+          .withDescription("longest wait between acquire attempts (backends)");
+
   public LockOptions {
-    if (acquireTimeout.isNegative()) {
-      throw new IllegalArgumentException(
-          "Option '" + LOCK_ACQUIRE_TIMEOUT + "' must not be negative: " + acquireTimeout);
-    }
-    if (checkMaxSleep.isNegative() || checkMaxSleep.isZero()) {
-      throw new IllegalArgumentException(
-          "Option '" + LOCK_CHECK_MAX_SLEEP + "' must be positive: " + checkMaxSleep);
-    }
+    LOCK_ACQUIRE_TIMEOUT_OPTION.check(acquireTimeout);
+    LOCK_CHECK_MAX_SLEEP_OPTION.check(checkMaxSleep);
   }
 
   public static LockOptions from(Map<String, String> options) {
@@ -39,11 +52,11 @@ public record LockOptions(boolean enabled, String type, Duration acquireTimeout,
   }
 
   public static LockOptions from(Options options) {
-    String type = options.get(LOCK_TYPE);
+    String type = options.get(LOCK_TYPE_OPTION);
     return new LockOptions(
-        options.getBoolean(LOCK_ENABLED, LOCK_ENABLED_DEFAULT),
+        options.get(LOCK_ENABLED_OPTION),
         type == null || type.isBlank() ? null : type.trim(),
-        options.getDuration(LOCK_ACQUIRE_TIMEOUT, LOCK_ACQUIRE_TIMEOUT_DEFAULT),
-        options.getDuration(LOCK_CHECK_MAX_SLEEP, LOCK_CHECK_MAX_SLEEP_DEFAULT));
+        options.get(LOCK_ACQUIRE_TIMEOUT_OPTION),
+        options.get(LOCK_CHECK_MAX_SLEEP_OPTION));
   }
 }

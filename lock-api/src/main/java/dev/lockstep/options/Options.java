@@ -61,58 +61,41 @@ public final class Options {
     return value;
   }
 
+  /**
+   * The value of a typed option: its key, else a fallback key, else its default; the value is parsed
+   * by the one parser ({@link ValueParsers}) and checked against the option's requirements.
+   *
+   * @throws IllegalArgumentException naming the key, the value and the fix
+   */
+  public <T> T get(ConfigOption<T> option) {
+    return option.read(values);
+  }
+
+  /** The value of {@code option}, or {@code defaultValue} when it is absent. */
+  public <T> T get(ConfigOption<T> option, T defaultValue) {
+    T value = option.read(values);
+    return option.keyIn(values) == null ? defaultValue : value;
+  }
+
   public boolean getBoolean(String key, boolean defaultValue) {
-    String value = values.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    switch (value.trim().toLowerCase(Locale.ROOT)) {
-      case "true":
-        return true;
-      case "false":
-        return false;
-      default:
-        throw new IllegalArgumentException(
-            "Option '" + key + "' is '" + value + "'; write true or false.");
-    }
+    return get(ConfigOption.key(key).booleanType().defaultValue(defaultValue));
   }
 
   public int getInt(String key, int defaultValue) {
-    String value = values.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    try {
-      return Integer.parseInt(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "Option '" + key + "' is '" + value + "'; write a whole number.", e);
-    }
+    return get(ConfigOption.key(key).intType().defaultValue(defaultValue));
   }
 
   public long getLong(String key, long defaultValue) {
-    String value = values.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    try {
-      return Long.parseLong(value.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "Option '" + key + "' is '" + value + "'; write a whole number.", e);
-    }
+    return get(ConfigOption.key(key).longType().defaultValue(defaultValue));
   }
 
   public Duration getDuration(String key, Duration defaultValue) {
-    String value = values.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    try {
-      return Durations.parse(value);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Option '" + key + "': " + e.getMessage(), e);
-    }
+    return get(ConfigOption.key(key).durationType().noDefaultValue(), defaultValue);
+  }
+
+  /** A size in bytes ({@code 64 mb}, {@code 64MiB}, {@code 1024}); see {@link ValueParsers#size}. */
+  public long getSize(String key, long defaultValue) {
+    return get(ConfigOption.key(key).sizeType().defaultValue(defaultValue));
   }
 
   /** The options whose keys start with {@code prefix}, with the prefix removed. */

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.catalog;
 
+import dev.lockstep.catalog.CatalogOptions;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
@@ -22,7 +23,9 @@ import java.util.Optional;
  * file (where the store has atomic create or rename), so two racing creators get one winner.
  *
  * <p>The catalog's options (lock, commit strategy, store settings) reach every table; a table's own
- * options override them.
+ * options override them. Both are checked against every option declared on the class path ({@link
+ * CatalogOptions}): an unknown or misspelt key is refused with the nearest known key, as the command
+ * line refuses it, instead of being ignored.
  */
 public final class FileSystemCatalog {
 
@@ -30,7 +33,12 @@ public final class FileSystemCatalog {
   private final Path warehouse;
   private final Map<String, String> options;
 
+  /**
+   * @throws dev.lockstep.options.UnknownOptionException when no component on the class path reads a
+   *     key of {@code options}, naming the nearest known key
+   */
   public FileSystemCatalog(FileIO fileIO, Path warehouse, Map<String, String> options) {
+    CatalogOptions.check(options);
     this.fileIO = fileIO;
     this.warehouse = warehouse;
     this.options = Map.copyOf(options);
@@ -54,6 +62,7 @@ public final class FileSystemCatalog {
     TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
     Map<String, String> merged = new HashMap<>(options);
     merged.putAll(tableSchema.options());
+    CatalogOptions.check(tableSchema.options());
     CoreOptions.from(merged);
     Path path = tablePath(identifier);
     SchemaManager schemas = new SchemaManager(fileIO, path);

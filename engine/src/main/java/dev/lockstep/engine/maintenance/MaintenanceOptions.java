@@ -1,7 +1,10 @@
 package dev.lockstep.engine.maintenance;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Options;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,13 +34,32 @@ public record MaintenanceOptions(int numRetainedMin, int numRetainedMax, Duratio
   public static final String EXPIRE_LIMIT = "snapshot.expire.limit";
   public static final int EXPIRE_LIMIT_DEFAULT = 10;
 
+  static final ConfigOption<Integer> NUM_RETAINED_MIN_OPTION = ConfigOption.key(NUM_RETAINED_MIN)
+      .intType().defaultValue(NUM_RETAINED_MIN_DEFAULT)
+      .require(m -> m >= 1, "at least 1 (the latest snapshot is never expired)")
+      .withDescription("expiration keeps at least this many snapshots (≥ 1)");
+  static final ConfigOption<Integer> NUM_RETAINED_MAX_OPTION = ConfigOption.key(NUM_RETAINED_MAX)
+      .intType().defaultValue(NUM_RETAINED_MAX_DEFAULT).withDefaultText("`Integer.MAX_VALUE`")
+      .withDescription("above this many, the oldest expire whatever their age");
+  static final ConfigOption<Duration> TIME_RETAINED_OPTION = ConfigOption.key(TIME_RETAINED)
+      .durationType().defaultValue(TIME_RETAINED_DEFAULT).withFallbackKeys(TIME_TO_LIVE)
+      .require(Requirement.notNegative())
+      .withDescription("a snapshot expires only once its successor is older than this; deletes"
+          + " history");
+  static final ConfigOption<Integer> EXPIRE_LIMIT_OPTION = ConfigOption.key(EXPIRE_LIMIT).intType()
+      .defaultValue(EXPIRE_LIMIT_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("most snapshots one expiration run expires");
+
+  /** The expiration options, in the order of the README table. */
+  public static final List<ConfigOption<?>> OPTIONS = List.of(NUM_RETAINED_MIN_OPTION,
+      NUM_RETAINED_MAX_OPTION, TIME_RETAINED_OPTION, EXPIRE_LIMIT_OPTION);
+
   public MaintenanceOptions {
-    require(numRetainedMin >= 1, NUM_RETAINED_MIN, numRetainedMin,
-        "at least 1 (the latest snapshot is never expired)");
+    NUM_RETAINED_MIN_OPTION.check(numRetainedMin);
     require(numRetainedMax >= numRetainedMin, NUM_RETAINED_MAX, numRetainedMax,
         "at least '" + NUM_RETAINED_MIN + "' (" + numRetainedMin + ")");
-    require(!timeRetained.isNegative(), TIME_RETAINED, timeRetained, "0 or more");
-    require(expireLimit >= 1, EXPIRE_LIMIT, expireLimit, "at least 1");
+    TIME_RETAINED_OPTION.check(timeRetained);
+    EXPIRE_LIMIT_OPTION.check(expireLimit);
   }
 
   private static void require(boolean ok, String key, Object value, String what) {
@@ -50,13 +72,11 @@ public record MaintenanceOptions(int numRetainedMin, int numRetainedMax, Duratio
   /** Parses the expiration options; @throws IllegalArgumentException naming a bad key and the fix */
   public static MaintenanceOptions from(Map<String, String> values) {
     Options o = Options.of(values);
-    Duration time = o.contains(TIME_RETAINED) ? o.getDuration(TIME_RETAINED, null)
-        : o.getDuration(TIME_TO_LIVE, TIME_RETAINED_DEFAULT);
     return new MaintenanceOptions(
-        o.getInt(NUM_RETAINED_MIN, NUM_RETAINED_MIN_DEFAULT),
-        o.getInt(NUM_RETAINED_MAX, NUM_RETAINED_MAX_DEFAULT),
-        time,
-        o.getInt(EXPIRE_LIMIT, EXPIRE_LIMIT_DEFAULT));
+        o.get(NUM_RETAINED_MIN_OPTION),
+        o.get(NUM_RETAINED_MAX_OPTION),
+        o.get(TIME_RETAINED_OPTION),
+        o.get(EXPIRE_LIMIT_OPTION));
   }
 
   /** The same options with {@code overrides} applied (for a one-off run, e.g. from the CLI). */

@@ -1,7 +1,11 @@
 package dev.lockstep.engine.table;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Options;
+import dev.lockstep.options.ValueParsers;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -59,26 +63,100 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   public static final String FILE_COMPRESSION_DEFAULT = "deflate";
   public static final String MERGE_ENGINE = "merge-engine";
 
+  static final ConfigOption<Integer> BUCKET_OPTION = ConfigOption.key(BUCKET).intType()
+      .defaultValue(BUCKET_DEFAULT)
+      .require(b -> b >= 1, "at least 1 (dynamic buckets are not supported yet)")
+      .withDescription("fixed buckets per partition; a row goes to `hash(primary key)` (append"
+          + " tables: `hash(row)`) mod `bucket`");
+  static final ConfigOption<Boolean> WRITE_ONLY_OPTION = ConfigOption.key(WRITE_ONLY).booleanType()
+      .defaultValue(false)
+      .withDescription("writers never compact and never expire snapshots; run a `TableCompactor` or"
+          + " `maintenance.CompactionJob`");
+  static final ConfigOption<Integer> COMPACTION_TRIGGER_OPTION = ConfigOption.key(COMPACTION_TRIGGER)
+      .intType().defaultValue(COMPACTION_TRIGGER_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("sorted runs of a bucket that start a compaction");
+  static final ConfigOption<Integer> STOP_TRIGGER_OPTION = ConfigOption.key(STOP_TRIGGER).intType()
+      .noDefaultValue().withDefaultText("trigger + 3")
+      .withDescription("above this many sorted runs, a flush waits for the running compaction");
+  static final ConfigOption<Integer> COMPACTION_MAX_THREAD_OPTION =
+      ConfigOption.key(COMPACTION_MAX_THREAD).intType().defaultValue(COMPACTION_MAX_THREAD_DEFAULT)
+          .require(Requirement.atLeast(1))
+          .withDescription("background compaction threads per `TableWrite` (and per"
+              + " `TableCompactor`)");
+  static final ConfigOption<Integer> WRITE_FLUSH_THREADS_OPTION =
+      ConfigOption.key(WRITE_FLUSH_THREADS).intType().noDefaultValue()
+          .require(t -> t >= 1, "at least 1 (1 flushes in the writing thread only)")
+          .withDefaultText("processors, at most 4")
+          .withDescription("buckets a `TableWrite` flushes at once at the end of a batch, its own"
+              + " thread included; 1 flushes in the writing thread only");
+  static final ConfigOption<Integer> NUM_LEVELS_OPTION = ConfigOption.key(NUM_LEVELS).intType()
+      .noDefaultValue().withDefaultText("trigger + 1")
+      .withDescription("LSM levels; full compactions write to the last");
+  static final ConfigOption<Long> WRITE_BUFFER_SIZE_OPTION = ConfigOption.key(WRITE_BUFFER_SIZE)
+      .sizeType().defaultValue(ValueParsers.size(WRITE_BUFFER_SIZE_DEFAULT))
+      .require(b -> b >= 1024, "at least 1 kb")
+      .withDescription("estimated memory of a bucket's buffer (every write of the batch, overwritten"
+          + " keys included) before it is sorted and flushed");
+  static final ConfigOption<Long> TARGET_FILE_SIZE_OPTION = ConfigOption.key(TARGET_FILE_SIZE)
+      .sizeType().defaultValue(ValueParsers.size(TARGET_FILE_SIZE_DEFAULT))
+      .require(b -> b >= 1024, "at least 1 kb")
+      .withDescription("data files roll at this size");
+  static final ConfigOption<Integer> COMMIT_MAX_RETRIES_OPTION = ConfigOption.key(COMMIT_MAX_RETRIES)
+      .intType().defaultValue(COMMIT_MAX_RETRIES_DEFAULT).require(r -> r >= 0, "0 or more")
+      .withDescription("snapshot conflicts one commit survives before `CommitFailedException`"
+          + " (DESIGN 5, as Paimon); raise it above the number of committers racing in a tight loop"
+          + " (see \"Retries after a snapshot conflict\")");
+  static final ConfigOption<Duration> COMMIT_TIMEOUT_OPTION = ConfigOption.key(COMMIT_TIMEOUT)
+      .durationType().noDefaultValue().withDefaultText("none")
+      .require(Requirement.positive())
+      .withDescription("a commit still losing snapshot races after this long gives up"
+          + " (`CommitFailedException`, nothing committed)");
+  static final ConfigOption<Duration> COMMIT_MIN_RETRY_WAIT_OPTION =
+      ConfigOption.key(COMMIT_MIN_RETRY_WAIT).durationType()
+          .defaultValue(COMMIT_MIN_RETRY_WAIT_DEFAULT)
+          .withDescription("after a conflict without lock contention, the retry waits a random time"
+              + " up to twice this (never more); under a contended lock, the first backoff");
+  static final ConfigOption<Duration> COMMIT_MAX_RETRY_WAIT_OPTION =
+      ConfigOption.key(COMMIT_MAX_RETRY_WAIT).durationType()
+          .defaultValue(COMMIT_MAX_RETRY_WAIT_DEFAULT)
+          .withDescription("the longest backoff under a contended lock (doubling from"
+              + " `commit.min-retry-wait`)");
+  static final ConfigOption<Integer> MANIFEST_MERGE_MIN_COUNT_OPTION =
+      ConfigOption.key(MANIFEST_MERGE_MIN_COUNT).intType()
+          .defaultValue(MANIFEST_MERGE_MIN_COUNT_DEFAULT).require(Requirement.atLeast(2))
+          .withDescription("when a snapshot would have more manifests, they are merged into one");
+  static final ConfigOption<String> FILE_COMPRESSION_OPTION = ConfigOption.key(FILE_COMPRESSION)
+      .stringType().defaultValue(FILE_COMPRESSION_DEFAULT)
+      .require(c -> c.equals("deflate") || c.equals("null"), "'deflate' or 'null'")
+      .withDescription("`deflate` (in Avro, no native library) or `null`");
+  static final ConfigOption<String> MERGE_ENGINE_OPTION = ConfigOption.key(MERGE_ENGINE).stringType()
+      .defaultValue("deduplicate")
+      .withDescription("the only engine so far: the latest row per key wins");
+
+  /** The engine's table options, in the order of the README table. */
+  public static final List<ConfigOption<?>> OPTIONS = List.of(BUCKET_OPTION, WRITE_ONLY_OPTION,
+      COMPACTION_TRIGGER_OPTION, STOP_TRIGGER_OPTION, COMPACTION_MAX_THREAD_OPTION,
+      WRITE_FLUSH_THREADS_OPTION, NUM_LEVELS_OPTION, WRITE_BUFFER_SIZE_OPTION,
+      TARGET_FILE_SIZE_OPTION, COMMIT_MAX_RETRIES_OPTION, COMMIT_TIMEOUT_OPTION,
+      COMMIT_MIN_RETRY_WAIT_OPTION, COMMIT_MAX_RETRY_WAIT_OPTION, MANIFEST_MERGE_MIN_COUNT_OPTION,
+      FILE_COMPRESSION_OPTION, MERGE_ENGINE_OPTION);
+
   public CoreOptions {
-    require(bucket >= 1, BUCKET, bucket, "at least 1 (dynamic buckets are not supported yet)");
-    require(compactionTrigger >= 1, COMPACTION_TRIGGER, compactionTrigger, "at least 1");
+    BUCKET_OPTION.check(bucket);
+    COMPACTION_TRIGGER_OPTION.check(compactionTrigger);
     require(stopTrigger >= compactionTrigger, STOP_TRIGGER, stopTrigger,
         "at least '" + COMPACTION_TRIGGER + "' (" + compactionTrigger + ")");
-    require(compactionMaxThreads >= 1, COMPACTION_MAX_THREAD, compactionMaxThreads, "at least 1");
-    require(writeFlushThreads >= 1, WRITE_FLUSH_THREADS, writeFlushThreads,
-        "at least 1 (1 flushes in the writing thread only)");
+    COMPACTION_MAX_THREAD_OPTION.check(compactionMaxThreads);
+    WRITE_FLUSH_THREADS_OPTION.check(writeFlushThreads);
     require(numLevels >= 2, NUM_LEVELS, numLevels, "at least 2");
-    require(writeBufferBytes >= 1024, WRITE_BUFFER_SIZE, writeBufferBytes, "at least 1 kb");
-    require(targetFileBytes >= 1024, TARGET_FILE_SIZE, targetFileBytes, "at least 1 kb");
-    require(commitMaxRetries >= 0, COMMIT_MAX_RETRIES, commitMaxRetries, "0 or more");
-    require(commitTimeout == null || (!commitTimeout.isNegative() && !commitTimeout.isZero()),
-        COMMIT_TIMEOUT, commitTimeout, "a positive duration");
-    require(manifestMergeMinCount >= 2, MANIFEST_MERGE_MIN_COUNT, manifestMergeMinCount,
-        "at least 2");
+    WRITE_BUFFER_SIZE_OPTION.check(writeBufferBytes);
+    TARGET_FILE_SIZE_OPTION.check(targetFileBytes);
+    COMMIT_MAX_RETRIES_OPTION.check(commitMaxRetries);
+    COMMIT_TIMEOUT_OPTION.check(commitTimeout);
+    MANIFEST_MERGE_MIN_COUNT_OPTION.check(manifestMergeMinCount);
     require(!commitMaxRetryWait.minus(commitMinRetryWait).isNegative(), COMMIT_MAX_RETRY_WAIT,
         commitMaxRetryWait, "at least '" + COMMIT_MIN_RETRY_WAIT + "'");
-    require(fileCompression.equals("deflate") || fileCompression.equals("null"), FILE_COMPRESSION,
-        fileCompression, "'deflate' or 'null'");
+    FILE_COMPRESSION_OPTION.check(fileCompression);
   }
 
   private static void require(boolean ok, String key, Object value, String what) {
@@ -91,29 +169,29 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   /** Parses catalog options overlaid with a table's options. */
   public static CoreOptions from(Map<String, String> values) {
     Options o = Options.of(values);
-    String engine = o.get(MERGE_ENGINE, "deduplicate");
+    String engine = o.get(MERGE_ENGINE_OPTION);
     if (!engine.equals("deduplicate")) {
       throw new IllegalArgumentException("Option '" + MERGE_ENGINE + "' is '" + engine
           + "'; only 'deduplicate' is supported.");
     }
-    int trigger = o.getInt(COMPACTION_TRIGGER, COMPACTION_TRIGGER_DEFAULT);
+    int trigger = o.get(COMPACTION_TRIGGER_OPTION);
     return new CoreOptions(
-        o.getInt(BUCKET, BUCKET_DEFAULT),
-        o.getBoolean(WRITE_ONLY, false),
+        o.get(BUCKET_OPTION),
+        o.get(WRITE_ONLY_OPTION),
         trigger,
-        o.getInt(STOP_TRIGGER, trigger + 3),
-        o.getInt(COMPACTION_MAX_THREAD, COMPACTION_MAX_THREAD_DEFAULT),
-        o.getInt(WRITE_FLUSH_THREADS, Math.min(WRITE_FLUSH_THREADS_MAX_DEFAULT,
+        o.get(STOP_TRIGGER_OPTION, trigger + 3),
+        o.get(COMPACTION_MAX_THREAD_OPTION),
+        o.get(WRITE_FLUSH_THREADS_OPTION, Math.min(WRITE_FLUSH_THREADS_MAX_DEFAULT,
             Runtime.getRuntime().availableProcessors())),
-        o.getInt(NUM_LEVELS, trigger + 1),
-        MemorySize.parseBytes(WRITE_BUFFER_SIZE, o.get(WRITE_BUFFER_SIZE, WRITE_BUFFER_SIZE_DEFAULT)),
-        MemorySize.parseBytes(TARGET_FILE_SIZE, o.get(TARGET_FILE_SIZE, TARGET_FILE_SIZE_DEFAULT)),
-        o.getInt(COMMIT_MAX_RETRIES, COMMIT_MAX_RETRIES_DEFAULT),
-        o.getDuration(COMMIT_TIMEOUT, null),
-        o.getDuration(COMMIT_MIN_RETRY_WAIT, COMMIT_MIN_RETRY_WAIT_DEFAULT),
-        o.getDuration(COMMIT_MAX_RETRY_WAIT, COMMIT_MAX_RETRY_WAIT_DEFAULT),
-        o.getInt(MANIFEST_MERGE_MIN_COUNT, MANIFEST_MERGE_MIN_COUNT_DEFAULT),
-        o.get(FILE_COMPRESSION, FILE_COMPRESSION_DEFAULT),
+        o.get(NUM_LEVELS_OPTION, trigger + 1),
+        o.get(WRITE_BUFFER_SIZE_OPTION),
+        o.get(TARGET_FILE_SIZE_OPTION),
+        o.get(COMMIT_MAX_RETRIES_OPTION),
+        o.get(COMMIT_TIMEOUT_OPTION),
+        o.get(COMMIT_MIN_RETRY_WAIT_OPTION),
+        o.get(COMMIT_MAX_RETRY_WAIT_OPTION),
+        o.get(MANIFEST_MERGE_MIN_COUNT_OPTION),
+        o.get(FILE_COMPRESSION_OPTION),
         o);
   }
 

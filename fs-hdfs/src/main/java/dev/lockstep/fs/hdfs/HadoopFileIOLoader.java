@@ -3,6 +3,7 @@ package dev.lockstep.fs.hdfs;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIOLoader;
 import dev.lockstep.fs.Path;
+import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.Options;
 import java.io.File;
 import java.io.IOException;
@@ -42,7 +43,13 @@ public final class HadoopFileIOLoader implements FileIOLoader {
   }
 
   @Override
+  public OptionSet options() {
+    return HadoopOptions.OPTIONS;
+  }
+
+  @Override
   public FileIO load(Path root, Map<String, String> options) throws IOException {
+    HadoopOptions.OPTIONS.checkNamespace(options);
     Options o = Options.of(options);
     String scheme = root.scheme();
     if (scheme == null) {
@@ -55,7 +62,7 @@ public final class HadoopFileIOLoader implements FileIOLoader {
     FileSystem fileSystem = FileSystem.newInstance(uri, conf);
     String description = "HadoopFileIO(" + uri + ")";
     boolean atomicRename = ATOMIC_RENAME_SCHEMES.contains(scheme)
-        || o.getBoolean(HadoopOptions.ATOMIC_RENAME, false);
+        || o.get(HadoopOptions.ATOMIC_RENAME_OPTION);
     if (!atomicRename) {
       return new HadoopFileIO(fileSystem, description);
     }
@@ -66,7 +73,7 @@ public final class HadoopFileIOLoader implements FileIOLoader {
 
   static Configuration configuration(Options options) {
     Configuration conf = new Configuration();
-    String confDir = options.get(HadoopOptions.CONF_DIR, System.getenv("HADOOP_CONF_DIR"));
+    String confDir = options.get(HadoopOptions.CONF_DIR_OPTION, System.getenv("HADOOP_CONF_DIR"));
     if (confDir != null && !confDir.isBlank()) {
       File dir = new File(confDir);
       if (!dir.isDirectory()) {
@@ -85,8 +92,8 @@ public final class HadoopFileIOLoader implements FileIOLoader {
   }
 
   private static void login(Options options, Configuration conf) throws IOException {
-    String principal = options.get(HadoopOptions.KERBEROS_PRINCIPAL);
-    String keytab = options.get(HadoopOptions.KERBEROS_KEYTAB);
+    String principal = options.get(HadoopOptions.KERBEROS_PRINCIPAL_OPTION);
+    String keytab = options.get(HadoopOptions.KERBEROS_KEYTAB_OPTION);
     if (principal == null && keytab == null) {
       return;
     }

@@ -1,5 +1,8 @@
 package dev.lockstep.fs.hdfs;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.OptionSet;
+
 /**
  * Options of the Hadoop stores, as catalog option keys.
  *
@@ -31,4 +34,24 @@ public final class HadoopOptions {
    * can lose commits.
    */
   public static final String ATOMIC_RENAME = "fs.hdfs.atomic-rename";
+
+  static final ConfigOption<String> CONF_DIR_OPTION = ConfigOption.key(CONF_DIR).stringType()
+      .noDefaultValue().withDefaultText("`$HADOOP_CONF_DIR`")
+      .withDescription("directory with `core-site.xml` and `hdfs-site.xml`");
+  static final ConfigOption<String> KERBEROS_PRINCIPAL_OPTION =
+      ConfigOption.key(KERBEROS_PRINCIPAL).stringType().noDefaultValue()
+          .withDescription("log in from a keytab as this principal");
+  static final ConfigOption<String> KERBEROS_KEYTAB_OPTION = ConfigOption.key(KERBEROS_KEYTAB)
+      .stringType().noDefaultValue().withDescription("keytab file for the principal");
+  static final ConfigOption<Boolean> ATOMIC_RENAME_OPTION = ConfigOption.key(ATOMIC_RENAME)
+      .booleanType().defaultValue(false)
+      .withDescription("for schemes other than hdfs/viewfs: declare atomic rename (see above)");
+
+  /** What the Hadoop stores read: every key under {@code fs.hdfs.}; {@code hadoop.*} passes through. */
+  public static final OptionSet OPTIONS = OptionSet.of("the Hadoop store", "fs-hdfs/README.md")
+      .namespace("fs.hdfs.")
+      .option(CONF_DIR_OPTION, KERBEROS_PRINCIPAL_OPTION, KERBEROS_KEYTAB_OPTION,
+          ATOMIC_RENAME_OPTION)
+      .passThrough(HADOOP_PREFIX)
+      .build();
 }

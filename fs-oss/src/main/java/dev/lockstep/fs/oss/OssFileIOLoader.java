@@ -3,6 +3,7 @@ package dev.lockstep.fs.oss;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIOLoader;
 import dev.lockstep.fs.Path;
+import dev.lockstep.options.OptionSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,6 +13,11 @@ public final class OssFileIOLoader implements FileIOLoader {
   @Override
   public Set<String> schemes() {
     return Set.of("oss");
+  }
+
+  @Override
+  public OptionSet options() {
+    return OssOptions.OPTIONS;
   }
 
   /**

@@ -1,9 +1,11 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Durations;
+import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.Options;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -61,80 +63,108 @@ public record OssOptions(String endpoint, String accessKeyId, String accessKeySe
   /** OSS refuses parts below 100 KB except the last ("CompleteMultipartUpload": EntityTooSmall). */
   public static final long MIN_PART_SIZE = 100L * 1024;
 
-  public OssOptions {
-    require(!connectTimeout.isNegative() && !connectTimeout.isZero(), CONNECT_TIMEOUT,
-        "must be positive");
-    require(!socketTimeout.isNegative() && !socketTimeout.isZero(), SOCKET_TIMEOUT,
-        "must be positive");
-    require(!requestTimeout.isNegative(), REQUEST_TIMEOUT, "must not be negative (0 = off)");
-    require(maxConnections >= 1, MAX_CONNECTIONS, "must be at least 1");
-    require(attempts >= 1, ATTEMPTS, "must be at least 1 (1 = no retry)");
-    require(!retryInterval.isNegative(), RETRY_INTERVAL, "must not be negative");
-    require(partSize >= MIN_PART_SIZE, PART_SIZE, "must be at least 100 KB (OSS refuses smaller"
-        + " parts)");
-    require(partSize <= 5L << 30, PART_SIZE, "must be at most 5 GB");
-    require(multipartThreshold >= 1, MULTIPART_THRESHOLD, "must be positive");
-    require(multipartThreshold <= Integer.MAX_VALUE - 8, MULTIPART_THRESHOLD,
-        "must be below 2 GB (the buffer before a multipart upload starts)");
-    require(listPageSize >= 1 && listPageSize <= 1000, LIST_PAGE_SIZE, "must be 1 to 1000");
-  }
+  static final ConfigOption<String> ENDPOINT_OPTION = ConfigOption.key(ENDPOINT).stringType()
+      .noDefaultValue().withDefaultText("— (required)")
+      .withDescription("`https://oss-cn-hangzhou.aliyuncs.com`, or an internal endpoint");
+  static final ConfigOption<String> ACCESS_KEY_ID_OPTION = ConfigOption.key(ACCESS_KEY_ID)
+      .stringType().noDefaultValue().withDefaultText("— (required)")
+      .withDescription("access key id of the account or RAM user");
+  static final ConfigOption<String> ACCESS_KEY_SECRET_OPTION = ConfigOption.key(ACCESS_KEY_SECRET)
+      .stringType().noDefaultValue().secret().withDefaultText("— (required)")
+      .withDescription("**secret**: never logged, never in a message (`OssOptions.toString` prints"
+          + " `******`)");
+  static final ConfigOption<String> SECURITY_TOKEN_OPTION = ConfigOption.key(SECURITY_TOKEN)
+      .stringType().noDefaultValue().secret().withDefaultText("none")
+      .withDescription("**secret**: STS token, for temporary credentials");
+  static final ConfigOption<Duration> CONNECT_TIMEOUT_OPTION = ConfigOption.key(CONNECT_TIMEOUT)
+      .durationType().defaultValue(CONNECT_TIMEOUT_DEFAULT).require(Requirement.positive())
+      .withDescription("connect timeout");
+  static final ConfigOption<Duration> SOCKET_TIMEOUT_OPTION = ConfigOption.key(SOCKET_TIMEOUT)
+      .durationType().defaultValue(SOCKET_TIMEOUT_DEFAULT).require(Requirement.positive())
+      .withDescription("socket timeout: longest silence while waiting for an answer");
+  static final ConfigOption<Duration> REQUEST_TIMEOUT_OPTION = ConfigOption.key(REQUEST_TIMEOUT)
+      .durationType().defaultValue(REQUEST_TIMEOUT_DEFAULT)
+      .require(d -> !d.isNegative(), "0 or more (0 = off)").withDefaultText("`0` (off)")
+      .withDescription("whole-request timeout (the SDK's request timeout); also caps a deadline"
+          + " write's own timeout when shorter");
+  static final ConfigOption<Integer> MAX_CONNECTIONS_OPTION = ConfigOption.key(MAX_CONNECTIONS)
+      .intType().defaultValue(MAX_CONNECTIONS_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("connection pool size per client");
+  static final ConfigOption<Integer> ATTEMPTS_OPTION = ConfigOption.key(ATTEMPTS).intType()
+      .defaultValue(ATTEMPTS_DEFAULT).require(i -> i >= 1, "at least 1 (1 = no retry)")
+      .withDescription("attempts per request on transient errors (1 = no retry)");
+  static final ConfigOption<Duration> RETRY_INTERVAL_OPTION = ConfigOption.key(RETRY_INTERVAL)
+      .durationType().defaultValue(RETRY_INTERVAL_DEFAULT).require(Requirement.notNegative())
+      .withDescription("first wait between our own retries of publishing requests; doubles,"
+          + " jittered, at most 5 s");
+  static final ConfigOption<Long> MULTIPART_THRESHOLD_OPTION =
+      ConfigOption.key(MULTIPART_THRESHOLD).sizeType().defaultValue(MULTIPART_THRESHOLD_DEFAULT)
+          .require(b -> b >= 1, "positive")
+          .require(b -> b <= Integer.MAX_VALUE - 8,
+              "below 2 GB (the buffer before a multipart upload starts)")
+          .withDescription("writes larger than this use a multipart upload (also the in-memory"
+              + " buffer before it starts)");
+  static final ConfigOption<Long> PART_SIZE_OPTION = ConfigOption.key(PART_SIZE).sizeType()
+      .defaultValue(PART_SIZE_DEFAULT)
+      .require(b -> b >= MIN_PART_SIZE, "at least 100 KB (OSS refuses smaller parts)")
+      .require(b -> b <= 5L << 30, "at most 5 GB")
+      .withDescription("part size (100 KB to 5 GB; OSS refuses smaller parts)");
+  static final ConfigOption<Integer> LIST_PAGE_SIZE_OPTION = ConfigOption.key(LIST_PAGE_SIZE)
+      .intType().defaultValue(LIST_PAGE_SIZE_DEFAULT).require(Requirement.between(1, 1000))
+      .withDescription("keys per ListObjectsV2 request (1 to 1000)");
+  static final ConfigOption<Boolean> PATH_STYLE_OPTION = ConfigOption.key(PATH_STYLE).booleanType()
+      .defaultValue(PATH_STYLE_DEFAULT)
+      .withDescription("`endpoint/bucket/key` instead of `bucket.endpoint/key`; the SDK turns it on"
+          + " by itself for an IP or `localhost` endpoint");
 
-  private static void require(boolean ok, String key, String what) {
-    if (!ok) {
-      throw new IllegalArgumentException("Option '" + key + "' " + what + ".");
-    }
+  /** What the OSS store reads: every key under {@code fs.oss.}. */
+  public static final OptionSet OPTIONS = OptionSet.of("the OSS store", "fs-oss/README.md")
+      .namespace("fs.oss.")
+      .option(ENDPOINT_OPTION, ACCESS_KEY_ID_OPTION, ACCESS_KEY_SECRET_OPTION, SECURITY_TOKEN_OPTION,
+          CONNECT_TIMEOUT_OPTION, SOCKET_TIMEOUT_OPTION, REQUEST_TIMEOUT_OPTION,
+          MAX_CONNECTIONS_OPTION, ATTEMPTS_OPTION, RETRY_INTERVAL_OPTION,
+          MULTIPART_THRESHOLD_OPTION, PART_SIZE_OPTION, LIST_PAGE_SIZE_OPTION, PATH_STYLE_OPTION)
+      .build();
+
+  public OssOptions {
+    CONNECT_TIMEOUT_OPTION.check(connectTimeout);
+    SOCKET_TIMEOUT_OPTION.check(socketTimeout);
+    REQUEST_TIMEOUT_OPTION.check(requestTimeout);
+    MAX_CONNECTIONS_OPTION.check(maxConnections);
+    ATTEMPTS_OPTION.check(attempts);
+    RETRY_INTERVAL_OPTION.check(retryInterval);
+    PART_SIZE_OPTION.check(partSize);
+    MULTIPART_THRESHOLD_OPTION.check(multipartThreshold);
+    LIST_PAGE_SIZE_OPTION.check(listPageSize);
   }
 
   /**
    * Parses and validates catalog options.
    *
-   * @throws IllegalArgumentException naming the key and the fix
+   * @throws IllegalArgumentException naming the key and the fix; an unknown {@code fs.oss.*} key is
+   *     refused with the nearest known key ({@link dev.lockstep.options.UnknownOptionException})
    */
   public static OssOptions from(Map<String, String> options) {
+    OPTIONS.checkNamespace(options);
     Options o = Options.of(options);
     String endpoint = o.getRequired(ENDPOINT, "the OSS endpoint, for example"
         + " https://oss-cn-hangzhou.aliyuncs.com");
-    String token = o.get(SECURITY_TOKEN);
+    String token = o.get(SECURITY_TOKEN_OPTION);
     return new OssOptions(endpoint.trim(),
         o.getRequired(ACCESS_KEY_ID, "the access key id of the account or RAM user").trim(),
         o.getRequired(ACCESS_KEY_SECRET, "the access key secret that belongs to '"
             + ACCESS_KEY_ID + "'"),
         token == null || token.isBlank() ? null : token.trim(),
-        o.getDuration(CONNECT_TIMEOUT, CONNECT_TIMEOUT_DEFAULT),
-        o.getDuration(SOCKET_TIMEOUT, SOCKET_TIMEOUT_DEFAULT),
-        o.getDuration(REQUEST_TIMEOUT, REQUEST_TIMEOUT_DEFAULT),
-        o.getInt(MAX_CONNECTIONS, MAX_CONNECTIONS_DEFAULT),
-        o.getInt(ATTEMPTS, ATTEMPTS_DEFAULT),
-        o.getDuration(RETRY_INTERVAL, RETRY_INTERVAL_DEFAULT),
-        bytes(o, MULTIPART_THRESHOLD, MULTIPART_THRESHOLD_DEFAULT),
-        bytes(o, PART_SIZE, PART_SIZE_DEFAULT),
-        o.getInt(LIST_PAGE_SIZE, LIST_PAGE_SIZE_DEFAULT),
-        o.getBoolean(PATH_STYLE, PATH_STYLE_DEFAULT));
-  }
-
-  /** A size: a number of bytes, or a number with a unit: {@code 8 MB}, {@code 512kb}, {@code 1g}. */
-  static long bytes(Options o, String key, long defaultValue) {
-    String value = o.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    String text = value.trim().toLowerCase(Locale.ROOT);
-    int i = 0;
-    while (i < text.length() && Character.isDigit(text.charAt(i))) {
-      i++;
-    }
-    long shift = switch (text.substring(i).trim()) {
-      case "", "b" -> 0;
-      case "k", "kb" -> 10;
-      case "m", "mb" -> 20;
-      case "g", "gb" -> 30;
-      default -> -1;
-    };
-    if (i == 0 || shift < 0) {
-      throw new IllegalArgumentException("Option '" + key + "' is '" + value
-          + "'; write a number of bytes, or a number and a unit: \"8 MB\", \"512 KB\", \"1 GB\".");
-    }
-    return Long.parseLong(text.substring(0, i)) << shift;
+        o.get(CONNECT_TIMEOUT_OPTION),
+        o.get(SOCKET_TIMEOUT_OPTION),
+        o.get(REQUEST_TIMEOUT_OPTION),
+        o.get(MAX_CONNECTIONS_OPTION),
+        o.get(ATTEMPTS_OPTION),
+        o.get(RETRY_INTERVAL_OPTION),
+        o.get(MULTIPART_THRESHOLD_OPTION),
+        o.get(PART_SIZE_OPTION),
+        o.get(LIST_PAGE_SIZE_OPTION),
+        o.get(PATH_STYLE_OPTION));
   }
 
   /** The options without secrets, for logs and messages. */

@@ -3,6 +3,7 @@ package dev.lockstep.fs.s3;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIOLoader;
 import dev.lockstep.fs.Path;
+import dev.lockstep.options.OptionSet;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +24,11 @@ public final class S3FileIOLoader implements FileIOLoader {
   @Override
   public Set<String> schemes() {
     return Set.of("s3", "s3a");
+  }
+
+  @Override
+  public OptionSet options() {
+    return S3Options.OPTIONS;
   }
 
   @Override

@@ -1,6 +1,9 @@
 package dev.lockstep.fs.s3;
 
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Durations;
+import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.Options;
 import java.net.URI;
 import java.time.Duration;
@@ -82,6 +85,77 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
   /** S3's largest part, and the largest buffer this store keeps in memory. */
   public static final long MAX_PART_SIZE = 1L << 30;
 
+  static final ConfigOption<String> ENDPOINT_OPTION = ConfigOption.key(ENDPOINT).stringType()
+      .noDefaultValue().withDefaultText("AWS")
+      .withDescription("`http(s)://host[:port]` of an S3-compatible store; unset = AWS S3 in"
+          + " `s3.region`");
+  static final ConfigOption<String> REGION_OPTION = ConfigOption.key(REGION).stringType()
+      .noDefaultValue()
+      .withDefaultText("AWS: SDK region chain, else `us-east-1`; other endpoints: `us-east-1`")
+      .withDescription("signing region (must be the bucket's region on AWS)");
+  static final ConfigOption<String> ACCESS_KEY_OPTION = ConfigOption.key(ACCESS_KEY).stringType()
+      .noDefaultValue()
+      .withDescription("with `s3.secret-key`; neither = the SDK's default credential chain");
+  static final ConfigOption<String> SECRET_KEY_OPTION = ConfigOption.key(SECRET_KEY).stringType()
+      .noDefaultValue().secret().withDescription("**secret**, never logged or printed");
+  static final ConfigOption<String> SESSION_TOKEN_OPTION = ConfigOption.key(SESSION_TOKEN)
+      .stringType().noDefaultValue().secret()
+      .withDescription("**secret**; temporary credentials (needs both keys)");
+  static final ConfigOption<Boolean> PATH_STYLE_ACCESS_OPTION = ConfigOption.key(PATH_STYLE_ACCESS)
+      .booleanType().defaultValue(PATH_STYLE_ACCESS_DEFAULT)
+      .withDescription("`http://host/bucket/key` addressing; most self-hosted stores need `true`");
+  static final ConfigOption<ConditionalWrites> CONDITIONAL_WRITES_OPTION =
+      ConfigOption.key(CONDITIONAL_WRITES).enumType(ConditionalWrites.class)
+          .defaultValue(CONDITIONAL_WRITES_DEFAULT)
+          .withDescription("`auto` | `true` | `false`, see below. **`true` on a store that ignores"
+              + " the header makes every commit an overwrite: two writers can both \"win\" a snapshot"
+              + " and one commit is lost.**");
+  static final ConfigOption<Duration> CONNECTION_TIMEOUT_OPTION =
+      ConfigOption.key(CONNECTION_TIMEOUT).durationType().defaultValue(CONNECTION_TIMEOUT_DEFAULT)
+          .require(Requirement.positive()).withDescription("TCP connect timeout");
+  static final ConfigOption<Duration> SOCKET_TIMEOUT_OPTION = ConfigOption.key(SOCKET_TIMEOUT)
+      .durationType().defaultValue(SOCKET_TIMEOUT_DEFAULT).require(Requirement.positive())
+      .withDescription("longest silence on an open connection");
+  static final ConfigOption<Duration> API_CALL_ATTEMPT_TIMEOUT_OPTION =
+      ConfigOption.key(API_CALL_ATTEMPT_TIMEOUT).durationType()
+          .defaultValue(API_CALL_ATTEMPT_TIMEOUT_DEFAULT).require(Requirement.positive())
+          .withDescription("one HTTP attempt");
+  static final ConfigOption<Duration> API_CALL_TIMEOUT_OPTION = ConfigOption.key(API_CALL_TIMEOUT)
+      .durationType().defaultValue(API_CALL_TIMEOUT_DEFAULT).require(Requirement.positive())
+      .withDescription("one SDK call, retries included");
+  static final ConfigOption<Integer> MAX_CONNECTIONS_OPTION = ConfigOption.key(MAX_CONNECTIONS)
+      .intType().defaultValue(MAX_CONNECTIONS_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("HTTP connection pool per store");
+  static final ConfigOption<Integer> RETRY_MAX_ATTEMPTS_OPTION =
+      ConfigOption.key(RETRY_MAX_ATTEMPTS).intType().defaultValue(RETRY_MAX_ATTEMPTS_DEFAULT)
+          .require(i -> i >= 1, "at least 1 (the first attempt counts)")
+          .withDescription("attempts per request, the first included; also bounds the"
+              + " conditional-write loop");
+  static final ConfigOption<Duration> RETRY_BASE_DELAY_OPTION = ConfigOption.key(RETRY_BASE_DELAY)
+      .durationType().defaultValue(RETRY_BASE_DELAY_DEFAULT).require(Requirement.positive())
+      .withDescription("first back-off, doubled per retry, jittered");
+  static final ConfigOption<Duration> RETRY_MAX_DELAY_OPTION = ConfigOption.key(RETRY_MAX_DELAY)
+      .durationType().defaultValue(RETRY_MAX_DELAY_DEFAULT).require(Requirement.positive())
+      .withDescription("longest back-off");
+  static final ConfigOption<Long> MULTIPART_THRESHOLD_OPTION =
+      ConfigOption.key(MULTIPART_THRESHOLD).sizeType().defaultValue(MULTIPART_THRESHOLD_DEFAULT)
+          .withDescription("writes larger than this use multipart upload (5 MiB..1 GiB, ≥ part"
+              + " size)");
+  static final ConfigOption<Long> MULTIPART_PART_SIZE_OPTION =
+      ConfigOption.key(MULTIPART_PART_SIZE).sizeType().defaultValue(MULTIPART_PART_SIZE_DEFAULT)
+          .withDescription("part size, 5 MiB..1 GiB");
+
+  /** What the S3 store reads: every key under {@code s3.}. */
+  public static final OptionSet OPTIONS = OptionSet.of("the S3 store", "fs-s3/README.md")
+      .namespace("s3.")
+      .option(ENDPOINT_OPTION, REGION_OPTION, ACCESS_KEY_OPTION, SECRET_KEY_OPTION,
+          SESSION_TOKEN_OPTION, PATH_STYLE_ACCESS_OPTION, CONDITIONAL_WRITES_OPTION,
+          CONNECTION_TIMEOUT_OPTION, SOCKET_TIMEOUT_OPTION, API_CALL_ATTEMPT_TIMEOUT_OPTION,
+          API_CALL_TIMEOUT_OPTION, MAX_CONNECTIONS_OPTION, RETRY_MAX_ATTEMPTS_OPTION,
+          RETRY_BASE_DELAY_OPTION, RETRY_MAX_DELAY_OPTION, MULTIPART_THRESHOLD_OPTION,
+          MULTIPART_PART_SIZE_OPTION)
+      .build();
+
   /** The value of {@value #CONDITIONAL_WRITES}. */
   public enum ConditionalWrites {
     /**
@@ -119,20 +193,14 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
       throw new IllegalArgumentException("Option '" + SESSION_TOKEN + "' needs '" + ACCESS_KEY
           + "' and '" + SECRET_KEY + "' as well.");
     }
-    requirePositive(CONNECTION_TIMEOUT, connectionTimeout);
-    requirePositive(SOCKET_TIMEOUT, socketTimeout);
-    requirePositive(API_CALL_TIMEOUT, apiCallTimeout);
-    requirePositive(API_CALL_ATTEMPT_TIMEOUT, apiCallAttemptTimeout);
-    requirePositive(RETRY_BASE_DELAY, retryBaseDelay);
-    requirePositive(RETRY_MAX_DELAY, retryMaxDelay);
-    if (maxConnections < 1) {
-      throw new IllegalArgumentException(
-          "Option '" + MAX_CONNECTIONS + "' must be at least 1: " + maxConnections);
-    }
-    if (maxAttempts < 1) {
-      throw new IllegalArgumentException("Option '" + RETRY_MAX_ATTEMPTS
-          + "' must be at least 1 (the first attempt counts): " + maxAttempts);
-    }
+    CONNECTION_TIMEOUT_OPTION.check(connectionTimeout);
+    SOCKET_TIMEOUT_OPTION.check(socketTimeout);
+    API_CALL_TIMEOUT_OPTION.check(apiCallTimeout);
+    API_CALL_ATTEMPT_TIMEOUT_OPTION.check(apiCallAttemptTimeout);
+    RETRY_BASE_DELAY_OPTION.check(retryBaseDelay);
+    RETRY_MAX_DELAY_OPTION.check(retryMaxDelay);
+    MAX_CONNECTIONS_OPTION.check(maxConnections);
+    RETRY_MAX_ATTEMPTS_OPTION.check(maxAttempts);
     if (multipartPartSize < MIN_PART_SIZE || multipartPartSize > MAX_PART_SIZE) {
       throw new IllegalArgumentException("Option '" + MULTIPART_PART_SIZE + "' is "
           + multipartPartSize + " bytes; S3 needs parts of 5 MiB to 1 GiB, for example \"8 MiB\".");
@@ -144,36 +212,34 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
     }
   }
 
-  private static void requirePositive(String key, Duration value) {
-    if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException("Option '" + key + "' must be positive: "
-          + Durations.format(value));
-    }
-  }
-
-  /** Parses the {@code s3.*} options; every other key is ignored. */
+  /**
+   * Parses the {@code s3.*} options; every other key is ignored.
+   *
+   * @throws IllegalArgumentException naming the key and the fix; an unknown {@code s3.*} key is
+   *     refused with the nearest known key ({@link dev.lockstep.options.UnknownOptionException})
+   */
   public static S3Options from(Map<String, String> options) {
+    OPTIONS.checkNamespace(options);
     Options o = Options.of(options);
-    String endpoint = blankToNull(o.get(ENDPOINT));
-    String conditional = o.get(CONDITIONAL_WRITES);
+    String endpoint = blankToNull(o.get(ENDPOINT_OPTION));
     return new S3Options(
         endpoint == null ? null : parseEndpoint(endpoint),
-        blankToNull(o.get(REGION)),
-        blankToNull(o.get(ACCESS_KEY)),
-        blankToNull(o.get(SECRET_KEY)),
-        blankToNull(o.get(SESSION_TOKEN)),
-        o.getBoolean(PATH_STYLE_ACCESS, PATH_STYLE_ACCESS_DEFAULT),
-        conditional == null ? CONDITIONAL_WRITES_DEFAULT : ConditionalWrites.parse(conditional),
-        o.getDuration(CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_DEFAULT),
-        o.getDuration(SOCKET_TIMEOUT, SOCKET_TIMEOUT_DEFAULT),
-        o.getDuration(API_CALL_TIMEOUT, API_CALL_TIMEOUT_DEFAULT),
-        o.getDuration(API_CALL_ATTEMPT_TIMEOUT, API_CALL_ATTEMPT_TIMEOUT_DEFAULT),
-        o.getInt(MAX_CONNECTIONS, MAX_CONNECTIONS_DEFAULT),
-        o.getInt(RETRY_MAX_ATTEMPTS, RETRY_MAX_ATTEMPTS_DEFAULT),
-        o.getDuration(RETRY_BASE_DELAY, RETRY_BASE_DELAY_DEFAULT),
-        o.getDuration(RETRY_MAX_DELAY, RETRY_MAX_DELAY_DEFAULT),
-        size(o, MULTIPART_THRESHOLD, MULTIPART_THRESHOLD_DEFAULT),
-        size(o, MULTIPART_PART_SIZE, MULTIPART_PART_SIZE_DEFAULT));
+        blankToNull(o.get(REGION_OPTION)),
+        blankToNull(o.get(ACCESS_KEY_OPTION)),
+        blankToNull(o.get(SECRET_KEY_OPTION)),
+        blankToNull(o.get(SESSION_TOKEN_OPTION)),
+        o.get(PATH_STYLE_ACCESS_OPTION),
+        o.get(CONDITIONAL_WRITES_OPTION),
+        o.get(CONNECTION_TIMEOUT_OPTION),
+        o.get(SOCKET_TIMEOUT_OPTION),
+        o.get(API_CALL_TIMEOUT_OPTION),
+        o.get(API_CALL_ATTEMPT_TIMEOUT_OPTION),
+        o.get(MAX_CONNECTIONS_OPTION),
+        o.get(RETRY_MAX_ATTEMPTS_OPTION),
+        o.get(RETRY_BASE_DELAY_OPTION),
+        o.get(RETRY_MAX_DELAY_OPTION),
+        o.get(MULTIPART_THRESHOLD_OPTION),
+        o.get(MULTIPART_PART_SIZE_OPTION));
   }
 
   /** Whether the endpoint is AWS S3 itself (none given, or a host under {@code amazonaws.com}). */
@@ -204,39 +270,6 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
 
   private static String blankToNull(String value) {
     return value == null || value.isBlank() ? null : value.trim();
-  }
-
-  /**
-   * A byte size: a whole number with an optional unit {@code B}, {@code KiB}/{@code KB}/{@code k},
-   * {@code MiB}/{@code MB}/{@code m}, {@code GiB}/{@code GB}/{@code g} (all powers of 1024).
-   */
-  static long size(Options options, String key, long defaultValue) {
-    String value = options.get(key);
-    if (value == null) {
-      return defaultValue;
-    }
-    String text = value.trim().toLowerCase(Locale.ROOT);
-    int i = 0;
-    while (i < text.length() && Character.isDigit(text.charAt(i))) {
-      i++;
-    }
-    long shift;
-    switch (text.substring(i).trim()) {
-      case "", "b" -> shift = 0;
-      case "k", "kb", "kib" -> shift = 10;
-      case "m", "mb", "mib" -> shift = 20;
-      case "g", "gb", "gib" -> shift = 30;
-      default -> shift = -1;
-    }
-    if (i == 0 || shift < 0) {
-      throw new IllegalArgumentException("Option '" + key + "' is '" + value
-          + "'; write a whole number of bytes with an optional unit, for example \"8 MiB\".");
-    }
-    try {
-      return Math.multiplyExact(Long.parseLong(text.substring(0, i)), 1L << shift);
-    } catch (ArithmeticException | NumberFormatException e) {
-      throw new IllegalArgumentException("Option '" + key + "' is too large: '" + value + "'.", e);
-    }
   }
 
   /** Every option with secrets masked. */

@@ -3,6 +3,7 @@ package dev.lockstep.fs.local;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIOLoader;
 import dev.lockstep.fs.Path;
+import dev.lockstep.options.OptionSet;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,6 +13,12 @@ public final class LocalFileIOLoader implements FileIOLoader {
   @Override
   public Set<String> schemes() {
     return Set.of("file");
+  }
+
+  /** The local store reads no options. */
+  @Override
+  public OptionSet options() {
+    return OptionSet.of("the local store", "lock-api/README.md").build();
   }
 
   @Override

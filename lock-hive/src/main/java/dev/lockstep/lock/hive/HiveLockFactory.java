@@ -2,6 +2,7 @@ package dev.lockstep.lock.hive;
 
 import dev.lockstep.lock.CatalogLockFactory;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.options.OptionSet;
 import java.util.Map;
 
 /**
@@ -25,6 +26,11 @@ public final class HiveLockFactory implements CatalogLockFactory {
   @Override
   public String identifier() {
     return IDENTIFIER;
+  }
+
+  @Override
+  public OptionSet options() {
+    return HiveLockOptionSet.OPTIONS;
   }
 
   /**

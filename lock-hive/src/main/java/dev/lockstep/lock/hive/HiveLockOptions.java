@@ -76,20 +76,20 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
           + "), or one lost heartbeat makes the metastore drop a held lock. Leave it unset for a"
           + " quarter of the timeout.");
     }
-    if (poolSize < 1) {
-      throw new IllegalArgumentException("Option '" + POOL_SIZE + "' must be at least 1: " + poolSize);
-    }
+    HiveLockOptionSet.POOL_SIZE.check(poolSize);
   }
 
   /**
    * Parses catalog options.
    *
-   * @throws IllegalArgumentException naming the option and the fix
+   * @throws IllegalArgumentException naming the option and the fix; an unknown {@code lock.hive.*}
+   *     key is refused with the nearest known key
    */
   public static HiveLockOptions from(Map<String, String> options) {
+    HiveLockOptionSet.OPTIONS.checkNamespace(options);
     Options o = Options.of(options);
     Configuration conf = MetastoreConf.newMetastoreConf();
-    String confDir = o.get(CONF_DIR);
+    String confDir = o.get(HiveLockOptionSet.CONF_DIR);
     if (confDir != null && !confDir.isBlank()) {
       Path dir = Path.of(confDir.trim());
       Path hiveSite = dir.resolve("hive-site.xml");
@@ -120,7 +120,7 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
     }
     Duration housekeeper = Duration.ofMillis(MetastoreConf.getTimeVar(conf,
         ConfVars.ACID_HOUSEKEEPER_SERVICE_INTERVAL, TimeUnit.MILLISECONDS));
-    Duration heartbeat = o.getDuration(HEARTBEAT_INTERVAL, lockTimeout.dividedBy(4));
+    Duration heartbeat = o.get(HiveLockOptionSet.HEARTBEAT_INTERVAL, lockTimeout.dividedBy(4));
     if (conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getVarname()) == null
         && conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getHiveName()) == null) {
       // A heartbeat stuck for the client's default 600 s would outlive the lock; half the lock
@@ -128,12 +128,9 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
       MetastoreConf.setTimeVar(conf, ConfVars.CLIENT_SOCKET_TIMEOUT,
           Math.max(20_000, lockTimeout.toMillis() / 2), TimeUnit.MILLISECONDS);
     }
-    String database = o.get(DEFAULT_DATABASE, DEFAULT_DATABASE_DEFAULT).trim().toLowerCase(Locale.ROOT);
-    if (database.isEmpty()) {
-      throw new IllegalArgumentException("Option '" + DEFAULT_DATABASE + "' must not be blank.");
-    }
+    String database = o.get(HiveLockOptionSet.DEFAULT_DATABASE).trim().toLowerCase(Locale.ROOT);
     return new HiveLockOptions(uris, conf, LockOptions.from(o), lockTimeout, housekeeper, heartbeat,
-        database, o.getInt(POOL_SIZE, POOL_SIZE_DEFAULT));
+        database, o.get(HiveLockOptionSet.POOL_SIZE));
   }
 
   private static List<String> parseUris(Options o, Configuration conf) {

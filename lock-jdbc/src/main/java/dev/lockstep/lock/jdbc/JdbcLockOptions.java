@@ -1,14 +1,15 @@
 package dev.lockstep.lock.jdbc;
 
 import dev.lockstep.lock.LockOptions;
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Durations;
+import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.Options;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -46,8 +47,36 @@ public record JdbcLockOptions(String url, String user, String password, String t
   public static final int POOL_SIZE_DEFAULT = 10;
   public static final String DRIVER_PROPERTY_PREFIX = "lock.jdbc.property.";
 
-  private static final Set<String> KNOWN_KEYS =
-      new TreeSet<>(Set.of(URL, USER, PASSWORD, TABLE, LEASE_TTL, POOL_SIZE));
+  static final ConfigOption<String> URL_OPTION = ConfigOption.key(URL).stringType()
+      .noDefaultValue().withDefaultText("(required)")
+      .withDescription("JDBC URL; its prefix picks driver and dialect (below)");
+  static final ConfigOption<String> USER_OPTION = ConfigOption.key(USER).stringType()
+      .noDefaultValue().withDefaultText("driver default").withDescription("database user");
+  static final ConfigOption<String> PASSWORD_OPTION = ConfigOption.key(PASSWORD).stringType()
+      .noDefaultValue().secret().withDefaultText("none")
+      .withDescription("**secret**: never logged, never in a message; a `password=` in the URL is"
+          + " masked too");
+  static final ConfigOption<String> TABLE_OPTION = ConfigOption.key(TABLE).stringType()
+      .defaultValue(TABLE_DEFAULT)
+      .withDescription("lock table; letters, digits, `_`, optionally `schema.table`; created when"
+          + " missing");
+  static final ConfigOption<Duration> LEASE_TTL_OPTION = ConfigOption.key(LEASE_TTL).durationType()
+      .defaultValue(LEASE_TTL_DEFAULT).require(Requirement.atLeast(LEASE_TTL_MIN))
+      .withDescription("a lease not renewed for this long is free for others; minimum `1 s`."
+          + " Shorter frees a dead holder's lock sooner; too short turns a slow database or a long GC"
+          + " pause into lost leases (never into two holders)");
+  static final ConfigOption<Integer> POOL_SIZE_OPTION = ConfigOption.key(POOL_SIZE).intType()
+      .defaultValue(POOL_SIZE_DEFAULT).require(Requirement.atLeast(1))
+      .withDescription("HikariCP pool size. **Every held lease keeps one connection**: this bounds"
+          + " the leases one client holds at once plus its acquire attempts in flight");
+
+  /** What the JDBC lock reads: every key under {@value #PREFIX}. */
+  public static final OptionSet OPTIONS = OptionSet.of("the JDBC lock", "lock-jdbc/README.md")
+      .namespace(PREFIX)
+      .option(URL_OPTION, USER_OPTION, PASSWORD_OPTION, TABLE_OPTION, LEASE_TTL_OPTION,
+          POOL_SIZE_OPTION)
+      .passThrough(DRIVER_PROPERTY_PREFIX)
+      .build();
   private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,62}";
   private static final Pattern TABLE_NAME =
       Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")?");
@@ -67,15 +96,8 @@ public record JdbcLockOptions(String url, String user, String password, String t
           + " plain SQL identifier. Write letters, digits and '_' (not starting with a digit, at most 63"
           + " characters), optionally qualified by a schema: 'lockstep_locks' or 'ops.lockstep_locks'.");
     }
-    if (leaseTtl.compareTo(LEASE_TTL_MIN) < 0) {
-      throw new IllegalArgumentException("Option '" + LEASE_TTL + "' is " + Durations.format(leaseTtl)
-          + "; it must be at least " + Durations.format(LEASE_TTL_MIN) + " (default "
-          + Durations.format(LEASE_TTL_DEFAULT) + ").");
-    }
-    if (poolSize < 1) {
-      throw new IllegalArgumentException("Option '" + POOL_SIZE + "' is " + poolSize
-          + "; it must be at least 1 (default " + POOL_SIZE_DEFAULT + ").");
-    }
+    LEASE_TTL_OPTION.check(leaseTtl);
+    POOL_SIZE_OPTION.check(poolSize);
   }
 
   /**
@@ -85,26 +107,20 @@ public record JdbcLockOptions(String url, String user, String password, String t
    *     an unknown {@code lock.jdbc.*} key (a typo would otherwise be ignored silently)
    */
   public static JdbcLockOptions from(Map<String, String> options) {
+    OPTIONS.checkNamespace(options);
     Options o = Options.of(options);
-    for (String key : o.asMap().keySet()) {
-      if (key.startsWith(PREFIX) && !KNOWN_KEYS.contains(key)
-          && !key.startsWith(DRIVER_PROPERTY_PREFIX)) {
-        throw new IllegalArgumentException("Unknown option '" + key + "'. The JDBC lock reads "
-            + KNOWN_KEYS + " and '" + DRIVER_PROPERTY_PREFIX + "<driver property>'.");
-      }
-    }
     String url = o.getRequired(URL, "the JDBC URL of the lock database, for example"
         + " jdbc:mariadb://db:3306/lockstep, jdbc:mysql://db:3306/lockstep or"
         + " jdbc:postgresql://db:5432/lockstep").trim();
-    String user = o.get(USER);
+    String user = o.get(USER_OPTION);
     Map<String, String> driverProperties = new TreeMap<>(o.withPrefix(DRIVER_PROPERTY_PREFIX));
     return new JdbcLockOptions(
         url,
         user == null || user.isBlank() ? null : user.trim(),
-        o.get(PASSWORD),
-        o.get(TABLE, TABLE_DEFAULT).trim(),
-        o.getDuration(LEASE_TTL, LEASE_TTL_DEFAULT),
-        o.getInt(POOL_SIZE, POOL_SIZE_DEFAULT),
+        o.get(PASSWORD_OPTION),
+        o.get(TABLE_OPTION).trim(),
+        o.get(LEASE_TTL_OPTION),
+        o.get(POOL_SIZE_OPTION),
         driverProperties,
         LockOptions.from(o));
   }

@@ -2,6 +2,7 @@ package dev.lockstep.lock.zookeeper;
 
 import dev.lockstep.lock.CatalogLockFactory;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.options.OptionSet;
 import java.util.Map;
 
 /**
@@ -17,9 +18,15 @@ public final class ZooKeeperLockFactory implements CatalogLockFactory {
     return IDENTIFIER;
   }
 
+  @Override
+  public OptionSet options() {
+    return ZooKeeperLockOptions.OPTIONS;
+  }
+
   /**
    * @throws IllegalArgumentException when {@code lock.zookeeper.connect-string} is missing or an
-   *     option is invalid, naming the key and the fix
+   *     option is invalid, naming the key and the fix;
+   *     an unknown {@code lock.zookeeper.*} key is refused with the nearest known key
    */
   @Override
   public LockService create(Map<String, String> options) {

@@ -1,7 +1,10 @@
 package dev.lockstep.lock.zookeeper;
 
 import dev.lockstep.lock.LockOptions;
+import dev.lockstep.options.ConfigOption;
+import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Durations;
+import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.Options;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -56,15 +59,63 @@ public record ZooKeeperLockOptions(String connectString, String basePath, Durati
   public static final String ACL_OPEN = "open";
   public static final String ACL_CREATOR = "creator";
 
+  static final ConfigOption<String> CONNECT_STRING_OPTION = ConfigOption.key(CONNECT_STRING)
+      .stringType().noDefaultValue().withDefaultText("— (required)")
+      .withDescription("`host:port[,host:port...]`. Missing: an error naming the key and the format.");
+  static final ConfigOption<String> BASE_PATH_OPTION = ConfigOption.key(BASE_PATH).stringType()
+      .defaultValue(BASE_PATH_DEFAULT)
+      .withDescription("Each key `database.table` gets a node below it: `<base-path>/<key>`. Keys are"
+          + " escaped to valid node names (`%XX` for anything but letters, digits, `.`, `_`, `-`).");
+  static final ConfigOption<Duration> SESSION_TIMEOUT_OPTION = ConfigOption.key(SESSION_TIMEOUT)
+      .durationType().defaultValue(SESSION_TIMEOUT_DEFAULT).require(Requirement.positive())
+      .withDescription("Asked of the server, which clamps it to 2..20 × its `tickTime` (40 s with the"
+          + " default tick). A dead or paused holder loses the lock after the negotiated timeout.");
+  static final ConfigOption<Duration> CONNECTION_TIMEOUT_OPTION =
+      ConfigOption.key(CONNECTION_TIMEOUT).durationType().defaultValue(CONNECTION_TIMEOUT_DEFAULT)
+          .require(Requirement.positive())
+          .withDescription("How long an operation waits for a connection, and how long `acquire`"
+              + " waits to reach ZooKeeper at all before it fails naming the connect string.");
+  static final ConfigOption<Duration> RETRY_BASE_SLEEP_OPTION = ConfigOption.key(RETRY_BASE_SLEEP)
+      .durationType().defaultValue(RETRY_BASE_SLEEP_DEFAULT).require(Requirement.positive())
+      .withDescription("First wait of Curator's exponential backoff retry after a connection loss.");
+  static final ConfigOption<Duration> RETRY_MAX_SLEEP_OPTION = ConfigOption.key(RETRY_MAX_SLEEP)
+      .durationType().defaultValue(RETRY_MAX_SLEEP_DEFAULT).require(Requirement.positive())
+      .withDescription("Longest wait between retries.");
+  static final ConfigOption<Integer> RETRY_MAX_ATTEMPTS_OPTION =
+      ConfigOption.key(RETRY_MAX_ATTEMPTS).intType().defaultValue(RETRY_MAX_ATTEMPTS_DEFAULT)
+          .require(Requirement.between(0, 29))
+          .withDescription("Retries of one ZooKeeper operation (0..29).");
+  static final ConfigOption<String> AUTH_USER_OPTION = ConfigOption.key(AUTH_USER).stringType()
+      .noDefaultValue()
+      .withDescription("Digest authentication user (set together with the password).");
+  static final ConfigOption<String> AUTH_PASSWORD_OPTION = ConfigOption.key(AUTH_PASSWORD)
+      .stringType().noDefaultValue().secret()
+      .withDescription("Digest password. **Secret**: never logged, masked in `toString()` and error"
+          + " messages.");
+  static final ConfigOption<String> ACL_OPTION = ConfigOption.key(ACL).stringType().noDefaultValue()
+      .withDefaultText("`open`; `creator` when authenticated")
+      .withDescription("ACL of the lock nodes and of the parents the lock creates: `open` (world,"
+          + " all; **anyone who can reach ZooKeeper can delete a lock node and so break the lock** —"
+          + " the holder then sees its lease lost, but another writer may already hold it),"
+          + " `creator` (only the authenticated identity; every writer of a table must use the same"
+          + " user and password), or `scheme:id:perms` entries separated by commas, e.g."
+          + " `digest:lockstep:HASH=:cdrwa,world:anyone:r`.");
+
+  /** What the ZooKeeper lock reads: every key under {@value #PREFIX}. */
+  public static final OptionSet OPTIONS = OptionSet.of("the ZooKeeper lock",
+          "lock-zookeeper/README.md")
+      .namespace(PREFIX)
+      .option(CONNECT_STRING_OPTION, BASE_PATH_OPTION, SESSION_TIMEOUT_OPTION,
+          CONNECTION_TIMEOUT_OPTION, RETRY_BASE_SLEEP_OPTION, RETRY_MAX_SLEEP_OPTION,
+          RETRY_MAX_ATTEMPTS_OPTION, AUTH_USER_OPTION, AUTH_PASSWORD_OPTION, ACL_OPTION)
+      .build();
+
   public ZooKeeperLockOptions {
-    positive(SESSION_TIMEOUT, sessionTimeout);
-    positive(CONNECTION_TIMEOUT, connectionTimeout);
-    positive(RETRY_BASE_SLEEP, retryBaseSleep);
-    positive(RETRY_MAX_SLEEP, retryMaxSleep);
-    if (retryMaxAttempts < 0 || retryMaxAttempts > 29) {
-      throw new IllegalArgumentException("Option '" + RETRY_MAX_ATTEMPTS + "' must be between 0 and"
-          + " 29: " + retryMaxAttempts);
-    }
+    SESSION_TIMEOUT_OPTION.check(sessionTimeout);
+    CONNECTION_TIMEOUT_OPTION.check(connectionTimeout);
+    RETRY_BASE_SLEEP_OPTION.check(retryBaseSleep);
+    RETRY_MAX_SLEEP_OPTION.check(retryMaxSleep);
+    RETRY_MAX_ATTEMPTS_OPTION.check(retryMaxAttempts);
     if ((authUser == null) != (authPassword == null)) {
       throw new IllegalArgumentException("Options '" + AUTH_USER + "' and '" + AUTH_PASSWORD
           + "' go together: set both for digest authentication, or neither.");
@@ -79,26 +130,29 @@ public record ZooKeeperLockOptions(String connectString, String basePath, Durati
    * Parses and validates the options.
    *
    * @throws IllegalArgumentException naming the key and the fix when an option is missing or invalid
+   *     ({@link dev.lockstep.options.UnknownOptionException} for an unknown {@code lock.zookeeper.*}
+   *     key; other keys are ignored)
    */
   public static ZooKeeperLockOptions from(Map<String, String> map) {
+    OPTIONS.checkNamespace(map);
     Options options = Options.of(map);
-    String connectString = options.get(CONNECT_STRING);
+    String connectString = options.get(CONNECT_STRING_OPTION);
     if (connectString == null || connectString.isBlank()) {
       throw new IllegalArgumentException("Option '" + CONNECT_STRING + "' is required for"
           + " 'lock.type=zookeeper': the ZooKeeper servers as host:port[,host:port...], for example"
           + " 'zk1:2181,zk2:2181,zk3:2181'.");
     }
-    String basePath = normalizeBasePath(options.get(BASE_PATH, BASE_PATH_DEFAULT));
-    String user = blankToNull(options.get(AUTH_USER));
-    String password = options.get(AUTH_PASSWORD);
+    String basePath = normalizeBasePath(options.get(BASE_PATH_OPTION));
+    String user = blankToNull(options.get(AUTH_USER_OPTION));
+    String password = options.get(AUTH_PASSWORD_OPTION);
     password = password == null || password.isEmpty() ? null : password;
-    String aclText = options.get(ACL, user == null ? ACL_OPEN : ACL_CREATOR);
+    String aclText = options.get(ACL_OPTION, user == null ? ACL_OPEN : ACL_CREATOR);
     return new ZooKeeperLockOptions(connectString.trim(), basePath,
-        options.getDuration(SESSION_TIMEOUT, SESSION_TIMEOUT_DEFAULT),
-        options.getDuration(CONNECTION_TIMEOUT, CONNECTION_TIMEOUT_DEFAULT),
-        options.getDuration(RETRY_BASE_SLEEP, RETRY_BASE_SLEEP_DEFAULT),
-        options.getDuration(RETRY_MAX_SLEEP, RETRY_MAX_SLEEP_DEFAULT),
-        options.getInt(RETRY_MAX_ATTEMPTS, RETRY_MAX_ATTEMPTS_DEFAULT),
+        options.get(SESSION_TIMEOUT_OPTION),
+        options.get(CONNECTION_TIMEOUT_OPTION),
+        options.get(RETRY_BASE_SLEEP_OPTION),
+        options.get(RETRY_MAX_SLEEP_OPTION),
+        options.get(RETRY_MAX_ATTEMPTS_OPTION),
         user, password, parseAcl(aclText, user != null), LockOptions.from(options));
   }
 
@@ -169,13 +223,6 @@ public record ZooKeeperLockOptions(String connectString, String basePath, Durati
 
   private static String blankToNull(String value) {
     return value == null || value.isBlank() ? null : value.trim();
-  }
-
-  private static void positive(String key, Duration value) {
-    if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException("Option '" + key + "' must be positive: "
-          + Durations.format(value));
-    }
   }
 
   /** Never prints the password. */
