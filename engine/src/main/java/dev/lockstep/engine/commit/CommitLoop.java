@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Write the changes to one delta manifest and a delta list naming it, once; every attempt
  *       reuses both (a delta list's entries belong to whichever snapshot names it).
- *   <li>Read the latest snapshot L; when the changes delete files or add leveled files, check them
- *       against L's live files ({@link ConflictDetector#checkAgainstLive}).
+ *   <li>Read the latest snapshot L and check the changes against L's live files ({@link
+ *       ConflictDetector#checkAgainstLive}; every commit, so that a partition holding files of
+ *       another bucket count refuses even a pure append).
  *   <li>Reuse L's base manifest list and name L's delta list (and L's prior deltas) as prior deltas
  *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
  *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
@@ -125,9 +126,9 @@ final class CommitLoop {
       Predicate<String> overwritten, Snapshot latest) throws IOException {
     ConflictDetector detector = new ConflictDetector(table.keyCodec(), options.bucket(), changes,
         overwritten);
-    if (detector.needsLiveCheck()) {
-      detector.checkAgainstLive(scan.liveFiles(latest).values());
-    }
+    // Every commit, appends included: a file of a touched partition with another bucket count
+    // (written before this commit's base) would put a key of a primary-key table in two buckets.
+    detector.checkAgainstLive(scan.liveFiles(latest).values());
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
     String deltaList = table.manifestList().write(List.of(delta));
