@@ -74,6 +74,24 @@ public final class SnapshotManager {
     return Optional.of(snapshot);
   }
 
+  /**
+   * Snapshot {@code id} as the store holds it now, bypassing the cache (which would still answer
+   * for a file that expired, or that was withdrawn and published again by another commit); empty
+   * when it does not exist.
+   */
+  public Optional<Snapshot> readUncached(long id) throws IOException {
+    try {
+      return Optional.of(JSON.readValue(log.read(id), Snapshot.class));
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Forgets a cached snapshot {@code id} (a commit withdrew the file it published). */
+  public void forget(long id) {
+    cache.remove(id);
+  }
+
   /** Snapshot {@code id}; @throws FileNotFoundException naming the id when it does not exist */
   public Snapshot get(long id) throws IOException {
     return find(id).orElseThrow(() -> new FileNotFoundException("Snapshot " + id
