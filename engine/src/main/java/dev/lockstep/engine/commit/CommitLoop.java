@@ -41,10 +41,15 @@ import org.slf4j.LoggerFactory;
  *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
  *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
  *       attempts write nothing but the snapshot file, which keeps the race window short.
- *   <li>Check that L still exists: a base that expired meanwhile fails the commit, since publishing
- *       L+1 could reuse an expired snapshot number. Then publish snapshot L+1 through lock-api's
- *       {@code SnapshotCommitter}; under the {@code lock} strategy the snapshot records the lease's
- *       fencing token ({@link Snapshot#fencing()}). COMMITTED: done.
+ *   <li>List the snapshot directory: L must still exist (a base that expired meanwhile fails the
+ *       commit, since publishing L+1 could reuse an expired snapshot number) and be the newest (a
+ *       newer one is a conflict, step 5, without publishing). Then publish snapshot L+1, which
+ *       names L's commit id as its parent, through lock-api's {@code SnapshotCommitter}; under the
+ *       {@code lock} strategy the snapshot records the lease's fencing token ({@link
+ *       Snapshot#fencing()}). COMMITTED: prove the id fresh ({@link #verifyFresh}): done; or, when
+ *       the id had existed and expired while we were paused before publishing, withdraw our file
+ *       and fail ({@link CommitFailedException}, nothing committed); or, when it cannot be told,
+ *       {@code CommitStateUnknownException}.
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
  *       {@code FencedCommitException} (our lease lapsed and a newer holder committed): rethrown
  *       after deleting what the commit wrote, like any failure before landing; not retried.
@@ -157,23 +162,13 @@ final class CommitLoop {
           latest = caughtUp == null ? latest : caughtUp;
         }
         long id = latest == null ? 1 : latest.id() + 1;
-        // One listing, right before publishing: the base must still exist and be the newest
-        // snapshot. Then the base is the first snapshot ever to have its id (an id that is
-        // published again after it expired always has a newer snapshot above it), which is what
-        // the check after publishing builds on (verifyFresh).
-        List<Long> listed = snapshots.log().listIds();
-        if (latest != null && !listed.contains(latest.id())) {
-          // The base expired under us: snapshot numbers past it may have expired too, and
-          // publishing one again would reuse a number. Nothing is written.
-          throw new CommitFailedException("Snapshot " + latest.id() + ", the base of " + kind
-              + " commit " + identifier + " of " + commitUser + ", expired while the commit was"
-              + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
-              + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
-        }
-        long listedMax = listed.isEmpty() ? 0 : listed.get(listed.size() - 1);
+        // Right before publishing: the base must still exist and be the first snapshot ever to
+        // have its id (an id published again after it expired always has a newer snapshot above
+        // it), which is what the check after publishing builds on (verifyFresh).
+        boolean someoneTookOurId = !baseIsCurrent(latest, kind, identifier);
         List<String> written = new ArrayList<>();
         CommitAttempt outcome;
-        if (listedMax >= id) {
+        if (someoneTookOurId) {
           // Another commit took our id already (or the table moved on): lose the race without
           // publishing anything.
           outcome = new CommitAttempt(CommitOutcome.CONFLICT, false);
@@ -196,26 +191,15 @@ final class CommitLoop {
             throw e;
           }
           if (outcome.outcome() == CommitOutcome.COMMITTED) {
-            Freshness fresh = verifyFresh(id, snapshot.commitId(), latest);
-            if (fresh == Freshness.FRESH) {
-              keepDelta = true;
-              hint.release();
-              return id;
-            }
-            if (fresh == Freshness.UNKNOWN) {
-              keepDelta = true;
-              throw new CommitStateUnknownException(snapshots.log().snapshotPath(id),
-                  new IOException("Snapshot " + id + " was published, but whether the table's"
-                      + " history continues from it cannot be told (a snapshot file without the"
-                      + " 'parentCommitId' field, from an older writer, follows it, or the store"
-                      + " kept changing); commit the same identifier again later"));
-            }
             try {
-              withdraw(id, kind, identifier, written);
+              confirmFresh(id, snapshot.commitId(), latest, kind, identifier, written);
             } catch (CommitStateUnknownException e) {
-              keepDelta = true; // the published file still names the delta
+              keepDelta = true; // a published file names the delta
               throw e;
             }
+            keepDelta = true;
+            hint.release();
+            return id;
           }
         }
         cleanUp(written);
@@ -343,6 +327,79 @@ final class CommitLoop {
         deltaList,
         commitUser, identifier, kind, System.currentTimeMillis(), total, deltaRows,
         UUID.randomUUID().toString(), null, latest == null ? null : latest.commitId());
+  }
+
+  /**
+   * Right before publishing on {@code base}: true when the base still exists and was the first
+   * snapshot ever to have its id, false when a newer snapshot exists already (another commit took
+   * our id: a conflict, without publishing).
+   *
+   * <p>Cheap path (one read): the base's parent, snapshot {@code base - 1}, still exists with the
+   * commit id the base names. Expiration deletes in ascending order, so the base exists too; and a
+   * base published under an id that had existed would have a parent that expired before it was
+   * published. Otherwise (parent expired, an old file without the link, or snapshot 1), one
+   * listing: the base must be listed and be the newest.
+   *
+   * @throws CommitFailedException when the base expired meanwhile: nothing is published
+   */
+  private boolean baseIsCurrent(Snapshot base, CommitKind kind, long identifier)
+      throws IOException {
+    if (base != null && base.id() > 1 && base.parentCommitId() != null) {
+      Optional<Snapshot> parent = snapshots.readUncached(base.id() - 1);
+      if (parent.isPresent() && parent.get().commitId().equals(base.parentCommitId())) {
+        return true;
+      }
+    }
+    List<Long> listed = snapshots.log().listIds();
+    if (base != null && !listed.contains(base.id())) {
+      // The base expired under us: snapshot numbers past it may have expired too, and
+      // publishing one again would reuse a number. Nothing is written.
+      throw new CommitFailedException("Snapshot " + base.id() + ", the base of " + kind
+          + " commit " + identifier + " of " + commitUser + ", expired while the commit was"
+          + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
+          + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
+    }
+    long newest = listed.isEmpty() ? 0 : listed.get(listed.size() - 1);
+    return newest == (base == null ? 0 : base.id());
+  }
+
+  /**
+   * Returns when snapshot {@code id}, which this commit just published, is fresh ({@link
+   * #verifyFresh}); withdraws it and throws {@link CommitFailedException} when its id had existed;
+   * throws {@code CommitStateUnknownException} when that cannot be told (nothing withdrawn). The
+   * check is short and must finish: an interrupt waits until it has (a snapshot left under an
+   * expired id would stay below the history for good).
+   */
+  private void confirmFresh(long id, String ours, Snapshot base, CommitKind kind, long identifier,
+      List<String> written) throws IOException {
+    boolean interrupted = Thread.interrupted();
+    try {
+      Freshness fresh = null;
+      for (int check = 1; fresh == null; check++) {
+        try {
+          fresh = verifyFresh(id, ours, base);
+        } catch (IOException e) {
+          if (check >= 3) {
+            // Published, but the check could not read the store: never "nothing happened".
+            throw new CommitStateUnknownException(snapshots.log().snapshotPath(id), e);
+          }
+        }
+      }
+      if (fresh == Freshness.UNKNOWN) {
+        throw new CommitStateUnknownException(snapshots.log().snapshotPath(id),
+            new IOException("Snapshot " + id + " was published, but whether the table's history"
+                + " continues from it cannot be told (a snapshot file without the"
+                + " 'parentCommitId' field, from an older writer, follows it, or the store kept"
+                + " changing); commit the same identifier again later"));
+      }
+      if (fresh == Freshness.REUSED) {
+        withdraw(id, kind, identifier, written);
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** What {@link #verifyFresh} found out about a snapshot this commit published. */

@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * Expires old snapshots of a table and deletes the files that only they referenced.
  *
  * <ol>
- *   <li>Read the earliest snapshot E and the latest L. Walk up from E and pick the snapshots to
+ *   <li>Read the earliest snapshot E (the first whose successor exists and was built on it: a
+ *       snapshot below it is an expired id published again, which its committer withdraws, and is
+ *       never touched) and the latest L. Walk up from E and pick the snapshots to
  *       expire, [E, X): each leaves at least {@code snapshot.num-retained.min} newer snapshots, and
  *       either the snapshot after it is older than {@code snapshot.time-retained} or more than
  *       {@code snapshot.num-retained.max} would remain; at most {@code snapshot.expire.limit}.
@@ -35,7 +37,10 @@ import org.slf4j.LoggerFactory;
  *       E plus every file the deltas of E+1..X-1 added), the live files of X, the manifest lists and
  *       manifests the expired snapshots name, and those every retained snapshot X..L' names (L' read
  *       again now).
- *   <li>Delete the snapshot files E..X-1, oldest first, then write the {@code EARLIEST} hint X.
+ *   <li>Delete the snapshot files E..X-1, oldest first (each re-read right before: a run that finds
+ *       one changed stops), never the newest and only along links (each was read with its
+ *       successor built on it), then write the {@code EARLIEST} hint X. This order is what lets a
+ *       committer prove its snapshot id fresh ({@code CommitLoop.verifyFresh}).
  *   <li>Delete the data files that were live in an expired snapshot and are not live in X, then the
  *       manifests and manifest lists that no retained snapshot names.
  * </ol>

@@ -43,8 +43,21 @@ public final class SnapshotManager {
     return log;
   }
 
+  /**
+   * The newest snapshot id. lock-api's {@link SnapshotLog#latestId()} follows the {@code LATEST}
+   * hint; a commit that published an id which had existed and expired (and withdraws it again, see
+   * {@code CommitLoop}) may have pointed the hint at that old id for a moment, below a gap. So when
+   * the snapshot before the answer is missing (its predecessor expired, or the answer sits below a
+   * gap), the newest listed id decides: readers never go back in time.
+   */
   public OptionalLong latestId() throws IOException {
-    return log.latestId();
+    OptionalLong hinted = log.latestId();
+    if (hinted.isEmpty() || (hinted.getAsLong() > 1 && log.exists(hinted.getAsLong() - 1))) {
+      return hinted;
+    }
+    java.util.List<Long> ids = log.listIds();
+    return ids.isEmpty() ? hinted : OptionalLong.of(Math.max(hinted.getAsLong(),
+        ids.get(ids.size() - 1)));
   }
 
   public OptionalLong earliestId() throws IOException {
