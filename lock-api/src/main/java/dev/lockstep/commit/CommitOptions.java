@@ -17,9 +17,14 @@ import java.util.Map;
  * @param fencingScope {@value #COMMIT_FENCING_SCOPE}: the name under which the {@code lock} strategy
  *     records and compares fencing tokens ({@link FencingToken#lock()} is {@code <scope>:<lock key>});
  *     defaults to {@code lock.type} ({@value #COMMIT_FENCING_SCOPE_FALLBACK} when none is set)
+ * @param atomicCreateProbe {@value #COMMIT_ATOMIC_CREATE_PROBE}: whether a lock-free {@code
+ *     atomic-create} committer races the store's atomic create once per endpoint before its first
+ *     commit, and refuses a store that lets two creates win ({@link AtomicCreateProbe})
+ * @param warehouse {@value #WAREHOUSE}: the catalog's warehouse, where that probe runs and records
+ *     its verdict; {@code null}: the parent of the snapshot directory
  */
 public record CommitOptions(CommitStrategy strategy, LockOptions lock, int writeAttempts,
-    Duration leaseMargin, String fencingScope) {
+    Duration leaseMargin, String fencingScope, boolean atomicCreateProbe, String warehouse) {
 
   public static final String COMMIT_STRATEGY = "commit.strategy";
   public static final CommitStrategy COMMIT_STRATEGY_DEFAULT = CommitStrategy.AUTO;
@@ -34,6 +39,22 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
    */
   public static final String COMMIT_FENCING_SCOPE = "commit.fencing-scope";
   public static final String COMMIT_FENCING_SCOPE_FALLBACK = "lock";
+  /**
+   * Turning it off trusts the store's atomic create unchecked: a store that implements it as
+   * check-then-put then loses commits. Only for a store that has passed {@code lockstep
+   * conformance}.
+   */
+  public static final String COMMIT_ATOMIC_CREATE_PROBE = "commit.atomic-create-probe";
+  public static final boolean COMMIT_ATOMIC_CREATE_PROBE_DEFAULT = true;
+  /** Paimon's catalog option; here only where the atomic-create probe runs and records. */
+  public static final String WAREHOUSE = "warehouse";
+
+  /** Options without the probe's settings (probe on, rooted beside the snapshot directory). */
+  public CommitOptions(CommitStrategy strategy, LockOptions lock, int writeAttempts,
+      Duration leaseMargin, String fencingScope) {
+    this(strategy, lock, writeAttempts, leaseMargin, fencingScope,
+        COMMIT_ATOMIC_CREATE_PROBE_DEFAULT, null);
+  }
 
   public CommitOptions {
     if (writeAttempts < 1) {
@@ -48,6 +69,9 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
       fencingScope = lock.type() == null ? COMMIT_FENCING_SCOPE_FALLBACK : lock.type();
     }
     fencingScope = fencingScope.trim();
+    if (warehouse != null && warehouse.isBlank()) {
+      warehouse = null;
+    }
   }
 
   public static CommitOptions from(Map<String, String> options) {
@@ -58,6 +82,8 @@ public record CommitOptions(CommitStrategy strategy, LockOptions lock, int write
         LockOptions.from(o),
         o.getInt(COMMIT_WRITE_ATTEMPTS, COMMIT_WRITE_ATTEMPTS_DEFAULT),
         o.getDuration(COMMIT_LEASE_MARGIN, COMMIT_LEASE_MARGIN_DEFAULT),
-        o.get(COMMIT_FENCING_SCOPE));
+        o.get(COMMIT_FENCING_SCOPE),
+        o.getBoolean(COMMIT_ATOMIC_CREATE_PROBE, COMMIT_ATOMIC_CREATE_PROBE_DEFAULT),
+        o.get(WAREHOUSE));
   }
 }

@@ -19,12 +19,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,9 +51,18 @@ import org.slf4j.LoggerFactory;
  *   <li>Write: with the store's atomic primitive when it has one (the lock gives fairness, the
  *       primitive gives safety); otherwise a plain write, safe only because of the lease, whose
  *       request carries the deadline when the store {@link SupportsWriteDeadline}.
+ *   <li>Wait for the write within its budget, not interruptibly: a caller interrupted meanwhile (a
+ *       cancelled Flink or Spark task) gets its interrupt back after the release, and the write's
+ *       own outcome, since cancelling a request already on the wire only makes a known outcome
+ *       unknown. A write over its budget is cancelled, and the lease is still kept until it has
+ *       settled (its call returned or threw) or the lease's own time runs out: the request may
+ *       still land, and the next holder must not check, write and be told COMMITTED before it
+ *       does. Settled: its own outcome stands (a failure after the cancel is uncertain). Not settled
+ *       when the lease runs out: uncertain, and released with the write pending (the window below).
  *   <li>{@code ensureHeld()} again. For a plain write, read the target back: another content there
  *       means a holder that lost its lease raced us: conflict.
- *   <li>Release the lease (also after any failure).
+ *   <li>Release the lease (also after any failure); an interrupt received meanwhile is given back
+ *       after the release.
  * </ol>
  *
  * <p>Race timeline this guards against: holder A pauses after step 2 past its lease, B acquires,
@@ -63,11 +73,20 @@ import org.slf4j.LoggerFactory;
  * the fencing check and the write, nor a request already sent and landing late: the store does not
  * check tokens. Only a store's conditional write closes that window; that is why step 5 prefers it.
  *
+ * <p>What remains: a write that has not settled when the lease runs out. With {@link
+ * SupportsWriteDeadline} (S3, OSS) the request carries the budget as its deadline, so the client
+ * gives up before the lease does, and only a request sent whole just before that deadline and
+ * applied by the server just after is left. A store without it is only waited for: a plain write
+ * that hangs past the lease (a stalled client, a paused JVM) can still land after the next holder
+ * committed. Only a store's conditional write closes that.
+ *
  * <p>Outcomes: a lease lost or too short before the write starts raises {@link LockLostException}
- * (nothing written); a newer holder's token raises {@link FencedCommitException} (nothing written).
- * A write that outlasts its budget, a lease lost during a plain write, or an
- * interrupt while the write is in flight raise {@link UncertainWriteException} (the committer reads
- * back; nothing is cleaned up).
+ * (nothing written); a newer holder's token raises {@link FencedCommitException} (nothing written);
+ * an interrupt while waiting for the lock raises {@link InterruptedException} (nothing written). A
+ * write that outlasts its budget and then fails or does not settle within the lease, or a lease
+ * lost during a plain write, raise {@link UncertainWriteException} (the committer reads back;
+ * nothing is cleaned up). A write that settles successfully, late or while the caller was
+ * interrupted, is published as usual (step 7 checks it), with the interrupt flag restored.
  */
 final class LockedPublisher implements SnapshotPublisher {
 
@@ -144,8 +163,9 @@ final class LockedPublisher implements SnapshotPublisher {
     }
     Lease lease = acquired.get();
     IOException primary = null;
+    AtomicBoolean interrupted = new AtomicBoolean();
     try {
-      publishUnder(lease, target, content, tried);
+      publishUnder(lease, target, content, tried, interrupted);
     } catch (IOException e) {
       primary = e;
       throw e;
@@ -161,12 +181,16 @@ final class LockedPublisher implements SnapshotPublisher {
               + " within {}: {}", lockKey, target, Durations.format(lockService.holderDeathBound()),
               e.toString());
         }
+      } finally {
+        if (interrupted.get()) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
   }
 
   private void publishUnder(Lease lease, Path target, SnapshotContent contentUnderLease,
-      List<byte[]> tried) throws IOException, InterruptedException {
+      List<byte[]> tried, AtomicBoolean interrupted) throws IOException, InterruptedException {
     lease.ensureHeld();
     // With a token reader, the fencing check right before the write reads the target anyway.
     if (tokenReader == null && store.exists(target)) {
@@ -183,7 +207,8 @@ final class LockedPublisher implements SnapshotPublisher {
           + Durations.format(options.leaseMargin()) + "; nothing was written.");
     }
     long deadline = System.nanoTime() + budget.toNanos();
-    Future<?> write = writer.submit(() -> {
+    WriteInFlight write = new WriteInFlight();
+    write.start(() -> {
       // The task may start late (a busy machine, a paused JVM): check again right before writing.
       if (System.nanoTime() - deadline >= 0) {
         throw new LockLostException("The write to " + target + " did not start before the lease"
@@ -202,29 +227,20 @@ final class LockedPublisher implements SnapshotPublisher {
           out.write(content);
         }
       }
-      return null;
     });
-    try {
-      write.get(budget.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      write.cancel(true);
-      throw new UncertainWriteException(target, "the write did not finish within the lease time left ("
-          + Durations.format(budget) + ")", e);
-    } catch (InterruptedException e) {
-      // The write may be in flight and may still land: that is uncertain, not "nothing happened".
-      write.cancel(true);
-      Thread.currentThread().interrupt();
-      throw new UncertainWriteException(target, "interrupted while the write was in flight", e);
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof IOException) {
-        throw (IOException) cause;
+    // An interrupt does not cut the write short: cancelling a request already on the wire only
+    // turns a known outcome into an unknown one (the server may still apply it). The write is
+    // waited for within its budget as usual, and the interrupt given back after the release.
+    String abandoned = null;
+    if (!awaitUntil(write, deadline, interrupted)) {
+      abandoned = "the write did not finish within the lease time left ("
+          + Durations.format(budget) + ")";
+      if (!settleAbandoned(lease, target, write, abandoned, interrupted)) {
+        throw new LockLostException("The write to " + target + " did not start within the lease"
+            + " budget (" + Durations.format(budget) + "); nothing was written.");
       }
-      if (cause instanceof InterruptedException) {
-        throw (InterruptedException) cause;
-      }
-      throw new IOException("Snapshot write to " + target + " failed", cause);
     }
+    write.rethrowFailure(target, abandoned);
     try {
       lease.ensureHeld();
     } catch (LockLostException e) {
@@ -237,6 +253,72 @@ final class LockedPublisher implements SnapshotPublisher {
       throw new FileAlreadyExistsException(target.toString(), null,
           "another writer's snapshot replaced ours while the lease was in doubt");
     }
+  }
+
+  /**
+   * Waits, not interruptibly, until {@code write} settles or {@code deadline} ({@link
+   * System#nanoTime()}) passes; whether it settled. An interrupt meanwhile is noted in {@code
+   * interrupted}, to be given back once the lease is released (see {@link #publish}).
+   */
+  private static boolean awaitUntil(WriteInFlight write, long deadline, AtomicBoolean interrupted) {
+    while (true) {
+      long left = deadline - System.nanoTime();
+      try {
+        if (write.awaitSettled(Duration.ofNanos(Math.max(0, left)))) {
+          return true;
+        }
+      } catch (InterruptedException e) {
+        interrupted.set(true);
+        continue;
+      }
+      if (left <= 0) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Gives up waiting for {@code write} (over its budget) without giving up the lease while the
+   * write can still land: a write already sent may be applied late, and a
+   * next holder must not check, write and be told COMMITTED before that.
+   *
+   * <ol>
+   *   <li>Not started yet: it never will; returns {@code false} (nothing was written).
+   *   <li>Otherwise cancel it (its thread is interrupted; a store whose request carries the deadline
+   *       aborts it anyway at that deadline) and wait, not interruptibly (an interrupt meanwhile is
+   *       noted in {@code interrupted} and given back after the release), until it settles or the lease's own time runs out
+   *       (its time left now, never extended by renewals), then return {@code true}; the write's own
+   *       outcome is then known.
+   *   <li>Not settled by then: {@link UncertainWriteException}. The lease is released with the write
+   *       still pending: the window the class javadoc states.
+   * </ol>
+   */
+  private boolean settleAbandoned(Lease lease, Path target, WriteInFlight write, String reason,
+      AtomicBoolean interrupted) throws UncertainWriteException {
+    if (write.abandonIfNotStarted()) {
+      return false;
+    }
+    write.cancel();
+    Duration leaseLeft = lease.timeLeft();
+    long end = System.nanoTime() + leaseLeft.toNanos();
+    while (true) {
+      long left = Math.min(end - System.nanoTime(), lease.timeLeft().toNanos());
+      if (left <= 0) {
+        break;
+      }
+      try {
+        if (write.awaitSettled(Duration.ofNanos(left))) {
+          return true;
+        }
+      } catch (InterruptedException e) {
+        interrupted.set(true); // given back once the lease is released, see publish()
+      }
+    }
+    LOG.warn("The write to {} had not settled when the lease on '{}' ran out ({} after it was"
+        + " abandoned: {}); the lock is released with that write possibly still landing", target,
+        lockKey, Durations.format(leaseLeft), reason);
+    throw new UncertainWriteException(target, reason + ", and it had not settled when the lease ran"
+        + " out; it may still land", null);
   }
 
   /**
@@ -286,6 +368,80 @@ final class LockedPublisher implements SnapshotPublisher {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       in.transferTo(out);
       return out.toByteArray();
+    }
+  }
+
+  /** The write itself, run on the writer thread under the lease. */
+  @FunctionalInterface
+  private interface WriteAction {
+    void run() throws IOException, InterruptedException;
+  }
+
+  /**
+   * One write on the writer thread. Unlike a bare {@link Future}, whose {@code cancel} completes it
+   * at once, this tells when the write has really settled: its code has returned or thrown.
+   */
+  private final class WriteInFlight {
+    private static final int PENDING = 0;
+    private static final int RUNNING = 1;
+    private static final int ABANDONED = 2;
+
+    private final AtomicInteger phase = new AtomicInteger(PENDING);
+    private final CountDownLatch settled = new CountDownLatch(1);
+    private volatile Throwable failure;
+    private volatile Future<?> future;
+
+    void start(WriteAction action) {
+      future = writer.submit(() -> {
+        if (!phase.compareAndSet(PENDING, RUNNING)) {
+          return; // abandoned before it started: nothing is written
+        }
+        try {
+          action.run();
+        } catch (Throwable t) {
+          failure = t;
+        } finally {
+          settled.countDown();
+        }
+      });
+    }
+
+    /** Waits up to {@code timeout}; whether the write has settled. */
+    boolean awaitSettled(Duration timeout) throws InterruptedException {
+      return settled.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Whether the write had not started, in which case it never will. */
+    boolean abandonIfNotStarted() {
+      return phase.compareAndSet(PENDING, ABANDONED);
+    }
+
+    /** Interrupts the running write. */
+    void cancel() {
+      future.cancel(true);
+    }
+
+    /**
+     * Throws the settled write's failure, if any. After it was abandoned ({@code abandoned} names
+     * why), a failure that does not prove that nothing landed is uncertain.
+     */
+    void rethrowFailure(Path target, String abandoned) throws IOException, InterruptedException {
+      Throwable cause = failure;
+      if (cause == null) {
+        return;
+      }
+      boolean definite = cause instanceof FileAlreadyExistsException
+          || cause instanceof LockLostException || cause instanceof UncertainWriteException;
+      if (abandoned != null && !definite) {
+        throw new UncertainWriteException(target, abandoned, cause);
+      }
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      if (cause instanceof InterruptedException) {
+        throw (InterruptedException) cause;
+      }
+      throw new IOException("Snapshot write to " + target + " failed", cause);
     }
   }
 

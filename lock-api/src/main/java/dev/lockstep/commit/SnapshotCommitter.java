@@ -149,7 +149,8 @@ public final class SnapshotCommitter implements Closeable {
    */
   public static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
       CommitOptions options, LockService lockService, FencingTokenReader tokenReader) {
-    SnapshotPublisher publisher = resolve(store, options, lockService, lockKey, tokenReader);
+    SnapshotPublisher publisher =
+        resolve(store, snapshotDirectory, options, lockService, lockKey, tokenReader);
     LOG.debug("Snapshots of {} commit with strategy {}", lockKey, publisher.describe());
     return new SnapshotCommitter(store, new SnapshotLog(store, snapshotDirectory), publisher, options,
         null);
@@ -158,11 +159,13 @@ public final class SnapshotCommitter implements Closeable {
   /** Chooses the publisher as the class javadoc says, or refuses. */
   static SnapshotPublisher resolve(FileIO store, CommitOptions options, LockService lockService,
       String lockKey) {
-    return resolve(store, options, lockService, lockKey, null);
+    return resolve(store, null, options, lockService, lockKey, null);
   }
 
-  private static SnapshotPublisher resolve(FileIO store, CommitOptions options,
-      LockService lockService, String lockKey, FencingTokenReader tokenReader) {
+  /** @param snapshotDirectory where snapshots go, or {@code null}: no atomic-create probe */
+  private static SnapshotPublisher resolve(FileIO store, Path snapshotDirectory,
+      CommitOptions options, LockService lockService, String lockKey,
+      FencingTokenReader tokenReader) {
     SnapshotPublisher primitive = primitiveOf(store);
     switch (options.strategy()) {
       case ATOMIC_CREATE:
@@ -171,7 +174,7 @@ public final class SnapshotCommitter implements Closeable {
               + "=atomic-create' needs a store with atomic create, and " + describe(store)
               + " has none. Use 'commit.strategy=auto' with 'lock.enabled=true' and a 'lock.type'.");
         }
-        return new AtomicCreatePublisher((SupportsAtomicCreate) store);
+        return lockFreeAtomicCreate((SupportsAtomicCreate) store, snapshotDirectory, options);
       case RENAME:
         if (!(store instanceof SupportsAtomicRename)) {
           throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
@@ -186,6 +189,9 @@ public final class SnapshotCommitter implements Closeable {
       default:
         if (options.lock().enabled()) {
           return locked(store, primitive, options, lockService, lockKey, tokenReader);
+        }
+        if (store instanceof SupportsAtomicCreate) {
+          return lockFreeAtomicCreate((SupportsAtomicCreate) store, snapshotDirectory, options);
         }
         if (primitive != null) {
           return primitive;
@@ -205,6 +211,13 @@ public final class SnapshotCommitter implements Closeable {
           + " set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive).");
     }
     return new LockedPublisher(store, primitive, lockService, lockKey, options, tokenReader);
+  }
+
+  /** Lock-free atomic create: nothing but the store's create keeps writers apart, so probe it. */
+  private static SnapshotPublisher lockFreeAtomicCreate(SupportsAtomicCreate store,
+      Path snapshotDirectory, CommitOptions options) {
+    return new AtomicCreatePublisher(store, snapshotDirectory == null ? null
+        : AtomicCreateProbe.forStore(store, snapshotDirectory, options));
   }
 
   private static SnapshotPublisher primitiveOf(FileIO store) {

@@ -16,8 +16,10 @@ import dev.lockstep.testing.FaultInjectingFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.InJvmLockService;
 import dev.lockstep.testing.TestTiming;
+import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -189,6 +191,39 @@ class LockedCommitTest {
     assertThat(committer.commit(1, ours)).as("read back finds our bytes")
         .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(committer.log().listIds()).containsExactly(1L);
+  }
+
+  /**
+   * A holder whose lease lapsed unseen (a paused former holder) puts its bytes right after ours
+   * land: only the read-back after the plain write can tell, and it must say CONFLICT, not
+   * COMMITTED (issue 18, item 4: without the read-back this commit is acknowledged and lost).
+   */
+  @Test
+  void anotherWritersBytesReplacingOursRightAfterOurWriteIsAConflict() throws Exception {
+    byte[] stale = "{\"commitId\":\"stale-holder\"}".getBytes(UTF_8);
+    FileIO racing = new BlindPutFileIO(new LocalFileIO()) {
+      @Override
+      public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
+        OutputStream ours = super.newOutputStream(path, overwrite);
+        return new FilterOutputStream(ours) {
+          @Override
+          public void close() throws IOException {
+            super.close(); // ours lands...
+            try (OutputStream theirs = delegate().newOutputStream(path, true)) {
+              theirs.write(stale); // ...and the stale holder's blind PUT replaces it at once
+            }
+          }
+        };
+      }
+    };
+    SnapshotCommitter committer = SnapshotCommitter.create(racing, snapshots(), KEY, options(),
+        lock);
+
+    CommitOutcome outcome = committer.commit(1, "{\"commitId\":\"ours\"}".getBytes(UTF_8));
+
+    assertThat(outcome).isEqualTo(CommitOutcome.CONFLICT);
+    assertThat(committer.log().read(1)).isEqualTo(stale);
+    committer.close();
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
+import dev.lockstep.fs.StoreEndpoint;
 import dev.lockstep.fs.SupportsWriteDeadline;
 import dev.lockstep.fs.UncertainWriteException;
 import java.io.FileNotFoundException;
@@ -49,7 +50,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * <p>Thread-safe. The SDK's standard retries ({@code s3.retry.*}) apply to every call but the
  * conditional writes of {@link S3ConditionalFileIO}.
  */
-public class S3FileIO implements FileIO, SupportsWriteDeadline {
+public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
 
   /** The most keys one DeleteObjects call takes, and one ListObjectsV2 page returns. */
   static final int DELETE_BATCH = 1000;
@@ -322,6 +323,18 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline {
     if (closed.compareAndSet(false, true)) {
       clients.close();
     }
+  }
+
+  /**
+   * {@code <scheme>://<bucket> at <endpoint>} ({@code aws} or {@code aws <region>} without {@code
+   * s3.endpoint}): the service and bucket whose conditional-write behaviour the commit protocol's
+   * atomic-create probe checks and caches.
+   */
+  @Override
+  public String endpointIdentity(Path path) {
+    String endpoint = options.endpoint() != null ? options.endpoint().toString()
+        : options.region() == null ? "aws" : "aws " + options.region();
+    return path.scheme() + "://" + S3Location.of(path).bucket() + " at " + endpoint;
   }
 
   @Override
