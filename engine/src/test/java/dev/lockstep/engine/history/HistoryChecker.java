@@ -137,7 +137,28 @@ public final class HistoryChecker {
     return options;
   }
 
-  /** The store of one committer: the strategy's capabilities, then the faults. */
+  /**
+   * The store of one committer: faults over the strategy's capabilities. For plain writes the
+   * check-then-put sits above the faults, so that a paused write is a PUT on the wire: its check
+   * is done, and it lands whenever the pause ends, replacing what is there by then.
+   */
+  static FileIO faultyStore(Strategy strategy, FaultInjectingFileIO[] faults) {
+    LocalFileIO local = new LocalFileIO();
+    switch (strategy) {
+      case RENAME:
+        faults[0] = FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicRenameOnly(local));
+        return faults[0];
+      case LOCK_PLAIN_WRITES:
+        faults[0] = FaultInjectingFileIO.wrap(local);
+        return new BlindPutFileIO(faults[0]);
+      case ATOMIC_CREATE:
+      default:
+        faults[0] = FaultInjectingFileIO.wrap(local);
+        return faults[0];
+    }
+  }
+
+  /** The store of one committer without faults. */
   static FileIO baseStore(Strategy strategy) {
     LocalFileIO local = new LocalFileIO();
     switch (strategy) {
@@ -228,7 +249,9 @@ public final class HistoryChecker {
   private static void commitAll(Path warehouse, Config config, String user, long seed,
       AtomicBoolean inCommit, Stats stats, Consumer<Ack> sink) throws Exception {
     Random random = new Random(seed);
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(baseStore(config.strategy()));
+    FaultInjectingFileIO[] holder = new FaultInjectingFileIO[1];
+    FileIO committerStore = faultyStore(config.strategy(), holder);
+    FaultInjectingFileIO store = holder[0];
     if (config.lostAnswers() > 0) {
       store.failRandomly(config.strategy().publish, Fault.LOSE_ANSWER_AFTER_LANDING,
           config.lostAnswers(), seed);
@@ -249,12 +272,13 @@ public final class HistoryChecker {
             longOne = pauses.nextInt(5);
           }
           if (draw < config.pauses()) {
-            sleepQuietly(longOne == 0 ? 40 + (long) (draw * 400) : (long) (draw * 100));
+            // A write on the wire: an interrupt (or a cancelled future) does not stop it landing.
+            sleepUninterruptibly(longOne == 0 ? 40 + (long) (draw * 400) : (long) (draw * 100));
           }
         }
       });
     }
-    try (FileStoreTable table = new FileSystemCatalog(store, warehouse,
+    try (FileStoreTable table = new FileSystemCatalog(committerStore, warehouse,
         catalogOptions(config.strategy())).getTable(TABLE)) {
       TableCommit commit = table.newCommit(user);
       long lastId = 0;
@@ -368,6 +392,22 @@ public final class HistoryChecker {
         t.interrupt();
         stats.interrupts.incrementAndGet();
       }
+    }
+  }
+
+  static void sleepUninterruptibly(long millis) {
+    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    boolean interrupted = false;
+    for (long left = millis; left > 0;
+        left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+      try {
+        Thread.sleep(left);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
