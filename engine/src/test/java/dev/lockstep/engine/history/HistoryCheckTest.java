@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class HistoryCheckTest {
 
   private static final int THREADS = Integer.getInteger("lockstep.history.threads", 4);
-  private static final int COMMITS = Integer.getInteger("lockstep.history.commits", 12);
+  private static final int COMMITS = Integer.getInteger("lockstep.history.commits", 8);
   private static final int ROUNDS = Integer.getInteger("lockstep.history.rounds", 1);
   private static final Long SEED = Long.getLong("lockstep.history.seed");
 
