@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.catalog.TableNotFoundException;
+import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
@@ -68,8 +69,18 @@ final class TableTarget {
   Opened open(boolean writes) throws IOException, InterruptedException {
     Opened catalog = openCatalog(writes);
     try {
-      FileStoreTable t = catalog.catalog().getTable(identifier())
-          .copyWithOptions(catalog.options());
+      FileStoreTable t = catalog.catalog().getTable(identifier());
+      String bucket = catalog.options().get(CoreOptions.BUCKET);
+      // Tables created before the count was stored have none; the engine's check of every
+      // commit against the live files of its partitions still refuses a different count there.
+      String stored = t.schema().options().get(CoreOptions.BUCKET);
+      if (writes && bucket != null && stored != null && !bucket.trim().equals(stored.trim())) {
+        throw new UserError("-o " + CoreOptions.BUCKET + "=" + bucket + " cannot change the"
+            + " bucket count of " + table + ", which is stored with " + CoreOptions.BUCKET + "="
+            + stored + " (a primary-key table would hold keys twice); drop -o "
+            + CoreOptions.BUCKET + ": the count is set once, by 'lockstep table create'");
+      }
+      t = t.copyWithOptions(catalog.options());
       return new Opened(catalog.fileIO(), catalog.catalog(), t, catalog.options());
     } catch (TableNotFoundException e) {
       catalog.close();

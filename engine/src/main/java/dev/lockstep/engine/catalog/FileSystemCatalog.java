@@ -59,11 +59,18 @@ public final class FileSystemCatalog {
    * @throws IllegalArgumentException when the schema or its options are invalid, naming the fix
    */
   public FileStoreTable createTable(Identifier identifier, Schema schema) throws IOException {
-    TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
     Map<String, String> merged = new HashMap<>(options);
-    merged.putAll(tableSchema.options());
-    CatalogOptions.check(tableSchema.options());
-    CoreOptions.from(merged);
+    merged.putAll(schema.options());
+    CatalogOptions.check(schema.options());
+    CoreOptions core = CoreOptions.from(merged);
+    if (!schema.options().containsKey(CoreOptions.BUCKET)) {
+      // The bucket count is stored with the table, whoever writes it later and with what options.
+      Map<String, String> withBucket = new java.util.LinkedHashMap<>(schema.options());
+      withBucket.put(CoreOptions.BUCKET, Integer.toString(core.bucket()));
+      schema = new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(),
+          withBucket);
+    }
+    TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
     Path path = tablePath(identifier);
     SchemaManager schemas = new SchemaManager(fileIO, path);
     try {

@@ -13,6 +13,7 @@ import dev.lockstep.engine.snapshot.SnapshotManager;
 import dev.lockstep.engine.table.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.options.Durations;
+import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -33,16 +34,22 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Write the changes to one delta manifest and a delta list naming it, once; every attempt
  *       reuses both (a delta list's entries belong to whichever snapshot names it).
- *   <li>Read the latest snapshot L; when the changes delete files or add leveled files, check them
- *       against L's live files ({@link ConflictDetector#checkAgainstLive}).
+ *   <li>Read the latest snapshot L and check the changes against L's live files ({@link
+ *       ConflictDetector#checkAgainstLive}; every commit, so that a partition holding files of
+ *       another bucket count refuses even a pure append).
  *   <li>Reuse L's base manifest list and name L's delta list (and L's prior deltas) as prior deltas
  *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
  *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
  *       attempts write nothing but the snapshot file, which keeps the race window short.
- *   <li>Check that L still exists: a base that expired meanwhile fails the commit, since publishing
- *       L+1 could reuse an expired snapshot number. Then publish snapshot L+1 through lock-api's
- *       {@code SnapshotCommitter}; under the {@code lock} strategy the snapshot records the lease's
- *       fencing token ({@link Snapshot#fencing()}). COMMITTED: done.
+ *   <li>List the snapshot directory: L must still exist (a base that expired meanwhile fails the
+ *       commit, since publishing L+1 could reuse an expired snapshot number) and be the newest (a
+ *       newer one is a conflict, step 5, without publishing). Then publish snapshot L+1, which
+ *       names L's commit id as its parent, through lock-api's {@code SnapshotCommitter}; under the
+ *       {@code lock} strategy the snapshot records the lease's fencing token ({@link
+ *       Snapshot#fencing()}). COMMITTED: prove the id fresh ({@link #verifyFresh}): done; or, when
+ *       the id had existed and expired while we were paused before publishing, withdraw our file
+ *       and fail ({@link CommitFailedException}, nothing committed); or, when it cannot be told,
+ *       {@code CommitStateUnknownException}.
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
  *       {@code FencedCommitException} (our lease lapsed and a newer holder committed): rethrown
  *       after deleting what the commit wrote, like any failure before landing; not retried.
@@ -125,17 +132,17 @@ final class CommitLoop {
       Predicate<String> overwritten, Snapshot latest) throws IOException {
     ConflictDetector detector = new ConflictDetector(table.keyCodec(), options.bucket(), changes,
         overwritten);
-    if (detector.needsLiveCheck()) {
-      detector.checkAgainstLive(scan.liveFiles(latest).values());
-    }
+    // Every commit, appends included: a file of a touched partition with another bucket count
+    // (written before this commit's base) would put a key of a primary-key table in two buckets.
+    detector.checkAgainstLive(scan.liveFiles(latest).values());
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
     String deltaList = table.manifestList().write(List.of(delta));
     boolean keepDelta = false;
     try {
       // Writing the manifests took time: catch up before the first attempt, too.
-      Optional<Long> duplicate = catchUp(latest == null ? 1 : latest.id() + 1, kind, identifier,
-          detector);
+      Optional<Long> duplicate = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind,
+          identifier, detector);
       if (duplicate.isPresent()) {
         return duplicate.get();
       }
@@ -147,45 +154,53 @@ final class CommitLoop {
         // Let a committer that lost many races go first; then catch up with what it committed.
         for (int yields = 0; yields < 3
             && hint.yieldToClaimant(attempt); yields++) {
-          Optional<Long> ours = catchUp(latest == null ? 1 : latest.id() + 1, kind, identifier,
-              detector);
+          Optional<Long> ours = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind,
+              identifier, detector);
           if (ours.isPresent()) {
             return ours.get();
           }
           latest = caughtUp == null ? latest : caughtUp;
         }
         long id = latest == null ? 1 : latest.id() + 1;
-        if (latest != null && !snapshots.log().exists(latest.id())) {
-          // The base expired under us: snapshot numbers past it may have expired too, and
-          // publishing one again would reuse a number. Nothing is written.
-          throw new CommitFailedException("Snapshot " + latest.id() + ", the base of " + kind
-              + " commit " + identifier + " of " + commitUser + ", expired while the commit was"
-              + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
-              + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
-        }
+        // Right before publishing: the base must still exist and be the first snapshot ever to
+        // have its id (an id published again after it expired always has a newer snapshot above
+        // it), which is what the check after publishing builds on (verifyFresh).
+        boolean someoneTookOurId = !baseIsCurrent(latest, kind, identifier);
         List<String> written = new ArrayList<>();
-        Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
         CommitAttempt outcome;
-        try {
-          // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
-          outcome = table.committer().attempt(id, fencing -> SnapshotManager.serialize(
-              snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
-                  .orElse(null))));
-        } catch (CommitStateUnknownException e) {
-          keepDelta = true;
-          throw e;
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          cleanUp(written);
-          throw new InterruptedIOException("Interrupted while committing snapshot " + id);
-        } catch (IOException | RuntimeException e) {
-          cleanUp(written);
-          throw e;
-        }
-        if (outcome.outcome() == CommitOutcome.COMMITTED) {
-          keepDelta = true;
-          hint.release();
-          return id;
+        if (someoneTookOurId) {
+          // Another commit took our id already (or the table moved on): lose the race without
+          // publishing anything.
+          outcome = new CommitAttempt(CommitOutcome.CONFLICT, false);
+        } else {
+          Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
+          try {
+            // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
+            outcome = table.committer().attempt(id, fencing -> SnapshotManager.serialize(
+                snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
+                    .orElse(null))));
+          } catch (CommitStateUnknownException e) {
+            keepDelta = true;
+            throw e;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cleanUp(written);
+            throw new InterruptedIOException("Interrupted while committing snapshot " + id);
+          } catch (IOException | RuntimeException e) {
+            cleanUp(written);
+            throw e;
+          }
+          if (outcome.outcome() == CommitOutcome.COMMITTED) {
+            try {
+              confirmFresh(id, snapshot.commitId(), latest, kind, identifier, written);
+            } catch (CommitStateUnknownException e) {
+              keepDelta = true; // a published file names the delta
+              throw e;
+            }
+            keepDelta = true;
+            hint.release();
+            return id;
+          }
         }
         cleanUp(written);
         retries++;
@@ -206,13 +221,25 @@ final class CommitLoop {
         }
         // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
         sleep(pause, start);
-        Optional<Long> ours = catchUp(id, kind, identifier, detector);
+        Optional<Long> ours = catchUp(latest, id, kind, identifier, detector);
         if (ours.isPresent()) {
           return ours.get();
         }
         latest = caughtUp == null ? latest : caughtUp;
         if (latest == null || latest.id() < id) {
-          latest = snapshots.latest().orElse(null);
+          // Snapshot id is gone already (expired right after it landed): rebase on the newest one.
+          // The deltas in between cannot be read any more, so check against its live files.
+          Snapshot newest = snapshots.latest().orElse(null);
+          if (newest != null && (latest == null || newest.id() > latest.id())) {
+            if (overwritten != null) {
+              throw new CommitFailedException("The snapshots committed after the base of "
+                  + kind + " commit " + identifier + " of " + commitUser + " expired before it"
+                  + " could check them (they may have added files to the overwritten partitions);"
+                  + " nothing was committed. Run the overwrite again.");
+            }
+            detector.checkAgainstLive(scan.liveFiles(newest).values());
+            latest = newest;
+          }
         }
       }
     } finally {
@@ -231,15 +258,25 @@ final class CommitLoop {
    * Reads the snapshots from {@code first} on, checking each one's delta; returns the id of one that
    * holds this very commit already (a duplicate), else empty. Leaves the newest in {@link #caughtUp}.
    */
-  private Optional<Long> catchUp(long first, CommitKind kind, long identifier,
+  private Optional<Long> catchUp(Snapshot base, long first, CommitKind kind, long identifier,
       ConflictDetector detector) throws IOException {
     caughtUp = null;
+    Snapshot previous = base != null && base.id() == first - 1 ? base : null;
     for (long next = first; ; next++) {
       Optional<Snapshot> other = snapshots.find(next);
       if (other.isEmpty()) {
         return Optional.empty();
       }
       Snapshot s = other.get();
+      if (previous != null && !previous.isParentOf(s)) {
+        // Not the history we built on: one of the two is an id published again after it expired,
+        // whose committer has not withdrawn it yet (see verifyFresh). Never build on it.
+        throw new CommitFailedException("Snapshot " + s.id() + " of " + table.fullName()
+            + " was not built on snapshot " + previous.id() + " (an expired snapshot id was"
+            + " published again and is being withdrawn); nothing of " + kind + " commit "
+            + identifier + " of " + commitUser + " was committed. Commit it again.");
+      }
+      previous = s;
       if (s.commitUser().equals(commitUser) && s.commitIdentifier() == identifier
           && s.commitKind() == kind) {
         LOG.info("Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier,
@@ -289,7 +326,170 @@ final class CommitLoop {
     return new Snapshot(Snapshot.CURRENT_VERSION, id, table.schema().id(), baseList, priors,
         deltaList,
         commitUser, identifier, kind, System.currentTimeMillis(), total, deltaRows,
-        UUID.randomUUID().toString(), null);
+        UUID.randomUUID().toString(), null, latest == null ? null : latest.commitId());
+  }
+
+  /**
+   * Right before publishing on {@code base}: true when the base still exists and was the first
+   * snapshot ever to have its id, false when a newer snapshot exists already (another commit took
+   * our id: a conflict, without publishing).
+   *
+   * <p>Cheap path (one read): the base's parent, snapshot {@code base - 1}, still exists with the
+   * commit id the base names. Expiration deletes in ascending order, so the base exists too; and a
+   * base published under an id that had existed would have a parent that expired before it was
+   * published. Otherwise (parent expired, an old file without the link, or snapshot 1), one
+   * listing: the base must be listed and be the newest.
+   *
+   * @throws CommitFailedException when the base expired meanwhile: nothing is published
+   */
+  private boolean baseIsCurrent(Snapshot base, CommitKind kind, long identifier)
+      throws IOException {
+    if (base != null && base.id() > 1 && base.parentCommitId() != null) {
+      Optional<Snapshot> parent = snapshots.readUncached(base.id() - 1);
+      if (parent.isPresent() && parent.get().commitId().equals(base.parentCommitId())) {
+        return true;
+      }
+    }
+    List<Long> listed = snapshots.log().listIds();
+    if (base != null && !listed.contains(base.id())) {
+      // The base expired under us: snapshot numbers past it may have expired too, and
+      // publishing one again would reuse a number. Nothing is written.
+      throw new CommitFailedException("Snapshot " + base.id() + ", the base of " + kind
+          + " commit " + identifier + " of " + commitUser + ", expired while the commit was"
+          + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
+          + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
+    }
+    long newest = listed.isEmpty() ? 0 : listed.get(listed.size() - 1);
+    return newest == (base == null ? 0 : base.id());
+  }
+
+  /**
+   * Returns when snapshot {@code id}, which this commit just published, is fresh ({@link
+   * #verifyFresh}); withdraws it and throws {@link CommitFailedException} when its id had existed;
+   * throws {@code CommitStateUnknownException} when that cannot be told (nothing withdrawn). The
+   * check is short and must finish: an interrupt waits until it has (a snapshot left under an
+   * expired id would stay below the history for good).
+   */
+  private void confirmFresh(long id, String ours, Snapshot base, CommitKind kind, long identifier,
+      List<String> written) throws IOException {
+    boolean interrupted = Thread.interrupted();
+    try {
+      Freshness fresh = null;
+      for (int check = 1; fresh == null; check++) {
+        try {
+          fresh = verifyFresh(id, ours, base);
+        } catch (IOException e) {
+          if (check >= 3) {
+            // Published, but the check could not read the store: never "nothing happened".
+            throw new CommitStateUnknownException(snapshots.log().snapshotPath(id), e);
+          }
+        }
+      }
+      if (fresh == Freshness.UNKNOWN) {
+        throw new CommitStateUnknownException(snapshots.log().snapshotPath(id),
+            new IOException("Snapshot " + id + " was published, but whether the table's history"
+                + " continues from it cannot be told (a snapshot file without the"
+                + " 'parentCommitId' field, from an older writer, follows it, or the store kept"
+                + " changing); commit the same identifier again later"));
+      }
+      if (fresh == Freshness.REUSED) {
+        withdraw(id, kind, identifier, written);
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** What {@link #verifyFresh} found out about a snapshot this commit published. */
+  private enum Freshness { FRESH, REUSED, UNKNOWN }
+
+  /**
+   * After publishing snapshot {@code id} on {@code base}: whether {@code id} was fresh (no snapshot
+   * ever had it before), so that history continues from ours; or REUSED (it had existed and expired
+   * while we were paused between the base check and the publish); or UNKNOWN.
+   *
+   * <p>Why this holds: expiration deletes snapshot files in ascending id order, never the newest,
+   * and only snapshots whose successor was built on them (it skips a snapshot whose successor is
+   * missing or names another parent); the base was the newest snapshot when we listed right before
+   * publishing, so it was the first ever to have its id, and it is never created again.
+   *
+   * <ol>
+   *   <li>The base still exists (same commit id): an earlier holder of {@code id} could only have
+   *       expired after the base did, so {@code id} was fresh.
+   *   <li>Ours is gone: only a snapshot that a successor was built on expires, and a successor is
+   *       only built on a snapshot that was the newest: fresh.
+   *   <li>Snapshot {@code id + 1} exists: built on ours (its parent is our commit id) means fresh;
+   *       another parent means an earlier holder of {@code id} is its parent: reused.
+   *   <li>No {@code id + 1}: ours is the newest listed means fresh (a reused id always has a newer
+   *       snapshot above it); a newer one above a missing {@code id + 1} while ours still exists
+   *       means reused (in a fresh history, {@code id + 1} can only go after ours did).
+   * </ol>
+   * Anything else after three rounds (or a successor from an older writer, without the parent
+   * field) is UNKNOWN: never withdraw what others may have built on.
+   */
+  private Freshness verifyFresh(long id, String ours, Snapshot base) throws IOException {
+    if (base != null) {
+      Optional<Snapshot> now = snapshots.readUncached(base.id());
+      if (now.isPresent() && now.get().commitId().equals(base.commitId())) {
+        return Freshness.FRESH;
+      }
+    }
+    for (int round = 0; round < 3; round++) {
+      Optional<Snapshot> mine = snapshots.readUncached(id);
+      if (mine.isEmpty()) {
+        return Freshness.FRESH;
+      }
+      if (!mine.get().commitId().equals(ours)) {
+        return Freshness.UNKNOWN;
+      }
+      Optional<Snapshot> next = snapshots.readUncached(id + 1);
+      if (next.isPresent()) {
+        String parent = next.get().parentCommitId();
+        return parent == null ? Freshness.UNKNOWN
+            : parent.equals(ours) ? Freshness.FRESH : Freshness.REUSED;
+      }
+      List<Long> listed = snapshots.log().listIds();
+      long max = listed.isEmpty() ? 0 : listed.get(listed.size() - 1);
+      if (max == id) {
+        return Freshness.FRESH;
+      }
+      if (max > id + 1 && snapshots.readUncached(id + 1).isEmpty()) {
+        Optional<Snapshot> still = snapshots.readUncached(id);
+        if (still.isEmpty()) {
+          return Freshness.FRESH;
+        }
+        if (still.get().commitId().equals(ours)) {
+          return Freshness.REUSED;
+        }
+      }
+    }
+    return Freshness.UNKNOWN;
+  }
+
+  /**
+   * Deletes snapshot {@code id}, which this commit published under an id that had existed before:
+   * nothing can have been built on it (it was never the newest), and expiration never touches it.
+   * Then fails the commit: nothing of it is in the table's history.
+   */
+  private void withdraw(long id, CommitKind kind, long identifier, List<String> written)
+      throws IOException {
+    Path path = snapshots.log().snapshotPath(id);
+    try {
+      table.fileIO().delete(path, false);
+    } catch (IOException e) {
+      throw new CommitStateUnknownException(path, e);
+    }
+    snapshots.forget(id);
+    cleanUp(written);
+    LOG.warn("Withdrew snapshot {} of {}: {} commit {} of {} published an id that had existed and"
+        + " expired while it was paused", id, table.fullName(), kind, identifier, commitUser);
+    throw new CommitFailedException("Snapshot id " + id + " of " + table.fullName() + " had"
+        + " existed and expired while " + kind + " commit " + identifier + " of " + commitUser
+        + " was paused between its base check and its publish (longer than the retention"
+        + " allowed); the snapshot was withdrawn and nothing was committed. Commit the same"
+        + " messages again.");
   }
 
   private void cleanUp(List<String> written) {

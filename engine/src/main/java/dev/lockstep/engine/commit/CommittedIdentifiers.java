@@ -3,7 +3,9 @@ package dev.lockstep.engine.commit;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -38,8 +40,20 @@ final class CommittedIdentifiers {
     if (identifier <= coveredAbove) {
       scanBackwards(latest, identifier);
     } else {
+      // Only snapshots of the history count: down from the latest while each was built on the
+      // one below. A snapshot published under an expired id (see CommitLoop.verifyFresh) is not.
+      List<Snapshot> read = new ArrayList<>();
       for (long id = scannedUpTo + 1; id <= latest; id++) {
-        snapshots.find(id).ifPresent(this::note);
+        snapshots.find(id).ifPresent(read::add);
+      }
+      Snapshot above = null;
+      for (int i = read.size() - 1; i >= 0; i--) {
+        Snapshot s = read.get(i);
+        if (above != null && !s.isParentOf(above)) {
+          break;
+        }
+        note(s);
+        above = s;
       }
     }
     scannedUpTo = Math.max(scannedUpTo, latest);
@@ -55,13 +69,16 @@ final class CommittedIdentifiers {
   private void scanBackwards(long latest, long identifier) throws IOException {
     long earliest = snapshots.earliestId().orElse(1);
     long covered = Long.MIN_VALUE;
+    Snapshot above = null;
     for (long id = latest; id >= earliest; id--) {
       Optional<Snapshot> s = snapshots.find(id);
-      if (s.isEmpty()) {
-        // Expired meanwhile: older snapshots are gone too.
+      if (s.isEmpty() || (above != null && !s.get().isParentOf(above))) {
+        // Expired meanwhile: older snapshots are gone too. Or not the one the history was built
+        // on (an expired id published again): the history ends here.
         covered = identifier - 1;
         break;
       }
+      above = s.get();
       note(s.get());
       if (s.get().commitUser().equals(commitUser) && s.get().commitIdentifier() < identifier) {
         covered = s.get().commitIdentifier();

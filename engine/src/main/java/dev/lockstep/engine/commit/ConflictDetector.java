@@ -21,8 +21,8 @@ import java.util.function.Predicate;
  * Decides whether a commit's changes still apply on top of other commits.
  *
  * <ol>
- *   <li>{@link #checkAgainstLive}: once, against the full file set of the snapshot the commit is first
- *       attempted on: every deleted file is live; no added level >= 1 file overlaps a live file of
+ *   <li>{@link #checkAgainstLive}: once for every commit (pure level-0 appends included), against
+ *       the full file set of the snapshot the commit is first attempted on: every deleted file is live; no added level >= 1 file overlaps a live file of
  *       its level and bucket (files the commit deletes do not count); every live file of a touched
  *       partition has the commit's bucket count.
  *   <li>{@link #checkDelta}: after a snapshot conflict, for each snapshot committed since (only their
@@ -56,11 +56,6 @@ final class ConflictDetector {
         leveledAdds.computeIfAbsent(bucketKey(e), k -> new ArrayList<>()).add(e);
       }
     }
-  }
-
-  /** Whether a full check is needed at all (pure level-0 appends only need the delta checks). */
-  boolean needsLiveCheck() {
-    return !deletes.isEmpty() || !leveledAdds.isEmpty();
   }
 
   void checkAgainstLive(Collection<ManifestEntry> live) throws FileConflictException {

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>When (commit user, identifier) is in a snapshot already, do nothing (exactly once across
  *       restarts).
- *   <li>New files become one APPEND snapshot. A file conflict here (only a changed bucket count can
- *       cause one) is a {@link CommitFailedException}.
+ *   <li>New files become one APPEND snapshot. A file conflict here (only files of another bucket
+ *       count in a touched partition can cause one) is a {@link CommitFailedException}. Every
+ *       message must have the stored table's bucket count.
  *   <li>Compactions become one COMPACT snapshot. When a bucket's compaction conflicts with another
  *       commit, that bucket's compaction is dropped: its output files are deleted, the rest is
  *       committed, and the writer compacts the bucket again from the latest snapshot later. No

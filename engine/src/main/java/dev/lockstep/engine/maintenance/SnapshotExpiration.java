@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * Expires old snapshots of a table and deletes the files that only they referenced.
  *
  * <ol>
- *   <li>Read the earliest snapshot E and the latest L. Walk up from E and pick the snapshots to
+ *   <li>Read the earliest snapshot E (the first whose successor exists and was built on it: a
+ *       snapshot below it is an expired id published again, which its committer withdraws, and is
+ *       never touched) and the latest L. Walk up from E and pick the snapshots to
  *       expire, [E, X): each leaves at least {@code snapshot.num-retained.min} newer snapshots, and
  *       either the snapshot after it is older than {@code snapshot.time-retained} or more than
  *       {@code snapshot.num-retained.max} would remain; at most {@code snapshot.expire.limit}.
@@ -35,7 +37,10 @@ import org.slf4j.LoggerFactory;
  *       E plus every file the deltas of E+1..X-1 added), the live files of X, the manifest lists and
  *       manifests the expired snapshots name, and those every retained snapshot X..L' names (L' read
  *       again now).
- *   <li>Delete the snapshot files E..X-1, oldest first, then write the {@code EARLIEST} hint X.
+ *   <li>Delete the snapshot files E..X-1, oldest first (each re-read right before: a run that finds
+ *       one changed stops), never the newest and only along links (each was read with its
+ *       successor built on it), then write the {@code EARLIEST} hint X. This order is what lets a
+ *       committer prove its snapshot id fresh ({@code CommitLoop.verifyFresh}).
  *   <li>Delete the data files that were live in an expired snapshot and are not live in X, then the
  *       manifests and manifest lists that no retained snapshot names.
  * </ol>
@@ -145,8 +150,8 @@ public final class SnapshotExpiration {
     if (earliestId.isEmpty() || latestId.isEmpty()) {
       return ExpireReport.nothing(0, dryRun);
     }
-    long earliest = earliestId.getAsLong();
     long latest = latestId.getAsLong();
+    long earliest = firstOfHistory(earliestId.getAsLong(), latest);
     if (!dryRun && !table.fileIO().exists(snapshots.log().directory().child("EARLIEST"))) {
       // Without the hint every earliestId() lists the snapshot directory.
       snapshots.log().writeEarliestHint(earliest);
@@ -165,6 +170,15 @@ public final class SnapshotExpiration {
     if (!dryRun) {
       FileIO io = table.fileIO();
       for (long id = earliest; id < end; id++) {
+        // Read right before deleting: the file must still be the snapshot the plan read (an id
+        // published again after another expiration removed it is its committer's to withdraw).
+        Optional<Snapshot> now = snapshots.readUncached(id);
+        if (now.isEmpty() || !now.get().commitId().equals(p.expired.get((int) (id - earliest))
+            .commitId())) {
+          LOG.info("Snapshot {} of {} changed while expiring (another expiration runs); stopped",
+              id, table.fullName());
+          return ExpireReport.nothing(snapshots.earliestId().orElse(0), dryRun);
+        }
         io.delete(snapshots.log().snapshotPath(id), false);
       }
       snapshots.log().writeEarliestHint(end);
@@ -208,7 +222,41 @@ public final class SnapshotExpiration {
   }
 
   /** What one run deletes: relative data-file paths and manifest names, with their sizes. */
-  private record Plan(Map<String, Long> dataFiles, Map<String, Long> manifests) {}
+  private record Plan(List<Snapshot> expired, Map<String, Long> dataFiles,
+      Map<String, Long> manifests) {}
+
+  /**
+   * The first snapshot of the table's history from {@code earliest} on: skips snapshots whose
+   * successor is missing or was not built on them. Those are ids published again after they had
+   * expired, left by a committer that withdraws them (CommitLoop); expiring one would delete the
+   * data of a commit that is being retried, so expiration never touches them.
+   */
+  private long firstOfHistory(long earliest, long latest) throws IOException {
+    SnapshotManager snapshots = table.snapshotManager();
+    long id = earliest;
+    while (id < latest) {
+      Optional<Snapshot> s = snapshots.readUncached(id);
+      Optional<Snapshot> next = snapshots.readUncached(id + 1);
+      if (s.isPresent() && next.isPresent() && s.get().isParentOf(next.get())) {
+        return id;
+      }
+      List<Long> ids = snapshots.log().listIds();
+      long following = id;
+      for (long other : ids) {
+        if (other > id) {
+          following = other;
+          break;
+        }
+      }
+      if (following == id) {
+        return id;
+      }
+      LOG.info("Snapshot {} of {} is not followed by a snapshot built on it; expiration leaves it"
+          + " to the commit that published it", id, table.fullName());
+      id = following;
+    }
+    return id;
+  }
 
   /** Reads everything first; empty when a snapshot of the range is gone (another expiration). */
   private Optional<Plan> plan(long earliest, long end) throws IOException {
@@ -216,9 +264,18 @@ public final class SnapshotExpiration {
     FileStoreScan scan = table.store();
     try {
       List<Snapshot> expired = new ArrayList<>();
-      for (long id = earliest; id < end; id++) {
-        expired.add(snapshots.get(id));
+      for (long id = earliest; id <= end; id++) {
+        long current = id;
+        Snapshot s = snapshots.readUncached(id).orElseThrow(() -> new FileNotFoundException(
+            "snapshot " + current));
+        if (!expired.isEmpty() && !expired.get(expired.size() - 1).isParentOf(s)) {
+          LOG.info("Snapshot {} of {} was not built on {}; expiration stops", id,
+              table.fullName(), id - 1);
+          return Optional.empty();
+        }
+        expired.add(s);
       }
+      expired.remove(expired.size() - 1);
       Map<ManifestEntry.FileId, ManifestEntry> once = new LinkedHashMap<>(
           scan.liveFiles(expired.get(0)));
       for (Snapshot s : expired.subList(1, expired.size())) {
@@ -244,7 +301,7 @@ public final class SnapshotExpiration {
       Map<String, Long> retainedManifests = new LinkedHashMap<>();
       collectManifests(retained, retainedManifests, false);
       expiredManifests.keySet().removeAll(retainedManifests.keySet());
-      return Optional.of(new Plan(dataFiles, expiredManifests));
+      return Optional.of(new Plan(expired, dataFiles, expiredManifests));
     } catch (FileNotFoundException e) {
       return Optional.empty();
     }

@@ -20,12 +20,17 @@ import java.util.Objects;
  * @param fencing the lease this snapshot was committed under ({@code commit.strategy=lock}): which
  *     lock and its fencing token; {@code null} for lock-free commits and in files written before the
  *     field existed (absent from the JSON then)
+ * @param parentCommitId the {@code commitId} of the snapshot this one was built on (its base,
+ *     snapshot {@code id - 1}); {@code null} for snapshot 1 of a table and in files written before
+ *     the field existed. It links the history, so that a snapshot published under an id that had
+ *     existed before (and expired) can be told from the one that history continues from.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Snapshot(int version, long id, long schemaId, String baseManifestList,
     List<PriorDelta> priorDeltas, String deltaManifestList, String commitUser, long commitIdentifier, CommitKind commitKind,
     long timeMillis, long totalRecordCount, long deltaRecordCount, String commitId,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId) {
 
   public static final int CURRENT_VERSION = 1;
 
@@ -42,7 +47,13 @@ public record Snapshot(int version, long id, long schemaId, String baseManifestL
   public Snapshot withFencing(Fencing fencing) {
     return new Snapshot(version, id, schemaId, baseManifestList, priorDeltas, deltaManifestList,
         commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount, deltaRecordCount,
-        commitId, fencing);
+        commitId, fencing, parentCommitId);
+  }
+
+  /** Whether {@code next}, snapshot {@code id + 1}, was built on this one (unknown in old files). */
+  public boolean isParentOf(Snapshot next) {
+    return next.id() == id + 1
+        && (next.parentCommitId() == null || next.parentCommitId().equals(commitId));
   }
 
   /** The delta manifest list of an earlier snapshot, whose entries that snapshot committed. */

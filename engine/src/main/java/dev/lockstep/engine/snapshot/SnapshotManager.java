@@ -43,8 +43,21 @@ public final class SnapshotManager {
     return log;
   }
 
+  /**
+   * The newest snapshot id. lock-api's {@link SnapshotLog#latestId()} follows the {@code LATEST}
+   * hint; a commit that published an id which had existed and expired (and withdraws it again, see
+   * {@code CommitLoop}) may have pointed the hint at that old id for a moment, below a gap. So when
+   * the snapshot before the answer is missing (its predecessor expired, or the answer sits below a
+   * gap), the newest listed id decides: readers never go back in time.
+   */
   public OptionalLong latestId() throws IOException {
-    return log.latestId();
+    OptionalLong hinted = log.latestId();
+    if (hinted.isEmpty() || (hinted.getAsLong() > 1 && log.exists(hinted.getAsLong() - 1))) {
+      return hinted;
+    }
+    java.util.List<Long> ids = log.listIds();
+    return ids.isEmpty() ? hinted : OptionalLong.of(Math.max(hinted.getAsLong(),
+        ids.get(ids.size() - 1)));
   }
 
   public OptionalLong earliestId() throws IOException {
@@ -72,6 +85,24 @@ public final class SnapshotManager {
     Snapshot snapshot = JSON.readValue(bytes, Snapshot.class);
     cache.put(id, snapshot);
     return Optional.of(snapshot);
+  }
+
+  /**
+   * Snapshot {@code id} as the store holds it now, bypassing the cache (which would still answer
+   * for a file that expired, or that was withdrawn and published again by another commit); empty
+   * when it does not exist.
+   */
+  public Optional<Snapshot> readUncached(long id) throws IOException {
+    try {
+      return Optional.of(JSON.readValue(log.read(id), Snapshot.class));
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Forgets a cached snapshot {@code id} (a commit withdrew the file it published). */
+  public void forget(long id) {
+    cache.remove(id);
   }
 
   /** Snapshot {@code id}; @throws FileNotFoundException naming the id when it does not exist */

@@ -67,7 +67,9 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
       .defaultValue(BUCKET_DEFAULT)
       .require(b -> b >= 1, "at least 1 (dynamic buckets are not supported yet)")
       .withDescription("fixed buckets per partition; a row goes to `hash(primary key)` (append"
-          + " tables: `hash(row)`) mod `bucket`");
+          + " tables: `hash(row)`) mod `bucket`. Stored with the table when it is created (from the"
+          + " table's or the catalog's options); a catalog default never changes a stored table, and"
+          + " a table object whose own options ask for another count refuses to write");
   static final ConfigOption<Boolean> WRITE_ONLY_OPTION = ConfigOption.key(WRITE_ONLY).booleanType()
       .defaultValue(false)
       .withDescription("writers never compact and never expire snapshots; run a `TableCompactor` or"

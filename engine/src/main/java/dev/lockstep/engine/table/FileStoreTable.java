@@ -64,6 +64,8 @@ public final class FileStoreTable implements Closeable {
   private final PartitionPath partitionPath;
   private final KeyCodec keyCodec;
   private SnapshotCommitter committer;
+  /** Why this object may not write (a bucket option that differs from the stored one), or null. */
+  private final String bucketConflict;
 
   /**
    * @param catalogOptions catalog options (lock, commit strategy, store); the schema's options
@@ -85,6 +87,19 @@ public final class FileStoreTable implements Closeable {
     Map<String, String> merged = new HashMap<>(catalogOptions);
     merged.putAll(schema.options());
     merged.putAll(dynamicOptions);
+    // The bucket count is a property of the stored table: a writer with another count would put a
+    // key of a primary-key table into a second bucket, where it would be read twice.
+    String stored = schema.options().get(CoreOptions.BUCKET);
+    String asked = dynamicOptions.get(CoreOptions.BUCKET);
+    if (stored != null && asked != null && !asked.trim().equals(stored.trim())) {
+      this.bucketConflict = "Table " + fullName + " is stored with " + CoreOptions.BUCKET + "="
+          + stored + "; option '" + CoreOptions.BUCKET + "=" + asked + "' would write it with"
+          + " another bucket count (a primary-key table would then hold a key twice). Drop the"
+          + " '" + CoreOptions.BUCKET + "' option: the stored table decides its bucket count.";
+      merged.put(CoreOptions.BUCKET, stored);
+    } else {
+      this.bucketConflict = null;
+    }
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
     this.format = new AvroFileFormat(options.fileCompression());
@@ -218,17 +233,32 @@ public final class FileStoreTable implements Closeable {
 
   /** A writer for one commit user; not thread-safe, one per thread. */
   public TableWrite newWrite(String commitUser) {
+    requireWritable();
     return new TableWrite(this, commitUser);
   }
 
   /** A committer for one commit user; not thread-safe, one per thread. */
   public TableCommit newCommit(String commitUser) {
+    requireWritable();
     return new TableCommit(this, commitUser);
   }
 
   /** A dedicated compaction job's worker; not thread-safe. */
   public TableCompactor newCompactor(String commitUser) {
+    requireWritable();
     return new TableCompactor(this, commitUser);
+  }
+
+  /**
+   * Refuses to write through this object when its options ask for another bucket count than the
+   * stored table has ({@link #copyWithOptions}).
+   *
+   * @throws IllegalArgumentException naming both counts and the fix
+   */
+  public void requireWritable() {
+    if (bucketConflict != null) {
+      throw new IllegalArgumentException(bucketConflict);
+    }
   }
 
   public TableScan newScan() {

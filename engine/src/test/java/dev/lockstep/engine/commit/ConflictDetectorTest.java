@@ -27,7 +27,7 @@ class ConflictDetectorTest {
   }
 
   private static Snapshot snapshot(CommitKind kind) {
-    return new Snapshot(1, 5, 0, "b", List.of(), "d", "other", 1, kind, 0, 0, 0, "id", null);
+    return new Snapshot(1, 5, 0, "b", List.of(), "d", "other", 1, kind, 0, 0, 0, "id", null, null);
   }
 
   @Test
