@@ -41,7 +41,12 @@ public final class FileSystemCatalog {
     CatalogOptions.check(options);
     this.fileIO = fileIO;
     this.warehouse = warehouse;
-    this.options = Map.copyOf(options);
+    // The commit protocol's once-per-endpoint atomic-create probe records its verdict under the
+    // warehouse, so every table of the warehouse (and every later process) shares it.
+    Map<String, String> withWarehouse = new HashMap<>(options);
+    withWarehouse.putIfAbsent(dev.lockstep.engine.table.EngineOptions.WAREHOUSE.key(),
+        warehouse.toString());
+    this.options = Map.copyOf(withWarehouse);
   }
 
   public Path tablePath(Identifier identifier) {
