@@ -1,13 +1,15 @@
 package dev.lockstep.lock.hive;
 
+import dev.lockstep.conformance.ConformanceSuite;
 import dev.lockstep.conformance.ConformanceTarget;
-import dev.lockstep.conformance.LockContract;
 import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The kit's lock contract on a real Hive Metastore 4.0.1. */
-class HiveLockContractTest extends LockContract {
+/**
+ * The whole conformance kit on the Hive Metastore lock (the shared test metastore).
+ */
+class HiveConformanceTest extends ConformanceSuite {
 
   @TempDir static Path root;
 

@@ -1,13 +1,15 @@
 package dev.lockstep.lock.jdbc;
 
-import dev.lockstep.conformance.CommitContract;
+import dev.lockstep.conformance.ConformanceSuite;
 import dev.lockstep.conformance.ConformanceTarget;
 import java.sql.SQLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The kit's commit contract on MariaDB through MySQL Connector/J. */
-class MariaDbCommitContractTest extends CommitContract {
+/**
+ * The whole conformance kit on the JDBC lock on PostgreSQL.
+ */
+class PostgresConformanceTest extends ConformanceSuite {
 
   private static final String TABLE = TestDatabase.freshTable();
 
@@ -15,11 +17,11 @@ class MariaDbCommitContractTest extends CommitContract {
 
   @Override
   protected ConformanceTarget target() {
-    return JdbcConformanceTargets.on(TestDatabase.MARIADB_CONNECTOR_J, TABLE, root);
+    return JdbcConformanceTargets.on(TestDatabase.POSTGRESQL, TABLE, root);
   }
 
   @AfterAll
   static void dropTable() throws SQLException {
-    TestDatabase.MARIADB_CONNECTOR_J.dropTable(TABLE);
+    TestDatabase.POSTGRESQL.dropTable(TABLE);
   }
 }

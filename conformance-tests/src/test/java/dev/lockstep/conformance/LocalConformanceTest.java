@@ -3,10 +3,10 @@ package dev.lockstep.conformance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The kit's UncertainOutcomeContract against the local store (and the in-JVM test lock): all must
- * pass.
+ * The whole kit, through its one entry point, against {@code LocalFileIO} and the in-JVM file
+ * lock: every contract of {@link ConformanceSuite}, as a vendor runs it.
  */
-class LocalUncertainOutcomeContractTest extends UncertainOutcomeContract {
+class LocalConformanceTest extends ConformanceSuite {
 
   @TempDir static java.nio.file.Path root;
 

@@ -1,14 +1,18 @@
 package dev.lockstep.lock.zookeeper;
 
+import dev.lockstep.conformance.ConformanceSuite;
 import dev.lockstep.conformance.ConformanceTarget;
-import dev.lockstep.conformance.CommitContract;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The kit's commit contract on a real ZooKeeper server, each lock client its own session. */
-class ZooKeeperCommitContractTest extends CommitContract {
+/**
+ * The whole conformance kit on the ZooKeeper lock, each lock client a separate session (as separate
+ * processes are). {@link SharedClientLockContractTest} adds a second target for the lock contract:
+ * clients that share the process's Curator client.
+ */
+class ZooKeeperConformanceTest extends ConformanceSuite {
 
   @TempDir static java.nio.file.Path root;
   private static TestingServer server;

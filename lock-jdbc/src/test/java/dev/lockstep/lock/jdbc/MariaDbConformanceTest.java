@@ -1,13 +1,15 @@
 package dev.lockstep.lock.jdbc;
 
+import dev.lockstep.conformance.ConformanceSuite;
 import dev.lockstep.conformance.ConformanceTarget;
-import dev.lockstep.conformance.LockContract;
 import java.sql.SQLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The kit's lock contract on MariaDB through MySQL Connector/J. */
-class MariaDbLockContractTest extends LockContract {
+/**
+ * The whole conformance kit on the JDBC lock on MariaDB (through MySQL Connector/J).
+ */
+class MariaDbConformanceTest extends ConformanceSuite {
 
   private static final String TABLE = TestDatabase.freshTable();
 

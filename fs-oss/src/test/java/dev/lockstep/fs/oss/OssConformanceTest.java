@@ -1,14 +1,17 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.conformance.ConformanceSuite;
 import dev.lockstep.conformance.ConformanceTarget;
-import dev.lockstep.conformance.UncertainOutcomeContract;
 import dev.lockstep.fs.oss.testing.OssTestServer;
 import java.io.IOException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The kit's UncertainOutcomeContract through the real OSS SDK against the OSS test server, no lock. */
-class OssUncertainOutcomeContractTest extends UncertainOutcomeContract {
+/**
+ * The whole conformance kit through the real OSS SDK against the OSS test server, with no lock.
+ * {@link OssCommitContractTest} adds a second target: the commit contract under a lock.
+ */
+class OssConformanceTest extends ConformanceSuite {
 
   private static OssTestServer server;
 
