@@ -78,7 +78,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
 
   /** The bucket and key of an {@code oss://bucket/key} path. */
   static ObjectKey keyOf(Path path) {
-    return ObjectKey.parse(path, "OSS", "oss");
+    return ObjectKey.parse(path, "OSS", "oss://bucket/key", "oss");
   }
 
   /**

@@ -11,7 +11,7 @@ import dev.lockstep.fs.conditional.ObjectKey;
 record S3Location(String bucket, String key) {
 
   static S3Location of(Path path) {
-    ObjectKey parsed = ObjectKey.parse(path, "S3", "s3", "s3a");
+    ObjectKey parsed = ObjectKey.parse(path, "S3", "s3://bucket/path", "s3", "s3a");
     return new S3Location(parsed.bucket(), parsed.key());
   }
 

@@ -159,9 +159,10 @@ public final class ConditionalPublisher {
       resolve(path, exclusive, readBack, last, true);
       return;
     }
+    IOException failure = store.failure(last, action, path);
     throw new IOException("Gave up " + action + " of " + path + " after " + retries.maxAttempts()
-        + " attempts (option '" + retries.attemptsOption() + "'); nothing was published.",
-        store.failure(last, action, path));
+        + " attempts (option '" + retries.attemptsOption() + "'); nothing was published. Last"
+        + " error: " + failure.getMessage(), failure);
   }
 
   /**
