@@ -16,6 +16,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The base of every contract class: the {@link #target()} hook, a fresh sub-path of the target URI
@@ -28,8 +31,12 @@ import org.junit.jupiter.api.TestInfo;
  *   <li>Declared present: the check runs and must pass.
  * </ol>
  */
+@ExtendWith(ConformanceContract.Context.class)
 public abstract class ConformanceContract {
 
+  private ConformanceTarget runTarget;
+  private ConformanceSuite suite;
+  private Latencies latencies = new Latencies();
   private ConformanceTarget target;
   private ConformanceSettings settings;
   private String checkName;
@@ -37,8 +44,43 @@ public abstract class ConformanceContract {
   private FileIO cleanupStore;
   private final Deque<Closeable> opened = new ArrayDeque<>();
 
-  /** What is under test. Called once per check; may build a fresh target each time. */
-  protected abstract ConformanceTarget target();
+  /**
+   * What is under test. Called once per check; may build a fresh target each time. By default: the
+   * target of the {@link ConformanceRunner} run this check belongs to, else the target of the
+   * enclosing {@link ConformanceSuite}, else {@code null} (which fails the check as unconfigured).
+   * A vendor either subclasses {@link ConformanceSuite} or overrides this in a contract subclass.
+   */
+  protected ConformanceTarget target() {
+    if (runTarget != null) {
+      return runTarget;
+    }
+    return suite == null ? null : suite.target();
+  }
+
+  /**
+   * Links each check to what JUnit knows about it: the run of the {@link ConformanceRunner} (by the
+   * run id in the configuration parameters) and the enclosing {@link ConformanceSuite} instance. Runs
+   * before every {@code @BeforeEach}.
+   */
+  static final class Context implements BeforeEachCallback {
+    @Override
+    public void beforeEach(ExtensionContext context) {
+      ConformanceContract contract = (ConformanceContract) context.getRequiredTestInstance();
+      context
+          .getConfigurationParameter(ConformanceRunner.RUN_PARAMETER)
+          .flatMap(ConformanceRunner::run)
+          .ifPresent(
+              run -> {
+                contract.runTarget = run.target();
+                contract.latencies = run.latencies();
+              });
+      for (Object enclosing : context.getRequiredTestInstances().getEnclosingInstances()) {
+        if (enclosing instanceof ConformanceSuite) {
+          contract.suite = (ConformanceSuite) enclosing;
+        }
+      }
+    }
+  }
 
   @BeforeEach
   final void prepareCheck(TestInfo info) {
@@ -141,14 +183,14 @@ public abstract class ConformanceContract {
     if (cleanupStore == null) {
       cleanupStore = store;
     }
-    return MeasuredStore.wrap(store, Latencies.global());
+    return MeasuredStore.wrap(store, latencies);
   }
 
   /** A new client of the lock service under test, timed, closed after the check. */
   protected final LockService openLock() throws IOException {
     LockService lock = target.openLock();
     opened.push(lock);
-    return new MeasuredLockService(lock, Latencies.global());
+    return new MeasuredLockService(lock, latencies);
   }
 
   /** Registers something to close after the check (closed in reverse order of registration). */

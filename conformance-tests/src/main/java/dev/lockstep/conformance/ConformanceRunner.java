@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.TestSource;
@@ -55,7 +56,25 @@ public final class ConformanceRunner {
   /** File name of the JUnit XML report in the report directory. */
   public static final String XML_REPORT = "TEST-lockstep-conformance.xml";
 
+  /** The JUnit configuration parameter carrying the id of the run a check belongs to. */
+  static final String RUN_PARAMETER = "lockstep.conformance.run";
+
+  /**
+   * The runs in progress, by run id: how a check launched by JUnit finds its run's target and
+   * latency recorder (JUnit 5.11 passes only strings to the tests it launches). No run shares state
+   * with another, so runs may go on at the same time.
+   */
+  private static final Map<String, Run> RUNS = new ConcurrentHashMap<>();
+
+  /** One run: its target and the latencies its checks measure. */
+  record Run(ConformanceTarget target, Latencies latencies) {}
+
   private ConformanceRunner() {}
+
+  /** The run with id {@code runId}, while it goes on. */
+  static Optional<Run> run(String runId) {
+    return Optional.ofNullable(RUNS.get(runId));
+  }
 
   /** Runs every contract against {@code target}. */
   public static ConformanceResult run(ConformanceTarget target) {
@@ -66,24 +85,26 @@ public final class ConformanceRunner {
    * Runs the given contracts (subclasses of the kit's contracts that return {@code target}, or the
    * runner's own) against {@code target}.
    */
-  public static synchronized ConformanceResult run(
+  public static ConformanceResult run(
       ConformanceTarget target, List<Class<? extends ConformanceContract>> contracts) {
     ConformanceSettings settings = target.settings(); // bad settings fail here, before any check
     Instant started = Instant.now();
     long start = System.nanoTime();
-    Latencies.global().reset();
-    RunnerContracts.setCurrent(target);
+    Run run = new Run(target, new Latencies());
+    String runId = UUID.randomUUID().toString();
+    RUNS.put(runId, run);
     Collector collector = new Collector();
     try {
       LauncherDiscoveryRequestBuilder request =
           LauncherDiscoveryRequestBuilder.request()
-              .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false");
+              .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
+              .configurationParameter(RUN_PARAMETER, runId);
       contracts.forEach(c -> request.selectors(selectClass(c)));
       LauncherDiscoveryRequest built = request.build();
       Launcher launcher = LauncherFactory.create();
       launcher.execute(built, collector);
     } finally {
-      RunnerContracts.setCurrent(null);
+      RUNS.remove(runId);
     }
     return new ConformanceResult(
         target.toString(),
@@ -91,7 +112,7 @@ public final class ConformanceRunner {
         settings.reductions(),
         target.declarations(),
         collector.results,
-        Latencies.global().snapshot(),
+        run.latencies().snapshot(),
         started,
         Duration.ofNanos(System.nanoTime() - start));
   }

@@ -8,20 +8,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Latencies of store and lock operations measured while the checks run, by operation name ({@code
- * store.write}, {@code lock.acquire}, ...). One process-wide recorder: the runner resets it before
- * a run and reads it afterwards. Thread-safe.
+ * store.write}, {@code lock.acquire}, ...). One recorder per run of the {@link ConformanceRunner},
+ * which reads it afterwards. Thread-safe.
  */
 public final class Latencies {
 
-  private static final Latencies GLOBAL = new Latencies();
   private static final int MAX_SAMPLES = 200_000;
 
   private final Map<String, Samples> byOperation = new ConcurrentHashMap<>();
-
-  /** The process-wide recorder the kit's wrappers write to. */
-  public static Latencies global() {
-    return GLOBAL;
-  }
 
   /** Records one call of {@code operation} that took {@code nanos}. */
   public void record(String operation, long nanos) {

@@ -3,22 +3,13 @@ package dev.lockstep.conformance;
 import java.util.List;
 
 /**
- * The concrete contract classes the {@link ConformanceRunner} launches: each returns the target of
- * the run in progress. Runs are serialized by the runner, so one current target is enough.
+ * The concrete contract classes the {@link ConformanceRunner} launches. They override nothing: the
+ * kit's {@link ConformanceContract#target()} finds the target of the run they belong to through the
+ * run id the runner passes as a JUnit configuration parameter.
  */
 final class RunnerContracts {
 
-  private static volatile ConformanceTarget current;
-
   private RunnerContracts() {}
-
-  static void setCurrent(ConformanceTarget target) {
-    current = target;
-  }
-
-  static ConformanceTarget current() {
-    return current;
-  }
 
   /** Every contract, in report order. */
   static List<Class<? extends ConformanceContract>> all() {
@@ -43,45 +34,15 @@ final class RunnerContracts {
     return testClass.getSimpleName();
   }
 
-  static final class Store extends StoreContract {
-    @Override
-    protected ConformanceTarget target() {
-      return current;
-    }
-  }
+  static final class Store extends StoreContract {}
 
-  static final class AtomicCreate extends AtomicCreateContract {
-    @Override
-    protected ConformanceTarget target() {
-      return current;
-    }
-  }
+  static final class AtomicCreate extends AtomicCreateContract {}
 
-  static final class AtomicRename extends AtomicRenameContract {
-    @Override
-    protected ConformanceTarget target() {
-      return current;
-    }
-  }
+  static final class AtomicRename extends AtomicRenameContract {}
 
-  static final class UncertainOutcome extends UncertainOutcomeContract {
-    @Override
-    protected ConformanceTarget target() {
-      return current;
-    }
-  }
+  static final class UncertainOutcome extends UncertainOutcomeContract {}
 
-  static final class Lock extends LockContract {
-    @Override
-    protected ConformanceTarget target() {
-      return current;
-    }
-  }
+  static final class Lock extends LockContract {}
 
-  static final class Commit extends CommitContract {
-    @Override
-    protected ConformanceTarget target() {
-      return current;
-    }
-  }
+  static final class Commit extends CommitContract {}
 }

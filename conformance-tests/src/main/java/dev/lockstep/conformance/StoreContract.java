@@ -8,6 +8,7 @@ import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -263,6 +264,128 @@ public abstract class StoreContract extends ConformanceContract {
     assertThat(other.exists(dir.child("percent not-decoded")))
         .as("'%20' must not be decoded to a space")
         .isFalse();
+  }
+
+  /**
+   * Reading past the end: {@code read} answers -1 (again and again, also after seeking to the end),
+   * and a positioned read that runs past the end raises {@link EOFException}.
+   */
+  @Test
+  @Order(9)
+  @Proves(
+      "Reading past the end of a file answers -1 (repeatedly, also after seeking to the end), and a"
+          + " positioned read past the end raises EOFException.")
+  public final void readingPastTheEnd() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path file = checkDirectory().child("short");
+    byte[] content = randomBytes(100, 21);
+    write(store, file, content, false);
+    try (SeekableInputStream in = openStore().newInputStream(file)) {
+      assertThat(in.readNBytes(200)).as("all there is").isEqualTo(content);
+      assertThat(in.read()).as("read() at the end").isEqualTo(-1);
+      assertThat(in.read(new byte[10], 0, 10)).as("read(buffer) at the end").isEqualTo(-1);
+      assertThat(in.read()).as("read() at the end, again").isEqualTo(-1);
+      in.seek(content.length);
+      assertThat(in.read()).as("read() after seek(length)").isEqualTo(-1);
+      in.seek(40);
+      assertThat(in.read()).as("read() after seeking back").isEqualTo(content[40] & 0xff);
+      assertThat(catchThrowable(() -> in.readFully(90, new byte[20], 0, 20)))
+          .as("readFully(90, 20 bytes) of a 100-byte file")
+          .isInstanceOf(EOFException.class);
+    }
+  }
+
+  /** A zero-byte file exists, has length 0, reads as empty and is listed. */
+  @Test
+  @Order(10)
+  @Proves(
+      "A zero-byte file is a file: it exists, has length 0, reads as empty at once, and is listed"
+          + " with size 0.")
+  public final void zeroByteFile() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path dir = checkDirectory().child("empty-file-dir");
+    Path file = dir.child("empty");
+    write(store, file, new byte[0], false);
+    FileIO other = openStore();
+    assertThat(other.exists(file)).as("exists of a zero-byte file").isTrue();
+    FileStatus status = other.getStatus(file);
+    assertThat(status.length()).as("length of a zero-byte file").isZero();
+    assertThat(status.directory()).as("a zero-byte file is not a directory").isFalse();
+    try (SeekableInputStream in = other.newInputStream(file)) {
+      assertThat(in.read()).as("read() of a zero-byte file").isEqualTo(-1);
+    }
+    assertThat(other.list(dir))
+        .as(listing(other, dir))
+        .extracting(s -> s.path().name() + ":" + s.length() + ":" + s.directory())
+        .containsExactly("empty:0:false");
+    assertThat(catchThrowable(() -> write(store, file, new byte[0], false)))
+        .as("overwrite=false on an existing zero-byte file")
+        .isInstanceOf(FileAlreadyExistsException.class);
+  }
+
+  /** An empty directory and a missing one both list as empty; a listing is never null. */
+  @Test
+  @Order(11)
+  @Proves(
+      "An empty directory (made with mkdirs, or emptied by deleting its only file) and a missing"
+          + " one list as empty, never null and never an error.")
+  public final void listingOfEmptyAndMissingDirectories() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path made = checkDirectory().child("made-empty");
+    assertThat(store.mkdirs(made)).as("mkdirs").isTrue();
+    assertThat(openStore().list(made)).as("list of an empty directory").isEmpty();
+    Path emptied = checkDirectory().child("emptied");
+    write(store, emptied.child("only"), randomBytes(10, 22), false);
+    assertThat(store.delete(emptied.child("only"), false)).isTrue();
+    assertThat(openStore().list(emptied)).as("list of a directory emptied by a delete").isEmpty();
+    assertThat(openStore().list(checkDirectory().child("missing").child("deeper")))
+        .as("list of a missing directory under a missing parent")
+        .isEmpty();
+  }
+
+  /** Deleting what is not there reports false and changes nothing, recursive or not. */
+  @Test
+  @Order(12)
+  @Proves(
+      "Deleting a missing file or directory reports false, recursive or not, also under a missing"
+          + " parent, and leaves its siblings alone.")
+  public final void deletingWhatIsMissing() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path dir = checkDirectory().child("delete-missing");
+    Path sibling = dir.child("sibling");
+    write(store, sibling, randomBytes(10, 23), false);
+    assertThat(store.delete(dir.child("missing"), false)).as("delete(missing, false)").isFalse();
+    assertThat(store.delete(dir.child("missing"), true)).as("delete(missing, true)").isFalse();
+    assertThat(store.delete(checkDirectory().child("no-parent").child("missing"), false))
+        .as("delete of a file under a missing parent")
+        .isFalse();
+    assertThat(store.delete(checkDirectory().child("no-such-dir"), true))
+        .as("recursive delete of a missing directory")
+        .isFalse();
+    assertThat(read(openStore(), sibling)).as("the sibling is untouched").hasSize(10);
+  }
+
+  /** A directory exists, has a directory status, and cannot be opened for reading. */
+  @Test
+  @Order(13)
+  @Proves(
+      "exists is true for a directory (one that holds a file), getStatus says directory, and"
+          + " opening it for reading raises FileNotFoundException.")
+  public final void existsOnADirectory() throws IOException {
+    requirePresent(Capability.STORE_BASICS);
+    FileIO store = openStore();
+    Path dir = checkDirectory().child("a-directory");
+    write(store, dir.child("inside"), randomBytes(10, 24), false);
+    FileIO other = openStore();
+    assertThat(other.exists(dir)).as("exists of a directory").isTrue();
+    assertThat(other.getStatus(dir).directory()).as("getStatus of a directory").isTrue();
+    assertThat(catchThrowable(() -> other.newInputStream(dir)))
+        .as("newInputStream of a directory")
+        .isInstanceOf(FileNotFoundException.class);
   }
 
   static void write(FileIO store, Path file, byte[] content, boolean overwrite) throws IOException {

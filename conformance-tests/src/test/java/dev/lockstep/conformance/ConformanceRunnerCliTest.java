@@ -65,10 +65,10 @@ class ConformanceRunnerCliTest {
     String console = out.toString(StandardCharsets.UTF_8);
     System.out.println(console);
     assertThat(code).as(console + err).isZero();
-    assertThat(console).contains("Lockstep conformance: PASSED", "33 passed, 0 failed, 0 skipped");
+    assertThat(console).contains("Lockstep conformance: PASSED", "38 passed, 0 failed, 0 skipped");
     assertThat(console).as("secrets are never printed").doesNotContain("hunter2");
     ConformanceRunnerTest.assertJUnitXmlIsValid(
-        report.resolve(ConformanceRunner.XML_REPORT), 33, 0, 0);
+        report.resolve(ConformanceRunner.XML_REPORT), 38, 0, 0);
     ConformanceRunnerTest.assertHtmlIsStandaloneWithMatrix(
         report.resolve(ConformanceRunner.HTML_REPORT),
         java.util.List.of("present", "present", "present", "present"));

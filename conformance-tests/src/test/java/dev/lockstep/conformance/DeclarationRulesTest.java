@@ -149,7 +149,7 @@ class DeclarationRulesTest {
         ConformanceRunner.run(
             ConformanceTarget.builder().build(), List.of(UnconfiguredStoreContract.class));
     assertThat(result.checks())
-        .hasSize(8)
+        .hasSize(13)
         .allSatisfy(
             c -> {
               assertThat(c.status()).as(c.name()).isEqualTo(Status.FAILED);

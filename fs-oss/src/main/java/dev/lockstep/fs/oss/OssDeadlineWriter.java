@@ -1,21 +1,15 @@
 package dev.lockstep.fs.oss;
 
-import com.aliyun.oss.ClientException;
+import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.OSS;
-import com.aliyun.oss.OSSException;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsWriteDeadline;
 import dev.lockstep.fs.UncertainWriteException;
-import dev.lockstep.options.Durations;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.UUID;
-import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@link SupportsWriteDeadline#writeWithin} on OSS: one PutObject that the SDK aborts at the
@@ -30,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *       and, for {@code overwrite=false}, {@code x-oss-forbid-overwrite: true}. Never retried here:
  *       the deadline bounds one request, and the caller (the commit protocol) retries after
  *       reading back.
- *   <li>Decide:
+ *   <li>Decide (in {@link dev.lockstep.fs.conditional.ConditionalPublisher#writeWithin}):
  *       <ul>
  *         <li>answered 2xx: written;
  *         <li>409 {@code FileAlreadyExists}: {@link FileAlreadyExistsException}; the only attempt
@@ -63,106 +57,32 @@ import org.slf4j.LoggerFactory;
  */
 final class OssDeadlineWriter {
 
-  private static final Logger LOG = LoggerFactory.getLogger(OssDeadlineWriter.class);
-
   private final OssOptions options;
-  private final OssErrors errors;
+  private final OssPublisher publisher;
 
-  OssDeadlineWriter(OssOptions options, OssErrors errors) {
+  OssDeadlineWriter(OssOptions options, OssPublisher publisher) {
     this.options = options;
-    this.errors = errors;
+    this.publisher = publisher;
   }
 
   /** Writes {@code content} at {@code key} within {@code timeout}, as the class javadoc says. */
-  void write(OssKey key, Path path, byte[] content, boolean forbidOverwrite, Duration timeout)
+  void write(ObjectKey key, Path path, byte[] content, boolean forbidOverwrite, Duration timeout)
       throws IOException {
     long start = System.nanoTime();
-    long budget = nanosOf(timeout);
     String writeId = UUID.randomUUID().toString();
     String md5 = Base64.getEncoder().encodeToString(OssPublisher.md5(content, content.length));
-    long leftMillis = (budget - (System.nanoTime() - start)) / 1_000_000;
-    if (leftMillis < 1) {
-      throw new IOException("The deadline of the write to " + path + " (" + describe(timeout)
-          + ") passed before anything was sent; nothing was written. Under a lock this means the"
-          + " lease had too little time left: see 'commit.lease-margin' and the lock's lease time.");
-    }
-    if (!options.requestTimeout().isZero()) {
-      leftMillis = Math.min(leftMillis, Math.max(1, options.requestTimeout().toMillis()));
-    }
-    long requestTimeout = Math.min(leftMillis, Integer.MAX_VALUE);
-    OSS client = OssFileIO.newClient(options, 0, 1, requestTimeout);
-    try {
-      client.putObject(OssPublisher.putRequest(key, content, content.length, md5, writeId,
-          forbidOverwrite));
-    } catch (RuntimeException e) {
-      IOException outcome = outcome(e, path, requestTimeout);
-      LOG.debug("Deadline write of {} ({} ms) failed: {}", path, requestTimeout, outcome.toString());
-      throw outcome;
-    } finally {
-      client.shutdown();
-    }
-  }
-
-  private IOException outcome(RuntimeException e, Path path, long requestTimeout) {
-    if (e instanceof OSSException) {
-      OSSException answer = (OSSException) e;
-      if (OssErrors.isCode(e, "FileAlreadyExists")) {
-        FileAlreadyExistsException conflict = new FileAlreadyExistsException(path.toString(), null,
-            "an object is already there (OSS 409 FileAlreadyExists); nothing was written");
-        conflict.initCause(e);
-        return conflict;
+    publisher.publisher().writeWithin(path, "PutObject", start, timeout, left -> {
+      long leftMillis = left.toMillis();
+      if (!options.requestTimeout().isZero()) {
+        leftMillis = Math.min(leftMillis, Math.max(1, options.requestTimeout().toMillis()));
       }
-      if (answer.getErrorCode() == null) {
-        return new UncertainWriteException(path, "the request failed without an OSS answer that"
-            + " says it was refused (" + answer.getMessage() + ")", e);
+      OSS client = OssFileIO.newClient(options, 0, 1, Math.min(leftMillis, Integer.MAX_VALUE));
+      try {
+        client.putObject(OssPublisher.putRequest(key, content, content.length, md5, writeId,
+            forbidOverwrite));
+      } finally {
+        client.shutdown();
       }
-      if (OssErrors.isServerError(e)) {
-        return new UncertainWriteException(path, "OSS answered " + answer.getErrorCode()
-            + " (request id " + answer.getRequestId() + "), which may follow an applied write", e);
-      }
-      return errors.translate(e, "PutObject", path);
-    }
-    if (e instanceof ClientException) {
-      if (causedBy(e, InterruptedException.class) || causedBy(e, InterruptedIOException.class)) {
-        Thread.currentThread().interrupt();
-        return new UncertainWriteException(path, "interrupted while the write was in flight", e);
-      }
-      if (causedBy(e, TimeoutException.class)) {
-        return new UncertainWriteException(path, "the request did not finish within its deadline ("
-            + requestTimeout + " ms) and the SDK aborted it; a body still being sent is"
-            + " discarded, one sent whole may have been applied", e);
-      }
-      if (!OssErrors.neverSent(e)) {
-        return new UncertainWriteException(path, "the connection failed after the request was"
-            + " sent, or its answer was lost (" + ((ClientException) e).getErrorCode() + ")", e);
-      }
-    }
-    return errors.translate(e, "PutObject", path);
-  }
-
-  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-      if (type.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** {@code timeout} in nanoseconds, at most {@link Long#MAX_VALUE}; negative stays negative. */
-  private static long nanosOf(Duration timeout) {
-    try {
-      return timeout.toNanos();
-    } catch (ArithmeticException e) {
-      return timeout.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
-    }
-  }
-
-  private static String describe(Duration timeout) {
-    try {
-      return Durations.format(timeout);
-    } catch (ArithmeticException e) {
-      return timeout.toString();
-    }
+    });
   }
 }

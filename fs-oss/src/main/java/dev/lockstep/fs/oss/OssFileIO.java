@@ -1,5 +1,6 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.ClientBuilderConfiguration;
 import com.aliyun.oss.OSS;
 import com.aliyun.oss.OSSClientBuilder;
@@ -71,8 +72,13 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
         options.requestTimeout().toMillis());
     this.errors = new OssErrors(options.endpoint(), options.accessKeyId());
     this.publisher = new OssPublisher(client, publishClient, errors, options);
-    this.deadlineWriter = new OssDeadlineWriter(options, errors);
+    this.deadlineWriter = new OssDeadlineWriter(options, publisher);
     LOG.debug("Opened OSS store {}", options);
+  }
+
+  /** The bucket and key of an {@code oss://bucket/key} path. */
+  static ObjectKey keyOf(Path path) {
+    return ObjectKey.parse(path, "OSS", "oss://bucket/key", "oss");
   }
 
   /**
@@ -110,7 +116,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
 
   @Override
   public SeekableInputStream newInputStream(Path path) throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     if (key.isRoot()) {
       throw new FileNotFoundException(path + " is a bucket root, not a file");
     }
@@ -130,7 +136,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
    */
   @Override
   public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     if (key.isRoot()) {
       throw new IOException("Cannot write " + path + ": it is a bucket root");
     }
@@ -155,7 +161,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
    */
   @Override
   public void createAtomically(Path path, byte[] content) throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     if (key.isRoot()) {
       throw new IOException("Cannot write " + path + ": it is a bucket root");
     }
@@ -188,7 +194,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
   @Override
   public void writeWithin(Path path, byte[] content, boolean overwrite, Duration timeout)
       throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     if (key.isRoot()) {
       throw new IOException("Cannot write " + path + ": it is a bucket root");
     }
@@ -198,7 +204,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
   /** A file (HeadObject), else a directory when a key is under {@code path/}, else not found. */
   @Override
   public FileStatus getStatus(Path path) throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     if (key.isRoot()) {
       return new FileStatus(path, 0, true, 0);
     }
@@ -215,7 +221,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
 
   @Override
   public boolean exists(Path path) throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     return key.isRoot() || headOrNull(key, path) != null || hasChildren(key, path);
   }
 
@@ -225,9 +231,9 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
    */
   @Override
   public List<FileStatus> list(Path directory) throws IOException {
-    OssKey key = OssKey.of(directory);
+    ObjectKey key = keyOf(directory);
     List<FileStatus> out = new ArrayList<>();
-    String prefix = key.directoryPrefix();
+    String prefix = key.childPrefix();
     listPages(key, directory, prefix, "/", page -> {
       for (OSSObjectSummary summary : page.getObjectSummaries()) {
         if (summary.getKey().length() > prefix.length()) {
@@ -256,7 +262,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
    */
   @Override
   public boolean delete(Path path, boolean recursive) throws IOException {
-    OssKey key = OssKey.of(path);
+    ObjectKey key = keyOf(path);
     if (!key.isRoot() && headOrNull(key, path) != null) {
       try {
         client.deleteObject(key.bucket(), key.key());
@@ -273,7 +279,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
           + " recursive=false");
     }
     List<IOException> failures = new ArrayList<>();
-    listPages(key, path, key.directoryPrefix(), null, page -> {
+    listPages(key, path, key.childPrefix(), null, page -> {
       List<String> keys = new ArrayList<>();
       page.getObjectSummaries().forEach(s -> keys.add(s.getKey()));
       if (keys.isEmpty()) {
@@ -311,7 +317,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
     return "OssFileIO{" + options.endpoint() + "}";
   }
 
-  private ObjectMetadata headOrNull(OssKey key, Path path) throws IOException {
+  private ObjectMetadata headOrNull(ObjectKey key, Path path) throws IOException {
     try {
       GenericRequest request = new GenericRequest(key.bucket(), key.key());
       request.setLogEnabled(false);
@@ -324,9 +330,9 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
     }
   }
 
-  private boolean hasChildren(OssKey key, Path path) throws IOException {
+  private boolean hasChildren(ObjectKey key, Path path) throws IOException {
     try {
-      ListObjectsV2Request request = new ListObjectsV2Request(key.bucket(), key.directoryPrefix());
+      ListObjectsV2Request request = new ListObjectsV2Request(key.bucket(), key.childPrefix());
       request.setMaxKeys(1);
       return !client.listObjectsV2(request).getObjectSummaries().isEmpty();
     } catch (RuntimeException e) {
@@ -334,7 +340,7 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
     }
   }
 
-  private void listPages(OssKey key, Path path, String prefix, String delimiter,
+  private void listPages(ObjectKey key, Path path, String prefix, String delimiter,
       Consumer<ListObjectsV2Result> onPage) throws IOException {
     String token = null;
     do {

@@ -1,5 +1,6 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.fs.conditional.ObjectKey;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIOLoader;
 import dev.lockstep.fs.Path;
@@ -28,7 +29,7 @@ public final class OssFileIOLoader implements FileIOLoader {
    */
   @Override
   public FileIO load(Path root, Map<String, String> options) {
-    OssKey.of(root);
+    OssFileIO.keyOf(root);
     return new OssFileIO(OssOptions.from(options));
   }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.OSS;
 import com.aliyun.oss.model.GetObjectRequest;
 import com.aliyun.oss.model.OSSObject;
@@ -35,11 +36,11 @@ final class OssInputStream extends RangedObjectInputStream<OSSObject> {
 
   private final OSS client;
   private final OssErrors errors;
-  private final OssKey key;
+  private final ObjectKey key;
   private final Path path;
   private final String etag;
 
-  private OssInputStream(OSS client, OssErrors errors, OssKey key, Path path, OSSObject first) {
+  private OssInputStream(OSS client, OssErrors errors, ObjectKey key, Path path, OSSObject first) {
     super(path.toString(), first.getObjectMetadata().getContentLength(), first, SKIP_AHEAD_LIMIT,
         SKIP_AHEAD_LIMIT, true);
     this.client = client;
@@ -54,7 +55,7 @@ final class OssInputStream extends RangedObjectInputStream<OSSObject> {
    *
    * @throws java.io.FileNotFoundException when no object is there
    */
-  static OssInputStream open(OSS client, OssErrors errors, OssKey key, Path path)
+  static OssInputStream open(OSS client, OssErrors errors, ObjectKey key, Path path)
       throws IOException {
     GetObjectRequest request = new GetObjectRequest(key.bucket(), key.key());
     request.setLogEnabled(false);

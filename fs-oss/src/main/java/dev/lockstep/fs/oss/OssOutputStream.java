@@ -1,5 +1,6 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.model.PartETag;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.UncertainWriteException;
@@ -27,7 +28,7 @@ import java.util.UUID;
 final class OssOutputStream extends OutputStream {
 
   private final OssPublisher publisher;
-  private final OssKey key;
+  private final ObjectKey key;
   private final Path path;
   private final boolean forbidOverwrite;
   private final long threshold;
@@ -39,7 +40,7 @@ final class OssOutputStream extends OutputStream {
   private String uploadId;
   private boolean closed;
 
-  OssOutputStream(OssPublisher publisher, OssKey key, Path path, boolean forbidOverwrite,
+  OssOutputStream(OssPublisher publisher, ObjectKey key, Path path, boolean forbidOverwrite,
       OssOptions options) {
     this.publisher = publisher;
     this.key = key;
@@ -63,9 +64,7 @@ final class OssOutputStream extends OutputStream {
     while (len > 0) {
       int limit = uploadId == null ? (int) Math.max(threshold + 1, partSize) : partSize;
       int n = Math.min(len, limit - size);
-      ensureCapacity(size + n);
-      System.arraycopy(b, off, buffer, size, n);
-      size += n;
+      append(b, off, n);
       off += n;
       len -= n;
       if (uploadId == null && size > threshold) {
@@ -94,6 +93,13 @@ final class OssOutputStream extends OutputStream {
     }
     System.arraycopy(buffer, partSize, buffer, 0, size - partSize);
     size -= partSize;
+  }
+
+  /** Copies {@code n} bytes of {@code b} from {@code off} to the end of the buffer. */
+  private void append(byte[] b, int off, int n) {
+    ensureCapacity(size + n);
+    System.arraycopy(b, off, buffer, size, n);
+    size += n;
   }
 
   private void ensureCapacity(int needed) {

@@ -1,15 +1,14 @@
 package dev.lockstep.fs.s3;
 
 import dev.lockstep.fs.Path;
-import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.conditional.Answer;
+import dev.lockstep.fs.conditional.ConditionalPublisher;
+import dev.lockstep.fs.conditional.Ownership;
+import dev.lockstep.fs.conditional.StoreAnswers;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.nio.file.FileAlreadyExistsException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -20,157 +19,97 @@ import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 
 /**
  * Create-if-absent on S3 with {@code If-None-Match: *}, on PutObject and on CompleteMultipartUpload,
- * with its own retry loop instead of the SDK's.
+ * through lock-api's {@link ConditionalPublisher} (its class javadoc numbers the protocol: retry
+ * loop, write-id read-back on an uncertain answer, deadline). This class supplies S3's primitives:
  *
- * <p>Why not the SDK's retries: when attempt 1 lands but its answer is lost (reset, timeout, a 500 sent
- * after the write), attempt 2 finds the object and answers 412. Taken at face value that reports our
- * own win as someone else's, and the commit protocol would then give up a snapshot that is ours.
- *
- * <p>The loop, for one write tagged with a unique write id (user metadata {@value #WRITE_ID}):
- *
- * <ol>
- *   <li>Send one attempt through the client without SDK retries.
- *   <li>200: ours. Return.
- *   <li>412 when no earlier attempt may have landed: someone else's object. {@link
- *       FileAlreadyExistsException}.
- *   <li>412 (or 404 {@code NoSuchUpload} on complete) after an attempt that may have landed: read the
- *       object's write id back (HEAD; when a store drops user metadata, compare the bytes). Ours:
- *       return. Another's: conflict. Cannot tell: {@link UncertainWriteException}. Without the
- *       metadata (a store that drops it) a single-part write is ours when the ETag is the MD5 of our
- *       bytes or the bytes read back are ours.
- *   <li>409 {@code ConditionalRequestConflict}, 503 {@code SlowDown}, 5xx, timeouts, resets: back off
- *       (exponential, jittered, {@code s3.retry.*}) and retry; remember whether the failed attempt may
- *       have landed ({@link S3Errors#mayHaveLanded}).
- *   <li>Any other 4xx: stop. Before that, if an earlier attempt may have landed, read back as in 4.
- *   <li>Attempts exhausted ({@code s3.retry.max-attempts}): if some attempt may have landed, read back
- *       as in 4, where "absent" is still uncertain (a delayed request may land later); otherwise fail.
- * </ol>
- *
- * <p>Interrupts stop the loop at once: uncertain if an attempt may have landed, else {@link
- * InterruptedIOException}; the interrupt flag stays set.
+ * <ul>
+ *   <li>the requests, sent through the client without SDK retries;
+ *   <li>S3's answers ({@link #classify}): 412 is "already exists"; 404 {@code NoSuchUpload} on a
+ *       complete is "upload gone"; 409 {@code ConditionalRequestConflict} (another conditional write
+ *       in flight) is retried as not landed; 5xx, 408, 409, 429, timeouts and resets are retried; {@link
+ *       S3Errors#mayHaveLanded} tells whether a failure may have landed;
+ *   <li>the read-back ({@link #ownership}): HEAD for the write id in the user metadata ({@value
+ *       ConditionalPublisher#WRITE_ID}); where a store drops user metadata, a single-part write is
+ *       ours when the ETag is the MD5 of our bytes or the bytes read back are ours.
+ * </ul>
  */
-final class ConditionalWriter {
+final class ConditionalWriter implements StoreAnswers {
 
   /** User metadata key carrying the unique id of one create-if-absent call. */
-  static final String WRITE_ID = "lockstep-write-id";
+  static final String WRITE_ID = ConditionalPublisher.WRITE_ID;
 
   private final S3Clients clients;
-  private final S3Options options;
+  private final ConditionalPublisher publisher;
 
   ConditionalWriter(S3Clients clients, S3Options options) {
     this.clients = clients;
-    this.options = options;
+    this.publisher = new ConditionalPublisher(this, new ConditionalPublisher.Retries(
+        options.maxAttempts(), options.retryBaseDelay(), options.retryMaxDelay(),
+        S3Options.RETRY_MAX_ATTEMPTS));
   }
 
-  /** Who owns the object at a key, as far as a read-back tells. */
-  enum Ownership { OURS, THEIRS, ABSENT, UNKNOWN }
-
-  /** One request, sent once. */
-  @FunctionalInterface
-  interface Attempt {
-    void send();
+  ConditionalPublisher publisher() {
+    return publisher;
   }
 
-  /** PutObject with {@code If-None-Match: *}, retried as the class javadoc says. */
+  /** PutObject with {@code If-None-Match: *}, retried as {@link ConditionalPublisher} says. */
   void putIfAbsent(Path path, S3Location location, byte[] content, String writeId)
       throws IOException {
-    run(path, location, writeId, content, false, () -> clients.singleAttempt().putObject(
+    publisher.publish(path, "PutObject", true, () -> clients.singleAttempt().putObject(
         b -> b.bucket(location.bucket()).key(location.key()).ifNoneMatch("*")
             .metadata(Map.of(WRITE_ID, writeId)),
-        RequestBody.fromBytes(content)));
+        RequestBody.fromBytes(content)), cause -> ownership(location, writeId, content, cause));
   }
 
   /**
-   * CompleteMultipartUpload with {@code If-None-Match: *}, retried as the class javadoc says. The
-   * upload must have been created with {@value #WRITE_ID} = {@code writeId} in its metadata.
+   * CompleteMultipartUpload with {@code If-None-Match: *}, retried as {@link ConditionalPublisher}
+   * says. The upload must have been created with {@value #WRITE_ID} = {@code writeId} in its
+   * metadata.
    */
   void completeIfAbsent(Path path, S3Location location, String uploadId, List<CompletedPart> parts,
       String writeId) throws IOException {
-    run(path, location, writeId, null, true, () -> clients.singleAttempt().completeMultipartUpload(
-        b -> b.bucket(location.bucket()).key(location.key()).uploadId(uploadId).ifNoneMatch("*")
-            .multipartUpload(u -> u.parts(parts))));
+    publisher.publish(path, "CompleteMultipartUpload", true, () -> clients.singleAttempt()
+        .completeMultipartUpload(b -> b.bucket(location.bucket()).key(location.key())
+            .uploadId(uploadId).ifNoneMatch("*").multipartUpload(u -> u.parts(parts))),
+        cause -> ownership(location, writeId, null, cause));
   }
 
-  private void run(Path path, S3Location location, String writeId, byte[] content,
-      boolean multipart, Attempt attempt) throws IOException {
-    boolean mayHaveLanded = false;
-    SdkException last = null;
-    for (int n = 1; n <= options.maxAttempts(); n++) {
-      if (n > 1) {
-        backOff(n - 1, path, mayHaveLanded, last);
-      }
-      try {
-        attempt.send();
-        return;
-      } catch (SdkException e) {
-        last = e;
-        if (e instanceof AbortedException || Thread.currentThread().isInterrupted()) {
-          throw interrupted(path, location, mayHaveLanded || S3Errors.mayHaveLanded(e), e);
-        }
-        if (S3Errors.isPreconditionFailed(e) || (multipart && S3Errors.isNoSuchUpload(e))) {
-          if (!mayHaveLanded && S3Errors.isPreconditionFailed(e)) {
-            throw conflict(path, e);
-          }
-          if (!mayHaveLanded) {
-            throw new IOException("The multipart upload for " + path + " vanished before it was"
-                + " completed (aborted, or expired by a lifecycle rule); nothing was published.", e);
-          }
-          resolve(path, location, writeId, content, e, false);
-          return;
-        }
-        if (S3Errors.isConditionalConflict(e)) {
-          continue;
-        }
-        boolean landed = S3Errors.mayHaveLanded(e);
-        mayHaveLanded |= landed;
-        if (!isRetryable(e)) {
-          if (mayHaveLanded) {
-            resolve(path, location, writeId, content, e, true);
-            return;
-          }
-          throw S3Errors.translate("Conditional write of", location, e);
-        }
-      }
+  @Override
+  public Answer classify(RuntimeException failure) {
+    if (failure instanceof AbortedException || Thread.currentThread().isInterrupted()) {
+      return Answer.interrupted(S3Errors.mayHaveLanded(failure));
     }
-    if (mayHaveLanded) {
-      resolve(path, location, writeId, content, last, true);
-      return;
+    if (S3Errors.isPreconditionFailed(failure)) {
+      return Answer.alreadyExists();
     }
-    throw new IOException("Gave up the conditional write of " + path + " after "
-        + options.maxAttempts() + " attempts (option '" + S3Options.RETRY_MAX_ATTEMPTS
-        + "'); nothing was published.", last);
+    if (S3Errors.isNoSuchUpload(failure)) {
+      return Answer.uploadGone();
+    }
+    if (S3Errors.isConditionalConflict(failure)) {
+      return Answer.retry(false);
+    }
+    int status = S3Errors.status(failure);
+    boolean retryable = status < 0 || status >= 500 || status == 408 || status == 429
+        || status == 409;
+    boolean landed = S3Errors.mayHaveLanded(failure);
+    return retryable ? Answer.retry(landed) : Answer.stop(landed);
   }
 
-  private static boolean isRetryable(SdkException e) {
-    int status = S3Errors.status(e);
-    if (status < 0) {
-      return true;
+  @Override
+  public IOException failure(RuntimeException failure, String action, Path path) {
+    if (S3Errors.isNoSuchUpload(failure)) {
+      return new IOException("The multipart upload for " + path + " vanished before it was"
+          + " completed (aborted, or expired by a lifecycle rule); nothing was published.", failure);
     }
-    return status >= 500 || status == 408 || status == 429 || status == 409;
+    S3Location location = S3Location.of(path);
+    return failure instanceof SdkException
+        ? S3Errors.translate(action + " of", location, (SdkException) failure)
+        : new IOException(action + " of " + location + " failed: " + failure, failure);
   }
 
-  /**
-   * Decides a write that may have landed by reading the object back: returns when it is ours, throws
-   * a conflict when it is someone else's, and {@link UncertainWriteException} otherwise.
-   *
-   * @param absentIsUncertain whether "nothing there" is uncertain (a delayed attempt may still land)
-   *     rather than impossible
-   */
-  private void resolve(Path path, S3Location location, String writeId, byte[] content,
-      SdkException cause, boolean absentIsUncertain) throws IOException {
-    Ownership ownership = ownership(location, writeId, content, cause);
-    switch (ownership) {
-      case OURS:
-        return;
-      case THEIRS:
-        throw conflict(path, cause);
-      default:
-        throw new UncertainWriteException(path, (ownership == Ownership.ABSENT
-            ? "an attempt may have landed, yet nothing is there now" + (absentIsUncertain ? ""
-                : " although the store said something was")
-            : "an attempt may have landed and reading the object back did not tell whose it is")
-            + " (last error: " + cause + ")", cause);
-    }
+  @Override
+  public String alreadyExistsAnswer() {
+    return "S3 answered 412 to If-None-Match: *";
   }
 
   /** Reads back whose object is at {@code location}; never throws. */
@@ -234,42 +173,5 @@ final class ConditionalWriter {
       offset += n;
     }
     return offset == content.length;
-  }
-
-  private void backOff(int retry, Path path, boolean mayHaveLanded, SdkException last)
-      throws IOException {
-    long base = options.retryBaseDelay().toNanos();
-    long max = options.retryMaxDelay().toNanos();
-    long delay = retry >= 62 ? max : Math.min(max, base << Math.min(retry - 1, 30));
-    long jittered = delay / 2 + ThreadLocalRandom.current().nextLong(delay / 2 + 1);
-    try {
-      Thread.sleep(Duration.ofNanos(jittered).toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      if (mayHaveLanded) {
-        throw new UncertainWriteException(path, "interrupted while retrying a write that may have"
-            + " landed (last error: " + last + ")", e);
-      }
-      InterruptedIOException interrupted = new InterruptedIOException(
-          "Interrupted while retrying the conditional write of " + path + "; nothing was published");
-      interrupted.initCause(e);
-      throw interrupted;
-    }
-  }
-
-  private static IOException interrupted(Path path, S3Location location, boolean mayHaveLanded,
-      SdkException e) {
-    Thread.currentThread().interrupt();
-    if (mayHaveLanded) {
-      return new UncertainWriteException(path, "interrupted during a write that may have landed", e);
-    }
-    return S3Errors.translate("Conditional write of", location, e);
-  }
-
-  static FileAlreadyExistsException conflict(Path path, Exception cause) {
-    FileAlreadyExistsException conflict = new FileAlreadyExistsException(path.toString(), null,
-        "another writer created it first (S3 answered 412 to If-None-Match: *)");
-    conflict.initCause(cause);
-    return conflict;
   }
 }

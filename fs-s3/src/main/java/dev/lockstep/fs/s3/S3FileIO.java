@@ -121,7 +121,7 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
   @Override
   public void writeWithin(Path path, byte[] content, boolean overwrite, Duration timeout)
       throws IOException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long start = System.nanoTime();
     S3Location location = S3Location.of(path);
     if (location.isRoot()) {
       throw new IOException("Cannot write to a bucket root: " + path);
@@ -129,22 +129,10 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
     if (!overwrite) {
       requireAbsent(path, location);
     }
-    Duration left = Duration.ofNanos(deadline - System.nanoTime());
-    if (left.isNegative() || left.isZero()) {
-      throw new IOException("The deadline of the write to " + path + " passed before it was sent;"
-          + " nothing was written.");
-    }
-    try {
-      clients.singleAttempt().putObject(b -> b.bucket(location.bucket()).key(location.key())
-          .overrideConfiguration(c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
-          RequestBody.fromBytes(content));
-    } catch (SdkException e) {
-      if (S3Errors.mayHaveLanded(e)) {
-        throw new UncertainWriteException(path, "the write did not finish within its deadline or"
-            + " its answer was lost (" + e.getMessage() + ")", e);
-      }
-      throw S3Errors.translate("Writing", location, e);
-    }
+    writer.publisher().writeWithin(path, "PutObject", start, timeout, left ->
+        clients.singleAttempt().putObject(b -> b.bucket(location.bucket()).key(location.key())
+            .overrideConfiguration(c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
+            RequestBody.fromBytes(content)));
   }
 
   /** Fails with {@link FileAlreadyExistsException} when an object is at the key (not atomic). */

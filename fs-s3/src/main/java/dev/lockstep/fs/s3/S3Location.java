@@ -1,6 +1,7 @@
 package dev.lockstep.fs.s3;
 
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.conditional.ObjectKey;
 
 /**
  * A {@link Path} {@code s3://bucket/a/b} (or {@code s3a://}) as a bucket and an object key {@code
@@ -10,17 +11,8 @@ import dev.lockstep.fs.Path;
 record S3Location(String bucket, String key) {
 
   static S3Location of(Path path) {
-    String scheme = path.scheme();
-    if (scheme == null || !(scheme.equals("s3") || scheme.equals("s3a"))) {
-      throw new IllegalArgumentException("The S3 store serves s3:// and s3a:// paths, not " + path);
-    }
-    String bucket = path.authority();
-    if (bucket.isEmpty()) {
-      throw new IllegalArgumentException("An S3 path names its bucket: " + path
-          + ". Write s3://bucket/path.");
-    }
-    String part = path.pathPart();
-    return new S3Location(bucket, part.startsWith("/") ? part.substring(1) : part);
+    ObjectKey parsed = ObjectKey.parse(path, "S3", "s3://bucket/path", "s3", "s3a");
+    return new S3Location(parsed.bucket(), parsed.key());
   }
 
   boolean isRoot() {

@@ -2,7 +2,7 @@ package dev.lockstep.fs.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.fs.s3.ConditionalWriter.Ownership;
+import dev.lockstep.fs.conditional.Ownership;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

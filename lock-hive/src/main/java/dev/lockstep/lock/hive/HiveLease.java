@@ -1,155 +1,103 @@
 package dev.lockstep.lock.hive;
 
-import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockLostException;
+import dev.lockstep.lock.AbstractLease;
 import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.hadoop.hive.metastore.api.NoSuchLockException;
+import org.apache.hadoop.hive.metastore.api.TxnAbortedException;
+import org.apache.thrift.TException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A held metastore lock: one EXCLUSIVE table-level lock, identified by its metastore lock id.
+ * A held metastore lock: one EXCLUSIVE table-level lock, identified by its metastore lock id. The
+ * states are {@link AbstractLease}'s; the primitives are the metastore's {@code heartbeat} and
+ * {@code unlock} of the lock id.
  *
- * <p>States: <em>held</em> (after acquire; heartbeats keep it), <em>lost</em> (a heartbeat was answered
- * "no such lock" or "aborted", or no heartbeat was confirmed within the lock timeout: the metastore may
- * have removed it and granted it to another holder), <em>closed</em> (after {@link #close()}). Lost and
- * closed are final.
+ * <p>Lost: a heartbeat was answered "no such lock" or "aborted". In doubt: no heartbeat was confirmed
+ * within the lock timeout, so the metastore may have removed the lock and granted it to another
+ * holder. Either way the lock id is unlocked in the background at once, so that a holder that lost its
+ * lease never keeps the metastore's lock alive afterwards (a lock id is never reused, so this cannot
+ * touch another holder).
  *
  * <p>Time is measured from the moment the last confirmed heartbeat (or the acquiring call) was
  * <em>sent</em>, on this JVM's monotonic clock: the metastore refreshed the lock no earlier than that,
  * so it cannot time the lock out before {@code sent + lockTimeout} (clock rates assumed equal).
  */
-final class HiveLease implements Lease {
+final class HiveLease extends AbstractLease {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HiveLease.class);
 
   private final HiveLockService service;
-  private final String key;
   private final HiveLockService.Target target;
-  private final long lockId;
   private final Duration lockTimeout;
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile long lastConfirmedSentNanos;
-  private volatile String lostReason;
-  private volatile Throwable lostCause;
-  private volatile ScheduledFuture<?> heartbeat;
 
   HiveLease(HiveLockService service, String key, HiveLockService.Target target, long lockId,
       Duration lockTimeout, long acquiredSentNanos) {
+    super(key, lockId, lockTimeout, acquiredSentNanos + lockTimeout.toNanos());
     this.service = service;
-    this.key = key;
     this.target = target;
-    this.lockId = lockId;
     this.lockTimeout = lockTimeout;
-    this.lastConfirmedSentNanos = acquiredSentNanos;
-  }
-
-  @Override
-  public String key() {
-    return key;
   }
 
   HiveLockService.Target target() {
     return target;
   }
 
-  /** The metastore lock id: a database sequence, so every later lock of any key gets a larger one. */
-  @Override
-  public long fencingToken() {
-    return lockId;
-  }
-
+  /** The metastore lock id (also the fencing token): a database sequence, so later locks get more. */
   long lockId() {
-    return lockId;
+    return fencingToken();
+  }
+
+  /** Heartbeats every {@code interval} on {@code executor}. */
+  void beginHeartbeats(ScheduledExecutorService executor, Duration interval) {
+    startHeartbeat(executor, interval);
   }
 
   @Override
-  public Duration timeLeft() {
-    if (closed.get() || lostReason != null) {
-      return Duration.ZERO;
+  protected void heartbeat() {
+    long sent = System.nanoTime();
+    try {
+      service.heartbeat(lockId());
+      confirmed(sent);
+    } catch (NoSuchLockException | TxnAbortedException e) {
+      markLost("the Hive Metastore at " + service.options().uris() + " no longer has the lock: it"
+          + " timed out or was removed", e);
+    } catch (TException | IOException e) {
+      LOG.warn("Heartbeat of the Hive lock on {} (lock id {}) failed, {} ms left before it is in"
+          + " doubt: {}", target, lockId(), timeLeft().toMillis(), e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
-    Duration left = lockTimeout.minusNanos(System.nanoTime() - lastConfirmedSentNanos);
-    return left.isNegative() ? Duration.ZERO : left;
   }
 
   @Override
-  public boolean isHeld() {
-    return !timeLeft().isZero();
+  protected void afterLoss() {
+    service.abandon(this);
   }
 
   @Override
-  public void ensureHeld() throws LockLostException {
-    if (closed.get()) {
-      throw new LockLostException("The Hive lock on '" + key + "' (lock id " + lockId
-          + ") was released by its holder.");
-    }
-    String reason = lostReason;
-    if (reason != null) {
-      throw new LockLostException(reason, lostCause);
-    }
-    if (timeLeft().isZero()) {
-      markLost("The Hive lock on '" + key + "' (lock id " + lockId + ") is in doubt: no heartbeat"
-          + " was confirmed by the metastore within its lock timeout 'metastore.txn.timeout' ("
-          + Durations.format(lockTimeout) + "), so it may have been given to another holder.", null);
-      throw new LockLostException(lostReason);
-    }
+  protected String expiredReason(Duration sinceContact) {
+    return "no heartbeat was confirmed by the metastore at " + service.options().uris()
+        + " within its lock timeout 'metastore.txn.timeout' (" + Durations.format(lockTimeout)
+        + "), so it may have been given to another holder";
   }
 
-  /** Called by the heartbeat after the metastore confirmed a heartbeat sent at {@code sentNanos}. */
-  void confirmed(long sentNanos) {
-    if (sentNanos - lastConfirmedSentNanos > 0 && lostReason == null) {
-      // Past the timeout the lock may already have been given away; a late answer cannot revive it.
-      if (System.nanoTime() - lastConfirmedSentNanos < lockTimeout.toNanos()) {
-        lastConfirmedSentNanos = sentNanos;
-      }
-    }
-  }
-
-  /** Marks the lease lost for good; the first reason wins. */
-  synchronized void markLost(String reason, Throwable cause) {
-    if (lostReason == null) {
-      lostCause = cause;
-      lostReason = reason;
-    }
-  }
-
-  boolean isLost() {
-    return lostReason != null;
-  }
-
-  boolean isClosed() {
-    return closed.get();
-  }
-
-  void heartbeat(ScheduledFuture<?> future) {
-    this.heartbeat = future;
-  }
-
-  /** Stops this lease's heartbeat; the lock then expires on the metastore after its timeout. */
-  void stopHeartbeat() {
-    ScheduledFuture<?> future = heartbeat;
-    if (future != null) {
-      future.cancel(false);
-    }
+  @Override
+  protected String describe() {
+    return "The Hive lock on '" + key() + "' (lock id " + lockId() + ")";
   }
 
   /**
-   * Stops the heartbeat and unlocks the lock id. Unlocking by id never touches another holder's lock.
-   * A lock the metastore already removed counts as released.
+   * Unlocks the lock id. A lock the metastore already removed counts as released.
    *
    * @throws IOException when the unlock could not be confirmed; the metastore removes the lock after
    *     its timeout
    */
   @Override
-  public void close() throws IOException {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    stopHeartbeat();
-    service.release(this);
-  }
-
-  @Override
-  public String toString() {
-    return "HiveLease{key=" + key + ", lockId=" + lockId + ", timeLeft=" + timeLeft() + "}";
+  protected void release(State before) throws IOException {
+    service.release(this, before == State.HELD);
   }
 }

@@ -2,23 +2,19 @@ package dev.lockstep.lock.hive;
 
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.lock.OpenLeases;
 import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.hive.metastore.api.DataOperationType;
 import org.apache.hadoop.hive.metastore.api.LockComponent;
 import org.apache.hadoop.hive.metastore.api.LockLevel;
@@ -29,7 +25,6 @@ import org.apache.hadoop.hive.metastore.api.LockType;
 import org.apache.hadoop.hive.metastore.api.NoSuchLockException;
 import org.apache.hadoop.hive.metastore.api.ShowLocksRequest;
 import org.apache.hadoop.hive.metastore.api.ShowLocksResponseElement;
-import org.apache.hadoop.hive.metastore.api.TxnAbortedException;
 import org.apache.thrift.TException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +61,6 @@ public final class HiveLockService implements LockService {
 
   private static final Logger LOG = LoggerFactory.getLogger(HiveLockService.class);
   private static final long FIRST_CHECK_SLEEP_MILLIS = 20;
-  private static final AtomicInteger THREADS = new AtomicInteger();
 
   /** The metastore table a key locks. */
   record Target(String database, String table) {
@@ -78,21 +72,14 @@ public final class HiveLockService implements LockService {
 
   private final HiveLockOptions options;
   private final MetastoreClientPool pool;
-  private final ScheduledThreadPoolExecutor heartbeats;
-  private final Set<HiveLease> open = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final OpenLeases<HiveLease> open =
+      new OpenLeases<>("lockstep-hive-heartbeat", 2);
   private final String user;
   private final String hostname;
 
   private HiveLockService(HiveLockOptions options) {
     this.options = options;
     this.pool = new MetastoreClientPool(options.conf(), options.uris(), options.poolSize());
-    this.heartbeats = new ScheduledThreadPoolExecutor(2, runnable -> {
-      Thread thread = new Thread(runnable, "lockstep-hive-heartbeat-" + THREADS.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-    this.heartbeats.setRemoveOnCancelPolicy(true);
     this.user = System.getProperty("user.name", "lockstep");
     this.hostname = localHostname();
   }
@@ -107,12 +94,16 @@ public final class HiveLockService implements LockService {
     return options;
   }
 
+  /** The metastore's lock timeout plus one housekeeping pass ({@link HiveLockOptions}). */
+  @Override
+  public Duration holderDeathBound() {
+    return options.holderDeathBound();
+  }
+
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
-    if (closed.get()) {
-      throw new IllegalStateException("The Hive lock service is closed");
-    }
+    open.checkOpen("The Hive lock service is closed");
     if (timeout.isNegative()) {
       throw new IllegalArgumentException("The acquire timeout must not be negative: " + timeout);
     }
@@ -209,62 +200,41 @@ public final class HiveLockService implements LockService {
   private HiveLease started(String key, Target target, long lockId, long sent) {
     HiveLease lease = new HiveLease(this, key, target, lockId, options.lockTimeout(), sent);
     open.add(lease);
-    long interval = options.heartbeatInterval().toNanos();
-    lease.heartbeat(heartbeats.scheduleWithFixedDelay(() -> heartbeat(lease), interval, interval,
-        TimeUnit.NANOSECONDS));
+    lease.beginHeartbeats(open.heartbeats(), options.heartbeatInterval());
     LOG.debug("Acquired the Hive lock on {} (lock id {})", target, lockId);
     return lease;
   }
 
-  /** One heartbeat of {@code lease}; runs on a heartbeat thread. */
-  private void heartbeat(HiveLease lease) {
-    if (lease.isClosed()) {
-      lease.stopHeartbeat();
-      return;
-    }
-    if (lease.isLost() || lease.timeLeft().isZero()) {
-      giveUp(lease, "The Hive lock on '" + lease.key() + "' (lock id " + lease.lockId() + ") is in"
-          + " doubt: no heartbeat was confirmed by the metastore at " + options.uris() + " within"
-          + " its lock timeout (" + Durations.format(options.lockTimeout()) + ").", null);
-      return;
-    }
-    long sent = System.nanoTime();
-    try {
-      pool.call(client -> {
-        client.heartbeat(0, lease.lockId());
-        return null;
-      });
-      lease.confirmed(sent);
-    } catch (NoSuchLockException | TxnAbortedException e) {
-      lease.markLost("The Hive Metastore at " + options.uris() + " no longer has the lock on '"
-          + lease.key() + "' (lock id " + lease.lockId() + "): it timed out or was removed.", e);
-      lease.stopHeartbeat();
-      open.remove(lease);
-    } catch (TException | IOException e) {
-      LOG.warn("Heartbeat of the Hive lock on {} (lock id {}) failed, {} left before it is in doubt:"
-          + " {}", lease.target(), lease.lockId(), lease.timeLeft().toMillis() + " ms", e.toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      LOG.warn("Heartbeat of the Hive lock on {} failed", lease.target(), e);
-    }
+  /** The heartbeat primitive: one metastore heartbeat of {@code lockId}. */
+  void heartbeat(long lockId) throws TException, IOException, InterruptedException {
+    pool.call(client -> {
+      client.heartbeat(0, lockId);
+      return null;
+    });
   }
 
-  /** Marks {@code lease} lost and unlocks it, so that it cannot keep the metastore's lock alive. */
-  private void giveUp(HiveLease lease, String reason, Throwable cause) {
-    lease.markLost(reason, cause);
-    lease.stopHeartbeat();
+  /**
+   * {@code lease} is no longer held: forget it and unlock its lock id in the background, so that it
+   * cannot keep the metastore's lock alive.
+   */
+  void abandon(HiveLease lease) {
     open.remove(lease);
-    IOException failure = new IOException(reason);
-    if (!unlockQuietly(lease.lockId(), failure)) {
-      LOG.debug("Could not unlock the in-doubt lock {}; the metastore removes it", lease.lockId());
+    try {
+      open.heartbeats().execute(() -> {
+        if (!unlockQuietly(lease.lockId(), new IOException("unlock of " + lease))) {
+          LOG.debug("Could not unlock the lock {} that is no longer held; the metastore removes it",
+              lease.lockId());
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // The service is closing; the metastore removes the lock after its timeout.
     }
   }
 
   /** Releases {@code lease}; called once, by {@link HiveLease#close()}. */
-  void release(HiveLease lease) throws IOException {
+  void release(HiveLease lease, boolean held) throws IOException {
     open.remove(lease);
-    if (lease.isLost()) {
+    if (!held) {
       // Removed by the metastore, or in doubt: unlock anyway (a lock id is never reused, so this
       // cannot touch another holder), but the lease was gone before; a failure changes nothing.
       unlockQuietly(lease.lockId(), new IOException("unlock of a lost lease"));
@@ -382,32 +352,10 @@ public final class HiveLockService implements LockService {
     return request;
   }
 
-  @Override
-  public Duration holderDeathBound() {
-    return options.holderDeathBound();
-  }
-
   /** Releases every open lease, stops the heartbeats and closes the connections. Idempotent. */
   @Override
   public void close() throws IOException {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    List<IOException> failures = new ArrayList<>();
-    for (HiveLease lease : List.copyOf(open)) {
-      try {
-        lease.close();
-      } catch (IOException e) {
-        failures.add(e);
-      }
-    }
-    heartbeats.shutdownNow();
-    pool.close();
-    if (!failures.isEmpty()) {
-      IOException first = failures.get(0);
-      failures.subList(1, failures.size()).forEach(first::addSuppressed);
-      throw first;
-    }
+    open.close(pool::close);
   }
 
   private static String localHostname() {

@@ -1,19 +1,17 @@
 package dev.lockstep.lock.jdbc;
 
-import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockLostException;
+import dev.lockstep.lock.AbstractLease;
 import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A lease on one row of the lock table, tied to one database session.
+ * A lease on one row of the lock table, tied to one database session. The states are {@link
+ * AbstractLease}'s; the primitives are the owner-guarded renewal and release of the row.
  *
  * <p>The lease keeps the connection it was acquired on (its <em>session</em>) and renews only on it:
  * the heartbeat every {@code lease-ttl/3}, and {@link #ensureHeld()} each time it is called. The pool
@@ -32,56 +30,37 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Thread-safe; the session is used under one lock, so a heartbeat and an {@code ensureHeld()} never
- * interleave on it.
+ * interleave on it. A lease no longer held gives its session back to the pool (evicted when it
+ * failed); its release then runs on a fresh connection.
  */
-final class JdbcLease implements Lease {
-
-  private static final Logger LOG = LoggerFactory.getLogger(JdbcLease.class);
+final class JdbcLease extends AbstractLease {
 
   private final JdbcLockService service;
   private final LockKey key;
   private final String owner;
-  private final long fencingToken;
   private final long sessionId;
   private final long ttlNanos;
   private final ReentrantLock sessionLock = new ReentrantLock();
 
-  /** The session; {@code null} once lost or closed. Guarded by {@link #sessionLock}. */
+  /** The session; {@code null} once given back. Guarded by {@link #sessionLock}. */
   private Connection session;
-  private volatile long deadlineNanos;
-  /** Why the lease is gone; {@code null} while held. Set once. */
-  private volatile String lostReason;
-  private volatile Exception lostCause;
-  private volatile boolean closed;
-  private volatile ScheduledFuture<?> heartbeat;
+  /** Whether the session failed and must be evicted. Guarded by {@link #sessionLock}. */
+  private boolean sessionBroken;
 
   JdbcLease(JdbcLockService service, LockKey key, String owner, long fencingToken, long sessionId,
       Connection session, long deadlineNanos, Duration ttl) {
+    super(key.key(), fencingToken, ttl, deadlineNanos);
     this.service = service;
     this.key = key;
     this.owner = owner;
-    this.fencingToken = fencingToken;
     this.sessionId = sessionId;
     this.session = session;
-    this.deadlineNanos = deadlineNanos;
     this.ttlNanos = ttl.toNanos();
   }
 
-  void startHeartbeat(ScheduledFuture<?> future) {
-    this.heartbeat = future;
-    if (closed || lostReason != null) {
-      future.cancel(false);
-    }
-  }
-
-  @Override
-  public String key() {
-    return key.key();
-  }
-
-  @Override
-  public long fencingToken() {
-    return fencingToken;
+  /** Renews every third of the TTL on {@code executor}. */
+  void startHeartbeat(ScheduledExecutorService executor) {
+    startHeartbeat(executor, Duration.ofNanos(ttlNanos / 3));
   }
 
   /** The owner id written in the row: unique to this acquisition. */
@@ -94,106 +73,74 @@ final class JdbcLease implements Lease {
     return sessionId;
   }
 
+  /** Renews on the session: a full TTL left when {@link #ensureHeld()} returns. */
   @Override
-  public Duration timeLeft() {
-    if (lostReason != null || closed) {
-      return Duration.ZERO;
-    }
-    long left = deadlineNanos - System.nanoTime();
-    return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
-  }
-
-  @Override
-  public boolean isHeld() {
-    return !timeLeft().isZero();
-  }
-
-  /**
-   * Renews the lease on its session and returns when the database confirmed this holder still owns the
-   * row; the lease then has a full TTL left.
-   *
-   * @throws LockLostException when released, lost before, or the renewal fails now; forever after
-   */
-  @Override
-  public void ensureHeld() throws LockLostException {
+  protected void renewBeforeUse() {
     renew("ensureHeld");
   }
 
-  /** One heartbeat: renew, and on failure only record the loss (the holder learns in ensureHeld). */
-  void heartbeat() {
-    try {
-      renew("heartbeat");
-    } catch (LockLostException e) {
-      // Recorded in lostReason and logged once by markLost.
-    } catch (RuntimeException e) {
-      markLost("the heartbeat failed unexpectedly: " + e, e);
-    }
+  @Override
+  protected void heartbeat() {
+    renew("heartbeat");
   }
 
-  private void renew(String caller) throws LockLostException {
+  private void renew(String caller) {
     sessionLock.lock();
     try {
-      if (closed) {
-        throw new LockLostException("The lease on '" + key.key() + "' was released.");
-      }
-      if (lostReason != null) {
-        throw lost();
+      if (session == null || state() != State.HELD) {
+        return;
       }
       long sent = System.nanoTime();
-      if (sent - deadlineNanos >= 0) {
-        markLost("no renewal succeeded within " + Durations.format(Duration.ofNanos(ttlNanos))
-            + ", so the row may have expired in the database", null);
-        throw lost();
-      }
       int renewed;
       try {
         renewed = service.table().renew(session, key.hash(), owner);
       } catch (SQLException e) {
+        sessionBroken = true;
         markLost("the " + caller + " renewal on session " + sessionId + " failed (" + e + ")", e);
-        throw lost();
+        return;
       }
       if (renewed != 1) {
         markLost("the " + caller + " renewal found the row expired in the database or taken over",
             null);
-        throw lost();
-      }
-      deadlineNanos = sent + ttlNanos;
-    } finally {
-      sessionLock.unlock();
-    }
-  }
-
-  private LockLostException lost() {
-    return new LockLostException("Lost the lock on '" + key.key() + "' (fencing token " + fencingToken
-        + "): " + lostReason + ". Do not publish under this lease.", lostCause);
-  }
-
-  /** Records the loss once, stops the heartbeat and gives the session back (evicted on a failure). */
-  private void markLost(String reason, Exception failure) {
-    sessionLock.lock();
-    try {
-      if (lostReason != null || closed) {
         return;
       }
-      lostCause = failure;
-      lostReason = reason;
-      LOG.warn("Lost the JDBC lock on '{}' (fencing token {}, owner {}): {}", key.key(), fencingToken,
-          owner, reason);
-      cancelHeartbeat();
-      if (session != null) {
-        service.giveBack(session, failure != null);
-        session = null;
-      }
+      confirmed(sent);
     } finally {
+      giveBackUnlessHeld();
       sessionLock.unlock();
     }
   }
 
-  private void cancelHeartbeat() {
-    ScheduledFuture<?> future = heartbeat;
-    if (future != null) {
-      future.cancel(false);
+  @Override
+  protected void afterLoss() {
+    // A renewal in progress holds the session; it gives the session back when it ends.
+    if (sessionLock.tryLock()) {
+      try {
+        giveBackUnlessHeld();
+      } finally {
+        sessionLock.unlock();
+      }
     }
+  }
+
+  /** Gives the session back once the lease is not held. Call under {@link #sessionLock}. */
+  private void giveBackUnlessHeld() {
+    if (session != null && state() != State.HELD) {
+      service.giveBack(session, sessionBroken);
+      session = null;
+    }
+  }
+
+  @Override
+  protected String expiredReason(Duration sinceContact) {
+    return "no renewal succeeded within " + Durations.format(Duration.ofNanos(ttlNanos))
+        + ", so the row may have expired in the database";
+  }
+
+  @Override
+  protected String describe() {
+    return "The JDBC lock on '" + key.key() + "' (fencing token " + fencingToken() + ", owner "
+        + owner + ", session " + sessionId + ")";
   }
 
   /**
@@ -205,16 +152,15 @@ final class JdbcLease implements Lease {
    *     {@code lease-ttl}
    */
   @Override
-  public void close() throws IOException {
+  protected void release(State before) throws IOException {
     sessionLock.lock();
     try {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      cancelHeartbeat();
       Connection connection = session;
       session = null;
+      if (connection != null && before != State.HELD) {
+        service.giveBack(connection, sessionBroken);
+        connection = null;
+      }
       try {
         service.release(this, connection);
       } finally {
@@ -223,16 +169,5 @@ final class JdbcLease implements Lease {
     } finally {
       sessionLock.unlock();
     }
-  }
-
-  LockKey lockKey() {
-    return key;
-  }
-
-  @Override
-  public String toString() {
-    return "JdbcLease{key=" + key.key() + ", fencingToken=" + fencingToken + ", owner=" + owner
-        + ", session=" + sessionId + (lostReason != null ? ", lost: " + lostReason : "")
-        + (closed ? ", released" : "") + "}";
   }
 }

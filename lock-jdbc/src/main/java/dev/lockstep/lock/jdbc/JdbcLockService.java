@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.lock.OpenLeases;
 import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,15 +13,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,9 +59,8 @@ public final class JdbcLockService implements LockService {
   private final JdbcLockOptions options;
   private final HikariDataSource pool;
   private final LockTable table;
-  private final ScheduledThreadPoolExecutor heartbeats;
-  private final Set<JdbcLease> held = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final OpenLeases<JdbcLease> held =
+      new OpenLeases<>("lockstep-jdbc-heartbeat", 2);
   private final String ownerPrefix;
   private final int sessionTimeoutMillis;
 
@@ -75,12 +71,6 @@ public final class JdbcLockService implements LockService {
     this.table = table;
     this.sessionTimeoutMillis = (int) Math.max(1, sessionTimeout.toMillis());
     this.ownerPrefix = hostName() + "/" + ProcessHandle.current().pid() + "/";
-    this.heartbeats = new ScheduledThreadPoolExecutor(2, runnable -> {
-      Thread thread = new Thread(runnable, "lockstep-jdbc-heartbeat");
-      thread.setDaemon(true);
-      return thread;
-    });
-    this.heartbeats.setRemoveOnCancelPolicy(true);
   }
 
   /** Opens the service from catalog options ({@code lock.jdbc.*} and the generic lock options). */
@@ -163,10 +153,7 @@ public final class JdbcLockService implements LockService {
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
-    if (closed.get()) {
-      throw new IllegalStateException("The JDBC lock service on " + options.redactedUrl()
-          + " is closed.");
-    }
+    held.checkOpen("The JDBC lock service on " + options.redactedUrl() + " is closed.");
     LockKey lockKey = LockKey.of(key);
     long deadline = System.nanoTime() + timeout.toNanos();
     long wait = FIRST_WAIT_NANOS;
@@ -244,10 +231,8 @@ public final class JdbcLockService implements LockService {
       long deadline = sent + Math.min(options.leaseTtl().toNanos(), row.microsLeft() * 1000);
       JdbcLease lease = new JdbcLease(this, key, owner, row.fencingToken(), row.sessionId(),
           connection, deadline, options.leaseTtl());
-      long period = options.leaseTtl().toNanos() / 3;
       try {
-        lease.startHeartbeat(
-            heartbeats.scheduleAtFixedRate(lease::heartbeat, period, period, TimeUnit.NANOSECONDS));
+        lease.startHeartbeat(held.heartbeats());
       } catch (RejectedExecutionException e) {
         // The service was closed while this attempt ran: give the row back, hold nothing.
         table.release(connection, key.hash(), owner);
@@ -290,7 +275,7 @@ public final class JdbcLockService implements LockService {
 
   /** Releases {@code lease}'s row on its session, or on a fresh connection when it has none. */
   void release(JdbcLease lease, Connection session) throws IOException {
-    LockKey key = lease.lockKey();
+    LockKey key = LockKey.of(lease.key());
     boolean broken = false;
     try {
       Connection connection = session != null ? session : pool.getConnection();
@@ -349,26 +334,7 @@ public final class JdbcLockService implements LockService {
   /** Releases every held lease, stops the heartbeats and closes the pool. Idempotent. */
   @Override
   public void close() throws IOException {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    IOException failure = null;
-    for (JdbcLease lease : held) {
-      try {
-        lease.close();
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    heartbeats.shutdownNow();
-    pool.close();
-    if (failure != null) {
-      throw failure;
-    }
+    held.close(pool::close);
   }
 
   @Override

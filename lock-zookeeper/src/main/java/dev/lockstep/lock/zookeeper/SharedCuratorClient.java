@@ -146,13 +146,13 @@ final class SharedCuratorClient {
     switch (state) {
       case SUSPENDED -> {
         for (ZooKeeperLease lease : leases) {
-          lease.markInDoubt("the connection to ZooKeeper at '" + connectString + "' was suspended;"
+          lease.suspended("the connection to ZooKeeper at '" + connectString + "' was suspended;"
               + " the session may expire and another writer may take the lock");
         }
       }
       case LOST -> {
         for (ZooKeeperLease lease : leases) {
-          lease.markLost("the ZooKeeper session at '" + connectString + "' was lost (expired)");
+          lease.sessionLost("the ZooKeeper session at '" + connectString + "' was lost (expired)");
         }
       }
       default -> {
@@ -165,7 +165,7 @@ final class SharedCuratorClient {
   void close() {
     heartbeats.shutdownNow();
     for (ZooKeeperLease lease : leases) {
-      lease.markLost("the ZooKeeper client of '" + connectString + "' was closed");
+      lease.sessionLost("the ZooKeeper client of '" + connectString + "' was closed");
     }
     client.close();
   }

@@ -1,14 +1,9 @@
 package dev.lockstep.lock.zookeeper;
 
-import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockLostException;
+import dev.lockstep.lock.AbstractLease;
 import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
@@ -19,55 +14,42 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A held ZooKeeper lock: the ephemeral sequential znode at {@link #nodePath()} that sorts first among
- * the key's lock nodes, owned by one session.
- *
- * <p>States, each change final:
+ * the key's lock nodes, owned by one session. The states are {@link AbstractLease}'s; here:
  *
  * <ol>
  *   <li>held: the client is connected, the node exists with our session as owner as of the last
- *       heartbeat, and less than the session timeout has passed since that contact;
- *   <li>in doubt: the connection was suspended, or no contact for a whole session timeout. The session
- *       may already be expired on the server, so the holder must stop; the node may still exist, and
- *       {@link #close()} deletes it if so;
- *   <li>lost: the session expired, was replaced, or the node was deleted: others may hold the key;
- *   <li>released: {@link #close()} ran.
+ *       heartbeat, and less than the session timeout has passed since that heartbeat was sent;
+ *   <li>in doubt: the connection was suspended or the client sees itself disconnected, or no contact
+ *       for a whole session timeout. The session may already be expired on the server; the node may
+ *       still exist, and {@link #close()} deletes it if so;
+ *   <li>lost: the session expired, was replaced, or the node was deleted: others may hold the key.
  * </ol>
  *
- * <p>The fencing token is the node's creation zxid ({@code czxid}); see the module README for why it
- * strictly increases per key across holders.
+ * <p>The primitives: the heartbeat is an asynchronous {@code exists} on the node (plus a deletion
+ * watch); the release deletes the node. The fencing token is the node's creation zxid ({@code
+ * czxid}); see the module README for why it strictly increases per key across holders.
  */
-final class ZooKeeperLease implements Lease {
+final class ZooKeeperLease extends AbstractLease {
 
   private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLease.class);
 
-  private enum State { HELD, IN_DOUBT, LOST, RELEASED }
-
-  private final String key;
   private final String nodePath;
-  private final long fencingToken;
   private final long sessionId;
-  private final long sessionTimeoutNanos;
+  private final Duration sessionTimeout;
   private final SharedCuratorClient client;
   private final Consumer<ZooKeeperLease> onClose;
-  private final AtomicLong lastContactNanos;
-  private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile State state = State.HELD;
-  private volatile String problem;
-  private volatile ScheduledFuture<?> heartbeat;
 
   /**
    * @param contactNanos {@link System#nanoTime()} before the request that confirmed ownership was sent
    */
   ZooKeeperLease(String key, String nodePath, Stat stat, long contactNanos, Duration sessionTimeout,
       SharedCuratorClient client, Consumer<ZooKeeperLease> onClose) {
-    this.key = key;
+    super(key, stat.getCzxid(), sessionTimeout, contactNanos + sessionTimeout.toNanos());
     this.nodePath = nodePath;
-    this.fencingToken = stat.getCzxid();
     this.sessionId = stat.getEphemeralOwner();
-    this.sessionTimeoutNanos = sessionTimeout.toNanos();
+    this.sessionTimeout = sessionTimeout;
     this.client = client;
     this.onClose = onClose;
-    this.lastContactNanos = new AtomicLong(contactNanos);
   }
 
   /**
@@ -78,20 +60,13 @@ final class ZooKeeperLease implements Lease {
     Watcher deleted = event -> {
       if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
         markLost("its lock node " + nodePath + " was deleted (session expired or an operator"
-            + " removed it)");
+            + " removed it)", null);
       }
     };
     long sent = System.nanoTime();
     Stat stat = client.curator().checkExists().usingWatcher(deleted).forPath(nodePath);
     onOwnership(sent, stat);
-    long period = Math.max(TimeUnit.MILLISECONDS.toNanos(20), sessionTimeoutNanos / 5);
-    heartbeat = client.heartbeats().scheduleWithFixedDelay(this::sendHeartbeat, period, period,
-        TimeUnit.NANOSECONDS);
-  }
-
-  @Override
-  public String key() {
-    return key;
+    startHeartbeat(client.heartbeats(), sessionTimeout.dividedBy(5));
   }
 
   /** The lock node, for diagnostics. */
@@ -104,83 +79,35 @@ final class ZooKeeperLease implements Lease {
     return sessionId;
   }
 
-  @Override
-  public long fencingToken() {
-    return fencingToken;
+  /** The connection was suspended: the session may expire on the server at any moment. */
+  void suspended(String reason) {
+    markInDoubt(reason, null);
+  }
+
+  /** The session ended or the client closed: others may hold the key now. */
+  void sessionLost(String reason) {
+    markLost(reason, null);
   }
 
   @Override
-  public Duration timeLeft() {
-    long left = refresh();
-    return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+  protected String localDoubt() {
+    return client.isConnected() ? null
+        : "the client is disconnected from ZooKeeper at '" + client.connectString() + "'";
   }
 
   @Override
-  public boolean isHeld() {
-    return refresh() > 0;
+  protected String expiredReason(Duration sinceContact) {
+    return "no confirmed contact with ZooKeeper for " + Durations.format(Duration.ofMillis(sinceContact.toMillis()))
+        + ", at least the session timeout; the session may have expired";
   }
 
   @Override
-  public void ensureHeld() throws LockLostException {
-    if (refresh() <= 0) {
-      throw new LockLostException("The ZooKeeper lock '" + key + "' (node " + nodePath + ", token "
-          + fencingToken + ") is " + describe(state) + ": " + problem
-          + ". Do not publish anything under it.");
-    }
+  protected String describe() {
+    return "The ZooKeeper lock '" + key() + "' (node " + nodePath + ", token " + fencingToken() + ")";
   }
 
-  /**
-   * Re-checks the state (without blocking) and returns the guaranteed time left in nanoseconds, or
-   * zero or less once the lease is not held. Latches "in doubt" when the client sees itself
-   * disconnected before the suspension event arrived, or when contact is older than the session
-   * timeout (a paused process).
-   */
-  private long refresh() {
-    if (state != State.HELD) {
-      return 0;
-    }
-    if (!client.isConnected()) {
-      markInDoubt("the client is disconnected from ZooKeeper at '" + client.connectString() + "'");
-      return 0;
-    }
-    long sinceContact = System.nanoTime() - lastContactNanos.get();
-    long left = sessionTimeoutNanos - sinceContact;
-    if (left <= 0) {
-      markInDoubt("no confirmed contact with ZooKeeper for " + Durations.format(
-          Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(sinceContact)))
-          + ", at least the session timeout; the session may have expired");
-      return 0;
-    }
-    return state == State.HELD ? left : 0;
-  }
-
-  void markInDoubt(String reason) {
-    transition(State.IN_DOUBT, reason);
-  }
-
-  void markLost(String reason) {
-    transition(State.LOST, reason);
-  }
-
-  private synchronized void transition(State next, String reason) {
-    if (state.ordinal() >= next.ordinal()) {
-      return;
-    }
-    if (state == State.HELD || next == State.LOST) {
-      problem = problem == null ? reason : problem + "; then " + reason;
-    }
-    LOG.debug("Lease on {} ({}) is now {}: {}", key, nodePath, next, reason);
-    state = next;
-    ScheduledFuture<?> beat = heartbeat;
-    if (beat != null) {
-      beat.cancel(false);
-    }
-  }
-
-  private void sendHeartbeat() {
-    if (state != State.HELD) {
-      return;
-    }
+  @Override
+  protected void heartbeat() {
     long sent = System.nanoTime();
     try {
       client.curator().checkExists().inBackground((c, event) -> onHeartbeat(sent, event))
@@ -202,40 +129,25 @@ final class ZooKeeperLease implements Lease {
   /** Ownership was confirmed (or refuted) by a request sent at {@code sent}. */
   private void onOwnership(long sent, Stat stat) {
     if (stat == null) {
-      markLost("its lock node " + nodePath + " no longer exists");
+      markLost("its lock node " + nodePath + " no longer exists", null);
     } else if (stat.getEphemeralOwner() != sessionId) {
-      markLost("its lock node " + nodePath + " belongs to another session");
+      markLost("its lock node " + nodePath + " belongs to another session", null);
     } else {
-      lastContactNanos.accumulateAndGet(sent, Math::max);
+      confirmed(sent);
     }
   }
 
   /**
    * Deletes this lease's own lock node (a path no other holder can have: it carries a random id of
-   * this acquisition), unless it is already gone. Idempotent. A lost lease's node is deleted in the
-   * background (it is gone or dies with its session); an in-doubt lease on a disconnected client
-   * hands the delete to the background at once instead of blocking for Curator's retries.
+   * this acquisition), unless it is already gone. A lost lease's node is deleted in the background
+   * (it is gone or dies with its session); an in-doubt lease on a disconnected client hands the
+   * delete to the background at once instead of blocking for Curator's retries.
    *
    * @throws IOException when the delete could not be confirmed; Curator keeps deleting in the
    *     background, and the server removes the node when the session ends
    */
   @Override
-  public void close() throws IOException {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    State before;
-    synchronized (this) {
-      before = state;
-      state = State.RELEASED;
-      ScheduledFuture<?> beat = heartbeat;
-      if (beat != null) {
-        beat.cancel(false);
-      }
-    }
-    if (problem == null) {
-      problem = "it was released by close()";
-    }
+  protected void release(State before) throws IOException {
     try {
       if (before == State.LOST) {
         // The node is gone or dies with its old session; delete it early without blocking.
@@ -243,10 +155,10 @@ final class ZooKeeperLease implements Lease {
       } else if (!client.isConnected()) {
         // In doubt and disconnected: do not stall the caller for Curator's retries.
         client.curator().delete().guaranteed().inBackground().forPath(nodePath);
-        throw new IOException("Could not release the ZooKeeper lock '" + key + "' now: the client"
-            + " is disconnected from '" + client.connectString() + "'. Curator deletes " + nodePath
-            + " in the background once it reconnects; the server frees it at the latest when the"
-            + " session expires.");
+        throw new IOException("Could not release the ZooKeeper lock '" + key() + "' now: the"
+            + " client is disconnected from '" + client.connectString() + "'. Curator deletes "
+            + nodePath + " in the background once it reconnects; the server frees it at the latest"
+            + " when the session expires.");
       } else {
         client.curator().delete().guaranteed().forPath(nodePath);
       }
@@ -256,29 +168,14 @@ final class ZooKeeperLease implements Lease {
       // Already gone: the session ended, nothing of ours is left.
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("Interrupted while releasing the ZooKeeper lock '" + key + "'; Curator"
-          + " deletes " + nodePath + " in the background.", e);
+      throw new IOException("Interrupted while releasing the ZooKeeper lock '" + key() + "';"
+          + " Curator deletes " + nodePath + " in the background.", e);
     } catch (Exception e) {
-      throw new IOException("Could not confirm the release of the ZooKeeper lock '" + key + "' at '"
-          + client.connectString() + "': " + e + ". Curator keeps deleting " + nodePath + " in the"
-          + " background; the server frees it at the latest when the session expires.", e);
+      throw new IOException("Could not confirm the release of the ZooKeeper lock '" + key()
+          + "' at '" + client.connectString() + "': " + e + ". Curator keeps deleting " + nodePath
+          + " in the background; the server frees it at the latest when the session expires.", e);
     } finally {
       onClose.accept(this);
     }
-  }
-
-  private static String describe(State state) {
-    return switch (state) {
-      case HELD -> "held";
-      case IN_DOUBT -> "in doubt";
-      case LOST -> "lost";
-      case RELEASED -> "released";
-    };
-  }
-
-  @Override
-  public String toString() {
-    return "ZooKeeperLease{" + key + ", " + nodePath + ", token " + fencingToken + ", "
-        + describe(state) + "}";
   }
 }

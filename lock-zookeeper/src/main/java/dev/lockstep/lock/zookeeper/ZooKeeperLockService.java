@@ -2,18 +2,15 @@ package dev.lockstep.lock.zookeeper;
 
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.lock.OpenLeases;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.LockInternals;
 import org.apache.curator.framework.recipes.locks.PredicateResults;
@@ -59,8 +56,7 @@ public final class ZooKeeperLockService implements LockService {
   private final CuratorClients registry;
   private final SharedCuratorClient shared;
   private final StandardLockInternalsDriver driver = new StandardLockInternalsDriver();
-  private final Set<ZooKeeperLease> leases = ConcurrentHashMap.newKeySet();
-  private final AtomicBoolean closed = new AtomicBoolean();
+  private final OpenLeases<ZooKeeperLease> leases = new OpenLeases<>();
   private final byte[] holderDescription;
 
   /** A service on this process's shared Curator client for these options. */
@@ -79,9 +75,7 @@ public final class ZooKeeperLockService implements LockService {
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
-    if (closed.get()) {
-      throw new IllegalStateException("This ZooKeeper lock service is closed.");
-    }
+    leases.checkOpen("This ZooKeeper lock service is closed.");
     if (key == null || key.isEmpty()) {
       throw new IllegalArgumentException("A lock key must not be empty.");
     }
@@ -245,25 +239,7 @@ public final class ZooKeeperLockService implements LockService {
 
   @Override
   public void close() throws IOException {
-    if (!closed.compareAndSet(false, true)) {
-      return;
-    }
-    IOException failure = null;
-    for (ZooKeeperLease lease : new ArrayList<>(leases)) {
-      try {
-        lease.close();
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    registry.release(shared);
-    if (failure != null) {
-      throw failure;
-    }
+    leases.close(() -> registry.release(shared));
   }
 
   private static void closeQuietly(ZooKeeperLease lease, Exception primary) {
