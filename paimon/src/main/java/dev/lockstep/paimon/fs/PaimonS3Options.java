@@ -51,7 +51,8 @@ final class PaimonS3Options {
   private PaimonS3Options() {}
 
   /**
-   * The catalog options with the translated keys added.
+   * The catalog options with the translated keys added and the S3A settings Lockstep does not read
+   * removed ({@link ForeignStoreKeys}).
    *
    * @throws IllegalArgumentException for an S3A setting that Lockstep's S3 store cannot honour
    */
@@ -87,7 +88,7 @@ final class PaimonS3Options {
       boolean https = ssl == null || !ssl.trim().equalsIgnoreCase("false");
       result.put("s3.endpoint", (https ? "https://" : "http://") + endpoint.trim());
     }
-    return result;
+    return ForeignStoreKeys.withoutForeignKeys(dev.lockstep.fs.s3.S3Options.OPTIONS, result);
   }
 
   /** The S3A name of a Paimon S3 option, or {@code null} when the key is not one. */

@@ -47,7 +47,8 @@ enum StoreKind {
 
     @Override
     Map<String, String> lockstepOptions(Map<String, String> options) {
-      return options;
+      // Lockstep's OSS keys are hadoop-aliyun's; the hadoop-aliyun settings it does not read go.
+      return ForeignStoreKeys.withoutForeignKeys(dev.lockstep.fs.oss.OssOptions.OPTIONS, options);
     }
 
     @Override

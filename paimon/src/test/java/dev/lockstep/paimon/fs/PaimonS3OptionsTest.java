@@ -44,6 +44,24 @@ class PaimonS3OptionsTest {
   }
 
   @Test
+  void hadoopOnlySettingsAreDroppedBeforeTheStoreSeesThemAndOtherNamespacesStay() {
+    // A catalog moved from paimon-s3 keeps S3A tuning the Lockstep store does not read; the store
+    // refuses unknown keys in its namespace, so the adapter removes them (and warns) first.
+    Map<String, String> lockstep = PaimonS3Options.toLockstep(Map.of(
+        "s3.endpoint", "http://127.0.0.1:9000",
+        "s3.fast.upload", "true",
+        "fs.s3a.buffer.dir", "/tmp/s3a",
+        "s3.path.style.access", "true",
+        "warehouse", "s3://bucket/wh",
+        "lock.type", "lockstep-zookeeper"));
+    assertThat(lockstep).doesNotContainKeys("s3.fast.upload", "s3.path.style.access");
+    assertThat(lockstep).containsEntry("s3.path-style-access", "true")
+        .containsEntry("warehouse", "s3://bucket/wh")
+        .containsEntry("lock.type", "lockstep-zookeeper");
+    assertThat(S3Options.from(lockstep).pathStyleAccess()).isTrue();
+  }
+
+  @Test
   void anAssumedRoleIsRefusedWithTheWayOut() {
     assertThatThrownBy(() -> PaimonS3Options.toLockstep(Map.of(
         "s3.assumed.role.arn", "arn:aws:iam::1:role/r")))
