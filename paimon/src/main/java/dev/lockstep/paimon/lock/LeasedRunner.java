@@ -32,11 +32,14 @@ import java.util.concurrent.TimeoutException;
 public final class LeasedRunner implements Closeable {
 
   private final String identifier;
+  private final String connectionOption;
   private final SharedLockServices.Handle handle;
   private final Duration acquireTimeout;
 
-  private LeasedRunner(String identifier, SharedLockServices.Handle handle, Duration acquireTimeout) {
+  private LeasedRunner(String identifier, String connectionOption,
+      SharedLockServices.Handle handle, Duration acquireTimeout) {
     this.identifier = identifier;
+    this.connectionOption = connectionOption;
     this.handle = handle;
     this.acquireTimeout = acquireTimeout;
   }
@@ -44,13 +47,16 @@ public final class LeasedRunner implements Closeable {
   /**
    * Opens a runner on the JVM's shared service for these options.
    *
+   * @param connectionOption the option(s) that say where the lock service is, for error messages
+   *
    * @throws IllegalArgumentException when an option is missing or invalid, naming the key
    */
-  public static LeasedRunner open(String identifier, dev.lockstep.lock.CatalogLockFactory backend,
-      java.util.Map<String, String> options) throws IOException {
+  public static LeasedRunner open(String identifier, String connectionOption,
+      dev.lockstep.lock.CatalogLockFactory backend, java.util.Map<String, String> options)
+      throws IOException {
     LockOptions lockOptions = LockOptions.from(options);
-    return new LeasedRunner(identifier, SharedLockServices.acquire(identifier, backend, options),
-        lockOptions.acquireTimeout());
+    return new LeasedRunner(identifier, connectionOption,
+        SharedLockServices.acquire(identifier, backend, options), lockOptions.acquireTimeout());
   }
 
   /** The service this runner shares. */
@@ -66,7 +72,8 @@ public final class LeasedRunner implements Closeable {
       acquired = handle.service().acquire(key, acquireTimeout);
     } catch (IOException e) {
       throw new IOException("lock.type=" + identifier + " could not take the lock of " + key + ": "
-          + e.getMessage(), e);
+          + String.valueOf(e.getMessage()).replace('\n', ' ') + " Check " + connectionOption + ".",
+          e);
     }
     if (acquired.isEmpty()) {
       throw new TimeoutException("lock.type=" + identifier + " could not acquire the lock of " + key

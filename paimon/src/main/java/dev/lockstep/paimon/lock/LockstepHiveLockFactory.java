@@ -13,6 +13,11 @@ public final class LockstepHiveLockFactory extends LockstepPaimonLockFactory {
   }
 
   @Override
+  protected String connectionOption() {
+    return "the catalog's 'uri' (or 'lock.hive.uri')";
+  }
+
+  @Override
   protected dev.lockstep.lock.CatalogLockFactory backend() {
     return new dev.lockstep.lock.hive.HiveLockFactory();
   }

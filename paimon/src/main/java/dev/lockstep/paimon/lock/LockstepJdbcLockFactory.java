@@ -13,6 +13,11 @@ public final class LockstepJdbcLockFactory extends LockstepPaimonLockFactory {
   }
 
   @Override
+  protected String connectionOption() {
+    return "'lock.jdbc.url' (and 'lock.jdbc.user', 'lock.jdbc.password')";
+  }
+
+  @Override
   protected dev.lockstep.lock.CatalogLockFactory backend() {
     return new dev.lockstep.lock.jdbc.JdbcCatalogLockFactory();
   }

@@ -21,6 +21,9 @@ public abstract class LockstepPaimonLockFactory implements CatalogLockFactory {
   /** The Lockstep backend this factory serves. */
   protected abstract dev.lockstep.lock.CatalogLockFactory backend();
 
+  /** The option(s) that say where the lock service is, quoted, for error messages. */
+  protected abstract String connectionOption();
+
   /**
    * @throws IllegalArgumentException when an option is missing or invalid, naming the key and fix
    * @throws UncheckedIOException when the backend cannot be set up
@@ -29,7 +32,7 @@ public abstract class LockstepPaimonLockFactory implements CatalogLockFactory {
   public CatalogLock createLock(CatalogLockContext context) {
     try {
       return new PaimonLeaseLock(
-          LeasedRunner.open(identifier(), backend(), context.options().toMap()));
+          LeasedRunner.open(identifier(), connectionOption(), backend(), context.options().toMap()));
     } catch (IOException e) {
       throw new UncheckedIOException("lock.type=" + identifier() + ": " + e.getMessage(), e);
     }

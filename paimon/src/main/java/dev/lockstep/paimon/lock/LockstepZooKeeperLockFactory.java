@@ -13,6 +13,11 @@ public final class LockstepZooKeeperLockFactory extends LockstepPaimonLockFactor
   }
 
   @Override
+  protected String connectionOption() {
+    return "'lock.zookeeper.connect-string'";
+  }
+
+  @Override
   protected dev.lockstep.lock.CatalogLockFactory backend() {
     return new dev.lockstep.lock.zookeeper.ZooKeeperLockFactory();
   }
