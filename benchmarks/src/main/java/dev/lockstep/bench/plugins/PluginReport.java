@@ -17,7 +17,8 @@ import java.util.Map;
  * plugins" of RESULTS.md, between the markers {@value #BEGIN} and {@value #END} (replaced when
  * present, appended otherwise). Reports the goals, never asserts them.
  *
- * <p>Arguments: {@code --results FILE --markdown RESULTS.md --command TEXT --sizes TEXT}.
+ * <p>Arguments: {@code --results FILE --markdown RESULTS.md --command TEXT --sizes TEXT}, and
+ * optionally {@code --note TEXT} (a paragraph about this run).
  */
 public final class PluginReport {
 
@@ -51,20 +52,27 @@ public final class PluginReport {
         + " asserted. Load average at the end (1/5/15 min): ")
         .append(loadAverage()).append(" on ")
         .append(Runtime.getRuntime().availableProcessors()).append(" cores.\n\n");
+    if (a.containsKey("note")) {
+      md.append(a.get("note")).append("\n\n");
+    }
     md.append("Sizes: ").append(a.getOrDefault("sizes", "")).append("\n\n");
     md.append("Commands:\n\n```\n").append(a.getOrDefault("command", "")).append("\n```\n\n");
 
     md.append("**Commit throughput.** An append table (`bucket = -1`, `write-only`), K committers"
         + " each committing 10 rows as fast as it can; latency is one commit call (prepare +"
         + " commit). *rows expected* = every acknowledged commit (warm-up included) x 10;"
+        + " a commit Paimon gives up after `commit.max-retries` (default 10) conflicts is"
+        + " counted apart and the committer goes on;"
         + " *rows in table* is the scan afterwards (a lost commit would show as fewer).\n\n");
     md.append("| configuration | committers | commits/s | p50 ms | p99 ms | max ms | commits measured"
-        + " | rows expected | rows in table |\n|---|---|---|---|---|---|---|---|---|\n");
+        + " | rows expected | rows in table | commits Paimon gave up |\n"
+        + "|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> rate = new LinkedHashMap<>();
     for (String[] f : commits) {
       md.append("| ").append(label(f[1])).append(" | ").append(f[2]).append(" | ").append(f[3])
           .append(" | ").append(f[4]).append(" | ").append(f[5]).append(" | ").append(f[6])
           .append(" | ").append(f[7]).append(" | ").append(f[8]).append(" | ").append(f[9])
+          .append(" | ").append(f.length > 10 ? f[10] : "0 (none seen; not counted in this run)")
           .append(" |\n");
       rate.put(f[1] + "@" + f[2], Double.parseDouble(f[3]));
     }
