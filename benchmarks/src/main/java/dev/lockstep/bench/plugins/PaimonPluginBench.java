@@ -170,6 +170,9 @@ public final class PaimonPluginBench {
                 // counted, and its rows are not expected in the table.
                 gaveUp[writer]++;
                 c++;
+                if (c == WARMUP_COMMITS) {
+                  warmedUp.countDown();
+                }
                 continue;
               }
               long end = System.nanoTime();
