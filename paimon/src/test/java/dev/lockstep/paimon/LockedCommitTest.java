@@ -41,8 +41,12 @@ class LockedCommitTest {
 
   @AfterAll
   static void stop() throws Exception {
-    zookeeper.close();
-    server.close();
+    if (zookeeper != null) {
+      zookeeper.close();
+    }
+    if (server != null) {
+      server.close();
+    }
   }
 
   @Test

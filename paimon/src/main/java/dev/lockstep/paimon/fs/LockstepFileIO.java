@@ -91,12 +91,13 @@ public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
   @Override
   public FileStatus[] listStatus(org.apache.paimon.fs.Path path) throws IOException {
     Path location = lockstep(path);
-    List<dev.lockstep.fs.FileStatus> children = store(location).list(location);
-    FileStatus[] result = new FileStatus[children.size()];
-    for (int i = 0; i < result.length; i++) {
-      result[i] = PaimonFileStatus.of(children.get(i));
+    List<FileStatus> result = new ArrayList<>();
+    for (dev.lockstep.fs.FileStatus child : store(location).list(location)) {
+      if (child.directory() || !child.path().name().equals(DIRECTORY_MARKER)) {
+        result.add(PaimonFileStatus.of(child));
+      }
     }
-    return result;
+    return result.toArray(new FileStatus[0]);
   }
 
   @Override
@@ -111,11 +112,27 @@ public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
     return store(location).delete(location, recursive);
   }
 
+  /**
+   * Makes the directory exist for Paimon's {@code exists} checks (the filesystem catalog's databases
+   * are directories). The S3 store writes a {@code key/} marker itself; on OSS, where Lockstep's store
+   * has no directories, an empty {@value #DIRECTORY_MARKER} file is written into a directory that has
+   * nothing under it yet. {@link #listStatus} does not show that file.
+   */
   @Override
   public boolean mkdirs(org.apache.paimon.fs.Path path) throws IOException {
     Path location = lockstep(path);
-    return store(location).mkdirs(location);
+    FileIO store = store(location);
+    boolean made = store.mkdirs(location);
+    if (kind.needsDirectoryMarker() && location.parent() != null && !store.exists(location)) {
+      try (OutputStream out = store.newOutputStream(location.child(DIRECTORY_MARKER), true)) {
+        out.flush();
+      }
+    }
+    return made;
   }
+
+  /** The empty file that makes a directory exist on a store without directories. */
+  static final String DIRECTORY_MARKER = ".lockstep-directory";
 
   /**
    * Moves a file or a directory tree: each file is copied to a target that must be absent, then the

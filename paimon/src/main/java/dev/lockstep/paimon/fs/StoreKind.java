@@ -31,6 +31,11 @@ enum StoreKind {
     String conditionalWriteHint() {
       return "'s3.conditional-writes' is false, or the endpoint does not honour If-None-Match: *";
     }
+
+    @Override
+    boolean needsDirectoryMarker() {
+      return false;
+    }
   },
 
   /** fs-oss: Paimon's {@code fs.oss.*} keys are Lockstep's own. */
@@ -54,6 +59,11 @@ enum StoreKind {
     String conditionalWriteHint() {
       return "the store does not honour x-oss-forbid-overwrite";
     }
+
+    @Override
+    boolean needsDirectoryMarker() {
+      return true;
+    }
   };
 
   abstract FileIOLoader loader();
@@ -64,4 +74,7 @@ enum StoreKind {
 
   /** Why a store of this kind may lack an atomic create, for the refusal message. */
   abstract String conditionalWriteHint();
+
+  /** Whether the store's {@code mkdirs} leaves nothing behind, so that an empty directory is absent. */
+  abstract boolean needsDirectoryMarker();
 }
