@@ -66,6 +66,9 @@ class FsOssBundleIT {
         "project.properties", "mozilla/public-suffix-list.txt");
     assertThat(listing.bundledArtifacts()).contains("com.aliyun.oss:aliyun-sdk-oss")
         .noneMatch(artifact -> artifact.equals("org.slf4j:slf4j-api"));
+    // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
+    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.fs.FileIOLoader", "dev.lockstep.paimon.fs.LockstepOssLoader");
     listing.assertLicensesListed();
   }
 

@@ -94,6 +94,9 @@ class FsS3BundleIT {
     assertThat(listing.bundledArtifacts())
         .contains("software.amazon.awssdk:s3", "org.apache.httpcomponents:httpclient")
         .noneMatch(artifact -> artifact.equals("org.slf4j:slf4j-api"));
+    // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
+    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.fs.FileIOLoader", "dev.lockstep.paimon.fs.LockstepS3Loader", "dev.lockstep.paimon.fs.LockstepS3aLoader");
     listing.assertLicensesListed();
   }
 

@@ -1,6 +1,7 @@
 package dev.lockstep.bundle.lockhive;
 
 import static dev.lockstep.bundle.testing.IsolatedClasspath.bundleJar;
+import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
@@ -51,6 +52,9 @@ class LockHiveBundleIT {
     assertThat(listing.resourcesOutside()).isEmpty();
     assertThat(listing.services().get("dev.lockstep.lock.CatalogLockFactory"))
         .containsExactly("dev.lockstep.lock.hive.HiveLockFactory");
+    // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
+    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.factories.Factory", "dev.lockstep.paimon.lock.LockstepHiveLockFactory");
     listing.assertLicensesListed();
   }
 

@@ -1,6 +1,7 @@
 package dev.lockstep.bundle.lockjdbc;
 
 import static dev.lockstep.bundle.testing.IsolatedClasspath.bundleJar;
+import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
@@ -53,6 +54,9 @@ class LockJdbcBundleIT {
     assertThat(listing.bundledArtifacts())
         .contains("com.zaxxer:HikariCP", "org.mariadb.jdbc:mariadb-java-client")
         .noneMatch(artifact -> artifact.startsWith("org.slf4j:") || artifact.contains("jna"));
+    // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
+    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.factories.Factory", "dev.lockstep.paimon.lock.LockstepJdbcLockFactory");
     listing.assertLicensesListed();
   }
 

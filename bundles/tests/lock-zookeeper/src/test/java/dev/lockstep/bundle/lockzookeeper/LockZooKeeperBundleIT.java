@@ -1,6 +1,7 @@
 package dev.lockstep.bundle.lockzookeeper;
 
 import static dev.lockstep.bundle.testing.IsolatedClasspath.bundleJar;
+import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
@@ -61,6 +62,9 @@ class LockZooKeeperBundleIT {
         .noneMatch(artifact -> artifact.startsWith("org.slf4j:"));
     assertThat(listing.licensedArtifacts()).contains("curator-framework", "guava");
     // JCTools comes inside netty-common (relocated by Netty itself), under Netty's license.
+    // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
+    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.factories.Factory", "dev.lockstep.paimon.lock.LockstepZooKeeperLockFactory");
     listing.assertLicensesListed("org.jctools:jctools-core");
   }
 

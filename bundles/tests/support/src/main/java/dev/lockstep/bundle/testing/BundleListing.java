@@ -37,6 +37,10 @@ public final class BundleListing {
   /** Where every third-party class must be. */
   public static final String SHADED = "dev/lockstep/shaded/";
 
+  /** The Paimon interfaces a bundle may register plugins for (Paimon itself is never bundled). */
+  public static final String PAIMON_SERVICES =
+      "org\\.apache\\.paimon\\.factories\\.Factory|org\\.apache\\.paimon\\.fs\\.FileIOLoader";
+
   private static final Pattern VERSIONED = Pattern.compile("META-INF/versions/\\d+/(.*)");
   private static final Pattern MAVEN_POM =
       Pattern.compile("META-INF/maven/([^/]+)/([^/]+)/pom\\.properties");
@@ -203,7 +207,7 @@ public final class BundleListing {
     for (var service : services.entrySet()) {
       assertThat(service.getKey())
           .as("service file META-INF/services/%s of %s", service.getKey(), jar)
-          .matches("(dev\\.lockstep\\.|java\\.).*");
+          .matches("(dev\\.lockstep\\.|java\\.).*|" + PAIMON_SERVICES);
       assertThat(service.getValue()).as("providers in META-INF/services/%s", service.getKey())
           .isNotEmpty();
       for (String provider : service.getValue()) {
@@ -216,6 +220,39 @@ public final class BundleListing {
       assertThat(entries).as("class %s in %s", expected, jar)
           .contains(expected.replace('.', '/') + ".class");
     }
+  }
+
+  /**
+   * The bundle is a Paimon plugin: its {@code META-INF/services/<paimonService>} lists exactly
+   * {@code providers}; no Paimon class is in the jar, relocated or not; and every class of
+   * lockstep-paimon ({@code paimonJar}) is in the jar byte for byte, unchanged by the relocation.
+   * So the copies in two bundles are the same class, whichever of them a class loader finds first.
+   */
+  public void assertPaimonPlugins(Path paimonJar, String paimonService, String... providers)
+      throws IOException {
+    assertThat(services.get(paimonService)).as("META-INF/services/%s of %s", paimonService, jar)
+        .containsExactlyInAnyOrder(providers);
+    assertThat(services.keySet()).as("Paimon service files of %s", jar)
+        .filteredOn(name -> name.startsWith("org.apache.paimon."))
+        .containsExactly(paimonService);
+    assertThat(entries).as("Paimon classes in %s (Paimon is the engine's)", jar)
+        .noneMatch(name -> name.contains("org/apache/paimon/"));
+    int classes = 0;
+    try (JarFile bundle = new JarFile(jar.toFile());
+        JarFile paimon = new JarFile(paimonJar.toFile())) {
+      for (JarEntry entry : Collections.list(paimon.entries())) {
+        if (!entry.getName().endsWith(".class")) {
+          continue;
+        }
+        JarEntry copy = bundle.getJarEntry(entry.getName());
+        assertThat(copy).as("%s of %s in %s", entry.getName(), paimonJar, jar).isNotNull();
+        assertThat(bundle.getInputStream(copy).readAllBytes())
+            .as("%s in %s, byte for byte as in %s", entry.getName(), jar, paimonJar)
+            .isEqualTo(paimon.getInputStream(entry).readAllBytes());
+        classes++;
+      }
+    }
+    assertThat(classes).as("classes in %s", paimonJar).isPositive();
   }
 
   private static String unversioned(String name) {
