@@ -1,5 +1,6 @@
 package dev.lockstep.fs.oss;
 
+import dev.lockstep.fs.StoreEndpoint;
 import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.ClientBuilderConfiguration;
 import com.aliyun.oss.OSS;
@@ -53,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * own write. {@link #writeWithin} opens a third, short-lived client per call, whose request timeout
  * is that write's deadline (see {@link OssDeadlineWriter}: the SDK has no per-request timeout).
  */
-public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadline {
+public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadline, StoreEndpoint {
 
   private static final Logger LOG = LoggerFactory.getLogger(OssFileIO.class);
 
@@ -310,6 +311,15 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
   public void close() {
     client.shutdown();
     publishClient.shutdown();
+  }
+
+  /**
+   * {@code oss://<bucket> at <endpoint>}: the service whose {@code x-oss-forbid-overwrite} the
+   * atomic-create probe checks and caches (lock-api README, "The atomic-create probe").
+   */
+  @Override
+  public String endpointIdentity(Path path) {
+    return "oss://" + keyOf(path).bucket() + " at " + options.endpoint();
   }
 
   @Override
