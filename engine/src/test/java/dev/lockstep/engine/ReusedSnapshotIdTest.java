@@ -1,7 +1,9 @@
 package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitFailedException;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -130,6 +133,81 @@ class ReusedSnapshotIdTest {
     acknowledged.add(100);
     assertThat(slowId).isGreaterThan(3);
     commit(others, "other", 4, 4, acknowledged);
+    List<Integer> keys = new ArrayList<>();
+    for (GenericRow row : others.newRead().readAll(others.newScan().plan())) {
+      keys.add((Integer) row.get(0));
+    }
+    assertThat(keys).containsExactlyInAnyOrderElementsOf(acknowledged);
+  }
+
+  /**
+   * The history checker's finding (RENAME, seed 6026658415209: "acknowledged Ack[user=t2,
+   * identifier=1, snapshotId=1] is a snapshot below the history"). A committer that found the table
+   * empty publishes snapshot 1 after others committed 1..3 and expired 1 and 2; its outcome is
+   * unknown (the answer and the read-back are lost), so nobody withdraws that file: it stays below
+   * the history (engine README, "the real window" (d)). The re-commit of the same identifier must
+   * not take that file for its own landed commit. It did when the table's newest snapshot expired
+   * between the re-commit's {@code latestId()} and its read (an expirer racing): with no base, the
+   * catch-up read from snapshot 1 on, found the stray file holding this very (user, identifier) and
+   * acknowledged it, although no reader ever sees its rows.
+   */
+  @Test
+  void aReCommitNeverTakesASnapshotBelowTheHistoryForItsOwn() throws Exception {
+    Path warehouse = Path.of(dir.toString());
+    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
+        .createTable(ID, SCHEMA);
+    List<Integer> acknowledged = new ArrayList<>();
+    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
+    List<CommitMessage> messages;
+    try (TableWrite write = slow.newWrite("slow")) {
+      write.write(GenericRow.of(100, "slow"));
+      messages = write.prepareCommit();
+    }
+    AtomicBoolean paused = new AtomicBoolean();
+    store.beforeLanding(Operation.CREATE, (operation, path) -> {
+      if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
+        for (int i = 1; i <= 3; i++) {
+          commit(others, "other", i, i, acknowledged);
+        }
+        assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
+        // The stale snapshot 1 lands, its answer is lost and so is the read-back: unknown.
+        store.failNextMatching(Operation.READ, p -> p.name().equals("snapshot-1"),
+            FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING, 1);
+      }
+    });
+    store.failNextMatching(Operation.CREATE, path -> path.name().equals("snapshot-1"),
+        FaultInjectingFileIO.Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    assertThatThrownBy(() -> slow.newCommit("slow").commit(1, messages))
+        .isInstanceOf(CommitStateUnknownException.class);
+    assertThat(others.snapshotManager().log().listIds()).containsExactly(1L, 3L);
+    assertThat(others.snapshotManager().readUncached(1).orElseThrow().commitUser())
+        .isEqualTo("slow");
+    store.clearFaults();
+
+    // The re-commit: each time it reads the newest snapshot for the first time, another commit
+    // lands and expires it (snapshot.num-retained.max = 1), as a racing expirer would.
+    AtomicInteger raced = new AtomicInteger();
+    store.beforeLanding(Operation.READ, (operation, path) -> {
+      int n = raced.get();
+      if (n < 2 && path.name().equals("snapshot-" + (3 + n)) && raced.compareAndSet(n, n + 1)) {
+        commit(others, "other", 4 + n, 4 + n, acknowledged);
+      }
+    });
+    long slowId;
+    try {
+      slowId = slow.newCommit("slow").commit(1, messages).dataSnapshotId();
+    } catch (CommitFailedException e) {
+      // Refusing is allowed: nothing was committed, and the messages can be committed again.
+      assertThat(e.getMessage()).contains("nothing");
+      slowId = slow.newCommit("slow").commit(1, messages).dataSnapshotId();
+    }
+    acknowledged.add(100);
+    assertThat(raced).hasValue(2);
+    assertThat(slowId).as("the acknowledged snapshot is in the history, not the stray snapshot 1")
+        .isGreaterThan(5);
+    List<Long> ids = others.snapshotManager().log().listIds();
+    assertThat(ids).contains(slowId);
     List<Integer> keys = new ArrayList<>();
     for (GenericRow row : others.newRead().readAll(others.newScan().plan())) {
       keys.add((Integer) row.get(0));

@@ -268,6 +268,17 @@ final class CommitLoop {
         return Optional.empty();
       }
       Snapshot s = other.get();
+      if (previous == null && !inHistory(s)) {
+        // No base to link it to (the caller found no latest snapshot: the table was empty, or its
+        // newest snapshot expired between the id and the read): a snapshot below the history, an
+        // expired id published again by a commit whose outcome stayed unknown (engine README, "the
+        // real window" (d)), may hold this very commit, but nothing reads it. Never count it as
+        // landed, never build on it.
+        throw new CommitFailedException("Snapshot " + s.id() + " of " + table.fullName()
+            + " is not part of the table's history (an expired snapshot id published again by a"
+            + " commit of unknown outcome); nothing of " + kind + " commit " + identifier + " of "
+            + commitUser + " was committed. Commit it again.");
+      }
       if (previous != null && !previous.isParentOf(s)) {
         // Not the history we built on: one of the two is an id published again after it expired,
         // whose committer has not withdrawn it yet (see verifyFresh). Never build on it.
@@ -276,9 +287,18 @@ final class CommitLoop {
             + " published again and is being withdrawn); nothing of " + kind + " commit "
             + identifier + " of " + commitUser + " was committed. Commit it again.");
       }
+      Snapshot below = previous;
       previous = s;
       if (s.commitUser().equals(commitUser) && s.commitIdentifier() == identifier
           && s.commitKind() == kind) {
+        if (below != null && !stillThere(below) && !inHistory(s)) {
+          // Linked to a base that expired meanwhile: an earlier attempt of this commit, paused on
+          // the same base, may have published this id again after its first holder expired.
+          throw new CommitFailedException("Snapshot " + s.id() + " of " + table.fullName()
+              + " holds " + kind + " commit " + identifier + " of " + commitUser + " but is not"
+              + " part of the table's history (an expired snapshot id published again by an"
+              + " attempt of unknown outcome); nothing of it was committed. Commit it again.");
+        }
         LOG.info("Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier,
             commitUser);
         return Optional.of(s.id());
@@ -286,6 +306,39 @@ final class CommitLoop {
       detector.checkDelta(s, scan.delta(s));
       caughtUp = s;
     }
+  }
+
+  /**
+   * Whether {@code s}, read without a base to link it to, is part of the table's history: the
+   * snapshot after it was built on it, or it is the newest listed. A snapshot below the history is
+   * neither: nothing is ever built on it, and the snapshots above it were built on the earlier
+   * holder of its id (or that one's successor expired too, leaving a gap above it).
+   */
+  private boolean stillThere(Snapshot s) throws IOException {
+    Optional<Snapshot> now = snapshots.readUncached(s.id());
+    return now.isPresent() && now.get().commitId().equals(s.commitId());
+  }
+
+  private boolean inHistory(Snapshot s) throws IOException {
+    for (int round = 0; round < 3; round++) {
+      Optional<Snapshot> next = snapshots.readUncached(s.id() + 1);
+      if (next.isPresent()) {
+        return s.isParentOf(next.get());
+      }
+      List<Long> listed = snapshots.log().listIds();
+      long newest = listed.isEmpty() ? 0 : listed.get(listed.size() - 1);
+      if (newest <= s.id()) {
+        // The newest (or gone meanwhile, which only a snapshot that was built on does).
+        return true;
+      }
+      if (newest > s.id() + 1 && snapshots.readUncached(s.id() + 1).isEmpty()) {
+        // A gap right above it while newer snapshots exist: in a history, s + 1 expires only
+        // after s did (ascending order). Unless s is gone by now, it is below the history.
+        return snapshots.readUncached(s.id()).isEmpty();
+      }
+      // s + 1 appeared between the read and the listing: read it again.
+    }
+    return false;
   }
 
   private Snapshot prepare(long id, CommitKind kind, long identifier, Snapshot latest,
