@@ -150,6 +150,42 @@ final class LockedPublisher implements SnapshotPublisher {
    */
   void publish(Path target, SnapshotContent content, Runnable onContended, List<byte[]> tried)
       throws IOException, InterruptedException {
+    Hold hold = held.get();
+    if (hold != null) {
+      // Inside holding(): publish under the lease the caller holds; it is released by holding().
+      if (hold.contended) {
+        onContended.run();
+      }
+      AtomicBoolean interrupted = new AtomicBoolean();
+      try {
+        publishUnder(hold.lease, target, content, tried, interrupted);
+      } finally {
+        if (interrupted.get()) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return;
+    }
+    Lease lease = acquire(onContended);
+    IOException primary = null;
+    AtomicBoolean interrupted = new AtomicBoolean();
+    try {
+      publishUnder(lease, target, content, tried, interrupted);
+    } catch (IOException e) {
+      primary = e;
+      throw e;
+    } finally {
+      release(lease, target.toString(), primary, interrupted);
+    }
+  }
+
+  /**
+   * Step 1: the table's lease, first without waiting, then (running {@code onContended} first)
+   * within {@code lock-acquire-timeout}.
+   *
+   * @throws LockNotAcquiredException when the timeout passed; nothing was written
+   */
+  private Lease acquire(Runnable onContended) throws IOException, InterruptedException {
     Duration acquireTimeout = options.lock().acquireTimeout();
     Optional<Lease> acquired = lockService.acquire(lockKey, Duration.ZERO);
     if (acquired.isEmpty()) {
@@ -161,31 +197,61 @@ final class LockedPublisher implements SnapshotPublisher {
           + Durations.format(acquireTimeout) + " (option 'lock-acquire-timeout'); nothing was"
           + " written. Another writer holds it, or the lock service is slow.");
     }
-    Lease lease = acquired.get();
-    IOException primary = null;
-    AtomicBoolean interrupted = new AtomicBoolean();
+    return acquired.get();
+  }
+
+  /** Step 8: releases {@code lease}; a failed release is logged or added to {@code primary}. */
+  private void release(Lease lease, String after, Exception primary, AtomicBoolean interrupted) {
     try {
-      publishUnder(lease, target, content, tried, interrupted);
+      lease.close();
     } catch (IOException e) {
+      // A failed release is not a failed commit: the service frees the lease within its bound.
+      if (primary != null) {
+        primary.addSuppressed(e);
+      } else {
+        LOG.warn("Could not release the lock '{}' after {}; the lock service frees it within {}:"
+            + " {}", lockKey, after, Durations.format(lockService.holderDeathBound()),
+            e.toString());
+      }
+    } finally {
+      if (interrupted != null && interrupted.get()) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** The lease a thread holds inside {@link #holding}, and whether it had to wait for it. */
+  private record Hold(Lease lease, boolean contended) { }
+
+  private final ThreadLocal<Hold> held = new ThreadLocal<>();
+
+  /**
+   * Runs {@code work} under one lease of the table's lock, acquired as for a publish (step 1);
+   * every publish {@code work} makes on this thread uses that lease instead of taking its own, and
+   * it is released when {@code work} returns or throws. So a committer can read the latest snapshot
+   * and make its successor under the lease, and no other holder commits in between (see {@link
+   * SnapshotCommitter#holding}). Not reentrant: a nested call fails.
+   */
+  <T> T holding(SnapshotCommitter.LeaseWork<T> work, Runnable onContended)
+      throws IOException, InterruptedException {
+    if (held.get() != null) {
+      throw new IllegalStateException("Already holding the lock '" + lockKey + "' on this thread");
+    }
+    boolean[] contended = {false};
+    Lease lease = acquire(() -> {
+      contended[0] = true;
+      onContended.run();
+    });
+    Exception primary = null;
+    held.set(new Hold(lease, contended[0]));
+    try {
+      return work.run();
+    } catch (IOException | InterruptedException | RuntimeException e) {
       primary = e;
       throw e;
     } finally {
-      try {
-        lease.close();
-      } catch (IOException e) {
-        // A failed release is not a failed commit: the service frees the lease within its bound.
-        if (primary != null) {
-          primary.addSuppressed(e);
-        } else {
-          LOG.warn("Could not release the lock '{}' after publishing {}; the lock service frees it"
-              + " within {}: {}", lockKey, target, Durations.format(lockService.holderDeathBound()),
-              e.toString());
-        }
-      } finally {
-        if (interrupted.get()) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      held.remove();
+      release(lease, "holding it", primary, null);
     }
   }
 

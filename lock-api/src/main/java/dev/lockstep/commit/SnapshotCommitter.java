@@ -239,6 +239,42 @@ public final class SnapshotCommitter implements Closeable {
     return publisher.describe();
   }
 
+  /** Whether this committer publishes under the table's lock ({@code commit.strategy=lock}). */
+  public boolean locked() {
+    return publisher instanceof LockedPublisher;
+  }
+
+  /** Work run under one lease, see {@link #holding}. */
+  @FunctionalInterface
+  public interface LeaseWork<T> {
+    T run() throws IOException, InterruptedException;
+  }
+
+  /**
+   * Runs {@code work} under one lease of the table's lock ({@code lock} strategy), so that a
+   * committer can read the latest snapshot, make its successor and publish it with no other holder
+   * committing in between: under a lock, a commit that waited for the lock then rebases instead of
+   * losing the race to the holder it waited for. Every {@link #attempt} or {@link #commit} that
+   * {@code work} makes on this thread publishes under that lease (with its fencing token) and does
+   * not take one of its own; their {@link CommitAttempt#lockContended()} says whether this lease had
+   * to be waited for. The lease is released when {@code work} returns or throws. Keep {@code work}
+   * short: the lease's time left still bounds each write ({@code commit.lease-margin}), and a lease
+   * lost meanwhile fails the publish as it would otherwise.
+   *
+   * <p>Lock-free strategies have no lease: {@code work} just runs.
+   *
+   * @throws LockNotAcquiredException when the lease could not be had within {@code
+   *     lock-acquire-timeout}; {@code work} did not run
+   * @throws IllegalStateException when this thread is already inside {@code holding} of this
+   *     committer
+   */
+  public <T> T holding(LeaseWork<T> work) throws IOException, InterruptedException {
+    if (!(publisher instanceof LockedPublisher)) {
+      return work.run();
+    }
+    return ((LockedPublisher) publisher).holding(work, () -> { });
+  }
+
   /** The snapshot files this committer writes. */
   public SnapshotLog log() {
     return log;

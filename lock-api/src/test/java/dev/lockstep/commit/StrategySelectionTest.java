@@ -15,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code commit.strategy}: auto picks exactly as DESIGN 2.3 says, and refuses what is unsafe. */
+/** {@code commit.strategy}: auto picks exactly as docs/commit-protocol.md#design-2-3-strategies says, and refuses what is unsafe. */
 class StrategySelectionTest {
 
   @TempDir java.nio.file.Path dir;

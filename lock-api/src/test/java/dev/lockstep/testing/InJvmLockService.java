@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link LockService} inside one JVM, for tests only: never a production default (DESIGN 2.2).
+ * A {@link LockService} inside one JVM, for tests only: never a production default (docs/architecture.md#design-2-2).
  *
  * <p>It keeps the full {@link LockService} contract, so that code under test behaves as with a real
  * backend:

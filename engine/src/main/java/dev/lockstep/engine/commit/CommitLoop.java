@@ -53,8 +53,16 @@ import org.slf4j.LoggerFactory;
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
  *       {@code FencedCommitException} (our lease lapsed and a newer holder committed): rethrown
  *       after deleting what the commit wrote, like any failure before landing; not retried.
+ *   <li>Under the {@code lock} strategy, steps 2 to 4 of each attempt run under one lease of the
+ *       table's lock ({@code SnapshotCommitter.holding}): having got the lease, the attempt first
+ *       catches up with the snapshots committed since L (those of the holder it waited for) and
+ *       builds on the newest. Without this, an attempt that had to wait for the lock almost always
+ *       lost to the holder it waited for (that holder was publishing L+1), and a committer among
+ *       several in a tight loop could lose {@code commit.max-retries} times in a row. So under a
+ *       lock only a writer outside the lock, or a holder whose lease lapsed, makes an attempt
+ *       conflict; the lock service's queue gives the turns.
  *   <li>CONFLICT (another commit took L+1): delete a base list this attempt wrote, then choose
- *       the wait ({@link RetryPolicy}, DESIGN 3 "retry at once with jitter; exponential waits only
+ *       the wait ({@link RetryPolicy}, docs/engine.md#design-3-optimistic-commit: "retry at once with jitter; exponential waits only
  *       while a lock is contended"):
  *       <ul>
  *         <li>lock-free strategy, or the lock was free when this attempt asked for it: claim
@@ -70,7 +78,7 @@ import org.slf4j.LoggerFactory;
  *       ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user, identifier,
  *       kind) means our commit is in already. Otherwise go to step 2 on the newest of them.
  *   <li>Limits, checked after each conflict: {@code commit.max-retries} (default {@value
- *       CoreOptions#COMMIT_MAX_RETRIES_DEFAULT}, DESIGN 5) and {@code commit.timeout} (default
+ *       CoreOptions#COMMIT_MAX_RETRIES_DEFAULT}, docs/architecture.md#design-5) and {@code commit.timeout} (default
  *       none). With fair turns a commit loses about one race per other committer, so the count
  *       must exceed the number of committers racing in a tight loop. Either raises {@link
  *       CommitFailedException} saying how long the commit ran, how many conflicts it met (and how
@@ -148,11 +156,15 @@ final class CommitLoop {
       }
       latest = caughtUp == null ? latest : caughtUp;
       RetryPolicy policy = RetryPolicy.of(options);
+      // Under a lock, each attempt holds the lease from its catch-up to its publish: a commit that
+      // waited for the lock rebases on what the holder committed instead of losing to it.
+      boolean locked = table.committer().locked();
       long firstTried = -1;
       int contended = 0;
       for (int attempt = 0; ; attempt++) {
         // Let a committer that lost many races go first; then catch up with what it committed.
-        for (int yields = 0; yields < 3
+        // (Not under a lock: the lock service orders the committers.)
+        for (int yields = 0; !locked && yields < 3
             && hint.yieldToClaimant(attempt); yields++) {
           Optional<Long> ours = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind,
               identifier, detector);
@@ -161,46 +173,39 @@ final class CommitLoop {
           }
           latest = caughtUp == null ? latest : caughtUp;
         }
-        long id = latest == null ? 1 : latest.id() + 1;
-        // Right before publishing: the base must still exist and be the first snapshot ever to
-        // have its id (an id published again after it expired always has a newer snapshot above
-        // it), which is what the check after publishing builds on (verifyFresh).
-        boolean someoneTookOurId = !baseIsCurrent(latest, kind, identifier);
-        List<String> written = new ArrayList<>();
-        CommitAttempt outcome;
-        if (someoneTookOurId) {
-          // Another commit took our id already (or the table moved on): lose the race without
-          // publishing anything.
-          outcome = new CommitAttempt(CommitOutcome.CONFLICT, false);
-        } else {
-          Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
+        Snapshot base = latest;
+        Try tried;
+        try {
+          tried = locked
+              ? table.committer().holding(() -> tryOnce(kind, identifier, detector, base, true,
+                  deltaList, changes))
+              : tryOnce(kind, identifier, detector, base, false, deltaList, changes);
+        } catch (CommitStateUnknownException e) {
+          keepDelta = true;
+          throw e;
+        } catch (InterruptedException e) {
+          // Only while waiting for the lease: nothing was written.
+          Thread.currentThread().interrupt();
+          throw new InterruptedIOException("Interrupted while waiting for the lock of "
+              + table.fullName());
+        }
+        if (tried.duplicate() >= 0) {
+          return tried.duplicate();
+        }
+        latest = tried.base();
+        long id = tried.id();
+        List<String> written = tried.written();
+        CommitAttempt outcome = tried.outcome();
+        if (outcome.outcome() == CommitOutcome.COMMITTED) {
           try {
-            // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
-            outcome = table.committer().attempt(id, fencing -> SnapshotManager.serialize(
-                snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
-                    .orElse(null))));
+            confirmFresh(id, tried.snapshot().commitId(), latest, kind, identifier, written);
           } catch (CommitStateUnknownException e) {
-            keepDelta = true;
-            throw e;
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            cleanUp(written);
-            throw new InterruptedIOException("Interrupted while committing snapshot " + id);
-          } catch (IOException | RuntimeException e) {
-            cleanUp(written);
+            keepDelta = true; // a published file names the delta
             throw e;
           }
-          if (outcome.outcome() == CommitOutcome.COMMITTED) {
-            try {
-              confirmFresh(id, snapshot.commitId(), latest, kind, identifier, written);
-            } catch (CommitStateUnknownException e) {
-              keepDelta = true; // a published file names the delta
-              throw e;
-            }
-            keepDelta = true;
-            hint.release();
-            return id;
-          }
+          keepDelta = true;
+          hint.release();
+          return id;
         }
         cleanUp(written);
         retries++;
@@ -213,7 +218,7 @@ final class CommitLoop {
         checkLimits(start, attempt + 1, contended, firstTried, id, kind, identifier);
         RetryPolicy.Pause pause = policy.afterConflict(outcome.lockContended());
         pauses.add(pause);
-        if (pause.backoff()) {
+        if (pause.backoff() || locked) {
           // The lock service orders the waiters; nobody should yield to a claimant that sleeps.
           hint.release();
         } else {
@@ -248,6 +253,66 @@ final class CommitLoop {
         table.manifestList().deleteQuietly(deltaList);
         table.manifestFile().deleteQuietly(delta.fileName());
       }
+    }
+  }
+
+  /**
+   * What one attempt came to: {@code duplicate} ({@code >= 0}) when a snapshot holds this commit
+   * already; else the {@code base} it was built on, the {@code id} tried, the snapshot published (or
+   * {@code null} when the id was taken before publishing) and the files it wrote.
+   */
+  private record Try(long duplicate, Snapshot base, long id, Snapshot snapshot,
+      List<String> written, CommitAttempt outcome) {
+
+    static Try duplicate(long id) {
+      return new Try(id, null, -1, null, List.of(), null);
+    }
+  }
+
+  /**
+   * One attempt on {@code latest} (steps 4 and 5 of the class javadoc). With {@code rebase} (under
+   * the lock's lease) it first catches up with the snapshots committed since {@code latest}: no
+   * other holder can commit until it publishes, so it wins unless a writer outside the lock (or a
+   * holder that lost its lease) got in.
+   */
+  private Try tryOnce(CommitKind kind, long identifier, ConflictDetector detector,
+      Snapshot latest, boolean rebase, String deltaList, List<ManifestEntry> changes)
+      throws IOException {
+    if (rebase) {
+      Optional<Long> ours = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind, identifier,
+          detector);
+      if (ours.isPresent()) {
+        return Try.duplicate(ours.get());
+      }
+      latest = caughtUp == null ? latest : caughtUp;
+    }
+    long id = latest == null ? 1 : latest.id() + 1;
+    // Right before publishing: the base must still exist and be the first snapshot ever to
+    // have its id (an id published again after it expired always has a newer snapshot above
+    // it), which is what the check after publishing builds on (verifyFresh).
+    List<String> written = new ArrayList<>();
+    if (!baseIsCurrent(latest, kind, identifier)) {
+      // Another commit took our id already (or the table moved on): lose the race without
+      // publishing anything.
+      return new Try(-1, latest, id, null, written,
+          new CommitAttempt(CommitOutcome.CONFLICT, false));
+    }
+    Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
+    try {
+      // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
+      CommitAttempt outcome = table.committer().attempt(id, fencing -> SnapshotManager.serialize(
+          snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
+              .orElse(null))));
+      return new Try(-1, latest, id, snapshot, written, outcome);
+    } catch (CommitStateUnknownException e) {
+      throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      cleanUp(written);
+      throw new InterruptedIOException("Interrupted while committing snapshot " + id);
+    } catch (IOException | RuntimeException e) {
+      cleanUp(written);
+      throw e;
     }
   }
 

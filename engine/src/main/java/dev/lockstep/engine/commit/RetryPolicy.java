@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The wait before the next attempt of one commit after a snapshot conflict (DESIGN 3, optimistic
- * commit, point 1: "retry at once with jitter; exponential waits only while a lock is contended").
+ * The wait before the next attempt of one commit after a snapshot conflict
+ * (docs/engine.md#design-3-optimistic-commit, point 1: "retry at once with jitter; exponential
+ * waits only while a lock is contended"; under a lock, the commit rebases under its lease and a
+ * conflict means a writer outside the lock).
  * One per commit; not thread-safe.
  *
  * <ul>

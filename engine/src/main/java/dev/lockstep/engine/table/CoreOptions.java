@@ -41,7 +41,7 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   public static final String TARGET_FILE_SIZE = "target-file-size";
   public static final String TARGET_FILE_SIZE_DEFAULT = "128 mb";
   /**
-   * Snapshot conflicts one commit survives; 10 as in DESIGN 5 and Paimon. With fair turns a commit
+   * Snapshot conflicts one commit survives; 10 as in docs/architecture.md#design-5 and Paimon. With fair turns a commit
    * loses about one race per other committer, so tables with more than about 8 committers that
    * commit in a tight loop should raise it above their committer count (or rely on
    * {@link #COMMIT_TIMEOUT}).
@@ -106,7 +106,7 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   static final ConfigOption<Integer> COMMIT_MAX_RETRIES_OPTION = ConfigOption.key(COMMIT_MAX_RETRIES)
       .intType().defaultValue(COMMIT_MAX_RETRIES_DEFAULT).require(r -> r >= 0, "0 or more")
       .withDescription("snapshot conflicts one commit survives before `CommitFailedException`"
-          + " (DESIGN 5, as Paimon); raise it above the number of committers racing in a tight loop"
+          + " (docs/architecture.md#design-5, as Paimon); raise it above the number of committers racing in a tight loop"
           + " (see \"Retries after a snapshot conflict\")");
   static final ConfigOption<Duration> COMMIT_TIMEOUT_OPTION = ConfigOption.key(COMMIT_TIMEOUT)
       .durationType().noDefaultValue().withDefaultText("none")

@@ -92,28 +92,71 @@ class CommitLoopRetryTest {
     table.close();
   }
 
-  @Test
-  void aConflictAfterWaitingForAHeldLockBacksOff() throws Exception {
-    Map<String, String> locked = Map.of("lock.enabled", "true",
-        "lock.type", SharedInJvmLockFactory.IDENTIFIER);
-    FileStoreTable table = catalog(new LocalFileIO(), locked)
-        .createTable(new Identifier("db", "contended"), schema());
-    assertThat(table.committer().strategy()).isEqualTo("lock + atomic-create");
-    var waiting = SharedInJvmLockFactory.waitingAcquire("db.contended");
-    CommitLoop loop = new CommitLoop(table, "ours");
-    Lease held = SharedInJvmLockFactory.SHARED.acquire("db.contended", Duration.ZERO).orElseThrow();
-    CompletableFuture<Long> commit = CompletableFuture.supplyAsync(() -> {
+  /** Starts {@code loop}'s commit of identifier 1 on another thread. */
+  private static CompletableFuture<Long> commitAsync(CommitLoop loop) {
+    return CompletableFuture.supplyAsync(() -> {
       try {
         return loop.commit(CommitKind.APPEND, List.of(), 1, null, null);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     });
+  }
+
+  /**
+   * The holder our commit waited for commits meanwhile: having got the lease, our attempt catches
+   * up under it and builds on the holder's snapshot, so it does not conflict at all (before, it had
+   * made snapshot 1 before asking for the lock and lost to the holder, every time it had to wait).
+   */
+  @Test
+  void aCommitThatWaitedForTheLockRebasesUnderTheLeaseInsteadOfConflicting() throws Exception {
+    Map<String, String> locked = Map.of("lock.enabled", "true",
+        "lock.type", SharedInJvmLockFactory.IDENTIFIER);
+    FileStoreTable table = catalog(new LocalFileIO(), locked)
+        .createTable(new Identifier("db", "waited"), schema());
+    assertThat(table.committer().strategy()).isEqualTo("lock + atomic-create");
+    var waiting = SharedInJvmLockFactory.waitingAcquire("db.waited");
+    CommitLoop loop = new CommitLoop(table, "ours");
+    Lease held = SharedInJvmLockFactory.SHARED.acquire("db.waited", Duration.ZERO).orElseThrow();
+    CompletableFuture<Long> commit = commitAsync(loop);
     long timeout = (long) (30_000 * TestTables.TIMING);
     try {
       // Our attempt found the lock held and now waits for it; meanwhile the holder commits.
       assertThat(waiting.await(timeout, TimeUnit.MILLISECONDS)).isTrue();
-      commitAsAnotherWriter("db.contended");
+      commitAsAnotherWriter("db.waited");
+    } finally {
+      held.close();
+    }
+
+    assertThat(commit.get(timeout, TimeUnit.MILLISECONDS)).isEqualTo(2);
+    assertThat(loop.retries()).isZero();
+    assertThat(loop.pauses()).isEmpty();
+    assertThat(table.snapshotManager().get(2).commitUser()).isEqualTo("ours");
+    assertThat(table.snapshotManager().get(2).parentCommitId())
+        .isEqualTo(table.snapshotManager().get(1).commitId());
+    table.close();
+  }
+
+  /**
+   * A writer outside the lock takes snapshot 1 while our attempt, which had waited for the lock,
+   * publishes under the lease: that conflict backs off.
+   */
+  @Test
+  void aConflictAfterWaitingForAHeldLockBacksOff() throws Exception {
+    Map<String, String> locked = Map.of("lock.enabled", "true",
+        "lock.type", SharedInJvmLockFactory.IDENTIFIER);
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FileStoreTable table = catalog(io, locked)
+        .createTable(new Identifier("db", "contended"), schema());
+    assertThat(table.committer().strategy()).isEqualTo("lock + atomic-create");
+    loseTheFirstRace(io, "db.contended");
+    var waiting = SharedInJvmLockFactory.waitingAcquire("db.contended");
+    CommitLoop loop = new CommitLoop(table, "ours");
+    Lease held = SharedInJvmLockFactory.SHARED.acquire("db.contended", Duration.ZERO).orElseThrow();
+    CompletableFuture<Long> commit = commitAsync(loop);
+    long timeout = (long) (30_000 * TestTables.TIMING);
+    try {
+      assertThat(waiting.await(timeout, TimeUnit.MILLISECONDS)).isTrue();
     } finally {
       held.close();
     }

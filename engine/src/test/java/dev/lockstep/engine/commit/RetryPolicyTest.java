@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The wait after a snapshot conflict follows the strategy (DESIGN 3): a bounded jitter that never
+ * The wait after a snapshot conflict follows the strategy (docs/engine.md#design-3-optimistic-commit): a bounded jitter that never
  * grows when no lock was contended, a doubling backoff only while the lock was contended. These
  * are the ranges the policy decides; no sleep is timed.
  */
