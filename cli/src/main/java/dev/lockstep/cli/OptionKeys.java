@@ -2,7 +2,7 @@ package dev.lockstep.cli;
 
 import dev.lockstep.catalog.CatalogOptions;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.OptionCatalog;
 import java.util.Map;

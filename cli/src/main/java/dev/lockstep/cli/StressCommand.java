@@ -2,10 +2,10 @@ package dev.lockstep.cli;
 
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.TableExistsException;
-import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.schema.Schema;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;

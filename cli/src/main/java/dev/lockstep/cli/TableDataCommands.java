@@ -3,7 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
-import dev.lockstep.engine.maintenance.PartitionOverwrite;
+import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.snapshot.Snapshot;

@@ -1,12 +1,12 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.maintenance.CompactionJob;
+import dev.lockstep.engine.operation.CompactionJob;
 import dev.lockstep.engine.maintenance.ExpireReport;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.OrphanReport;
-import dev.lockstep.engine.maintenance.PartitionOverwrite;
+import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.options.Durations;

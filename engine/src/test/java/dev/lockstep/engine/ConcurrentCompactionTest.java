@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.table.FileStoreTable;
 import java.nio.file.Path;

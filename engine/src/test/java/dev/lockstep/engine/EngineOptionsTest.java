@@ -8,7 +8,7 @@ import dev.lockstep.catalog.CatalogOptions;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.schema.Schema;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.table.EngineOptions;
 import dev.lockstep.fs.Path;

@@ -6,7 +6,7 @@ import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
-import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.snapshot.CommitKind;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
-import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.compact.UniversalCompaction;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.DataFileMeta;

@@ -6,7 +6,7 @@ import dev.lockstep.engine.catalog.TableNotFoundException;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;

@@ -4,7 +4,7 @@ import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.manifest.DataFileMeta;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.RowType;
 import dev.lockstep.engine.write.CommitMessage;

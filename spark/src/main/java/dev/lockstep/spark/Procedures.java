@@ -2,12 +2,12 @@ package dev.lockstep.spark;
 
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.compact.TableCompactor;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.maintenance.ExpireReport;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.OrphanReport;
-import dev.lockstep.engine.maintenance.PartitionOverwrite;
+import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.table.FileStoreTable;
 import java.io.FileNotFoundException;

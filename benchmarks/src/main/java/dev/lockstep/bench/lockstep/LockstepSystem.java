@@ -15,7 +15,7 @@ import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableRead;
 import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.schema.Schema;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.CommitMessage;

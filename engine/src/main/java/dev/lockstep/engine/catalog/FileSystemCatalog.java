@@ -4,7 +4,7 @@ import dev.lockstep.catalog.CatalogOptions;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;

@@ -10,8 +10,8 @@ import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
-import dev.lockstep.engine.table.CoreOptions;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.options.Durations;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
@@ -102,7 +102,7 @@ final class CommitLoop {
   /** Snapshots may name this many earlier delta lists before a new base list is written. */
   static final int MAX_PRIOR_DELTAS = 8;
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final String commitUser;
   private final CoreOptions options;
   private final SnapshotManager snapshots;
@@ -111,12 +111,12 @@ final class CommitLoop {
   private final List<RetryPolicy.Pause> pauses = new ArrayList<>();
   private int retries;
 
-  CommitLoop(FileStoreTable table, String commitUser) {
+  CommitLoop(TableStore table, String commitUser) {
     this.table = table;
     this.commitUser = commitUser;
     this.options = table.options();
     this.snapshots = table.snapshotManager();
-    this.scan = table.store();
+    this.scan = new FileStoreScan(table);
     this.hint = new ContentionHint(table.fileIO(), snapshots.log().directory(), commitUser);
   }
 

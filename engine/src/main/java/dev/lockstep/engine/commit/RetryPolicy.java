@@ -1,6 +1,6 @@
 package dev.lockstep.engine.commit;
 
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.manifest.DataFileMeta;
@@ -7,8 +8,8 @@ import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
-import dev.lockstep.engine.table.CoreOptions;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.write.CommitMessage;
 import java.io.IOException;
 import java.time.Duration;
@@ -49,12 +50,12 @@ public final class TableCommit {
 
   private static final Logger LOG = LoggerFactory.getLogger(TableCommit.class);
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final String commitUser;
   private final CommittedIdentifiers committed;
   private long fileConflicts;
 
-  public TableCommit(FileStoreTable table, String commitUser) {
+  public TableCommit(TableStore table, String commitUser) {
     this.table = table;
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
     this.committed = new CommittedIdentifiers(table.snapshotManager(), commitUser);
@@ -200,9 +201,9 @@ public final class TableCommit {
             overwritten);
         for (long id = baseId + 1; id <= latest.id(); id++) {
           Snapshot s = table.snapshotManager().get(id);
-          early.checkDelta(s, table.store().delta(s));
+          early.checkDelta(s, new FileStoreScan(table).delta(s));
         }
-        for (ManifestEntry e : table.store().liveFiles(latest).values()) {
+        for (ManifestEntry e : new FileStoreScan(table).liveFiles(latest).values()) {
           if (overwritten.test(e.partition())) {
             changes.add(new ManifestEntry(FileKind.DELETE, e.partition(), e.bucket(),
                 e.totalBuckets(), e.file()));

@@ -1,8 +1,10 @@
 package dev.lockstep.engine.compact;
 
+import dev.lockstep.engine.scan.DeduplicateMerger;
+import dev.lockstep.engine.scan.KeyValue;
 import dev.lockstep.engine.manifest.DataFileMeta;
-import dev.lockstep.engine.table.FileStoreTable;
-import dev.lockstep.engine.write.RollingFileWriter;
+import dev.lockstep.engine.store.TableStore;
+import dev.lockstep.engine.store.RollingFileWriter;
 import java.io.IOException;
 import java.util.List;
 
@@ -16,7 +18,7 @@ public final class CompactTask {
 
   private CompactTask() {}
 
-  public static CompactResult run(FileStoreTable table, String partition, int bucket,
+  public static CompactResult run(TableStore table, String partition, int bucket,
       CompactUnit unit) throws IOException {
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, unit.outputLevel());
     // Output at the max level means every committed file of the bucket is an input (universal

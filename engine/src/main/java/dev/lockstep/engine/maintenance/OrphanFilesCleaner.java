@@ -6,7 +6,7 @@ import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import java.io.FileNotFoundException;
@@ -54,7 +54,7 @@ public final class OrphanFilesCleaner {
   public static final Duration OLDER_THAN_DEFAULT = Duration.ofDays(1);
   private static final int MAX_REREADS = 5;
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final Duration olderThan;
   private final boolean dryRun;
 
@@ -62,7 +62,7 @@ public final class OrphanFilesCleaner {
    * @param olderThan only files last modified longer ago than this are removed
    * @param dryRun report what would be removed, remove nothing
    */
-  public OrphanFilesCleaner(FileStoreTable table, Duration olderThan, boolean dryRun) {
+  public OrphanFilesCleaner(TableStore table, Duration olderThan, boolean dryRun) {
     if (olderThan.isNegative()) {
       throw new IllegalArgumentException("older-than is " + olderThan + "; it must be 0 or more.");
     }
@@ -159,7 +159,7 @@ public final class OrphanFilesCleaner {
 
   private Set<String> readReferences() throws IOException {
     SnapshotManager snapshots = table.snapshotManager();
-    FileStoreScan scan = table.store();
+    FileStoreScan scan = new FileStoreScan(table);
     Set<String> referenced = new HashSet<>();
     OptionalLong earliest = snapshots.earliestId();
     OptionalLong latest = snapshots.latestId();

@@ -6,7 +6,7 @@ import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import java.io.FileNotFoundException;
@@ -74,17 +74,17 @@ public final class SnapshotExpiration {
   /** Per table and options: no snapshot can expire before this wall-clock time (ms). */
   private static final Map<String, Long> NOT_BEFORE = new ConcurrentHashMap<>();
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final MaintenanceOptions options;
   /** Set by {@link #pickEnd} when the earliest snapshot is kept only by its successor's age. */
   private long earliestExpiresAtMillis;
 
   /** Expiration with the table's own options. */
-  public SnapshotExpiration(FileStoreTable table) {
+  public SnapshotExpiration(TableStore table) {
     this(table, MaintenanceOptions.from(table.options().all().asMap()));
   }
 
-  public SnapshotExpiration(FileStoreTable table, MaintenanceOptions options) {
+  public SnapshotExpiration(TableStore table, MaintenanceOptions options) {
     this.table = table;
     this.options = options;
   }
@@ -98,7 +98,7 @@ public final class SnapshotExpiration {
    * options. Never throws (the commit has succeeded); a failure is logged and the next commit tries
    * again. Skipped when another thread of this process is expiring the same table.
    */
-  public static void afterCommit(FileStoreTable table) {
+  public static void afterCommit(TableStore table) {
     if (table.options().writeOnly()) {
       return;
     }
@@ -261,7 +261,7 @@ public final class SnapshotExpiration {
   /** Reads everything first; empty when a snapshot of the range is gone (another expiration). */
   private Optional<Plan> plan(long earliest, long end) throws IOException {
     SnapshotManager snapshots = table.snapshotManager();
-    FileStoreScan scan = table.store();
+    FileStoreScan scan = new FileStoreScan(table);
     try {
       List<Snapshot> expired = new ArrayList<>();
       for (long id = earliest; id <= end; id++) {

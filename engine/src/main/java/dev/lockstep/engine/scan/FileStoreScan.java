@@ -4,7 +4,7 @@ import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.snapshot.Snapshot;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,9 +17,9 @@ import java.util.Map;
  */
 public final class FileStoreScan {
 
-  private final FileStoreTable table;
+  private final TableStore table;
 
-  public FileStoreScan(FileStoreTable table) {
+  public FileStoreScan(TableStore table) {
     this.table = table;
   }
 

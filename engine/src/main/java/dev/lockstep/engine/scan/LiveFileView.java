@@ -3,7 +3,7 @@ package dev.lockstep.engine.scan;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.Snapshot;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,14 +21,14 @@ import java.util.Set;
  */
 public final class LiveFileView {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final FileStoreScan scan;
   private Map<ManifestEntry.FileId, ManifestEntry> live = new HashMap<>();
   private long snapshotId;
 
-  public LiveFileView(FileStoreTable table) {
+  public LiveFileView(TableStore table) {
     this.table = table;
-    this.scan = table.store();
+    this.scan = new FileStoreScan(table);
   }
 
   /** The snapshot the view is at; 0 before the first commit. */

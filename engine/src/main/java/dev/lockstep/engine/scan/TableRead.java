@@ -1,11 +1,9 @@
 package dev.lockstep.engine.scan;
 
-import dev.lockstep.engine.compact.DeduplicateMerger;
-import dev.lockstep.engine.compact.KeyValue;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.format.FormatReader;
 import dev.lockstep.engine.manifest.DataFileMeta;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,10 +16,10 @@ import java.util.function.Consumer;
  */
 public final class TableRead {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private int[] projection;
 
-  public TableRead(FileStoreTable table) {
+  public TableRead(TableStore table) {
     this.table = table;
   }
 

@@ -3,7 +3,7 @@ package dev.lockstep.engine.scan;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.Snapshot;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,11 +18,11 @@ import java.util.function.Predicate;
  */
 public final class TableScan {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private Long snapshotId;
   private Predicate<Map<String, Object>> partitionFilter = p -> true;
 
-  public TableScan(FileStoreTable table) {
+  public TableScan(TableStore table) {
     this.table = table;
   }
 
@@ -63,7 +63,7 @@ public final class TableScan {
     }
     TreeMap<String, TreeMap<Integer, List<DataFileMeta>>> grouped = new TreeMap<>();
     Map<String, Boolean> accepted = new TreeMap<>();
-    for (ManifestEntry e : table.store().liveFiles(snapshot.get()).values()) {
+    for (ManifestEntry e : new FileStoreScan(table).liveFiles(snapshot.get()).values()) {
       boolean keep = accepted.computeIfAbsent(e.partition(),
           p -> partitionFilter.test(table.partitionPath().toMap(p)));
       if (keep) {

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.table;
 
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.OptionSet;

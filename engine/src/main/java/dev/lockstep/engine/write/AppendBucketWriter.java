@@ -1,8 +1,9 @@
 package dev.lockstep.engine.write;
 
+import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.DataFileMeta;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.List;
  */
 final class AppendBucketWriter implements BucketWriter {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final String partition;
   private final int bucket;
   private final List<DataFileMeta> pending = new ArrayList<>();
@@ -22,7 +23,7 @@ final class AppendBucketWriter implements BucketWriter {
   /** Rows stream into files, so a failed file write loses the batch: the writer then refuses. */
   private IOException failure;
 
-  AppendBucketWriter(FileStoreTable table, String partition, int bucket) {
+  AppendBucketWriter(TableStore table, String partition, int bucket) {
     this.table = table;
     this.partition = partition;
     this.bucket = bucket;

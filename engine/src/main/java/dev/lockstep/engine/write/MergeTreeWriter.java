@@ -1,5 +1,6 @@
 package dev.lockstep.engine.write;
 
+import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.compact.CompactResult;
 import dev.lockstep.engine.compact.CompactTask;
 import dev.lockstep.engine.compact.CompactUnit;
@@ -8,8 +9,8 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
-import dev.lockstep.engine.table.CoreOptions;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.types.DataTypeRoot;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -51,7 +52,7 @@ final class MergeTreeWriter implements BucketWriter {
 
   private static final Logger LOG = LoggerFactory.getLogger(MergeTreeWriter.class);
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final CoreOptions options;
   private final String partition;
   private final int bucket;
@@ -72,7 +73,7 @@ final class MergeTreeWriter implements BucketWriter {
   private CompactResult finished;
   private boolean inFlight;
 
-  MergeTreeWriter(FileStoreTable table, String partition, int bucket, LiveFileView view,
+  MergeTreeWriter(TableStore table, String partition, int bucket, LiveFileView view,
       ExecutorService executor) {
     this.table = table;
     this.options = table.options();

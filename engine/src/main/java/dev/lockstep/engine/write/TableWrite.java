@@ -4,7 +4,7 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.types.RowType;
 import java.io.Closeable;
 import java.io.IOException;
@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class TableWrite implements Closeable {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final String commitUser;
   private final RowType rowType;
   private final int[] keyIndexes;
@@ -57,7 +57,7 @@ public final class TableWrite implements Closeable {
   private boolean needsRefresh = true;
   private long batchBase;
 
-  public TableWrite(FileStoreTable table, String commitUser) {
+  public TableWrite(TableStore table, String commitUser) {
     this.table = table;
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
     this.rowType = table.schema().rowType();
@@ -297,7 +297,7 @@ public final class TableWrite implements Closeable {
     return executor;
   }
 
-  static void deleteQuietly(FileStoreTable table, String partition, int bucket,
+  static void deleteQuietly(TableStore table, String partition, int bucket,
       List<DataFileMeta> files) {
     for (DataFileMeta file : files) {
       try {

@@ -2,7 +2,7 @@ package dev.lockstep.engine.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.engine.table.CoreOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

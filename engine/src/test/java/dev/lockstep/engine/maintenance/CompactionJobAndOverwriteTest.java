@@ -1,5 +1,7 @@
 package dev.lockstep.engine.maintenance;
 
+import dev.lockstep.engine.operation.CompactionJob;
+import dev.lockstep.engine.operation.PartitionOverwrite;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

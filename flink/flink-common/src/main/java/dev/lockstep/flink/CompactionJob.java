@@ -156,8 +156,8 @@ public final class CompactionJob {
       int p = settings.parallelism();
       int me = (int) (long) worker;
       try (TableLoader.Opened opened = loader.open();
-           dev.lockstep.engine.maintenance.CompactionJob job =
-               new dev.lockstep.engine.maintenance.CompactionJob(opened.table(),
+           dev.lockstep.engine.operation.CompactionJob job =
+               new dev.lockstep.engine.operation.CompactionJob(opened.table(),
                    settings.commitUser() + "-" + me,
                    partition -> Math.floorMod(partition.hashCode(), p) == me,
                    settings.full(), me == 0)) {

@@ -1,8 +1,10 @@
-package dev.lockstep.engine.maintenance;
+package dev.lockstep.engine.operation;
 
+import dev.lockstep.engine.commit.CommitFailedException;
+import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.data.GenericRow;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -28,7 +30,7 @@ import java.util.function.Predicate;
  */
 public final class PartitionOverwrite {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final Map<String, String> staticPartition;
 
   /**
@@ -36,7 +38,7 @@ public final class PartitionOverwrite {
    *     a dynamic overwrite
    * @throws IllegalArgumentException naming a column that is not a partition column
    */
-  public PartitionOverwrite(FileStoreTable table, Map<String, String> staticPartition) {
+  public PartitionOverwrite(TableStore table, Map<String, String> staticPartition) {
     this.table = table;
     this.staticPartition = staticPartition == null ? null : new LinkedHashMap<>(staticPartition);
     if (staticPartition != null) {
@@ -63,7 +65,7 @@ public final class PartitionOverwrite {
   }
 
   /** The partition-path filter of a spec, for scans and overwrites. */
-  public static Predicate<String> pathFilter(FileStoreTable table, Map<String, String> spec) {
+  public static Predicate<String> pathFilter(TableStore table, Map<String, String> spec) {
     return path -> matches(table.partitionPath().toMap(path), spec);
   }
 
@@ -90,13 +92,14 @@ public final class PartitionOverwrite {
         }
       }
     }
-    try (TableWrite write = table.newWrite(commitUser)) {
+    table.requireWritable();
+    try (TableWrite write = new TableWrite(table, commitUser)) {
       for (GenericRow row : rows) {
         write.write(row);
       }
       Predicate<String> filter = staticPartition == null ? null
           : pathFilter(table, staticPartition);
-      return table.newCommit(commitUser).overwrite(identifier, filter, write.prepareCommit());
+      return new TableCommit(table, commitUser).overwrite(identifier, filter, write.prepareCommit());
     }
   }
 }

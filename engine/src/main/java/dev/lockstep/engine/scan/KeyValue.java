@@ -1,4 +1,4 @@
-package dev.lockstep.engine.compact;
+package dev.lockstep.engine.scan;
 
 import dev.lockstep.engine.data.GenericRow;
 

@@ -1,8 +1,8 @@
-package dev.lockstep.engine.maintenance;
+package dev.lockstep.engine.operation;
 
+import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.compact.TableCompactor;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -24,7 +24,7 @@ import java.util.function.Predicate;
  */
 public final class CompactionJob implements Closeable {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final TableCompactor compactor;
   private final boolean full;
   private final boolean expire;
@@ -36,10 +36,11 @@ public final class CompactionJob implements Closeable {
    * @param full merge every file of a bucket into one sorted run instead of the universal pick
    * @param expire expire snapshots after each committed round
    */
-  public CompactionJob(FileStoreTable table, String commitUser, Predicate<String> partitionFilter,
+  public CompactionJob(TableStore table, String commitUser, Predicate<String> partitionFilter,
       boolean full, boolean expire) {
     this.table = table;
-    this.compactor = table.newCompactor(commitUser).withPartitionFilter(partitionFilter);
+    table.requireWritable();
+    this.compactor = new TableCompactor(table, commitUser).withPartitionFilter(partitionFilter);
     this.full = full;
     this.expire = expire;
   }

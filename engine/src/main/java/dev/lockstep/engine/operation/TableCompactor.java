@@ -1,10 +1,14 @@
-package dev.lockstep.engine.compact;
+package dev.lockstep.engine.operation;
 
+import dev.lockstep.engine.compact.CompactResult;
+import dev.lockstep.engine.compact.CompactTask;
+import dev.lockstep.engine.compact.CompactUnit;
+import dev.lockstep.engine.compact.UniversalCompaction;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.write.CommitMessage;
 import java.io.Closeable;
 import java.io.IOException;
@@ -31,7 +35,7 @@ import java.util.function.Predicate;
  */
 public final class TableCompactor implements Closeable {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final TableCommit commit;
   private final LiveFileView view;
   private final UniversalCompaction picker;
@@ -39,13 +43,14 @@ public final class TableCompactor implements Closeable {
   private long nextIdentifier = System.currentTimeMillis() * 1000;
   private Predicate<String> partitionFilter = p -> true;
 
-  public TableCompactor(FileStoreTable table, String commitUser) {
+  public TableCompactor(TableStore table, String commitUser) {
     if (!table.primaryKeyTable()) {
       throw new IllegalArgumentException(table.fullName() + " is an append table; only primary-key"
           + " tables are compacted.");
     }
     this.table = table;
-    this.commit = table.newCommit(commitUser);
+    table.requireWritable();
+    this.commit = new TableCommit(table, commitUser);
     this.view = new LiveFileView(table);
     this.picker = new UniversalCompaction(table.options().compactionTrigger(),
         table.options().maxLevel());

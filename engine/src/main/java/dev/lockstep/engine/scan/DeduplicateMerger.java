@@ -1,10 +1,10 @@
-package dev.lockstep.engine.compact;
+package dev.lockstep.engine.scan;
 
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.format.FormatReader;
 import dev.lockstep.engine.manifest.DataFileMeta;
-import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.store.TableStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -47,7 +47,7 @@ public final class DeduplicateMerger implements Closeable {
    * @throws IllegalStateException when a file is not committed yet (its rows have no place in
    *     history)
    */
-  public DeduplicateMerger(FileStoreTable table, String partition, int bucket,
+  public DeduplicateMerger(TableStore table, String partition, int bucket,
       Collection<DataFileMeta> files) throws IOException {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.fieldCount = table.schema().fields().size();

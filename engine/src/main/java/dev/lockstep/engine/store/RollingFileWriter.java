@@ -1,9 +1,8 @@
-package dev.lockstep.engine.write;
+package dev.lockstep.engine.store;
 
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.format.FormatWriter;
 import dev.lockstep.engine.manifest.DataFileMeta;
-import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,7 +18,7 @@ import java.util.UUID;
  */
 public final class RollingFileWriter {
 
-  private final FileStoreTable table;
+  private final TableStore table;
   private final Path directory;
   private final int level;
   private final List<DataFileMeta> finished = new ArrayList<>();
@@ -34,7 +33,7 @@ public final class RollingFileWriter {
   private long minSeq;
   private long maxSeq;
 
-  public RollingFileWriter(FileStoreTable table, String partition, int bucket, int level) {
+  public RollingFileWriter(TableStore table, String partition, int bucket, int level) {
     this.table = table;
     this.directory = table.bucketPath(partition, bucket);
     this.level = level;

@@ -1,4 +1,4 @@
-package dev.lockstep.engine.table;
+package dev.lockstep.engine.store;
 
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.ConfigOption.Requirement;

@@ -1,0 +1,246 @@
+package dev.lockstep.engine.store;
+
+import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.PartitionPath;
+import dev.lockstep.engine.format.AvroFileFormat;
+import dev.lockstep.engine.format.FileFormat;
+import dev.lockstep.engine.format.KeyCodec;
+import dev.lockstep.engine.manifest.ManifestFile;
+import dev.lockstep.engine.manifest.ManifestList;
+import dev.lockstep.engine.schema.TableSchema;
+import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.RowType;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The storage side of one table at {@code <warehouse>/<database>.db/<table>/}: its store, paths,
+ * schema, merged options, file formats, snapshot and manifest files and its commit protocol. This
+ * is the bottom of the engine's layers (docs/engine.md#design-3-layers): scans, writers,
+ * compaction, commits and maintenance are built on it and never on the {@code FileStoreTable}
+ * facade, which adds the entry points ({@code newWrite}, {@code newCommit}, ...) on top of them.
+ * Thread-safe.
+ *
+ * <pre>
+ *   schema/schema-N                     versioned schema (JSON)
+ *   snapshot/snapshot-N, LATEST, ...    snapshots (JSON), committed only through lock-api
+ *   manifest/manifest-*.avro            manifests and manifest lists
+ *   k1=v1/k2=v2/bucket-B/data-*.avro    data files
+ * </pre>
+ */
+public class TableStore implements Closeable {
+
+  /** Data-file column: the snapshot that committed a row, -1 = the file's commit snapshot. */
+  public static final String SNAPSHOT_FIELD = "_SNAPSHOT";
+  /** Data-file column: the row's sequence number inside its commit. */
+  public static final String SEQUENCE_FIELD = "_SEQUENCE";
+  /** Data-file column: whether the row deletes its key. */
+  public static final String DELETED_FIELD = "_DELETED";
+
+  private final FileIO fileIO;
+  private final Path path;
+  private final String fullName;
+  private final TableSchema schema;
+  private final Map<String, String> catalogOptions;
+  private final Map<String, String> dynamicOptions;
+  private final Map<String, String> allOptions;
+  private final CoreOptions options;
+  private final FileFormat format;
+  private final SnapshotManager snapshots;
+  private final ManifestFile manifestFile;
+  private final ManifestList manifestList;
+  private final PartitionPath partitionPath;
+  private final KeyCodec keyCodec;
+  private SnapshotCommitter committer;
+  /** Why this object may not write (a bucket option that differs from the stored one), or null. */
+  private final String bucketConflict;
+
+  /**
+   * @param catalogOptions catalog options (lock, commit strategy, store); the schema's options
+   *     override them
+   */
+  public TableStore(FileIO fileIO, Path path, String fullName, TableSchema schema,
+      Map<String, String> catalogOptions) {
+    this(fileIO, path, fullName, schema, catalogOptions, Map.of());
+  }
+
+  /** @param dynamicOptions options for this object only, over the schema's (see subclasses) */
+  protected TableStore(FileIO fileIO, Path path, String fullName, TableSchema schema,
+      Map<String, String> catalogOptions, Map<String, String> dynamicOptions) {
+    this.fileIO = fileIO;
+    this.path = path;
+    this.fullName = fullName;
+    this.schema = schema;
+    this.catalogOptions = Map.copyOf(catalogOptions);
+    this.dynamicOptions = Map.copyOf(dynamicOptions);
+    Map<String, String> merged = new HashMap<>(catalogOptions);
+    merged.putAll(schema.options());
+    merged.putAll(dynamicOptions);
+    // The bucket count is a property of the stored table: a writer with another count would put a
+    // key of a primary-key table into a second bucket, where it would be read twice.
+    String stored = schema.options().get(CoreOptions.BUCKET);
+    String asked = dynamicOptions.get(CoreOptions.BUCKET);
+    if (stored != null && asked != null && !asked.trim().equals(stored.trim())) {
+      this.bucketConflict = "Table " + fullName + " is stored with " + CoreOptions.BUCKET + "="
+          + stored + "; option '" + CoreOptions.BUCKET + "=" + asked + "' would write it with"
+          + " another bucket count (a primary-key table would then hold a key twice). Drop the"
+          + " '" + CoreOptions.BUCKET + "' option: the stored table decides its bucket count.";
+      merged.put(CoreOptions.BUCKET, stored);
+    } else {
+      this.bucketConflict = null;
+    }
+    this.allOptions = Map.copyOf(merged);
+    this.options = CoreOptions.from(allOptions);
+    this.format = new AvroFileFormat(options.fileCompression());
+    this.snapshots = new SnapshotManager(
+        new dev.lockstep.commit.SnapshotLog(fileIO, path.child("snapshot")));
+    this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), format);
+    this.manifestList = new ManifestList(fileIO, path.child("manifest"), format);
+    this.partitionPath = new PartitionPath(schema.partitionType());
+    this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
+  }
+
+  /** The catalog options this object was opened with. */
+  protected Map<String, String> catalogOptions() {
+    return catalogOptions;
+  }
+
+  /** The options for this object only, over the table's own (none unless given). */
+  protected Map<String, String> dynamicOptions() {
+    return dynamicOptions;
+  }
+
+  public FileIO fileIO() {
+    return fileIO;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** {@code database.table}; also the commit lock key. */
+  public String fullName() {
+    return fullName;
+  }
+
+  public TableSchema schema() {
+    return schema;
+  }
+
+  public CoreOptions options() {
+    return options;
+  }
+
+  public FileFormat format() {
+    return format;
+  }
+
+  public SnapshotManager snapshotManager() {
+    return snapshots;
+  }
+
+  public ManifestFile manifestFile() {
+    return manifestFile;
+  }
+
+  public ManifestList manifestList() {
+    return manifestList;
+  }
+
+  public PartitionPath partitionPath() {
+    return partitionPath;
+  }
+
+  /** The key codec of a primary-key table; {@code null} for an append table. */
+  public KeyCodec keyCodec() {
+    return keyCodec;
+  }
+
+  public boolean primaryKeyTable() {
+    return schema.hasPrimaryKey();
+  }
+
+  /** The directory of one bucket's data files. */
+  public Path bucketPath(String partition, int bucket) {
+    Path base = partition.isEmpty() ? path : path.child(partition);
+    return base.child("bucket-" + bucket);
+  }
+
+  /** The columns of a data file: the table's, plus the ordering columns in primary-key tables. */
+  public RowType dataFileRowType() {
+    if (!primaryKeyTable()) {
+      return schema.rowType();
+    }
+    List<DataField> fields = new ArrayList<>(schema.fields());
+    fields.add(new DataField(Integer.MAX_VALUE - 1, SNAPSHOT_FIELD, DataType.bigint().notNull()));
+    fields.add(new DataField(Integer.MAX_VALUE - 2, SEQUENCE_FIELD, DataType.bigint().notNull()));
+    fields.add(new DataField(Integer.MAX_VALUE, DELETED_FIELD, DataType.booleanType().notNull()));
+    return new RowType(fields);
+  }
+
+  /** A primary-key data-file row: the table's columns, then snapshot, sequence and deleted. */
+  public GenericRow keyValueFileRow(GenericRow row, long snapshot, long sequence,
+      boolean deleted) {
+    int fields = schema.fields().size();
+    Object[] values = new Object[fields + 3];
+    for (int i = 0; i < fields; i++) {
+      values[i] = row.get(i);
+    }
+    values[fields] = snapshot;
+    values[fields + 1] = sequence;
+    values[fields + 2] = deleted;
+    return GenericRow.wrap(values);
+  }
+
+  /**
+   * {@code fileRow}, a primary-key data-file row, with its {@code _SNAPSHOT} set to {@code snapshot}
+   * (the row itself when it holds that already).
+   */
+  public GenericRow withCommitSnapshot(GenericRow fileRow, long snapshot) {
+    int index = schema.fields().size();
+    return ((Long) fileRow.get(index)) == snapshot ? fileRow : fileRow.with(index, snapshot);
+  }
+
+  /**
+   * The commit protocol of this table, opened on first use from the merged options, with the
+   * fencing check of the {@code lock} strategy ({@link SnapshotManager#fencingToken}).
+   */
+  public synchronized SnapshotCommitter committer() throws IOException {
+    if (committer == null) {
+      // Under the lock strategy, snapshots record their lease's fencing token, and a holder whose
+      // lease was taken over is refused once the newer holder has committed (lock-api README).
+      committer = SnapshotCommitter.open(fileIO, snapshots.log().directory(), fullName, allOptions,
+          SnapshotManager::fencingToken);
+    }
+    return committer;
+  }
+
+  /**
+   * Refuses to write through this object when its options ask for another bucket count than the
+   * stored table has ({@code FileStoreTable.copyWithOptions}).
+   *
+   * @throws IllegalArgumentException naming both counts and the fix
+   */
+  public void requireWritable() {
+    if (bucketConflict != null) {
+      throw new IllegalArgumentException(bucketConflict);
+    }
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (committer != null) {
+      committer.close();
+      committer = null;
+    }
+  }
+}

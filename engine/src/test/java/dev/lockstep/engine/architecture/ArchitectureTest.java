@@ -1,0 +1,57 @@
+package dev.lockstep.engine.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import dev.lockstep.architecture.ModuleArchitecture;
+import java.nio.file.Paths;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine keeps the module rules (no package cycles among them) and its layers
+ * (docs/engine.md#design-3-layers): each package depends only on the packages below it.
+ */
+class ArchitectureTest {
+
+  /** Bottom to top. */
+  static final List<String> LAYERS = List.of("types", "snapshot", "data", "schema", "format",
+      "manifest", "store", "scan", "maintenance", "compact", "write", "commit", "operation",
+      "table", "catalog");
+
+  @Test
+  void keepsTheArchitectureRules() {
+    ModuleArchitecture.ofThisModule("dev.lockstep.engine").assertAllRules();
+  }
+
+  @Test
+  void eachLayerDependsOnlyOnTheLayersBelowIt() {
+    JavaClasses classes = new ClassFileImporter().importPath(Paths.get("target", "classes"));
+    for (int i = 0; i < LAYERS.size() - 1; i++) {
+      String[] above = LAYERS.subList(i + 1, LAYERS.size()).stream()
+          .map(p -> "dev.lockstep.engine." + p + "..").toArray(String[]::new);
+      noClasses().that().resideInAPackage("dev.lockstep.engine." + LAYERS.get(i) + "..")
+          .should().dependOnClassesThat().resideInAnyPackage(above)
+          .because("engine layers point down (docs/engine.md#design-3-layers): "
+              + String.join(" < ", LAYERS))
+          .check(classes);
+    }
+  }
+
+  @Test
+  void everyEnginePackageHasALayer() {
+    JavaClasses classes = new ClassFileImporter().importPath(Paths.get("target", "classes"));
+    for (var c : classes) {
+      String pkg = c.getPackageName();
+      if (!pkg.startsWith("dev.lockstep.engine.")) {
+        continue;
+      }
+      String top = pkg.substring("dev.lockstep.engine.".length()).split("\\.")[0];
+      if (!LAYERS.contains(top)) {
+        throw new AssertionError("Package " + pkg + " (class " + c.getName() + ") has no layer:"
+            + " add it to ArchitectureTest.LAYERS and docs/engine.md#design-3-layers");
+      }
+    }
+  }
+}
