@@ -1,5 +1,9 @@
 package dev.lockstep.bundle.spark;
 
+import static dev.lockstep.bundle.spark.SparkSubmitSession.block;
+import static dev.lockstep.bundle.spark.SparkSubmitSession.origin;
+import static dev.lockstep.bundle.spark.SparkSubmitSession.required;
+import static dev.lockstep.bundle.spark.SparkSubmitSession.requiredJar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,15 +12,11 @@ import java.io.DataInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,7 +28,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.util.MutableURLClassLoader;
@@ -60,59 +59,27 @@ class SparkBundleIT {
   static Path warehouse;
 
   private static Path bundle;
-  private static ClassLoader previousContext;
-  private static MutableURLClassLoader jars;
+  private static SparkSubmitSession session;
   private static SparkSession spark;
-  private static Map<String, String> readmeConf;
+  private static MutableURLClassLoader jars;
 
   @BeforeAll
   static void startSpark() throws Exception {
-    bundle = Path.of(required("lockstep.bundle.jar")).toRealPath();
-    assertThat(bundle.getFileName().toString()).startsWith("lockstep-spark-bundle-")
-        .endsWith(".jar").doesNotStartWith("original-");
-
-    ReadmeLaunch launch = readmeLaunch();
-    assertThat(launch.jars).as("--jars of the README's spark-sql example")
-        .containsExactly("lockstep-spark-bundle.jar");
-    readmeConf = launch.conf;
-    assertThat(readmeConf).containsEntry("spark.sql.catalog.lake", CATALOG_CLASS)
-        .containsEntry("spark.sql.catalog.lake.warehouse", "/tmp/lake");
-
-    // spark-submit (client mode): the --jars on a MutableURLClassLoader over the application
-    // class loader, made the thread's context class loader before the user's main runs.
-    previousContext = Thread.currentThread().getContextClassLoader();
-    jars = new MutableURLClassLoader(new URL[] {bundle.toUri().toURL()},
-        SparkBundleIT.class.getClassLoader());
-    Thread.currentThread().setContextClassLoader(jars);
-
-    SparkSession.Builder builder = SparkSession.builder()
-        .master("local[2]")
-        .appName("lockstep-spark-bundle-it")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "4")
-        // --jars also sets spark.jars: the executor fetches the jar into its class loader.
-        .config("spark.jars", bundle.toUri().toString());
-    for (Map.Entry<String, String> conf : readmeConf.entrySet()) {
-      builder.config(conf.getKey(), conf.getValue());
-    }
-    builder.config("spark.sql.catalog.lake.warehouse", warehouse.toString());
-    spark = builder.getOrCreate();
+    bundle = requiredJar("lockstep.bundle.jar");
+    assertThat(bundle.getFileName().toString()).startsWith("lockstep-spark-bundle-");
+    session = SparkSubmitSession.launch("--jars lockstep-spark-bundle.jar ",
+        Map.of("lockstep-spark-bundle.jar", bundle),
+        Map.of("spark.sql.catalog.lake.warehouse",
+            new String[] {"/tmp/lake", warehouse.toString()}));
+    assertThat(session.readmeConf).containsEntry("spark.sql.catalog.lake", CATALOG_CLASS);
+    spark = session.spark;
+    jars = session.jars;
   }
 
   @AfterAll
   static void stopSpark() throws IOException {
-    try {
-      if (spark != null) {
-        spark.stop();
-        SparkSession.clearActiveSession();
-        SparkSession.clearDefaultSession();
-      }
-    } finally {
-      Thread.currentThread().setContextClassLoader(previousContext);
-      if (jars != null) {
-        jars.close();
-      }
+    if (session != null) {
+      session.close();
     }
   }
 
@@ -214,9 +181,9 @@ class SparkBundleIT {
    * The bundle's listing: every class under {@code dev/lockstep/}, every third-party one under
    * {@code dev/lockstep/shaded/spark/}; nothing of Spark, Scala, Hadoop, SLF4J or Paimon; every
    * services file a Lockstep (or relocated) interface with providers in the jar; licenses listed.
-   * And the byte code: no class of the bundle refers to a third-party class outside the bundle
-   * except what Spark provides (Spark, Scala, Hadoop, SLF4J) and the optional compression codecs of
-   * Avro and Commons Compress that the engine never selects.
+   * And the byte code: Lockstep's classes in the bundle refer to no class outside it but the JDK's,
+   * Spark's, Scala's and SLF4J's; the relocated libraries in addition only to the optional codecs
+   * of Avro and Commons Compress that the engine never selects.
    */
   @Test
   void everyThirdPartyClassIsRelocatedUnderDevLockstepShadedSpark() throws Exception {
@@ -234,11 +201,14 @@ class SparkBundleIT {
     assertThat(listing.resourcesOutside()).as("resources outside META-INF/ and dev/lockstep/")
         .isEmpty();
     String shaded = "dev/lockstep/shaded/spark/";
-    assertThat(listing.entries().stream().filter(name -> name.startsWith(shaded)
-            && name.endsWith(".class"))
-        .map(name -> String.join("/", Arrays.copyOf(name.substring(shaded.length()).split("/"), 3)))
-        .collect(Collectors.toCollection(TreeSet::new)))
-        .as("relocated libraries")
+    Set<String> relocatedLibraries = new TreeSet<>();
+    for (String name : listing.entries()) {
+      if (name.startsWith(shaded) && name.endsWith(".class")) {
+        relocatedLibraries.add(
+            String.join("/", Arrays.copyOf(name.substring(shaded.length()).split("/"), 3)));
+      }
+    }
+    assertThat(relocatedLibraries).as("relocated libraries")
         .containsExactly("com/fasterxml/jackson", "org/apache/avro", "org/apache/commons");
     assertThat(listing.bundledArtifacts()).containsExactlyInAnyOrder(
         "dev.lockstep:lockstep-spark-bundle", "dev.lockstep:lockstep-spark",
@@ -258,6 +228,8 @@ class SparkBundleIT {
     listing.assertLicensesListed();
 
     Map<String, Set<String>> unrelocated = unrelocatedReferences(bundle);
+    assertThat(unrelocated).as("the scan sees the connector's use of Spark's API")
+        .containsKeys("org/apache/spark/sql/connector/catalog", "org/apache/spark/sql/types");
     assertThat(unrelocated).as("third-party packages the bundle's classes refer to, unrelocated")
         .allSatisfy((pkg, users) -> assertThat(pkg)
             .as("package %s, used by %s", pkg, users)
@@ -271,17 +243,19 @@ class SparkBundleIT {
     });
   }
 
-  /** What Spark provides: the JDK, Spark, Scala, Hadoop, SLF4J. */
+  /** What the JDK and Spark provide: the JDK (java.xml too), Spark, Scala, SLF4J. */
   private static final String PROVIDED =
-      "(java|javax|jdk|sun|org/apache/spark|scala|org/apache/hadoop|org/slf4j)/.*";
+      "(java|javax|jdk|sun|org/w3c/dom|org/xml/sax|org/apache/spark|scala|org/slf4j)(/.*)?";
   /**
-   * Codecs Avro's and Commons Compress's own code can call when a user picks them (optional
-   * dependencies, not bundled): Snappy, Zstandard, XZ, Brotli, LZ4 and the like. Lockstep writes
-   * Avro with deflate or no codec (AvroFileFormat), so the engine never reaches them.
+   * Optional dependencies of the relocated Avro and Commons Compress, not bundled: the Snappy,
+   * Zstandard, XZ and Brotli codecs and ASM (Pack200). They are only reached when such a codec is
+   * chosen, and would then bind to Spark's unrelocated copies (Spark ships snappy-java and
+   * zstd-jni); Lockstep writes Avro with deflate or no codec (AvroFileFormat) and never calls
+   * Commons Compress's codecs, so the engine never reaches them.
    */
   private static final String OPTIONAL =
-      "(org/xerial/snappy|com/github/luben/zstd|org/tukaani/xz|org/brotli/dec|net/jpountz|"
-          + "org/objectweb/asm|com/ctc/wstx|org/codehaus/stax2|org/osgi)/.*";
+      "(org/xerial/snappy|com/github/luben/zstd|org/tukaani/xz|org/brotli/dec|org/objectweb/asm)"
+          + "(/.*)?";
   private static final String PROVIDED_OR_OPTIONAL = PROVIDED + "|" + OPTIONAL;
 
   /**
@@ -292,42 +266,15 @@ class SparkBundleIT {
    */
   @Test
   void sparkReadmeExamplesRunAsWritten() throws Exception {
-    String readme = Files.readString(Path.of(required("lockstep.spark.readme")));
-    List<String> lines = Arrays.asList(block(readme, "```sql\n").split("\n"));
-    StringBuilder statement = new StringBuilder();
-    int run = 0;
-    int checked = 0;
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i);
-      if (statement.length() == 0 && (line.isBlank() || line.startsWith("--"))) {
-        continue;
-      }
-      statement.append(line).append('\n');
-      if (!line.trim().endsWith(";")) {
-        continue;
-      }
-      String sql = statement.toString().trim();
-      sql = sql.substring(0, sql.length() - 1);
-      statement.setLength(0);
-      List<Row> result = spark.sql(sql).collectAsList();
-      run++;
-      List<String> expected = new ArrayList<>();
-      while (i + 1 < lines.size() && lines.get(i + 1).startsWith("-- ")) {
-        expected.add(lines.get(++i).substring(3).trim().replaceAll(" {2,}", "  "));
-      }
-      if (!expected.isEmpty()) {
-        assertThat(result.stream().map(SparkBundleIT::columns).collect(Collectors.toList()))
-            .as(sql).isEqualTo(expected);
-        checked++;
-      }
-    }
-    assertThat(statement.toString()).as("an unterminated statement in the sql block").isBlank();
+    int run = session.runReadmeSqlBlock();
     assertThat(run).as("statements run").isGreaterThanOrEqualTo(14);
-    assertThat(checked).as("statements with rows shown").isGreaterThanOrEqualTo(3);
-    // The content after the README's rollback: (2024-05-01, 1, 19.90) and (2024-05-01, 2) of
-    // snapshot 2 and the backfilled partition's row or its original one.
-    assertThat(rows("SELECT day, id FROM lake.shop.orders ORDER BY day, id")).hasSize(3);
+    // After the README's rollback to snapshot 2 (the upsert): snapshot 2's content, the backfill
+    // of 2024-05-02 undone.
+    assertThat(rows("SELECT day, id, amount, note FROM lake.shop.orders ORDER BY day, id"))
+        .containsExactly("[2024-05-01,1,19.90,updated]", "[2024-05-01,2,5.00,null]",
+            "[2024-05-02,1,1.00,later]");
 
+    String readme = Files.readString(Path.of(required("lockstep.spark.readme")));
     String scala = block(readme, "```scala\n");
     Matcher statements = Pattern.compile("spark\\.sql\\(\"([^\"]+)\"\\)").matcher(scala);
     List<String> sqls = new ArrayList<>();
@@ -418,15 +365,11 @@ class SparkBundleIT {
   // ------------------------------------------------------------------------------------------
 
   private static List<String> rows(String sql) {
-    return spark.sql(sql).collectAsList().stream().map(Row::toString).collect(Collectors.toList());
+    return session.rows(sql);
   }
 
-  private static String columns(Row row) {
-    List<String> values = new ArrayList<>();
-    for (int c = 0; c < row.size(); c++) {
-      values.add(row.isNullAt(c) ? "NULL" : row.get(c).toString());
-    }
-    return String.join("  ", values);
+  private static List<Long> snapshots(String db, String table) throws IOException {
+    return SparkSubmitSession.snapshots(warehouse, db, table);
   }
 
   private static long sumOfIdMod7(int n) {
@@ -437,63 +380,8 @@ class SparkBundleIT {
     return sum;
   }
 
-  /** The snapshot ids of a table, from its snapshot files in the warehouse. */
-  private static List<Long> snapshots(String db, String table) throws IOException {
-    Path dir = warehouse.resolve(db + ".db").resolve(table).resolve("snapshot");
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString())
-          .filter(name -> name.matches("snapshot-\\d+"))
-          .map(name -> Long.parseLong(name.substring("snapshot-".length())))
-          .sorted().collect(Collectors.toList());
-    }
-  }
-
-  private static String block(String readme, String opening) {
-    int start = readme.indexOf(opening);
-    assertThat(start).as("a %s block in the README", opening.trim()).isNotNegative();
-    int end = readme.indexOf("```", start + opening.length());
-    return readme.substring(start + opening.length(), end);
-  }
-
-  private record ReadmeLaunch(List<String> jars, Map<String, String> conf) { }
-
-  private static final Pattern CONF = Pattern.compile("--conf\\s+([^=\\s]+)=(\\S+)");
-  private static final Pattern JARS = Pattern.compile("--jars\\s+(\\S+)");
-
-  /** The {@code --jars} and {@code --conf} of spark/README.md's spark-sql example. */
-  private static ReadmeLaunch readmeLaunch() throws IOException {
-    String readme = Files.readString(Path.of(required("lockstep.spark.readme")),
-        StandardCharsets.UTF_8);
-    int examples = readme.indexOf("## Examples");
-    assertThat(examples).as("README section Examples").isNotNegative();
-    int start = readme.indexOf("```\nspark-sql ", examples);
-    assertThat(start).as("the spark-sql block of the Examples").isNotNegative();
-    String block = readme.substring(start + 4, readme.indexOf("```", start + 4));
-    Matcher jarsMatch = JARS.matcher(block);
-    assertThat(jarsMatch.find()).as("--jars in %s", block).isTrue();
-    Map<String, String> conf = new LinkedHashMap<>();
-    Matcher m = CONF.matcher(block);
-    while (m.find()) {
-      conf.put(m.group(1), m.group(2));
-    }
-    return new ReadmeLaunch(List.of(jarsMatch.group(1).split(",")), conf);
-  }
-
-  private static String required(String property) {
-    String value = System.getProperty(property);
-    assertThat(value).as("system property %s (run through Maven: phase verify)", property)
-        .isNotBlank().doesNotStartWith("${");
-    return value;
-  }
-
-  private static Path origin(Class<?> type) throws Exception {
-    CodeSource source = type.getProtectionDomain().getCodeSource();
-    assertThat(source).as("code source of %s", type).isNotNull();
-    return Path.of(source.getLocation().toURI()).toRealPath();
-  }
-
   /**
-   * The packages (three levels, e.g. {@code org/xerial/snappy}) of every class that a class of the
+   * The packages (e.g. {@code org/xerial/snappy}) of every class that a class of the
    * jar refers to in its constant pool and that the jar does not hold, with the referring classes;
    * {@code dev/lockstep/} and array descriptors aside.
    */
@@ -516,9 +404,7 @@ class SparkBundleIT {
             if (own.contains(referenced) || referenced.startsWith("dev/lockstep/")) {
               continue;
             }
-            String[] parts = referenced.split("/");
-            String pkg = String.join("/", Arrays.copyOf(parts, Math.min(3, parts.length - 1)))
-                + "/";
+            String pkg = referenced.substring(0, Math.max(0, referenced.lastIndexOf('/')));
             packages.computeIfAbsent(pkg, p -> new TreeSet<>()).add(user);
           }
         }
