@@ -336,6 +336,17 @@ class SparkBundleIT {
         "[d,7,t]");
     assertThat(snapshots("rows", "log")).as("one snapshot per write").containsExactly(
         1L, 2L, 3L, 4L, 5L);
+    // Each write one commit on the driver, under a commit user of its own (identifier 1).
+    List<String> commits = new ArrayList<>();
+    Set<String> commitUsers = new TreeSet<>();
+    for (long id = 1; id <= 5; id++) {
+      String json = Files.readString(warehouse.resolve("rows.db/log/snapshot/snapshot-" + id));
+      commits.add(field(json, "commitKind") + "/" + field(json, "commitIdentifier"));
+      commitUsers.add(field(json, "commitUser"));
+    }
+    assertThat(commits).containsExactly("APPEND/1", "APPEND/1", "OVERWRITE/1", "OVERWRITE/1",
+        "OVERWRITE/1");
+    assertThat(commitUsers).hasSize(5).allMatch(user -> user.startsWith("spark-"));
 
     spark.sql("CREATE TABLE lake.rows.users (region STRING, id BIGINT, name STRING) USING lockstep"
         + " PARTITIONED BY (region) TBLPROPERTIES ('primary-key' = 'region,id', 'bucket' = '2')");
@@ -370,6 +381,13 @@ class SparkBundleIT {
 
   private static List<Long> snapshots(String db, String table) throws IOException {
     return SparkSubmitSession.snapshots(warehouse, db, table);
+  }
+
+  /** A top-level string or number field of a snapshot file (JSON). */
+  private static String field(String json, String name) {
+    Matcher m = Pattern.compile("\"" + name + "\"\\s*:\\s*\"?([^\",}]+)").matcher(json);
+    assertThat(m.find()).as("field %s in %s", name, json).isTrue();
+    return m.group(1);
   }
 
   private static long sumOfIdMod7(int n) {
