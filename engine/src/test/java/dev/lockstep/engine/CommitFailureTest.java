@@ -111,7 +111,7 @@ class CommitFailureTest {
       var result = commit.commit(3, messages);
       assertThat(result.dataSnapshotId()).isEqualTo(3);
       assertThat(result.compactSnapshotId()).isEqualTo(-1);
-      assertThat(result.droppedCompactions()).containsExactly(Map.entry("", 0));
+      assertThat(result.droppedCompactions()).containsExactly(new dev.lockstep.engine.manifest.BucketId("", 0));
     }
     for (DataFileMeta f : outputs) {
       assertThat(store.exists(table.bucketPath("", 0).child(f.fileName()))).isFalse();

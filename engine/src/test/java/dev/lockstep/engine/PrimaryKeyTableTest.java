@@ -120,7 +120,7 @@ class PrimaryKeyTableTest {
     assertThat(commitA.commit(10, fromA).compactSnapshotId()).isPositive();
     CommitResult resultB = commitB.commit(10, fromB);
     assertThat(resultB.compactSnapshotId()).isEqualTo(-1);
-    assertThat(resultB.droppedCompactions()).containsExactly(Map.entry("", 0));
+    assertThat(resultB.droppedCompactions()).containsExactly(new dev.lockstep.engine.manifest.BucketId("", 0));
     assertThat(commitB.fileConflicts()).isEqualTo(1);
     for (DataFileMeta f : outputOfB) {
       assertThat(table.fileIO().exists(table.bucketPath("", 0).child(f.fileName()))).isFalse();

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
@@ -96,13 +97,13 @@ public final class TableCommit {
       return CommitResult.noop(identifier);
     }
     List<ManifestEntry> appends = new ArrayList<>();
-    Map<Map.Entry<String, Integer>, List<ManifestEntry>> compactions = new LinkedHashMap<>();
-    Map<Map.Entry<String, Integer>, CommitMessage> byBucket = new LinkedHashMap<>();
+    Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
+    Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
     for (CommitMessage m : messages) {
       requireBuckets(m);
       m.newFiles().forEach(f -> appends.add(entry(FileKind.ADD, m, f)));
       if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
-        Map.Entry<String, Integer> key = Map.entry(m.partition(), m.bucket());
+        BucketId key = new BucketId(m.partition(), m.bucket());
         List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
         m.compactBefore().forEach(f -> changes.add(entry(FileKind.DELETE, m, f)));
         m.compactAfter().forEach(f -> changes.add(entry(FileKind.ADD, m, f)));
@@ -120,7 +121,7 @@ public final class TableCommit {
             + " cannot be applied: " + e.getMessage() + " Nothing was committed.");
       }
     }
-    List<Map.Entry<String, Integer>> dropped = new ArrayList<>();
+    List<BucketId> dropped = new ArrayList<>();
     long compactSnapshot = -1;
     while (!compactions.isEmpty()) {
       List<ManifestEntry> changes = new ArrayList<>();
@@ -130,7 +131,7 @@ public final class TableCommit {
         break;
       } catch (FileConflictException e) {
         fileConflicts++;
-        Map.Entry<String, Integer> key = Map.entry(e.partition(), e.bucket());
+        BucketId key = new BucketId(e.partition(), e.bucket());
         LOG.info("Dropping the compaction of bucket {} of '{}' in {} ({}); it will be redone from"
             + " the latest snapshot", e.bucket(), e.partition(), table.fullName(), e.getMessage());
         CommitMessage m = byBucket.get(key);
@@ -145,7 +146,7 @@ public final class TableCommit {
         // else was committed, the caller learns of the failure.
         LOG.warn("Dropping the compactions of {} in {} after a failed COMPACT commit: {}",
             compactions.keySet(), table.fullName(), e.toString());
-        for (Map.Entry<String, Integer> key : compactions.keySet()) {
+        for (BucketId key : compactions.keySet()) {
           CommitMessage m = byBucket.get(key);
           deleteFiles(m.partition(), m.bucket(), m.compactAfter());
           dropped.add(key);

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.maintenance;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
@@ -126,7 +127,7 @@ public final class OrphanFilesCleaner {
     int slash = relative.lastIndexOf('/');
     String parent = slash < 0 ? "" : relative.substring(0, slash);
     String dir = parent.substring(parent.lastIndexOf('/') + 1);
-    return dir.startsWith("bucket-");
+    return BucketId.isDirectoryName(dir);
   }
 
   private void listRecursively(Path dir, List<FileStatus> out) throws IOException {
@@ -173,8 +174,8 @@ public final class OrphanFilesCleaner {
           ? new ArrayList<>(scan.liveFiles(s).values()) : scan.delta(s);
       for (ManifestEntry e : entries) {
         if (e.kind() == FileKind.ADD) {
-          String dir = e.partition().isEmpty() ? "" : e.partition() + "/";
-          referenced.add(dir + "bucket-" + e.bucket() + "/" + e.file().fileName());
+          referenced.add(new BucketId(e.partition(), e.bucket()).directory() + "/"
+              + e.file().fileName());
         }
       }
       lists.add(s.baseManifestList());

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.maintenance;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
@@ -288,8 +289,8 @@ public final class SnapshotExpiration {
       once.keySet().removeAll(scan.liveFiles(snapshots.get(end)).keySet());
       Map<String, Long> dataFiles = new LinkedHashMap<>();
       for (ManifestEntry e : once.values()) {
-        String dir = e.partition().isEmpty() ? "" : e.partition() + "/";
-        dataFiles.put(dir + "bucket-" + e.bucket() + "/" + e.file().fileName(), e.file().fileSize());
+        dataFiles.put(new BucketId(e.partition(), e.bucket()).directory() + "/"
+            + e.file().fileName(), e.file().fileSize());
       }
       Map<String, Long> expiredManifests = new LinkedHashMap<>();
       collectManifests(expired, expiredManifests, true);

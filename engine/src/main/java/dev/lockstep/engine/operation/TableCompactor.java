@@ -1,5 +1,6 @@
 package dev.lockstep.engine.operation;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.compact.CompactResult;
 import dev.lockstep.engine.compact.CompactTask;
 import dev.lockstep.engine.compact.CompactUnit;
@@ -80,14 +81,14 @@ public final class TableCompactor implements Closeable {
   public Optional<CommitResult> compactOnce(boolean full) throws IOException {
     view.refresh();
     List<Future<CompactResult>> running = new ArrayList<>();
-    for (Map.Entry<String, Integer> bucket : view.buckets()) {
-      if (!partitionFilter.test(bucket.getKey())) {
+    for (BucketId bucket : view.buckets()) {
+      if (!partitionFilter.test(bucket.partition())) {
         continue;
       }
-      List<DataFileMeta> files = view.files(bucket.getKey(), bucket.getValue());
+      List<DataFileMeta> files = view.files(bucket.partition(), bucket.bucket());
       Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
       unit.ifPresent(u -> running.add(executor.submit(
-          () -> CompactTask.run(table, bucket.getKey(), bucket.getValue(), u))));
+          () -> CompactTask.run(table, bucket.partition(), bucket.bucket(), u))));
     }
     List<CommitMessage> messages = new ArrayList<>();
     IOException failure = null;

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.scan;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.Snapshot;
@@ -83,10 +84,10 @@ public final class LiveFileView {
   }
 
   /** The (partition, bucket) pairs that have live files. */
-  public Set<Map.Entry<String, Integer>> buckets() {
-    Set<Map.Entry<String, Integer>> buckets = new LinkedHashSet<>();
+  public Set<BucketId> buckets() {
+    Set<BucketId> buckets = new LinkedHashSet<>();
     for (ManifestEntry e : live.values()) {
-      buckets.add(Map.entry(e.partition(), e.bucket()));
+      buckets.add(new BucketId(e.partition(), e.bucket()));
     }
     return buckets;
   }

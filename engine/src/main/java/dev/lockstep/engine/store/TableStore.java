@@ -1,5 +1,6 @@
 package dev.lockstep.engine.store;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.PartitionPath;
@@ -172,7 +173,7 @@ public class TableStore implements Closeable {
   /** The directory of one bucket's data files. */
   public Path bucketPath(String partition, int bucket) {
     Path base = partition.isEmpty() ? path : path.child(partition);
-    return base.child("bucket-" + bucket);
+    return base.child(BucketId.directoryName(bucket));
   }
 
   /** The columns of a data file: the table's, plus the ordering columns in primary-key tables. */

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.write;
 
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.manifest.DataFileMeta;
@@ -47,7 +48,7 @@ public final class TableWrite implements Closeable {
   private final int[] keyIndexes;
   private final int[] partitionIndexes;
   private final LiveFileView view;
-  private final Map<Map.Entry<String, Integer>, BucketWriter> writers = new LinkedHashMap<>();
+  private final Map<BucketId, BucketWriter> writers = new LinkedHashMap<>();
   /** The writers of the last partition a row went to, by bucket: most rows skip the map. */
   private String lastPartition;
   private BucketWriter[] lastPartitionWriters;
@@ -128,7 +129,7 @@ public final class TableWrite implements Closeable {
   }
 
   private BucketWriter writer(String partition, int bucket) throws IOException {
-    Map.Entry<String, Integer> key = Map.entry(partition, bucket);
+    BucketId key = new BucketId(partition, bucket);
     BucketWriter writer = writers.get(key);
     if (writer == null) {
       writer = table.primaryKeyTable()
@@ -242,8 +243,8 @@ public final class TableWrite implements Closeable {
     if (!table.primaryKeyTable()) {
       return;
     }
-    for (Map.Entry<String, Integer> bucket : view.buckets()) {
-      writer(bucket.getKey(), bucket.getValue()).compactNow(full);
+    for (BucketId bucket : view.buckets()) {
+      writer(bucket.partition(), bucket.bucket()).compactNow(full);
     }
   }
 
