@@ -7,6 +7,7 @@ import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.store.MaintenanceGate;
 import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
@@ -20,7 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,14 +66,11 @@ import org.slf4j.LoggerFactory;
  *       else expired it) stops before deleting anything.
  * </ul>
  *
- * Not thread-safe; {@link #afterCommit} runs at most one expiration per table per process.
+ * Not thread-safe; {@link #afterCommit} runs at most one expiration per table object at a time.
  */
 public final class SnapshotExpiration {
 
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiration.class);
-  private static final Set<String> RUNNING = ConcurrentHashMap.newKeySet();
-  /** Per table and options: no snapshot can expire before this wall-clock time (ms). */
-  private static final Map<String, Long> NOT_BEFORE = new ConcurrentHashMap<>();
 
   private final TableStore table;
   private final MaintenanceOptions options;
@@ -97,14 +94,15 @@ public final class SnapshotExpiration {
   /**
    * Runs after a commit of a writer that is not {@code write-only}: expires with the table's
    * options. Never throws (the commit has succeeded); a failure is logged and the next commit tries
-   * again. Skipped when another thread of this process is expiring the same table.
+   * again. Skipped when another thread is expiring through the same table object ({@link
+   * TableStore#maintenanceGate()}); table objects of one table expire independently.
    */
   public static void afterCommit(TableStore table) {
     if (table.options().writeOnly()) {
       return;
     }
-    String key = table.path().toString();
-    if (!RUNNING.add(key)) {
+    MaintenanceGate gate = table.maintenanceGate();
+    if (!gate.tryEnter()) {
       return;
     }
     try {
@@ -113,24 +111,24 @@ public final class SnapshotExpiration {
         return;
       }
       // Cheap path for the common case: the oldest snapshot is too young to expire yet.
-      String timeKey = key + "#" + options;
-      Long notBefore = NOT_BEFORE.get(timeKey);
-      if (notBefore != null && System.currentTimeMillis() < notBefore) {
+      // (A table object's options never change, so one time per object.)
+      long notBefore = gate.notBeforeMillis();
+      if (notBefore > 0 && System.currentTimeMillis() < notBefore) {
         return;
       }
       SnapshotExpiration expiration = new SnapshotExpiration(table, options);
       ExpireReport report = expiration.expire();
       if (report.expiredSnapshots() == 0 && expiration.earliestExpiresAtMillis > 0
           && options.numRetainedMax() == Integer.MAX_VALUE) {
-        NOT_BEFORE.put(timeKey, expiration.earliestExpiresAtMillis);
+        gate.notBefore(expiration.earliestExpiresAtMillis);
       } else {
-        NOT_BEFORE.remove(timeKey);
+        gate.notBefore(0);
       }
     } catch (IOException | RuntimeException e) {
       LOG.warn("Snapshot expiration of {} after a commit failed (the commit stands; the next one"
           + " tries again): {}", table.fullName(), e.toString());
     } finally {
-      RUNNING.remove(key);
+      gate.exit();
     }
   }
 

@@ -62,6 +62,7 @@ public class TableStore implements Closeable {
   private final PartitionPath partitionPath;
   private final KeyCodec keyCodec;
   private SnapshotCommitter committer;
+  private final MaintenanceGate maintenanceGate = new MaintenanceGate();
   /** Why this object may not write (a bucket option that differs from the stored one), or null. */
   private final String bucketConflict;
 
@@ -159,6 +160,11 @@ public class TableStore implements Closeable {
 
   public PartitionPath partitionPath() {
     return partitionPath;
+  }
+
+  /** The state of the maintenance this object runs after its commits. */
+  public MaintenanceGate maintenanceGate() {
+    return maintenanceGate;
   }
 
   /** The key codec of a primary-key table; {@code null} for an append table. */
