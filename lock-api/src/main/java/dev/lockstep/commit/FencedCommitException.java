@@ -15,7 +15,7 @@ import dev.lockstep.lock.LockLostException;
  * look at garbage-collection pauses and machine load, or give the lock a longer lease or session
  * timeout.
  */
-public class FencedCommitException extends LockLostException {
+public class FencedCommitException extends LockLostException implements CleanableFailure {
 
   private final Path snapshotPath;
   private final FencingToken ours;

@@ -7,7 +7,7 @@ import java.io.IOException;
  * the attempt that waited. The commit does not try again: waiting once more would multiply the
  * timeout the option promises by {@code commit.write-attempts}. The caller may commit again later.
  */
-public final class LockNotAcquiredException extends IOException {
+public final class LockNotAcquiredException extends IOException implements CleanableFailure {
 
   private static final long serialVersionUID = 1L;
 

@@ -289,7 +289,8 @@ public final class SnapshotCommitter implements Closeable {
    * @throws CommitStateUnknownException when it cannot be told whether the commit landed
    * @throws FencedCommitException under the {@code lock} strategy with a token reader: a newer holder
    *     of the lock committed since this attempt's lease was granted; nothing was written
-   * @throws IOException when every attempt failed before landing; nothing was published
+   * @throws SnapshotNotPublishedException when every attempt failed before landing; nothing was
+   *     published ({@link CleanableFailure})
    */
   public CommitOutcome commit(long id, byte[] content) throws IOException, InterruptedException {
     return attempt(id, content).outcome();
@@ -313,7 +314,8 @@ public final class SnapshotCommitter implements Closeable {
    * @return COMMITTED or CONFLICT (never UNKNOWN), with the lock contention seen
    * @throws CommitStateUnknownException when it cannot be told whether the commit landed
    * @throws FencedCommitException see {@link #commit(long, byte[])}
-   * @throws IOException when every attempt failed before landing; nothing was published
+   * @throws SnapshotNotPublishedException when every attempt failed before landing; nothing was
+   *     published ({@link CleanableFailure})
    */
   public CommitAttempt attempt(long id, byte[] content) throws IOException, InterruptedException {
     return attempt(id, fencing -> content, content);
@@ -422,7 +424,8 @@ public final class SnapshotCommitter implements Closeable {
     if (lockUnavailable) {
       throw (LockNotAcquiredException) lastFailure;
     }
-    throw new IOException("Could not write snapshot " + target + " in " + options.writeAttempts()
+    throw new SnapshotNotPublishedException("Could not write snapshot " + target + " in "
+        + options.writeAttempts()
         + " attempts (option '" + CommitOptions.COMMIT_WRITE_ATTEMPTS + "'); nothing was committed.",
         lastFailure);
   }

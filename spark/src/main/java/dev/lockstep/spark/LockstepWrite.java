@@ -1,5 +1,6 @@
 package dev.lockstep.spark;
 
+import dev.lockstep.commit.CleanableFailure;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
@@ -183,7 +184,16 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
       try (FileStoreTable t = table.catalog().openTable(table.identifier())) {
         deleteUnchosen(t, chosen);
         TableCommit commit = t.newCommit(commitUser);
-        result = commitWithRetries(t, commit, all);
+        try {
+          result = commitWithRetries(t, commit, all);
+        } catch (IOException | RuntimeException e) {
+          // Spark calls abort() next: its files may go only when the failure says nothing was
+          // published (CleanableFailure); an unknown outcome, a store error or a bug keeps them.
+          if (!(e instanceof CleanableFailure)) {
+            outcomeUnknown = true;
+          }
+          throw e;
+        }
         LOG.info("Spark {} of {} committed as {} by {}", mode, table.name(), result, commitUser);
       } catch (IOException e) {
         throw new UncheckedIOException(e.getMessage(), e);
@@ -247,8 +257,9 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     @Override
     public void abort(WriterCommitMessage[] messages) {
       if (outcomeUnknown) {
-        LOG.warn("Not deleting the files of {}'s write by {}: its commit may have landed",
-            table.name(), commitUser);
+        LOG.warn("Not deleting the files of {}'s write by {}: its commit may have landed, or"
+            + " failed in a way that does not say nothing was published; orphan-file removal"
+            + " collects them if it did not land", table.name(), commitUser);
         return;
       }
       try (FileStoreTable t = table.catalog().openTable(table.identifier())) {

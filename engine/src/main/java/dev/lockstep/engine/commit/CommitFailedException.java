@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.commit.CleanableFailure;
 import java.io.IOException;
 
 /**
@@ -9,7 +10,7 @@ import java.io.IOException;
  * messages' data files are intact: the caller may commit them again (same identifier) or abandon
  * them (orphan-file removal collects them).
  */
-public class CommitFailedException extends IOException {
+public class CommitFailedException extends IOException implements CleanableFailure {
   public CommitFailedException(String message) {
     super(message);
   }

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.commit.CleanableFailure;
 import dev.lockstep.commit.CommitAttempt;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
@@ -15,7 +16,6 @@ import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.options.Durations;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -53,6 +53,13 @@ import org.slf4j.LoggerFactory;
  *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
  *       {@code FencedCommitException} (our lease lapsed and a newer holder committed): rethrown
  *       after deleting what the commit wrote, like any failure before landing; not retried.
+ *       Which failures let the commit's manifests go is decided by one test, {@code instanceof
+ *       CleanableFailure} (lock-api): a failure that says nothing was published ({@link
+ *       CommitFailedException}, {@link FileConflictException}, {@link CommitInterruptedException},
+ *       lock-api's {@code SnapshotNotPublishedException}, {@code LockNotAcquiredException}, {@code
+ *       FencedCommitException}); every other failure, an unknown outcome above all but also a
+ *       store error or a bug, keeps them (orphan-file removal collects them later), whatever the
+ *       order of the {@code catch} clauses.
  *   <li>Under the {@code lock} strategy, steps 2 to 4 of each attempt run under one lease of the
  *       table's lock ({@code SnapshotCommitter.holding}): having got the lease, the attempt first
  *       catches up with the snapshots committed since L (those of the holder it waited for) and
@@ -146,7 +153,10 @@ final class CommitLoop {
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
     String deltaList = table.manifestList().write(List.of(delta));
-    boolean keepDelta = false;
+    // The delta is deleted when the commit ends without publishing it: a duplicate found, or a
+    // CleanableFailure. Any other failure (an unknown outcome above all) keeps it.
+    boolean published = false;
+    Throwable failure = null;
     try {
       // Writing the manifests took time: catch up before the first attempt, too.
       Optional<Long> duplicate = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind,
@@ -180,14 +190,11 @@ final class CommitLoop {
               ? table.committer().holding(() -> tryOnce(kind, identifier, detector, base, true,
                   deltaList, changes))
               : tryOnce(kind, identifier, detector, base, false, deltaList, changes);
-        } catch (CommitStateUnknownException e) {
-          keepDelta = true;
-          throw e;
         } catch (InterruptedException e) {
           // Only while waiting for the lease: nothing was written.
           Thread.currentThread().interrupt();
-          throw new InterruptedIOException("Interrupted while waiting for the lock of "
-              + table.fullName());
+          throw new CommitInterruptedException("Interrupted while waiting for the lock of "
+              + table.fullName() + "; nothing was committed");
         }
         if (tried.duplicate() >= 0) {
           return tried.duplicate();
@@ -197,13 +204,10 @@ final class CommitLoop {
         List<String> written = tried.written();
         CommitAttempt outcome = tried.outcome();
         if (outcome.outcome() == CommitOutcome.COMMITTED) {
-          try {
-            confirmFresh(id, tried.snapshot().commitId(), latest, kind, identifier, written);
-          } catch (CommitStateUnknownException e) {
-            keepDelta = true; // a published file names the delta
-            throw e;
-          }
-          keepDelta = true;
+          // From here on a published file names the delta: an unknown outcome keeps it (it is no
+          // CleanableFailure); a withdrawn snapshot fails with one (nothing names the delta then).
+          confirmFresh(id, tried.snapshot().commitId(), latest, kind, identifier, written);
+          published = true;
           hint.release();
           return id;
         }
@@ -247,9 +251,12 @@ final class CommitLoop {
           }
         }
       }
+    } catch (Throwable t) {
+      failure = t;
+      throw t;
     } finally {
       hint.release();
-      if (!keepDelta) {
+      if (!published && (failure == null || failure instanceof CleanableFailure)) {
         table.manifestList().deleteQuietly(deltaList);
         table.manifestFile().deleteQuietly(delta.fileName());
       }
@@ -304,14 +311,18 @@ final class CommitLoop {
           snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
               .orElse(null))));
       return new Try(-1, latest, id, snapshot, written, outcome);
-    } catch (CommitStateUnknownException e) {
-      throw e;
     } catch (InterruptedException e) {
+      // Publishers throw it only while nothing is written (else: CommitStateUnknownException).
       Thread.currentThread().interrupt();
       cleanUp(written);
-      throw new InterruptedIOException("Interrupted while committing snapshot " + id);
+      throw new CommitInterruptedException("Interrupted while committing snapshot " + id
+          + "; nothing was committed");
     } catch (IOException | RuntimeException e) {
-      cleanUp(written);
+      // Only a failure that says nothing was published lets the attempt's files go; whatever else
+      // failed (an unknown outcome, a store error, a bug) keeps them for orphan-file removal.
+      if (e instanceof CleanableFailure) {
+        cleanUp(written);
+      }
       throw e;
     }
   }
@@ -661,7 +672,7 @@ final class CommitLoop {
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */
-  private void sleep(RetryPolicy.Pause pause, long start) throws InterruptedIOException {
+  private void sleep(RetryPolicy.Pause pause, long start) throws CommitInterruptedException {
     long nanos = pause.drawNanos();
     if (options.commitTimeout() != null) {
       nanos = Math.min(nanos, start + options.commitTimeout().toNanos() - System.nanoTime());
@@ -673,7 +684,8 @@ final class CommitLoop {
       TimeUnit.NANOSECONDS.sleep(nanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("Interrupted between commit attempts");
+      throw new CommitInterruptedException("Interrupted between commit attempts; nothing was"
+          + " committed");
     }
   }
 }

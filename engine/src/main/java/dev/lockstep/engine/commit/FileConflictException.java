@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.commit.CleanableFailure;
 import java.io.IOException;
 
 /**
@@ -8,7 +9,7 @@ import java.io.IOException;
  * count changed. {@link TableCommit} resolves it for compactions (the compaction is dropped) and
  * overwrites (re-planned); for appends it becomes a {@link CommitFailedException}.
  */
-public class FileConflictException extends IOException {
+public class FileConflictException extends IOException implements CleanableFailure {
 
   private final String partition;
   private final int bucket;

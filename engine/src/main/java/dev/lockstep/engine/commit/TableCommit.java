@@ -2,6 +2,7 @@ package dev.lockstep.engine.commit;
 
 import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.commit.CleanableFailure;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.manifest.DataFileMeta;
@@ -138,9 +139,12 @@ public final class TableCommit {
         deleteFiles(m.partition(), m.bucket(), m.compactAfter());
         compactions.remove(key);
         dropped.add(key);
-      } catch (CommitStateUnknownException e) {
-        throw e;
       } catch (IOException e) {
+        if (!(e instanceof CleanableFailure)) {
+          // An unknown outcome (the COMPACT snapshot may have landed), a store error or a bug:
+          // the compaction's output files may be live, so nothing is deleted.
+          throw e;
+        }
         // Nothing of the compaction was published (retries or time ran out, or the store failed
         // before landing): drop it like a conflict. Appended data stays committed; when nothing
         // else was committed, the caller learns of the failure.
@@ -233,8 +237,9 @@ public final class TableCommit {
 
   /**
    * Deletes the new files of messages that will never be committed, for example after a
-   * {@link CommitFailedException} the caller gives up on. Never call it after a
-   * {@code CommitStateUnknownException}: the files may be live. Files already in a snapshot under
+   * {@link CommitFailedException} the caller gives up on. Call it only after a failure that is a
+   * {@code CleanableFailure} (lock-api), never after a {@code CommitStateUnknownException} or any
+   * other failure: the files may be live. Files already in a snapshot under
    * this identifier are kept (the check reads the snapshots, as {@link #commit} does).
    *
    * @return how many files were deleted

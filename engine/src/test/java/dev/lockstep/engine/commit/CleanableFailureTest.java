@@ -1,0 +1,130 @@
+package dev.lockstep.engine.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.commit.CleanableFailure;
+import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
+import dev.lockstep.engine.maintenance.OrphanReport;
+import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.write.CommitMessage;
+import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO;
+import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Whether a failed commit deletes the manifests it wrote is decided by one test, {@code instanceof
+ * CleanableFailure}, never by the order of catch clauses: a failure that says nothing was published
+ * lets them go; any other failure keeps them, since the commit may be live (orphan-file removal
+ * collects them later). Real local store; the failures are injected right at the publish.
+ */
+class CleanableFailureTest {
+
+  @TempDir java.nio.file.Path dir;
+
+  private FileStoreTable table(FileIO io, Map<String, String> options) throws IOException {
+    FileSystemCatalog catalog = new FileSystemCatalog(io, Path.of(dir.toString()), options);
+    Identifier id = new Identifier("db", "t");
+    if (!catalog.tableExists(id)) {
+      catalog.createTable(id, Schema.newBuilder().column("n", DataType.bigint()).build());
+    }
+    return catalog.getTable(id);
+  }
+
+  private static List<CommitMessage> written(FileStoreTable table, String user, long n)
+      throws IOException {
+    try (TableWrite write = table.newWrite(user)) {
+      write.write(GenericRow.of(n));
+      return write.prepareCommit();
+    }
+  }
+
+  /** Manifests and manifest lists no snapshot references. */
+  private static List<String> unreferencedManifests(FileStoreTable table) throws IOException {
+    OrphanReport report = new OrphanFilesCleaner(table, Duration.ZERO, true).clean();
+    return report.removed().stream().map(OrphanReport.RemovedFile::path)
+        .filter(p -> p.startsWith("manifest/")).toList();
+  }
+
+  /** Right before our snapshot-2 reaches the store, run {@code action} once. */
+  private static void atSnapshot2(FaultInjectingFileIO io, IoAction action) {
+    AtomicBoolean done = new AtomicBoolean();
+    io.beforeLanding(Operation.CREATE, (op, path) -> {
+      if (path.name().equals("snapshot-2") && done.compareAndSet(false, true)) {
+        action.run();
+      }
+    });
+  }
+
+  @FunctionalInterface
+  private interface IoAction {
+    void run() throws IOException;
+  }
+
+  @Test
+  void aFailureThatDoesNotSayNothingWasPublishedKeepsTheManifests() throws Exception {
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of());
+    table.newCommit("u").commit(1, written(table, "u", 1));
+    assertThat(unreferencedManifests(table)).isEmpty();
+    // Not an IOException at all, so no catch clause of the publish path names it: a bug in a
+    // store client, say. Whether the snapshot landed is not known to the commit.
+    atSnapshot2(io, () -> {
+      throw new IllegalStateException("a store client bug");
+    });
+    List<CommitMessage> messages = written(table, "u", 2);
+
+    assertThatThrownBy(() -> table.newCommit("u").commit(2, messages))
+        .isInstanceOf(IllegalStateException.class)
+        .isNotInstanceOf(CleanableFailure.class);
+
+    assertThat(unreferencedManifests(table)).as("the delta manifest and its list are kept")
+        .hasSize(2);
+    // The same messages commit later, and nothing was lost.
+    io.clearFaults();
+    FileStoreTable again = table(new LocalFileIO(), Map.of());
+    assertThat(again.newCommit("u").commit(2, messages).dataSnapshotId()).isEqualTo(2);
+    assertThat(again.newRead().readAll(again.newScan().plan())).hasSize(2);
+  }
+
+  @Test
+  void aCleanableFailureDeletesTheManifestsItWrote() throws Exception {
+    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of("commit.max-retries", "0"));
+    table.newCommit("u").commit(1, written(table, "u", 1));
+    // Another writer takes snapshot 2 right before ours lands; with no retries left, the commit
+    // fails with CommitFailedException: nothing of it was published.
+    atSnapshot2(io, () -> {
+      FileStoreTable other = table(new LocalFileIO(), Map.of());
+      other.newCommit("other").commit(1, written(other, "other", 7));
+    });
+    List<CommitMessage> messages = written(table, "u", 2);
+
+    assertThatThrownBy(() -> table.newCommit("u").commit(2, messages))
+        .isInstanceOf(CommitFailedException.class).isInstanceOf(CleanableFailure.class);
+
+    assertThat(unreferencedManifests(table)).isEmpty();
+  }
+
+  @Test
+  void anUnknownOutcomeIsNeverCleanable() {
+    assertThat(CleanableFailure.class.isAssignableFrom(CommitStateUnknownException.class))
+        .isFalse();
+  }
+}
