@@ -2,6 +2,8 @@ package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
@@ -13,7 +15,9 @@ import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
+import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -127,6 +132,38 @@ class SnapshotsBelowHistoryTest {
     assertThat(snapshots.latestId()).hasValue(8);
   }
 
+  /**
+   * A listing that ran while the retained snapshots were replaced (commits and expirations during
+   * it) saw only the older files below the history ("latest 6 after 144" in the checker, seed
+   * 873582343890, with the link check already in place): one reader lists again instead.
+   */
+  @Test
+  void oneReaderListsAgainWhenAListingMissedTheRetainedSnapshots() throws IOException {
+    AtomicInteger racingListings = new AtomicInteger();
+    FileIO store = new CapabilityHidingFileIO(table.fileIO()) {
+      @Override
+      public List<FileStatus> list(Path directory) throws IOException {
+        List<FileStatus> all = super.list(directory);
+        if (racingListings.getAndDecrement() <= 0) {
+          return all;
+        }
+        List<FileStatus> older = new ArrayList<>();
+        for (FileStatus status : all) {
+          if (!status.path().name().matches("snapshot-[78]")) {
+            older.add(status);
+          }
+        }
+        return older;
+      }
+    };
+    SnapshotManager snapshots = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of())
+        .getTable(new Identifier("db", "log")).snapshotManager();
+    assertThat(snapshots.latestId()).hasValue(8);
+    neighbouringStraysAndAHintOnThem();
+    racingListings.set(1);
+    assertThat(snapshots.latestId()).hasValue(8);
+  }
+
   @Test
   void expirationAndOrphanRemovalLeaveTheHistoryAndTheStraysAlone() throws IOException {
     neighbouringStraysAndAHintOnThem();
@@ -152,8 +189,7 @@ class SnapshotsBelowHistoryTest {
   }
 
   private FileStoreTable reopen() throws IOException {
-    return TestTables.catalog(dir).getTable(new dev.lockstep.engine.catalog.Identifier("db",
-        "log"));
+    return TestTables.catalog(dir).getTable(new Identifier("db", "log"));
   }
 
   private static CommitResult commit(FileStoreTable t, String user, long identifier)

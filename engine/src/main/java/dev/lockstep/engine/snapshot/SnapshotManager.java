@@ -28,6 +28,8 @@ public final class SnapshotManager {
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT);
   private static final int CACHE_SIZE = 2048;
+  /** Listings tried before a {@link #latestId()} answer below an earlier one is given. */
+  private static final int MAX_LISTINGS = 3;
 
   private final SnapshotLog log;
   /** The highest id {@link #latestId()} answered; a hinted answer below it is never taken. */
@@ -51,8 +53,9 @@ public final class SnapshotManager {
   /**
    * The newest snapshot id: the head of the table's history. Every snapshot below the history (an
    * expired id published again, engine README "Reading the latest snapshot") is older than the
-   * head, so the newest listed id is always the head; the {@code LATEST} hint only saves the
-   * listing when the hinted answer provably is the head.
+   * head, so the newest snapshot file is the head (a listing that races commits and expirations
+   * may miss it, see below); the {@code LATEST} hint only saves the listing when the hinted answer
+   * provably is the head.
    *
    * <p>lock-api's {@link SnapshotLog#latestId()} follows the hint to h (h exists, h + 1 does not).
    * The hint is written by whoever committed last, or published an expired id again and withdraws
@@ -63,21 +66,36 @@ public final class SnapshotManager {
    * before it was published, so a parent that still exists makes h the first holder of its id, in
    * the history, and with h + 1 missing the head (h + 1 cannot have expired while h exists).
    * Otherwise (h - 1 gone, not h's parent, a file without the link, snapshot 1) the listing
-   * decides. Per manager the answer never goes back either: a hinted answer below one given before
-   * is never taken, the listing decides.
+   * decides. Per manager the answer does not go back either: a hinted answer below one given before
+   * is never taken, and a listing below it (one that ran while the retained snapshots were being
+   * replaced, seeing only older files) is tried again, up to {@value #MAX_LISTINGS} listings.
    */
   public OptionalLong latestId() throws IOException {
     OptionalLong hinted = log.latestId();
     if (hinted.isEmpty()) {
       return hinted;
     }
+    long floor = highestAnswer.get();
     long id = hinted.getAsLong();
-    if (id >= highestAnswer.get() && headOfHistory(id)) {
+    if (id >= floor && headOfHistory(id)) {
       return answered(id);
     }
-    List<Long> ids = log.listIds();
-    // The listing is the truth; empty only when the files vanished since the hint was checked.
-    return ids.isEmpty() ? hinted : answered(ids.get(ids.size() - 1));
+    // A listing is not a snapshot of the directory: one that runs while commits and expirations
+    // replace the few retained snapshots (num-retained.max = 2, say) may miss all of them and show
+    // only older files below the history, which stay. Below an answer given before, list again.
+    long newest = -1;
+    for (int listing = 0; listing < MAX_LISTINGS; listing++) {
+      List<Long> ids = log.listIds();
+      if (!ids.isEmpty()) {
+        newest = Math.max(newest, ids.get(ids.size() - 1));
+      }
+      if (newest >= floor && newest > 0) {
+        return answered(newest);
+      }
+    }
+    // Still below: the snapshots above were removed (by hand, a restore), or the files vanished
+    // since the hint was checked. Answer what is there, and keep the floor.
+    return newest > 0 ? OptionalLong.of(newest) : hinted;
   }
 
   private OptionalLong answered(long id) {
