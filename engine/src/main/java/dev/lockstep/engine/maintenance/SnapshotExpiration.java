@@ -145,13 +145,14 @@ public final class SnapshotExpiration {
 
   private ExpireReport run(boolean dryRun, long nowMillis) throws IOException {
     SnapshotManager snapshots = table.snapshotManager();
-    OptionalLong earliestId = snapshots.earliestId();
+    // The oldest file (hint or listing), then up to the first snapshot of the history: one below
+    // it is an expired id published again, never expired here (SnapshotManager.firstOfHistory).
+    OptionalLong earliestId = snapshots.log().earliestId();
     OptionalLong latestId = snapshots.latestId();
     if (earliestId.isEmpty() || latestId.isEmpty()) {
       return ExpireReport.nothing(0, dryRun);
     }
     long latest = latestId.getAsLong();
-    // Already the first of the history (SnapshotManager.earliestId); again with this latest.
     long earliest = snapshots.firstOfHistory(earliestId.getAsLong(), latest);
     if (!dryRun && !table.fileIO().exists(snapshots.log().directory().child("EARLIEST"))) {
       // Without the hint every earliestId() lists the snapshot directory.
