@@ -1,5 +1,6 @@
 package dev.lockstep.engine.snapshot;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -112,11 +113,18 @@ public final class SnapshotManager {
     if (id <= 1) {
       return false;
     }
-    Optional<Snapshot> head = readUncached(id);
-    if (head.isEmpty() || head.get().parentCommitId() == null) {
+    Optional<Snapshot> head;
+    Optional<Snapshot> parent;
+    try {
+      head = readUncached(id);
+      if (head.isEmpty() || head.get().parentCommitId() == null) {
+        return false;
+      }
+      parent = readUncached(id - 1);
+    } catch (JsonProcessingException corrupt) {
+      // Not provable; the listing answers, and whoever reads the file names it.
       return false;
     }
-    Optional<Snapshot> parent = readUncached(id - 1);
     if (parent.isEmpty() || !parent.get().commitId().equals(head.get().parentCommitId())) {
       return false;
     }
@@ -153,8 +161,15 @@ public final class SnapshotManager {
   public long firstOfHistory(long earliest, long latest) throws IOException {
     long id = earliest;
     while (id < latest) {
-      Optional<Snapshot> s = readUncached(id);
-      Optional<Snapshot> next = readUncached(id + 1);
+      Optional<Snapshot> s;
+      Optional<Snapshot> next;
+      try {
+        s = readUncached(id);
+        next = readUncached(id + 1);
+      } catch (JsonProcessingException corrupt) {
+        // Cannot tell: stop here; whoever reads the file names it.
+        return id;
+      }
       if (s.isPresent() && next.isPresent() && s.get().isParentOf(next.get())) {
         return id;
       }
