@@ -8,7 +8,9 @@ import dev.lockstep.commit.FencingToken;
 import dev.lockstep.commit.SnapshotLog;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a table's snapshots through lock-api's {@link SnapshotLog} (which also resolves the latest
@@ -26,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class SnapshotManager {
 
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotManager.class);
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(SerializationFeature.INDENT_OUTPUT);
   private static final int CACHE_SIZE = 2048;
@@ -123,6 +128,14 @@ public final class SnapshotManager {
       parent = readUncached(id - 1);
     } catch (JsonProcessingException corrupt) {
       // Not provable; the listing answers, and whoever reads the file names it.
+      return false;
+    } catch (InterruptedIOException | ClosedByInterruptException interrupted) {
+      throw interrupted;
+    } catch (IOException readFailed) {
+      // The hint only saves a listing: a failed read to prove it makes this call list instead,
+      // never fail where checking existence alone (before the proof) would not have.
+      LOG.debug("Could not read snapshot {} or {} to check the LATEST hint in {}; listing: {}",
+          id, id - 1, log.directory(), readFailed.toString());
       return false;
     }
     if (parent.isEmpty() || !parent.get().commitId().equals(head.get().parentCommitId())) {
