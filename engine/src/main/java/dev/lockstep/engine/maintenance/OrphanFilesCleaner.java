@@ -31,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>List every file under the table directory (before reading any snapshot, so that a commit
  *       landing during the run is seen in step 2).
- *   <li>Read every snapshot from the earliest to the latest: the data files live in any of them,
- *       and every manifest list and manifest they name. A snapshot that expires meanwhile restarts
- *       this step (at most 5 times).
+ *   <li>Read every snapshot of the history, from its first ({@code SnapshotManager.earliestId})
+ *       to the latest: the data files live in any of them, and every manifest list and manifest
+ *       they name; and what each snapshot below the history (an expired id published again, left
+ *       for a person to remove) still names. A snapshot that expires meanwhile restarts this step
+ *       (at most 5 times).
  *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
  *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
  *       ago. Schema files, snapshot files and the {@code LATEST}/{@code EARLIEST} hints are never
