@@ -75,7 +75,17 @@ public final class SnapshotLog {
     return ids;
   }
 
-  /** The newest snapshot id, or empty when the table has none. */
+  /**
+   * The newest snapshot id, or empty when the table has none.
+   *
+   * <p>Where snapshots are deleted (expired) and an expired id can be published again (a late write
+   * of unknown outcome, or a committer paused past the expiration of its id), such a file sits below
+   * the newest one, with a gap above it, and the hint may name it (it is written on COMMITTED, and
+   * may land late). This log knows no snapshot format and cannot tell it from the newest: a
+   * caller whose format links each snapshot to its parent verifies the answer (the engine's
+   * {@code SnapshotManager.latestId()} takes it only when the snapshot before it is its parent, and
+   * lists otherwise). The newest listed id is always right.
+   */
   public OptionalLong latestId() throws IOException {
     OptionalLong hint = readHint(LATEST);
     if (hint.isPresent() && exists(hint.getAsLong())) {
@@ -91,7 +101,12 @@ public final class SnapshotLog {
     return ids.isEmpty() ? OptionalLong.empty() : OptionalLong.of(ids.get(ids.size() - 1));
   }
 
-  /** The oldest snapshot id still present, or empty when the table has none. */
+  /**
+   * The oldest snapshot id still present, or empty when the table has none. Where expired ids can
+   * be published again (see {@link #latestId()}), this is the oldest file, which may lie below the
+   * history; a caller that knows the format walks up to the first snapshot its successor was built
+   * on.
+   */
   public OptionalLong earliestId() throws IOException {
     OptionalLong hint = readHint(EARLIEST);
     if (hint.isPresent() && exists(hint.getAsLong())

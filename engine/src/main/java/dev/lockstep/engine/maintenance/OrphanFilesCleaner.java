@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -31,9 +32,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>List every file under the table directory (before reading any snapshot, so that a commit
  *       landing during the run is seen in step 2).
- *   <li>Read every snapshot from the earliest to the latest: the data files live in any of them,
- *       and every manifest list and manifest they name. A snapshot that expires meanwhile restarts
- *       this step (at most 5 times).
+ *   <li>Read every snapshot of the history, from its first ({@code SnapshotManager.earliestId})
+ *       to the latest: the data files live in any of them, and every manifest list and manifest
+ *       they name; and what each snapshot below the history (an expired id published again, left
+ *       for a person to remove) still names. A snapshot that expires meanwhile restarts this step
+ *       (at most 5 times).
  *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
  *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
  *       ago. Schema files, snapshot files and the {@code LATEST}/{@code EARLIEST} hints are never
@@ -188,10 +191,51 @@ public final class OrphanFilesCleaner {
         referenced.add("manifest/" + m.fileName());
       }
     }
+    for (long id : snapshots.belowHistory(earliest.getAsLong())) {
+      referenceBelowHistory(id, referenced);
+    }
     return referenced;
   }
 
-  /** Reads a snapshot from the store, not a cache: an expired one must be noticed. */
+  /**
+   * Adds what snapshot {@code id}, a file below the history (an expired id published again by a
+   * late write, engine README "the real window" (d)), names, as far as it can still be read: it is
+   * not history, but it is left for a person to remove, so nothing it names is removed before it
+   * is. A file it names that is gone already is skipped, never an error.
+   */
+  private void referenceBelowHistory(long id, Set<String> referenced) throws IOException {
+    Optional<Snapshot> stray = table.snapshotManager().readUncached(id);
+    if (stray.isEmpty()) {
+      return;
+    }
+    Snapshot s = stray.get();
+    Set<String> lists = new LinkedHashSet<>();
+    lists.add(s.baseManifestList());
+    s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
+    lists.add(s.deltaManifestList());
+    for (String list : lists) {
+      referenced.add("manifest/" + list);
+      try {
+        for (ManifestFileMeta m : table.manifestList().read(list)) {
+          referenced.add("manifest/" + m.fileName());
+        }
+      } catch (FileNotFoundException gone) {
+        // Removed by an expiration of the history that named it too: nothing left to keep.
+      }
+    }
+    try {
+      for (ManifestEntry e : table.store().delta(s)) {
+        if (e.kind() == FileKind.ADD) {
+          String dir = e.partition().isEmpty() ? "" : e.partition() + "/";
+          referenced.add(dir + "bucket-" + e.bucket() + "/" + e.file().fileName());
+        }
+      }
+    } catch (FileNotFoundException gone) {
+      // Its delta manifests are gone: the names they held cannot be kept.
+    }
+  }
+
+  /** Reads a snapshot of the history from the store, not a cache: an expired one must be noticed. */
   private Snapshot readSnapshot(long id) throws IOException {
     if (!table.snapshotManager().log().exists(id)) {
       throw new FileNotFoundException("snapshot-" + id);

@@ -144,13 +144,15 @@ public final class SnapshotExpiration {
 
   private ExpireReport run(boolean dryRun, long nowMillis) throws IOException {
     SnapshotManager snapshots = table.snapshotManager();
-    OptionalLong earliestId = snapshots.earliestId();
+    // The oldest file (hint or listing), then up to the first snapshot of the history: one below
+    // it is an expired id published again, never expired here (SnapshotManager.firstOfHistory).
+    OptionalLong earliestId = snapshots.log().earliestId();
     OptionalLong latestId = snapshots.latestId();
     if (earliestId.isEmpty() || latestId.isEmpty()) {
       return ExpireReport.nothing(0, dryRun);
     }
     long latest = latestId.getAsLong();
-    long earliest = firstOfHistory(earliestId.getAsLong(), latest);
+    long earliest = snapshots.firstOfHistory(earliestId.getAsLong(), latest);
     if (!dryRun && !table.fileIO().exists(snapshots.log().directory().child("EARLIEST"))) {
       // Without the hint every earliestId() lists the snapshot directory.
       snapshots.log().writeEarliestHint(earliest);
@@ -223,39 +225,6 @@ public final class SnapshotExpiration {
   /** What one run deletes: relative data-file paths and manifest names, with their sizes. */
   private record Plan(List<Snapshot> expired, Map<String, Long> dataFiles,
       Map<String, Long> manifests) {}
-
-  /**
-   * The first snapshot of the table's history from {@code earliest} on: skips snapshots whose
-   * successor is missing or was not built on them. Those are ids published again after they had
-   * expired, left by a committer that withdraws them (CommitLoop); expiring one would delete the
-   * data of a commit that is being retried, so expiration never touches them.
-   */
-  private long firstOfHistory(long earliest, long latest) throws IOException {
-    SnapshotManager snapshots = table.snapshotManager();
-    long id = earliest;
-    while (id < latest) {
-      Optional<Snapshot> s = snapshots.readUncached(id);
-      Optional<Snapshot> next = snapshots.readUncached(id + 1);
-      if (s.isPresent() && next.isPresent() && s.get().isParentOf(next.get())) {
-        return id;
-      }
-      List<Long> ids = snapshots.log().listIds();
-      long following = id;
-      for (long other : ids) {
-        if (other > id) {
-          following = other;
-          break;
-        }
-      }
-      if (following == id) {
-        return id;
-      }
-      LOG.info("Snapshot {} of {} is not followed by a snapshot built on it; expiration leaves it"
-          + " to the commit that published it", id, table.fullName());
-      id = following;
-    }
-    return id;
-  }
 
   /** Reads everything first; empty when a snapshot of the range is gone (another expiration). */
   private Optional<Plan> plan(long earliest, long end) throws IOException {

@@ -34,6 +34,8 @@ class HistoryCheckTest {
   private static final int COMMITS = Integer.getInteger("lockstep.history.commits", 8);
   private static final int ROUNDS = Integer.getInteger("lockstep.history.rounds", 1);
   private static final Long SEED = Long.getLong("lockstep.history.seed");
+  /** {@code STRATEGY} or {@code STRATEGY:retainMax}: run only those thread runs (and no processes). */
+  private static final String ONLY = System.getProperty("lockstep.history.only", "");
 
   @TempDir
   Path dir;
@@ -41,10 +43,27 @@ class HistoryCheckTest {
   static Stream<Arguments> runs() {
     List<Arguments> runs = new ArrayList<>();
     for (Strategy strategy : Strategy.values()) {
-      runs.add(Arguments.of(strategy, 2));
-      runs.add(Arguments.of(strategy, 0));
+      for (int retainMax : new int[] {2, 0}) {
+        if (selected(strategy, retainMax)) {
+          runs.add(Arguments.of(strategy, retainMax));
+        }
+      }
     }
     return runs.stream();
+  }
+
+  private static boolean selected(Strategy strategy, int retainMax) {
+    if (ONLY.isBlank()) {
+      return true;
+    }
+    for (String one : ONLY.split(",")) {
+      String[] parts = one.trim().split(":");
+      if (parts[0].equals(strategy.name())
+          && (parts.length == 1 || Integer.parseInt(parts[1]) == retainMax)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @ParameterizedTest(name = "{0}, retain max {1} (0 = no expiration)")
@@ -76,6 +95,9 @@ class HistoryCheckTest {
    */
   @Test
   void separateProcessesWithFaults() throws Exception {
+    if (!ONLY.isBlank()) {
+      return; // a selected run (scripts/history-check --only) is in threads only
+    }
     long seed = SEED != null ? SEED : System.nanoTime();
     Config config = new Config(Strategy.ATOMIC_CREATE, 2, COMMITS, 3, seed, 2, 0.1, 0.25, 15);
     dev.lockstep.fs.Path warehouse = dev.lockstep.fs.Path.of(dir.resolve("wh").toString());
