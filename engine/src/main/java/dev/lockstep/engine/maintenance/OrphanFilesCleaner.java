@@ -224,10 +224,10 @@ public final class OrphanFilesCleaner {
       }
     }
     try {
-      for (ManifestEntry e : table.store().delta(s)) {
+      for (ManifestEntry e : new FileStoreScan(table).delta(s)) {
         if (e.kind() == FileKind.ADD) {
-          String dir = e.partition().isEmpty() ? "" : e.partition() + "/";
-          referenced.add(dir + "bucket-" + e.bucket() + "/" + e.file().fileName());
+          referenced.add(new BucketId(e.partition(), e.bucket()).directory() + "/"
+              + e.file().fileName());
         }
       }
     } catch (FileNotFoundException gone) {
