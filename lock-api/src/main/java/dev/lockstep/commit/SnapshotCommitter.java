@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>After a conflict, a failure or an uncertain outcome, read {@code snapshot-N} back. Our content
  *       (it carries a unique commit id, so equal bytes mean our commit) means COMMITTED, another
  *       content means CONFLICT, absence means the write did not land: retry, up to {@code
- *       commit.write-attempts}. A lock that could not be had within {@code lock-acquire-timeout}
+ *       commit.write-attempts}; but absence after an uncertain write while a newer snapshot
+ *       exists means ours may have landed, been built on and expired meanwhile: {@link
+ *       CommitStateUnknownException}, never a second write of the same commit. A lock that could not be had within {@code lock-acquire-timeout}
  *       is not retried: after the read-back, {@link LockNotAcquiredException} (the option's
  *       timeout holds for the whole commit, not once per write attempt).
  *   <li>A read-back that itself fails, or attempts exhausted after uncertain outcomes, raise {@link
@@ -417,6 +419,14 @@ public final class SnapshotCommitter implements Closeable {
         // Interrupted after an uncertain write that may still land: stop, and say we cannot tell.
         throw new CommitStateUnknownException(target, lastFailure);
       }
+      if (uncertain && newerThan(id)) {
+        // An uncertain write, snapshot N absent, and a newer snapshot exists: ours may have landed,
+        // been built on and expired before the read-back. Writing N again would publish the same
+        // commit a second time under an id that had existed; say we cannot tell instead.
+        throw new CommitStateUnknownException(target, new IOException("Snapshot " + id
+            + " is absent after an uncertain write, but a newer snapshot exists: the write may"
+            + " have landed and expired since", lastFailure));
+      }
     }
     if (uncertain) {
       throw new CommitStateUnknownException(target, lastFailure);
@@ -428,6 +438,16 @@ public final class SnapshotCommitter implements Closeable {
         + options.writeAttempts()
         + " attempts (option '" + CommitOptions.COMMIT_WRITE_ATTEMPTS + "'); nothing was committed.",
         lastFailure);
+  }
+
+  /** Whether a snapshot newer than {@code id} is listed (a failed listing counts as yes). */
+  private boolean newerThan(long id) {
+    try {
+      List<Long> ids = log.listIds();
+      return !ids.isEmpty() && ids.get(ids.size() - 1) > id;
+    } catch (IOException e) {
+      return true;
+    }
   }
 
   /**

@@ -188,8 +188,9 @@ final class CommitLoop {
         try {
           tried = locked
               ? table.committer().holding(() -> tryOnce(kind, identifier, detector, base, true,
-                  deltaList, changes))
-              : tryOnce(kind, identifier, detector, base, false, deltaList, changes);
+                  delta.fileName(), deltaList, changes))
+              : tryOnce(kind, identifier, detector, base, false, delta.fileName(), deltaList,
+                  changes);
         } catch (InterruptedException e) {
           // Only while waiting for the lease: nothing was written.
           Thread.currentThread().interrupt();
@@ -197,6 +198,9 @@ final class CommitLoop {
               + table.fullName() + "; nothing was committed");
         }
         if (tried.duplicate() >= 0) {
+          if (tried.landed()) {
+            published = true; // later snapshots name this commit's delta
+          }
           return tried.duplicate();
         }
         latest = tried.base();
@@ -206,7 +210,8 @@ final class CommitLoop {
         if (outcome.outcome() == CommitOutcome.COMMITTED) {
           // From here on a published file names the delta: an unknown outcome keeps it (it is no
           // CleanableFailure); a withdrawn snapshot fails with one (nothing names the delta then).
-          confirmFresh(id, tried.snapshot().commitId(), latest, kind, identifier, written);
+          confirmFresh(id, tried.snapshot().commitId(), latest, kind, identifier, written,
+              delta.fileName(), deltaList);
           published = true;
           hint.release();
           return id;
@@ -269,10 +274,21 @@ final class CommitLoop {
    * {@code null} when the id was taken before publishing) and the files it wrote.
    */
   private record Try(long duplicate, Snapshot base, long id, Snapshot snapshot,
-      List<String> written, CommitAttempt outcome) {
+      List<String> written, CommitAttempt outcome, boolean landed) {
 
+    Try(long duplicate, Snapshot base, long id, Snapshot snapshot, List<String> written,
+        CommitAttempt outcome) {
+      this(duplicate, base, id, snapshot, written, outcome, false);
+    }
+
+    /** A snapshot of an earlier commit call holds this commit: this call's delta is unused. */
     static Try duplicate(long id) {
-      return new Try(id, null, -1, null, List.of(), null);
+      return new Try(id, null, -1, null, List.of(), null, false);
+    }
+
+    /** This attempt's snapshot landed (later snapshots were built on it): keep the delta. */
+    static Try landed(long id) {
+      return new Try(id, null, -1, null, List.of(), null, true);
     }
   }
 
@@ -283,8 +299,8 @@ final class CommitLoop {
    * holder that lost its lease) got in.
    */
   private Try tryOnce(CommitKind kind, long identifier, ConflictDetector detector,
-      Snapshot latest, boolean rebase, String deltaList, List<ManifestEntry> changes)
-      throws IOException {
+      Snapshot latest, boolean rebase, String deltaManifest, String deltaList,
+      List<ManifestEntry> changes) throws IOException {
     if (rebase) {
       Optional<Long> ours = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind, identifier,
           detector);
@@ -311,6 +327,15 @@ final class CommitLoop {
           snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
               .orElse(null))));
       return new Try(-1, latest, id, snapshot, written, outcome);
+    } catch (CommitStateUnknownException e) {
+      // lock-api cannot tell whether snapshot id is ours (say: it landed, lost its answer, was
+      // built on and expired before the read-back). Snapshots built on ours name its delta.
+      if (builtOn(id, deltaManifest, deltaList)) {
+        LOG.info("Snapshot {} of {} holds {} commit {} of {}: later snapshots were built on it",
+            id, table.fullName(), kind, identifier, commitUser);
+        return Try.landed(id);
+      }
+      throw e;
     } catch (InterruptedException e) {
       // Publishers throw it only while nothing is written (else: CommitStateUnknownException).
       Thread.currentThread().interrupt();
@@ -325,6 +350,39 @@ final class CommitLoop {
       }
       throw e;
     }
+  }
+
+  /**
+   * Whether a snapshot newer than {@code id} was built on this commit's snapshot {@code id}: it
+   * names this commit's delta list as the prior delta of {@code id}, or its base manifest list
+   * holds this commit's delta manifest (names unique to this commit). Only a snapshot that was
+   * the newest is ever built on, so ours was then part of the history.
+   */
+  private boolean builtOn(long id, String deltaManifest, String deltaList) {
+    try {
+      for (long next : snapshots.log().listIds()) {
+        if (next <= id) {
+          continue;
+        }
+        Optional<Snapshot> s = snapshots.readUncached(next);
+        if (s.isEmpty()) {
+          continue;
+        }
+        if (s.get().priorDeltas().contains(new Snapshot.PriorDelta(id, deltaList))) {
+          return true;
+        }
+        if (s.get().baseManifestList() != null) {
+          for (ManifestFileMeta m : table.manifestList().read(s.get().baseManifestList())) {
+            if (m.fileName().equals(deltaManifest)) {
+              return true;
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      LOG.debug("Could not look for snapshots built on snapshot {}: {}", id, e.toString());
+    }
+    return false;
   }
 
   /** The newest snapshot {@link #catchUp} read, or {@code null} when there was none. */
@@ -500,13 +558,13 @@ final class CommitLoop {
    * expired id would stay below the history for good).
    */
   private void confirmFresh(long id, String ours, Snapshot base, CommitKind kind, long identifier,
-      List<String> written) throws IOException {
+      List<String> written, String deltaManifest, String deltaList) throws IOException {
     boolean interrupted = Thread.interrupted();
     try {
       Freshness fresh = null;
       for (int check = 1; fresh == null; check++) {
         try {
-          fresh = verifyFresh(id, ours, base);
+          fresh = verifyFresh(id, ours, base, deltaManifest, deltaList);
         } catch (IOException e) {
           if (check >= 3) {
             // Published, but the check could not read the store: never "nothing happened".
@@ -521,6 +579,18 @@ final class CommitLoop {
                 + " 'parentCommitId' field, from an older writer, follows it, or the store kept"
                 + " changing); commit the same identifier again later"));
       }
+      if (fresh == Freshness.REUSED_GONE) {
+        // Our file under an id that had existed was deleted by an expiration that still had the
+        // id's first holder in its plan: nothing of ours is in the history, nothing to withdraw.
+        cleanUp(written);
+        LOG.warn("Snapshot {} of {}, published by {} commit {} of {} under an id that had existed"
+            + " and expired while it was paused, was deleted by an expiration", id,
+            table.fullName(), kind, identifier, commitUser);
+        throw new CommitFailedException("Snapshot id " + id + " of " + table.fullName() + " had"
+            + " existed and expired while " + kind + " commit " + identifier + " of " + commitUser
+            + " was paused between its base check and its publish, and an expiration deleted the"
+            + " file it published; nothing was committed. Commit the same messages again.");
+      }
       if (fresh == Freshness.REUSED) {
         withdraw(id, kind, identifier, written);
       }
@@ -532,7 +602,11 @@ final class CommitLoop {
   }
 
   /** What {@link #verifyFresh} found out about a snapshot this commit published. */
-  private enum Freshness { FRESH, REUSED, UNKNOWN }
+  private enum Freshness {
+    FRESH, REUSED, UNKNOWN,
+    /** Reused, and our file is gone already (an expiration deleted it). */
+    REUSED_GONE
+  }
 
   /**
    * After publishing snapshot {@code id} on {@code base}: whether {@code id} was fresh (no snapshot
@@ -547,8 +621,11 @@ final class CommitLoop {
    * <ol>
    *   <li>The base still exists (same commit id): an earlier holder of {@code id} could only have
    *       expired after the base did, so {@code id} was fresh.
-   *   <li>Ours is gone: only a snapshot that a successor was built on expires, and a successor is
-   *       only built on a snapshot that was the newest: fresh.
+   *   <li>Ours is gone ({@link #gone}): an expiration deleted it. Expiration plans only
+   *       snapshots a successor was built on, but a run that planned the id's first holder deletes
+   *       the file by name, so ours may go as well: snapshot {@code id + 1} naming our commit id
+   *       (or a later one naming our delta) means fresh, another parent means reused (nothing left
+   *       to withdraw: the commit fails), neither means unknown.
    *   <li>Snapshot {@code id + 1} exists: built on ours (its parent is our commit id) means fresh;
    *       another parent means an earlier holder of {@code id} is its parent: reused.
    *   <li>No {@code id + 1}: ours is the newest listed means fresh (a reused id always has a newer
@@ -558,7 +635,8 @@ final class CommitLoop {
    * Anything else after three rounds (or a successor from an older writer, without the parent
    * field) is UNKNOWN: never withdraw what others may have built on.
    */
-  private Freshness verifyFresh(long id, String ours, Snapshot base) throws IOException {
+  private Freshness verifyFresh(long id, String ours, Snapshot base, String deltaManifest,
+      String deltaList) throws IOException {
     if (base != null) {
       Optional<Snapshot> now = snapshots.readUncached(base.id());
       if (now.isPresent() && now.get().commitId().equals(base.commitId())) {
@@ -568,7 +646,7 @@ final class CommitLoop {
     for (int round = 0; round < 3; round++) {
       Optional<Snapshot> mine = snapshots.readUncached(id);
       if (mine.isEmpty()) {
-        return Freshness.FRESH;
+        return gone(id, ours, deltaManifest, deltaList);
       }
       if (!mine.get().commitId().equals(ours)) {
         return Freshness.UNKNOWN;
@@ -587,7 +665,7 @@ final class CommitLoop {
       if (max > id + 1 && snapshots.readUncached(id + 1).isEmpty()) {
         Optional<Snapshot> still = snapshots.readUncached(id);
         if (still.isEmpty()) {
-          return Freshness.FRESH;
+          return gone(id, ours, deltaManifest, deltaList);
         }
         if (still.get().commitId().equals(ours)) {
           return Freshness.REUSED;
@@ -595,6 +673,22 @@ final class CommitLoop {
       }
     }
     return Freshness.UNKNOWN;
+  }
+
+  /**
+   * Our snapshot {@code id} is gone. Either it expired after a successor was built on it (fresh),
+   * or it was published under an id that had existed and an expiration that still had the id's
+   * first holder in its plan deleted it (reused; two expirations that both delete snapshot N, with
+   * our publish in between: the README's window (b)). Snapshot {@code id + 1} tells them apart by
+   * its parent; without it, a later snapshot that names our delta says fresh; else unknown.
+   */
+  private Freshness gone(long id, String ours, String deltaManifest, String deltaList)
+      throws IOException {
+    Optional<Snapshot> next = snapshots.readUncached(id + 1);
+    if (next.isPresent() && next.get().parentCommitId() != null) {
+      return next.get().parentCommitId().equals(ours) ? Freshness.FRESH : Freshness.REUSED_GONE;
+    }
+    return builtOn(id, deltaManifest, deltaList) ? Freshness.FRESH : Freshness.UNKNOWN;
   }
 
   /**
