@@ -37,6 +37,18 @@ class LockTypeCheckTest {
   }
 
   @Test
+  void theLineNamesTheValueTheLockstepIdentifiersAndPaimonsOwn() {
+    assertThatThrownBy(() -> LockTypeCheck.check(
+        Options.fromMap(Map.of("lock.type", "lockstep-zk")), true))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageNotContaining("\n")
+        .hasMessageContaining("'lock.type' = 'lockstep-zk'")
+        .hasMessageContaining("did you mean 'lockstep-zookeeper'?")
+        .hasMessageContaining("another one found (jdbc, hive)")
+        .satisfies(e -> System.out.println("lock.type check: " + e.getMessage()));
+  }
+
+  @Test
   void aMisspellingIsMatchedToItsFamily() {
     assertThat(LockTypeCheck.suggestion("lockstep-zk")).contains("lockstep-zookeeper");
     assertThat(LockTypeCheck.suggestion("ZooKeeper")).contains("lockstep-zookeeper");
