@@ -20,6 +20,7 @@ import org.assertj.core.api.Condition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Wrong configurations fail at the first table operation (Paimon looks the lock factory up lazily),
@@ -59,10 +60,50 @@ class ConfigurationErrorsTest {
     return options;
   }
 
+  /**
+   * A misspelt {@code lock.type} on Lockstep's FileIO: one line, at catalog creation (Lockstep's
+   * FileIO is configured then, before Paimon's own lookup at the first table operation would throw
+   * its multi-line "Could not find any factory").
+   */
   @Test
-  void anUnknownLockTypeListsTheLockstepIdentifiers() {
+  void aMisspeltLockTypeOnLockstepsFileIoIsOneLineNamingTheIdentifiers() {
     Map<String, String> options = withLock(Map.of("lock.type", "lockstep-zk"));
-    // Paimon's own FactoryException (several lines), raised at the first table operation.
+    assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
+        .is(oneLineSaying("'lock.type' = 'lockstep-zk'", "'lockstep-zookeeper'", "'lockstep-jdbc'",
+            "'lockstep-hive'", "did you mean 'lockstep-zookeeper'?"));
+  }
+
+  /** The identifier of the bundles README before issue 24 ({@code 'lock.type' = 'zookeeper'}). */
+  @Test
+  void anUnprefixedZookeeperLockTypeIsToldTheLockstepIdentifier() {
+    Map<String, String> options = withLock(Map.of("lock.type", "zookeeper"));
+    assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
+        .is(oneLineSaying("'lock.type' = 'zookeeper'", "did you mean 'lockstep-zookeeper'?"));
+  }
+
+  /**
+   * With {@code lock.enabled = false} Paimon ignores {@code lock.type}; so does the check (here on a
+   * store with conditional writes, which needs no lock).
+   */
+  @Test
+  void aDisabledLockIsNotChecked() throws Exception {
+    Map<String, String> options = S3Warehouse.options(server);
+    options.put("lock.enabled", "false");
+    options.put("lock.type", "lockstep-zk");
+    PaimonTables.create(options, "db", "t");
+    assertThat(PaimonTables.latestSnapshotId(options, "db", "t")).isZero();
+  }
+
+  /**
+   * On a FileIO that is not Lockstep's (here Paimon's local one, with the lock enabled by hand) no
+   * Lockstep code runs for an identifier no factory claims: Paimon's own message (several lines),
+   * raised at the first table operation, which lists the Lockstep identifiers. The README says so.
+   */
+  @Test
+  void onAnotherFileIoAnUnknownLockTypeGetsPaimonsMessageListingTheLockstepIdentifiers(
+      @TempDir java.nio.file.Path warehouse) {
+    Map<String, String> options = Map.of("warehouse", warehouse.toUri().toString(),
+        "lock.enabled", "true", "lock.type", "lockstep-zk");
     assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
         .hasStackTraceContaining("Could not find any factory for identifier 'lockstep-zk'")
         .hasStackTraceContaining("lockstep-zookeeper")

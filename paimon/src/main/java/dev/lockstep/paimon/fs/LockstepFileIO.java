@@ -2,6 +2,7 @@ package dev.lockstep.paimon.fs;
 
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
+import dev.lockstep.paimon.lock.LockTypeCheck;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,8 @@ import org.apache.paimon.fs.SeekableInputStream;
  *       delete the source; false when the target exists or the source is missing. Not atomic (no
  *       object store renames atomically); Paimon's commit does not depend on it here.
  *   <li>{@link #listStatus} of a missing directory is empty, as on Paimon's other object stores.
+ *   <li>{@link #configure} refuses, with one line, an option the store cannot honour and a {@code
+ *       lock.type} that names no lock factory ({@link LockTypeCheck}).
  * </ul>
  */
 public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
@@ -55,6 +58,9 @@ public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
   public void configure(CatalogContext context) {
     this.options = new HashMap<>(context.options().toMap());
     kind.lockstepOptions(options); // fails fast on an option the store cannot honour
+    // A lock.type no factory claims: one line now, instead of Paimon's multi-line lookup failure at
+    // the first table operation, which no Lockstep code can reword.
+    LockTypeCheck.check(context.options(), isObjectStore());
   }
 
   private FileIO store(Path path) throws IOException {

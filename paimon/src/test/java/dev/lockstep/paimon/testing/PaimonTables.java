@@ -65,6 +65,20 @@ public final class PaimonTables {
     return rows;
   }
 
+  /** The number of rows read, duplicates included (which {@link #rows} folds into its sets). */
+  public static long rowsRead(Map<String, String> options, String database, String table)
+      throws Exception {
+    long[] count = new long[1];
+    try (Catalog catalog = catalog(options)) {
+      ReadBuilder read = catalog.getTable(Identifier.create(database, table)).newReadBuilder();
+      try (RecordReader<InternalRow> reader =
+          read.newRead().createReader(read.newScan().plan().splits())) {
+        reader.forEachRemaining(row -> count[0]++);
+      }
+    }
+    return count[0];
+  }
+
   public static int rowCount(Map<Integer, Set<Integer>> rows) {
     return rows.values().stream().mapToInt(Set::size).sum();
   }
