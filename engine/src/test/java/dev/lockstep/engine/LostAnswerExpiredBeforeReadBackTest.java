@@ -3,13 +3,9 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.catalog.FileSystemCatalog;
-import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
-import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.FileStoreTable;
-import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
@@ -17,8 +13,6 @@ import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO.Fault;
 import dev.lockstep.testing.FaultInjectingFileIO.Operation;
-import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,15 +34,12 @@ class LostAnswerExpiredBeforeReadBackTest {
   @Test
   void aCommitWhoseSnapshotWasBuiltOnAndExpiredBeforeItsReadBackIsAcknowledgedOnce()
       throws Exception {
-    Identifier id = new Identifier("db", "t");
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(id, Schema.newBuilder().column("k", DataType.intType())
-            .column("v", DataType.string()).options(Map.of("snapshot.num-retained.min", "1",
-                "snapshot.num-retained.max", "1", "snapshot.time-retained", "1 ms")).build());
-    commit(others, "other", 1, 1);
+    FileStoreTable others = TinyRetention.create(warehouse);
+    TinyRetention.commit(others, "other", 1, 1);
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
-    FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(id);
+    FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of())
+        .getTable(TinyRetention.TABLE);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {
       write.write(GenericRow.of(100, "slow"));
@@ -66,8 +57,8 @@ class LostAnswerExpiredBeforeReadBackTest {
     store.beforeLanding(Operation.READ, (operation, path) -> {
       if (landed.get() && path.name().equals("snapshot-2") && raced.compareAndSet(false, true)) {
         // Right before the read-back: two more commits build on snapshot 2, and it expires.
-        commit(others, "other", 2, 2);
-        commit(others, "other", 3, 3);
+        TinyRetention.commit(others, "other", 2, 2);
+        TinyRetention.commit(others, "other", 3, 3);
       }
     });
 
@@ -76,21 +67,7 @@ class LostAnswerExpiredBeforeReadBackTest {
     assertThat(raced).isTrue();
     assertThat(result.dataSnapshotId()).as("the commit is acknowledged as the snapshot it landed")
         .isEqualTo(2);
-    FileStoreTable fresh = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .getTable(id);
-    List<Object> keys = new ArrayList<>();
-    for (GenericRow row : fresh.newRead().readAll(fresh.newScan().plan())) {
-      keys.add(row.get(0));
-    }
-    assertThat(keys).as("every commit once, readable by a fresh reader")
+    assertThat(TinyRetention.keys(warehouse)).as("every commit once, readable by a fresh reader")
         .containsExactlyInAnyOrder(1, 2, 3, 100);
-  }
-
-  private static void commit(FileStoreTable table, String user, long identifier, int key)
-      throws IOException {
-    try (TableWrite write = table.newWrite(user)) {
-      write.write(GenericRow.of(key, user));
-      table.newCommit(user).commit(identifier, write.prepareCommit());
-    }
   }
 }

@@ -4,21 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.engine.catalog.FileSystemCatalog;
-import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitFailedException;
 import dev.lockstep.engine.data.GenericRow;
-import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.FileStoreTable;
-import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO.Operation;
-import java.io.IOException;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,15 +33,12 @@ class ReusedIdDeletedByExpirationTest {
 
   @Test
   void aReusedIdThatAnExpirationDeletedFailsTheCommitInsteadOfAcknowledgingIt() throws Exception {
-    Identifier id = new Identifier("db", "t");
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(id, Schema.newBuilder().column("k", DataType.intType())
-            .column("v", DataType.string()).options(Map.of("snapshot.num-retained.min", "1",
-                "snapshot.num-retained.max", "1", "snapshot.time-retained", "1 ms")).build());
-    commit(others, "other", 1, 1);
+    FileStoreTable others = TinyRetention.create(warehouse);
+    TinyRetention.commit(others, "other", 1, 1);
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
-    FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(id);
+    FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of())
+        .getTable(TinyRetention.TABLE);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {
       write.write(GenericRow.of(100, "slow"));
@@ -58,8 +50,8 @@ class ReusedIdDeletedByExpirationTest {
     store.beforeLanding(Operation.CREATE, (operation, path) -> {
       if (path.name().equals("snapshot-2") && paused.compareAndSet(false, true)) {
         // Our commit checked its base (1) and pauses: others commit 2 and 3, 1 and 2 expire.
-        commit(others, "other", 2, 2);
-        commit(others, "other", 3, 3);
+        TinyRetention.commit(others, "other", 2, 2);
+        TinyRetention.commit(others, "other", 3, 3);
         assertThat(Files.exists(snapshot2)).isFalse();
         published.set(true);
       }
@@ -76,27 +68,11 @@ class ReusedIdDeletedByExpirationTest {
         .isInstanceOf(CommitFailedException.class).hasMessageContaining("nothing was committed");
 
     assertThat(deleted).isTrue();
-    FileStoreTable fresh = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .getTable(id);
-    assertThat(keys(fresh)).containsExactlyInAnyOrder(1, 2, 3);
+    assertThat(TinyRetention.keys(warehouse)).containsExactlyInAnyOrder(1, 2, 3);
     // Nothing of it is in the table: the same messages commit once.
+    FileStoreTable fresh = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
+        .getTable(TinyRetention.TABLE);
     assertThat(fresh.newCommit("slow").commit(1, messages).dataSnapshotId()).isEqualTo(4);
-    assertThat(keys(fresh)).containsExactlyInAnyOrder(1, 2, 3, 100);
-  }
-
-  private static List<Object> keys(FileStoreTable table) throws IOException {
-    List<Object> keys = new ArrayList<>();
-    for (GenericRow row : table.newRead().readAll(table.newScan().plan())) {
-      keys.add(row.get(0));
-    }
-    return keys;
-  }
-
-  private static void commit(FileStoreTable table, String user, long identifier, int key)
-      throws IOException {
-    try (TableWrite write = table.newWrite(user)) {
-      write.write(GenericRow.of(key, user));
-      table.newCommit(user).commit(identifier, write.prepareCommit());
-    }
+    assertThat(TinyRetention.keys(warehouse)).containsExactlyInAnyOrder(1, 2, 3, 100);
   }
 }

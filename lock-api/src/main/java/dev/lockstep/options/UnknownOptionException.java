@@ -1,8 +1,6 @@
 package dev.lockstep.options;
 
 import java.util.Collection;
-import java.util.List;
-import java.util.Locale;
 
 /**
  * An option key that no component reads: most often a typo that would otherwise be ignored (and a
@@ -59,35 +57,6 @@ public final class UnknownOptionException extends IllegalArgumentException {
 
   /** The key of {@code candidates} with the smallest edit distance to {@code key}. */
   static String nearest(String key, Collection<String> candidates) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    String lower = key.toLowerCase(Locale.ROOT);
-    for (String candidate : List.copyOf(candidates).stream().sorted().toList()) {
-      int d = distance(lower, candidate.toLowerCase(Locale.ROOT));
-      if (d < bestDistance) {
-        best = candidate;
-        bestDistance = d;
-      }
-    }
-    return best;
-  }
-
-  private static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return previous[b.length()];
+    return EditDistance.nearest(key, candidates, Integer.MAX_VALUE).orElse(null);
   }
 }

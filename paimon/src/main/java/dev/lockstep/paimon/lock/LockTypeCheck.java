@@ -1,5 +1,6 @@
 package dev.lockstep.paimon.lock;
 
+import dev.lockstep.options.EditDistance;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -84,34 +85,6 @@ public final class LockTypeCheck {
     if (t.contains("hive") || t.contains("hms") || t.contains("metastore")) {
       return Optional.of(LockstepHiveLockFactory.IDENTIFIER);
     }
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (String candidate : LOCKSTEP_IDENTIFIERS) {
-      int distance = distance(t, candidate);
-      if (distance < bestDistance) {
-        best = candidate;
-        bestDistance = distance;
-      }
-    }
-    return bestDistance <= 3 ? Optional.of(best) : Optional.empty();
-  }
-
-  private static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-      }
-      int[] swap = previous;
-      previous = current;
-      current = swap;
-    }
-    return previous[b.length()];
+    return EditDistance.nearest(t, LOCKSTEP_IDENTIFIERS, 3);
   }
 }
