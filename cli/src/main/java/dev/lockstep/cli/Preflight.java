@@ -48,8 +48,8 @@ final class Preflight {
     try (FileIO io = FileIODiscovery.open(Path.of(warehouse), options)) {
       if (!lock.enabled()) {
         // Refuses, with the fix, a store where no lock-free strategy is safe.
-        SnapshotCommitter.create(io, Path.of(warehouse).child(".preflight"), key,
-            CommitOptions.from(options), null).close();
+        SnapshotCommitter.builder(io, Path.of(warehouse).child(".preflight"), key)
+            .options(CommitOptions.from(options)).build().close();
         return;
       }
       try (LockService service = LockServiceDiscovery.open(options)) {

@@ -64,11 +64,8 @@ public abstract class AtomicCreateContract extends ConformanceContract {
     assertThat(
             catchThrowable(
                 () ->
-                    SnapshotCommitter.open(
-                        store,
-                        checkDirectory(),
-                        "conformance.create",
-                        Map.of("commit.strategy", "atomic-create"))))
+                    SnapshotCommitter.builder(store, checkDirectory(), "conformance.create")
+                        .options(Map.of("commit.strategy", "atomic-create")).open()))
         .as("commit.strategy=atomic-create on a store without it must be refused")
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("atomic create");

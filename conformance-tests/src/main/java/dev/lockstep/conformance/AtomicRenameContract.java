@@ -63,11 +63,8 @@ public abstract class AtomicRenameContract extends ConformanceContract {
     assertThat(
             catchThrowable(
                 () ->
-                    SnapshotCommitter.open(
-                        store,
-                        checkDirectory(),
-                        "conformance.rename",
-                        Map.of("commit.strategy", "rename"))))
+                    SnapshotCommitter.builder(store, checkDirectory(), "conformance.rename")
+                        .options(Map.of("commit.strategy", "rename")).open()))
         .as("commit.strategy=rename on a store without it must be refused")
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("atomic rename");

@@ -47,8 +47,8 @@ public abstract class CommitContract extends ConformanceContract {
     Path dir = checkDirectory().child("snapshot");
     if (create || rename) {
       try (SnapshotCommitter committer =
-          SnapshotCommitter.open(
-              store, dir, "conformance.table", Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))) {
+          SnapshotCommitter.builder(store, dir, "conformance.table")
+              .options(Map.of(CommitOptions.COMMIT_STRATEGY, "auto")).open()) {
         assertThat(committer.strategy())
             .as("commit.strategy=auto without a lock")
             .isEqualTo(create ? "atomic-create" : "rename");
@@ -57,11 +57,8 @@ public abstract class CommitContract extends ConformanceContract {
       assertThat(
               catchThrowable(
                   () ->
-                      SnapshotCommitter.open(
-                          store,
-                          dir,
-                          "conformance.table",
-                          Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))))
+                      SnapshotCommitter.builder(store, dir, "conformance.table")
+                          .options(Map.of(CommitOptions.COMMIT_STRATEGY, "auto")).open()))
           .as("a store without atomic create or rename must refuse to commit without a lock")
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true");
@@ -69,7 +66,8 @@ public abstract class CommitContract extends ConformanceContract {
     CommitOptions locked = CommitOptions.from(Map.of("lock.enabled", "true"));
     if (lock) {
       try (SnapshotCommitter committer =
-          SnapshotCommitter.create(store, dir, "conformance.table", locked, openLock())) {
+          SnapshotCommitter.builder(store, dir, "conformance.table").options(locked)
+              .lockService(openLock()).build()) {
         assertThat(committer.strategy())
             .as("commit.strategy=auto with lock.enabled=true")
             .startsWith("lock");
@@ -77,7 +75,8 @@ public abstract class CommitContract extends ConformanceContract {
     } else {
       assertThat(
               catchThrowable(
-                  () -> SnapshotCommitter.create(store, dir, "conformance.table", locked, null)))
+                  () -> SnapshotCommitter.builder(store, dir, "conformance.table").options(locked)
+                      .build()))
           .as("lock.enabled=true without a lock service must be refused")
           .isInstanceOf(CommitStrategyUnavailableException.class);
     }

@@ -53,13 +53,13 @@ enum StrategyUnderTest {
       case ATOMIC_CREATE:
         options.put(CommitOptions.COMMIT_STRATEGY, "atomic-create");
         options.put(LockOptions.LOCK_ENABLED, "false");
-        return SnapshotCommitter.create(
-            store, snapshotDirectory, "conformance.table", CommitOptions.from(options), null);
+        return SnapshotCommitter.builder(store, snapshotDirectory, "conformance.table")
+            .options(CommitOptions.from(options)).build();
       case RENAME:
         options.put(CommitOptions.COMMIT_STRATEGY, "rename");
         options.put(LockOptions.LOCK_ENABLED, "false");
-        return SnapshotCommitter.create(
-            store, snapshotDirectory, "conformance.table", CommitOptions.from(options), null);
+        return SnapshotCommitter.builder(store, snapshotDirectory, "conformance.table")
+            .options(CommitOptions.from(options)).build();
       case LOCK:
       default:
         options.put(CommitOptions.COMMIT_STRATEGY, "lock");
@@ -67,12 +67,8 @@ enum StrategyUnderTest {
         options.putIfAbsent(
             LockOptions.LOCK_ACQUIRE_TIMEOUT,
             settings.scaled(Duration.ofSeconds(120)).toMillis() + " ms");
-        return SnapshotCommitter.create(
-            BlindPutStore.over(store),
-            snapshotDirectory,
-            "conformance.table",
-            CommitOptions.from(options),
-            lock);
+        return SnapshotCommitter.builder(BlindPutStore.over(store), snapshotDirectory, "conformance.table")
+            .options(CommitOptions.from(options)).lockService(lock).build();
     }
   }
 

@@ -102,7 +102,7 @@ public final class LocalCommitDemo {
     Path snapshots = Path.of(dir).child("snapshot");
     int conflicts = 0;
     try (SnapshotCommitter committer =
-        SnapshotCommitter.open(new LocalFileIO(), snapshots, LOCK_KEY, options)) {
+        SnapshotCommitter.builder(new LocalFileIO(), snapshots, LOCK_KEY).options(options).open()) {
       SnapshotLog log = committer.log();
       for (int identifier = 1; identifier <= commits; identifier++) {
         String commitId = UUID.randomUUID().toString();

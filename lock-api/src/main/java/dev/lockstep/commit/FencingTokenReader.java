@@ -6,9 +6,8 @@ import java.util.Optional;
 /**
  * Finds the {@link FencingToken} a committed snapshot recorded. The snapshot format is the caller's
  * (the engine's JSON), so the caller that writes the token through {@link SnapshotContent} also says
- * how to read it back. Given to {@link SnapshotCommitter#open(dev.lockstep.fs.FileIO,
- * dev.lockstep.fs.Path, String, java.util.Map, FencingTokenReader)}; without one, the {@code lock}
- * strategy cannot see tokens and makes no fencing check.
+ * how to read it back. Given to {@link SnapshotCommitter.Builder#fencing}; without one, the {@code
+ * lock} strategy cannot see tokens and makes no fencing check.
  */
 @FunctionalInterface
 public interface FencingTokenReader {

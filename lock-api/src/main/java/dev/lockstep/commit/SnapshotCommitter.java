@@ -79,24 +79,98 @@ public final class SnapshotCommitter implements Closeable {
   }
 
   /**
-   * Opens a committer from catalog options; when a lock is needed, the lock service named by {@code
-   * lock.type} is opened too and closed with the committer.
-   *
-   * @param lockKey the table's lock key, {@code database.table}
-   * @throws CommitStrategyUnavailableException when no safe strategy exists, naming the fix
+   * Starts a committer of the snapshots in {@code snapshotDirectory} of the table whose lock key is
+   * {@code lockKey} ({@code database.table}) on {@code store}: give its options, either catalog
+   * options ({@link Builder#options(Map)}: a lock service {@code lock.type} names is opened and
+   * closed with the committer) or parsed ones with a lock service the caller owns ({@link
+   * Builder#options(CommitOptions)}, {@link Builder#lockService}); optionally the fencing check
+   * ({@link Builder#fencing}); then {@link Builder#open()} (catalog options) or {@link
+   * Builder#build()} (parsed options).
    */
-  public static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
-      Map<String, String> options) throws IOException {
-    return open(store, snapshotDirectory, lockKey, options, null);
+  public static Builder builder(FileIO store, Path snapshotDirectory, String lockKey) {
+    return new Builder(store, snapshotDirectory, lockKey);
   }
 
-  /**
-   * {@link #open(FileIO, Path, String, Map)} with the fencing check of the {@code lock} strategy.
-   *
-   * @param tokenReader reads the {@link FencingToken} a committed snapshot recorded (the caller's
-   *     format), or {@code null} for no fencing check
-   */
-  public static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
+  /** How a {@link SnapshotCommitter} is made; see {@link SnapshotCommitter#builder}. */
+  public static final class Builder {
+    private final FileIO store;
+    private final Path snapshotDirectory;
+    private final String lockKey;
+    private Map<String, String> catalogOptions;
+    private CommitOptions commitOptions;
+    private LockService lockService;
+    private FencingTokenReader tokenReader;
+
+    private Builder(FileIO store, Path snapshotDirectory, String lockKey) {
+      this.store = store;
+      this.snapshotDirectory = snapshotDirectory;
+      this.lockKey = lockKey;
+    }
+
+    /** Catalog options; {@link #open()} opens the lock service they name, if one is needed. */
+    public Builder options(Map<String, String> options) {
+      this.catalogOptions = Map.copyOf(options);
+      return this;
+    }
+
+    /** Parsed commit options, with the lock service (if any) given by {@link #lockService}. */
+    public Builder options(CommitOptions options) {
+      this.commitOptions = options;
+      return this;
+    }
+
+    /**
+     * The table's lock service, owned by the caller (not closed with the committer), or {@code
+     * null} when none is configured; only with {@link #options(CommitOptions)}.
+     */
+    public Builder lockService(LockService lockService) {
+      this.lockService = lockService;
+      return this;
+    }
+
+    /**
+     * The fencing check of the {@code lock} strategy: reads the {@link FencingToken} a committed
+     * snapshot recorded (the caller's format); none by default.
+     */
+    public Builder fencing(FencingTokenReader tokenReader) {
+      this.tokenReader = tokenReader;
+      return this;
+    }
+
+    /**
+     * The committer over the parts given ({@link #options(CommitOptions)}, {@link #lockService}).
+     *
+     * @throws CommitStrategyUnavailableException when no safe strategy exists, naming the fix
+     * @throws IllegalStateException without {@link #options(CommitOptions)}
+     */
+    public SnapshotCommitter build() {
+      if (commitOptions == null || catalogOptions != null) {
+        throw new IllegalStateException("build() assembles a committer from options(CommitOptions)"
+            + " and a caller-owned lockService; with catalog options (options(Map)) use open(),"
+            + " which opens the lock service they name");
+      }
+      return create(store, snapshotDirectory, lockKey, commitOptions, lockService, tokenReader);
+    }
+
+    /**
+     * The committer for catalog options ({@link #options(Map)}): when a lock is needed, the lock
+     * service {@code lock.type} names is opened too, and closed with the committer.
+     *
+     * @throws CommitStrategyUnavailableException when no safe strategy exists, naming the fix
+     * @throws IOException when that lock service cannot be opened
+     * @throws IllegalStateException without {@link #options(Map)}, or with a lock service
+     */
+    public SnapshotCommitter open() throws IOException {
+      if (catalogOptions == null || commitOptions != null || lockService != null) {
+        throw new IllegalStateException("open() is for catalog options (options(Map)), and opens"
+            + " the lock service they name; parsed options and a caller-owned lock service go"
+            + " with build()");
+      }
+      return SnapshotCommitter.open(store, snapshotDirectory, lockKey, catalogOptions, tokenReader);
+    }
+  }
+
+  private static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
       Map<String, String> options, FencingTokenReader tokenReader) throws IOException {
     CommitOptions commitOptions = CommitOptions.from(options);
     // Only 'lock', or 'auto' with lock.enabled=true, commits under the lock: an explicit lock-free
@@ -130,26 +204,7 @@ public final class SnapshotCommitter implements Closeable {
       throw e;
     }
   }
-
-  /**
-   * Creates a committer over a lock service the caller owns (or none).
-   *
-   * @param lockService the table's lock service, or {@code null} when no lock is configured
-   * @throws CommitStrategyUnavailableException when no safe strategy exists, naming the fix
-   */
-  public static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
-      CommitOptions options, LockService lockService) {
-    return create(store, snapshotDirectory, lockKey, options, lockService, null);
-  }
-
-  /**
-   * {@link #create(FileIO, Path, String, CommitOptions, LockService)} with the fencing check of the
-   * {@code lock} strategy.
-   *
-   * @param tokenReader reads the {@link FencingToken} a committed snapshot recorded, or {@code null}
-   *     for no fencing check
-   */
-  public static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
+  private static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
       CommitOptions options, LockService lockService, FencingTokenReader tokenReader) {
     SnapshotPublisher publisher =
         resolve(store, snapshotDirectory, options, lockService, lockKey, tokenReader);
@@ -157,7 +212,6 @@ public final class SnapshotCommitter implements Closeable {
     return new SnapshotCommitter(store, new SnapshotLog(store, snapshotDirectory), publisher, options,
         null);
   }
-
   /** Chooses the publisher as the class javadoc says, or refuses. */
   static SnapshotPublisher resolve(FileIO store, CommitOptions options, LockService lockService,
       String lockKey) {

@@ -66,7 +66,8 @@ class AtomicCreateProbeTest {
   @Test
   void aCheckThenPutStoreIsRefusedForLockFreeCommitsWithTheFindingAndTheFix() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.checkThenPut(local, endpoint, 1);
-    SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots(), KEY, options());
+    SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
+        .options(options()).open();
     assertThat(committer.strategy()).isEqualTo("atomic-create");
 
     assertThatThrownBy(() -> committer.commit(1, snapshot("c1")))
@@ -91,7 +92,8 @@ class AtomicCreateProbeTest {
   @Test
   void anAtomicStorePassesOnceAndLaterProcessesTrustTheRecord() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.atomic(local, endpoint);
-    SnapshotCommitter first = SnapshotCommitter.open(store, snapshots(), KEY, options());
+    SnapshotCommitter first = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
+        .open();
 
     assertThat(first.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
 
@@ -106,12 +108,14 @@ class AtomicCreateProbeTest {
 
     long before = store.creates();
     assertThat(first.commit(2, snapshot("c2"))).isEqualTo(CommitOutcome.COMMITTED);
-    SnapshotCommitter other = SnapshotCommitter.open(store, snapshots(), KEY, options());
+    SnapshotCommitter other = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
+        .open();
     assertThat(other.commit(3, snapshot("c3"))).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("no probe again in this process").isEqualTo(before + 2);
 
     AtomicCreateProbe.forgetVerdicts(); // as a later process: only the record is known
-    SnapshotCommitter later = SnapshotCommitter.open(store, snapshots(), KEY, options());
+    SnapshotCommitter later = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
+        .open();
     assertThat(later.commit(4, snapshot("c4"))).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("a later process reads the record, races nothing")
         .isEqualTo(before + 3);
@@ -123,7 +127,8 @@ class AtomicCreateProbeTest {
   @Test
   void withoutAWarehouseTheProbeRunsBesideTheSnapshotDirectory() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.atomic(local, endpoint);
-    SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots(), KEY, Map.of());
+    SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
+        .options(Map.of()).open();
 
     assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
 
@@ -136,8 +141,8 @@ class AtomicCreateProbeTest {
   @Test
   void theOptionSkipsTheProbeForAStoreThatPassedTheKit() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.checkThenPut(local, endpoint, 0);
-    SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots(), KEY,
-        options("commit.atomic-create-probe", "false"));
+    SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
+        .options(options("commit.atomic-create-probe", "false")).open();
 
     assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("the snapshot's create only").isEqualTo(1);
@@ -147,14 +152,16 @@ class AtomicCreateProbeTest {
   @Test
   void underTheLockAndOnReadPathsNothingIsProbed() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.checkThenPut(local, endpoint, 1);
-    SnapshotCommitter reader = SnapshotCommitter.open(store, snapshots(), KEY, options());
+    SnapshotCommitter reader = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
+        .open();
     assertThat(reader.log().latestId()).isEmpty();
     reader.close();
     assertThat(store.creates()).as("opening and reading probe nothing").isZero();
 
     try (InJvmLockService lock = new InJvmLockService()) {
-      SnapshotCommitter locked = SnapshotCommitter.create(store, snapshots(), KEY,
-          CommitOptions.from(options("lock.enabled", "true", "lock.type", "in-jvm")), lock);
+      SnapshotCommitter locked = SnapshotCommitter.builder(store, snapshots(), KEY)
+          .options(CommitOptions.from(options("lock.enabled", "true", "lock.type", "in-jvm")))
+          .lockService(lock).build();
       assertThat(locked.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
       locked.close();
     }

@@ -69,8 +69,9 @@ class CommitRecoveryTest {
       all.put("lock.enabled", "true");
       all.put("lock.type", "in-jvm");
     }
-    SnapshotCommitter committer = SnapshotCommitter.create(io, Path.of(dir.toString()), "db.t",
-        CommitOptions.from(all), setup == Setup.LOCKED_PLAIN_WRITE ? lock : null);
+    SnapshotCommitter committer = SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
+        .options(CommitOptions.from(all))
+        .lockService(setup == Setup.LOCKED_PLAIN_WRITE ? lock : null).build();
     assertThat(committer.strategy()).isEqualTo(setup.strategy);
     return committer;
   }

@@ -29,8 +29,8 @@ class CommitUnderFaultsTest {
     CommitOptions options = CommitOptions.from(Map.of("commit.write-attempts", "5"));
     ConcurrentCommits race = new ConcurrentCommits();
 
-    race.run(6, 40, w -> SnapshotCommitter.create(io, Path.of(dir.toString()), "db.t", options,
-        null));
+    race.run(6, 40, w -> SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
+        .options(options).build());
 
     race.assertInvariants(new SnapshotLog(io.delegate(), Path.of(dir.toString())), 240);
     assertThat(io.injected(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)).isPositive();
@@ -48,8 +48,8 @@ class CommitUnderFaultsTest {
     ConcurrentCommits race = new ConcurrentCommits();
 
     try (InJvmLockService lock = new InJvmLockService()) {
-      race.run(8, 20, w -> SnapshotCommitter.create(io, Path.of(dir.toString()), "db.t", options,
-          lock));
+      race.run(8, 20, w -> SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
+          .options(options).lockService(lock).build());
     }
 
     race.assertInvariants(new SnapshotLog(io.delegate(), Path.of(dir.toString())), 160);

@@ -88,8 +88,8 @@ class FencingTokenTest {
 
   private SnapshotCommitter committer(FileIO store, LockService lockService,
       CommitOptions options) {
-    return SnapshotCommitter.create(store, Path.of(dir.toString()), KEY, options, lockService,
-        READER);
+    return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY).options(options)
+        .lockService(lockService).fencing(READER).build();
   }
 
   @Test

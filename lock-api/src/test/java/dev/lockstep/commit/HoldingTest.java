@@ -44,8 +44,9 @@ class HoldingTest {
   }
 
   private SnapshotCommitter committer() {
-    return SnapshotCommitter.create(store, Path.of(dir.toString()), KEY,
-        CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm")), lock);
+    return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
+        .options(CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm")))
+        .lockService(lock).build();
   }
 
   private static long next(SnapshotLog log) throws IOException {
@@ -136,8 +137,8 @@ class HoldingTest {
 
   @Test
   void aLockFreeCommitterJustRunsTheWork() throws Exception {
-    try (SnapshotCommitter committer = SnapshotCommitter.create(new LocalFileIO(),
-        Path.of(dir.toString()), KEY, CommitOptions.from(Map.of()), null)) {
+    try (SnapshotCommitter committer = SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
+        .options(CommitOptions.from(Map.of())).build()) {
       assertThat(committer.locked()).isFalse();
       assertThat(committer.holding(() -> committer.commit(1, "x".getBytes(UTF_8))))
           .isEqualTo(CommitOutcome.COMMITTED);

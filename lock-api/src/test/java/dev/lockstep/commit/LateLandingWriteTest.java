@@ -155,7 +155,8 @@ class LateLandingWriteTest {
     private Thread committer(String commitId, CompletableFuture<Void> done) {
       Thread thread = new Thread(() -> {
         try (SnapshotCommitter committer =
-            SnapshotCommitter.create(store, Path.of(dir.toString()), KEY, options, lock)) {
+            SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY).options(options)
+                .lockService(lock).build()) {
           int attempt = 0;
           while (true) {
             long id = committer.log().latestId().orElse(0) + 1;

@@ -71,8 +71,8 @@ class LockContentionSignalTest {
     for (int i = 0; i < keyValues.length; i += 2) {
       map.put(keyValues[i], keyValues[i + 1]);
     }
-    return SnapshotCommitter.create(store, Path.of(dir.toString()), KEY, CommitOptions.from(map),
-        observed);
+    return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
+        .options(CommitOptions.from(map)).lockService(observed).build();
   }
 
   /** What another holder does: write snapshot-1 under its lease. */
@@ -144,8 +144,8 @@ class LockContentionSignalTest {
 
   @Test
   void lockFreeStrategiesNeverReportContention() throws Exception {
-    SnapshotCommitter committer = SnapshotCommitter.create(new LocalFileIO(),
-        Path.of(dir.toString()), KEY, CommitOptions.from(Map.of()), null);
+    SnapshotCommitter committer = SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
+        .options(CommitOptions.from(Map.of())).build();
 
     assertThat(committer.attempt(1, "a".getBytes(UTF_8)))
         .isEqualTo(new CommitAttempt(CommitOutcome.COMMITTED, false));

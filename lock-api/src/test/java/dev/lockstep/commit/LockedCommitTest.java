@@ -69,7 +69,8 @@ class LockedCommitTest {
     FileIO blind = new BlindPutFileIO(new LocalFileIO());
     ConcurrentCommits race = new ConcurrentCommits();
 
-    race.run(8, 50, w -> SnapshotCommitter.create(blind, snapshots(), KEY, options(), lock));
+    race.run(8, 50, w -> SnapshotCommitter.builder(blind, snapshots(), KEY).options(options())
+        .lockService(lock).build());
 
     race.assertInvariants(new SnapshotLog(blind, snapshots()), 400);
     assertThat(lock.grantedLeases()).isGreaterThanOrEqualTo(400);
@@ -80,8 +81,8 @@ class LockedCommitTest {
   void withoutTheLockTheSameStoreIsRefused() {
     FileIO hidden = new CapabilityHidingFileIO(new LocalFileIO());
 
-    assertThatThrownBy(() -> SnapshotCommitter.create(hidden, snapshots(), KEY,
-        CommitOptions.from(Map.of()), null))
+    assertThatThrownBy(() -> SnapshotCommitter.builder(hidden, snapshots(), KEY)
+        .options(CommitOptions.from(Map.of())).build())
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
   }
@@ -143,8 +144,8 @@ class LockedCommitTest {
         }
       }
     });
-    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY,
-        options("commit.lease-margin", "500 ms"), lock);
+    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY)
+        .options(options("commit.lease-margin", "500 ms")).lockService(lock).build();
     byte[] ours = "{\"commitId\":\"only-once\"}".getBytes(UTF_8);
 
     long start = System.nanoTime();
@@ -183,7 +184,8 @@ class LockedCommitTest {
   @Test
   void aLeaseLostWhileThePlainWriteLandedIsUncertainAndResolvedByReadBack() throws Exception {
     io.beforeLanding(Operation.WRITE, (op, path) -> lock.expire(KEY));
-    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY, options(), lock);
+    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY).options(options())
+        .lockService(lock).build();
     byte[] ours = "{\"commitId\":\"c1\"}".getBytes(UTF_8);
 
     assertThatThrownBy(() -> publisher(options()).publish(committer.log().snapshotPath(1), ours))
@@ -216,8 +218,8 @@ class LockedCommitTest {
         };
       }
     };
-    SnapshotCommitter committer = SnapshotCommitter.create(racing, snapshots(), KEY, options(),
-        lock);
+    SnapshotCommitter committer = SnapshotCommitter.builder(racing, snapshots(), KEY)
+        .options(options()).lockService(lock).build();
 
     CommitOutcome outcome = committer.commit(1, "{\"commitId\":\"ours\"}".getBytes(UTF_8));
 
@@ -229,8 +231,9 @@ class LockedCommitTest {
   @Test
   void anUnavailableLockFailsTheCommitAndWritesNothing() throws Exception {
     Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow();
-    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY,
-        options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"), lock);
+    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY)
+        .options(options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"))
+        .lockService(lock).build();
 
     assertThatThrownBy(() -> committer.commit(1, "x".getBytes(UTF_8)))
         .isInstanceOf(LockNotAcquiredException.class)
@@ -243,7 +246,8 @@ class LockedCommitTest {
 
   @Test
   void fencingTokensGrowWithEveryCommit() throws Exception {
-    SnapshotCommitter committer = SnapshotCommitter.create(io, snapshots(), KEY, options(), lock);
+    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY).options(options())
+        .lockService(lock).build();
     long before;
     try (Lease first = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
       before = first.fencingToken();

@@ -26,7 +26,8 @@ class StrategySelectionTest {
   }
 
   private String strategy(FileIO store, Map<String, String> options, InJvmLockService lock) {
-    return SnapshotCommitter.create(store, snapshots(), "db.t", CommitOptions.from(options), lock)
+    return SnapshotCommitter.builder(store, snapshots(), "db.t")
+        .options(CommitOptions.from(options)).lockService(lock).build()
         .strategy();
   }
 
@@ -50,7 +51,8 @@ class StrategySelectionTest {
         .hasMessageContaining("Refusing to commit")
         .hasMessageContaining("lock.enabled=true")
         .hasMessageContaining("lock.type");
-    assertThatThrownBy(() -> SnapshotCommitter.open(hidden, snapshots(), "db.t", Map.of()))
+    assertThatThrownBy(() -> SnapshotCommitter.builder(hidden, snapshots(), "db.t")
+        .options(Map.of()).open())
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("lock.enabled=true");
     try (var files = Files.list(dir)) {
@@ -87,7 +89,8 @@ class StrategySelectionTest {
   void openFindsTheLockServiceByTypeAndCommits() throws Exception {
     Map<String, String> options = Map.of("lock.enabled", "true", "lock.type", "in-jvm");
     try (SnapshotCommitter committer =
-        SnapshotCommitter.open(new CapabilityHidingFileIO(local), snapshots(), "db.t", options)) {
+        SnapshotCommitter.builder(new CapabilityHidingFileIO(local), snapshots(), "db.t")
+            .options(options).open()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
       assertThat(committer.commit(1, "one".getBytes(UTF_8))).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.log().read(1)).isEqualTo("one".getBytes(UTF_8));
@@ -96,31 +99,31 @@ class StrategySelectionTest {
 
   @Test
   void aLockWithoutItsOptionsIsRefusedWithTheFix() {
-    assertThatThrownBy(() -> SnapshotCommitter.open(local, snapshots(), "db.t",
-        Map.of("commit.strategy", "lock")))
+    assertThatThrownBy(() -> SnapshotCommitter.builder(local, snapshots(), "db.t")
+        .options(Map.of("commit.strategy", "lock")).open())
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
-    assertThatThrownBy(() -> SnapshotCommitter.open(local, snapshots(), "db.t",
-        Map.of("lock.enabled", "true")))
+    assertThatThrownBy(() -> SnapshotCommitter.builder(local, snapshots(), "db.t")
+        .options(Map.of("lock.enabled", "true")).open())
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("lock.type");
-    assertThatThrownBy(() -> SnapshotCommitter.open(local, snapshots(), "db.t",
-        Map.of("lock.enabled", "true", "lock.type", "nope")))
+    assertThatThrownBy(() -> SnapshotCommitter.builder(local, snapshots(), "db.t")
+        .options(Map.of("lock.enabled", "true", "lock.type", "nope")).open())
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[in-jvm]");
   }
 
   @Test
   void anExplicitLockFreeStrategyOpensNoLockService() throws IOException {
-    try (SnapshotCommitter committer = SnapshotCommitter.open(local, snapshots(), "db.t",
-        Map.of("commit.strategy", "atomic-create", "lock.enabled", "true"))) {
+    try (SnapshotCommitter committer = SnapshotCommitter.builder(local, snapshots(), "db.t")
+        .options(Map.of("commit.strategy", "atomic-create", "lock.enabled", "true")).open()) {
       assertThat(committer.strategy()).isEqualTo("atomic-create");
     }
   }
 
   @Test
   void snapshotIdsStartAtOne() {
-    SnapshotCommitter committer = SnapshotCommitter.create(local, snapshots(), "db.t",
-        CommitOptions.from(Map.of()), null);
+    SnapshotCommitter committer = SnapshotCommitter.builder(local, snapshots(), "db.t")
+        .options(CommitOptions.from(Map.of())).build();
 
     assertThatThrownBy(() -> committer.commit(0, new byte[] {1}))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start at 1");

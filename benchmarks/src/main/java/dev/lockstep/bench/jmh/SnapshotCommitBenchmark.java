@@ -80,9 +80,8 @@ public class SnapshotCommitBenchmark {
         throw new IllegalArgumentException("Unknown strategy '" + strategy + "'; known:"
             + " atomic-create, rename, lock+in-jvm, lock+zookeeper");
     }
-    committer = SnapshotCommitter.create(store,
-        dev.lockstep.fs.Path.of(directory.resolve("snapshot").toString()), "bench.t",
-        CommitOptions.from(options), lockService);
+    committer = SnapshotCommitter.builder(store, dev.lockstep.fs.Path.of(directory.resolve("snapshot").toString()), "bench.t")
+        .options(CommitOptions.from(options)).lockService(lockService).build();
   }
 
   @Benchmark

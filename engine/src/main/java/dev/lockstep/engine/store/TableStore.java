@@ -225,8 +225,8 @@ public class TableStore implements Closeable {
     if (committer == null) {
       // Under the lock strategy, snapshots record their lease's fencing token, and a holder whose
       // lease was taken over is refused once the newer holder has committed (lock-api README).
-      committer = SnapshotCommitter.open(fileIO, snapshots.log().directory(), fullName, allOptions,
-          SnapshotManager::fencingToken);
+      committer = SnapshotCommitter.builder(fileIO, snapshots.log().directory(), fullName)
+          .options(allOptions).fencing(SnapshotManager::fencingToken).open();
     }
     return committer;
   }

@@ -60,7 +60,8 @@ class HadoopSchemeAliasTest {
       write(io, dir.child("a"), "alpha");
       assertThat(read(io, dir.child("a"))).isEqualTo("alpha");
       assertThat(Files.readString(local.resolve("a"))).isEqualTo("alpha");
-      assertThatThrownBy(() -> SnapshotCommitter.open(io, dir.child("snapshot"), "db.t", Map.of()))
+      assertThatThrownBy(() -> SnapshotCommitter.builder(io, dir.child("snapshot"), "db.t")
+          .options(Map.of()).open())
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true");
     }

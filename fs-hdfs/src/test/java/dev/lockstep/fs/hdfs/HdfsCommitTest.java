@@ -44,7 +44,8 @@ class HdfsCommitTest {
   @Test
   void autoChoosesRenameOnHdfs() throws IOException {
     try (SnapshotCommitter committer =
-        SnapshotCommitter.open(store, hdfs.root("t0/snapshot"), "db.t0", Map.of())) {
+        SnapshotCommitter.builder(store, hdfs.root("t0/snapshot"), "db.t0").options(Map.of())
+            .open()) {
       assertThat(committer.strategy()).isEqualTo("rename");
     }
   }
@@ -78,8 +79,8 @@ class HdfsCommitTest {
       String user = "user-" + c;
       futures.add(pool.submit(() -> {
         try (FileIO own = hdfs.open();
-            SnapshotCommitter committer = SnapshotCommitter.open(own, snapshots, "db." + table,
-                hdfs.options())) {
+            SnapshotCommitter committer = SnapshotCommitter.builder(own, snapshots, "db." + table)
+                .options(hdfs.options()).open()) {
           barrier.await();
           for (int i = 0; i < commits; i++) {
             String id = CommitLoop.commitOnce(committer, user, i);

@@ -52,8 +52,8 @@ class OssAtomicCreateProbeTest {
       assertThat(((StoreEndpoint) store).endpointIdentity(warehouse))
           .startsWith("oss://" + OssTargets.BUCKET + " at ");
       Path snapshots = warehouse.child("db.db").child("t").child("snapshot");
-      try (SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots, "db.t",
-          options)) {
+      try (SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots, "db.t")
+          .options(options).open()) {
         assertThat(committer.strategy()).isEqualTo("atomic-create");
         assertThat(committer.commit(1, "{\"commitId\":\"c1\"}".getBytes(UTF_8)))
             .isEqualTo(CommitOutcome.COMMITTED);

@@ -64,8 +64,8 @@ class OssCommitStressTest {
         int committer = c;
         results.add(pool.submit(() -> {
           try (FileIO store = new OssFileIOLoader().load(snapshots, options);
-              SnapshotCommitter commits = SnapshotCommitter.open(store, snapshots, "db.t",
-                  options)) {
+              SnapshotCommitter commits = SnapshotCommitter.builder(store, snapshots, "db.t")
+                  .options(options).open()) {
             assertThat(commits.strategy()).isEqualTo("atomic-create");
             SnapshotLog log = commits.log();
             int conflicts = 0;

@@ -60,8 +60,8 @@ class S3AtomicCreateProbeTest {
         S3Client admin = checkThenPut.admin()) {
       assertThat(store).as("one request at a time it honours the header")
           .isInstanceOf(SupportsAtomicCreate.class);
-      SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots(warehouse), "db.t",
-          options);
+      SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
+          .options(options).open();
       assertThat(committer.strategy()).isEqualTo("atomic-create");
 
       assertThatThrownBy(() -> committer.commit(1, snapshot("c1")))
@@ -84,8 +84,8 @@ class S3AtomicCreateProbeTest {
     options.put("commit.atomic-create-probe", "false");
     try (FileIO store = FileIODiscovery.open(warehouse, options);
         S3Client admin = checkThenPut.admin()) {
-      SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots(warehouse), "db.t",
-          options);
+      SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
+          .options(options).open();
 
       assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(keysUnder(admin, warehouse)).containsExactlyInAnyOrder(key(snapshots(warehouse)
@@ -99,8 +99,8 @@ class S3AtomicCreateProbeTest {
     Path warehouse = freshWarehouse();
     Map<String, String> options = options(atomic.endpoint(), warehouse);
     try (FileIO store = FileIODiscovery.open(warehouse, options)) {
-      SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots(warehouse), "db.t",
-          options);
+      SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
+          .options(options).open();
 
       assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.commit(2, snapshot("c2"))).isEqualTo(CommitOutcome.COMMITTED);

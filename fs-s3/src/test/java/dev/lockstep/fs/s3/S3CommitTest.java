@@ -42,7 +42,8 @@ class S3CommitTest {
     Path root = server.freshRoot();
     try (FileIO store = server.open(root, Map.of());
         SnapshotCommitter committer =
-            SnapshotCommitter.open(store, root.child("snapshot"), "db.t", Map.of())) {
+            SnapshotCommitter.builder(store, root.child("snapshot"), "db.t").options(Map.of())
+                .open()) {
       assertThat(store).isInstanceOf(S3ConditionalFileIO.class);
       assertThat(committer.strategy()).isEqualTo("atomic-create");
     }
@@ -61,8 +62,8 @@ class S3CommitTest {
       String user = "user-" + c;
       futures.add(pool.submit(() -> {
         try (FileIO own = server.open(snapshots, Map.of());
-            SnapshotCommitter committer = SnapshotCommitter.open(own, snapshots, "db.t",
-                Map.of("commit.strategy", "auto"))) {
+            SnapshotCommitter committer = SnapshotCommitter.builder(own, snapshots, "db.t")
+                .options(Map.of("commit.strategy", "auto")).open()) {
           assertThat(committer.strategy()).isEqualTo("atomic-create");
           barrier.await();
           for (int i = 0; i < commits; i++) {

@@ -56,13 +56,13 @@ class S3ConditionalWritesOptionTest {
     Path root = server.freshRoot();
     try (FileIO store = server.open(root, Map.of(S3Options.CONDITIONAL_WRITES, "false"))) {
       assertThat(store).isNotInstanceOf(SupportsAtomicCreate.class);
-      assertThatThrownBy(() -> SnapshotCommitter.open(store, root.child("snapshot"), "db.t",
-          Map.of()))
+      assertThatThrownBy(() -> SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+          .options(Map.of()).open())
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true")
           .hasMessageContaining("lock.type");
-      assertThatThrownBy(() -> SnapshotCommitter.open(store, root.child("snapshot"), "db.t",
-          Map.of("commit.strategy", "atomic-create")))
+      assertThatThrownBy(() -> SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+          .options(Map.of("commit.strategy", "atomic-create")).open())
           .isInstanceOf(CommitStrategyUnavailableException.class);
       assertThat(store.list(root)).as("nothing was written").isEmpty();
     }
@@ -94,7 +94,8 @@ class S3ConditionalWritesOptionTest {
           try (FileIO own = server.open(snapshots,
               Map.of(S3Options.CONDITIONAL_WRITES, conditionalWrites));
               SnapshotCommitter committer =
-                  SnapshotCommitter.create(own, snapshots, "db.t", options, locks)) {
+                  SnapshotCommitter.builder(own, snapshots, "db.t").options(options)
+                      .lockService(locks).build()) {
             assertThat(committer.strategy()).isEqualTo(strategy);
             barrier.await();
             for (int i = 0; i < commits; i++) {
@@ -124,8 +125,8 @@ class S3ConditionalWritesOptionTest {
       Path root = open.freshRoot();
       try (FileIO store = FileIODiscovery.open(root, options)) {
         assertThat(store).isNotInstanceOf(SupportsAtomicCreate.class);
-        assertThatThrownBy(() -> SnapshotCommitter.open(store, root.child("snapshot"), "db.t",
-            Map.of())).isInstanceOf(CommitStrategyUnavailableException.class);
+        assertThatThrownBy(() -> SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+            .options(Map.of()).open()).isInstanceOf(CommitStrategyUnavailableException.class);
         assertThat(store.list(root)).as("the probe object was deleted").isEmpty();
       }
       options.put(S3Options.CONDITIONAL_WRITES, "true");

@@ -71,7 +71,8 @@ class S3LostAnswerTest {
         LostAnswerProxy.conditionalWriteTo("/snapshot-1"), 1, null);
     byte[] ours = CommitLoop.snapshot("ours", "u1", 1);
     try (SnapshotCommitter committer =
-        SnapshotCommitter.open(store, snapshots, "db.t", Map.of("commit.strategy", "auto"))) {
+        SnapshotCommitter.builder(store, snapshots, "db.t")
+            .options(Map.of("commit.strategy", "auto")).open()) {
       assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(proxy.triggered() - before).as("the answer was really dropped").isEqualTo(1);
       byte[] theirs = CommitLoop.snapshot("theirs", "u2", 1);
@@ -160,7 +161,8 @@ class S3LostAnswerTest {
     assertThatThrownBy(() -> store.createAtomically(file, bytes("mine")))
         .isInstanceOf(UncertainWriteException.class);
     try (SnapshotCommitter committer =
-        SnapshotCommitter.open(store, root, "db.t", Map.of("commit.strategy", "atomic-create"))) {
+        SnapshotCommitter.builder(store, root, "db.t")
+            .options(Map.of("commit.strategy", "atomic-create")).open()) {
       assertThatThrownBy(() -> committer.commit(11, bytes("mine")))
           .isInstanceOf(CommitStateUnknownException.class);
     }

@@ -96,8 +96,8 @@ class S3WriteDeadlineTest {
     CommitOptions options = CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm",
         CommitOptions.COMMIT_LEASE_MARGIN, "500 ms", CommitOptions.COMMIT_WRITE_ATTEMPTS, "1"));
     try (FileIO store = openPlain();
-        SnapshotCommitter committer = SnapshotCommitter.create(store, root.child("snapshot"),
-            "db.t", options, lock)) {
+        SnapshotCommitter committer = SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+            .options(options).lockService(lock).build()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
       assertThatThrownBy(() -> committer.commit(1, large()))
           .isInstanceOf(dev.lockstep.commit.CommitStateUnknownException.class);

@@ -106,8 +106,8 @@ class HiveHolderDeathTest {
     AtomicReference<Object> outcomeB = new AtomicReference<>();
 
     try (PartitionableProxy proxy = new PartitionableProxy(metastore.port());
-        SnapshotCommitter b = SnapshotCommitter.open(storeB, snapshots, "death.commit",
-            metastore.lockOptions())) {
+        SnapshotCommitter b = SnapshotCommitter.builder(storeB, snapshots, "death.commit")
+            .options(metastore.lockOptions()).open()) {
       PausingBlindPutFileIO storeA = new PausingBlindPutFileIO(new LocalFileIO(), () -> {
         proxy.partition();
         CompletableFuture<Void> commitB = CompletableFuture.runAsync(() -> {
@@ -119,8 +119,8 @@ class HiveHolderDeathTest {
         });
         commitB.get(60L * TestMetastore.TIMING, TimeUnit.SECONDS);
       });
-      try (SnapshotCommitter a = SnapshotCommitter.open(storeA, snapshots, "death.commit",
-          through(proxy))) {
+      try (SnapshotCommitter a = SnapshotCommitter.builder(storeA, snapshots, "death.commit")
+          .options(through(proxy)).open()) {
         assertThat(a.strategy()).isEqualTo("lock (plain write)");
 
         Object outcomeA;

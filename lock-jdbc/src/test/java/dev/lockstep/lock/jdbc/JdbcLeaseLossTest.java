@@ -283,8 +283,9 @@ class JdbcLeaseLossTest {
     options.put(CommitOptions.COMMIT_WRITE_ATTEMPTS, "1");
     byte[] content = "{\"id\":1,\"commitId\":\"killed\"}".getBytes(StandardCharsets.UTF_8);
 
-    SnapshotCommitter killed = SnapshotCommitter.create(store, snapshots, "db.t",
-        CommitOptions.from(options), new SessionKillingLockService(service, db));
+    SnapshotCommitter killed = SnapshotCommitter.builder(store, snapshots, "db.t")
+        .options(CommitOptions.from(options))
+        .lockService(new SessionKillingLockService(service, db)).build();
     assertThat(killed.strategy()).isEqualTo("lock (plain write)");
     assertThatThrownBy(() -> killed.commit(1, content)).isInstanceOf(IOException.class)
         .satisfies(e -> assertThat(hasCause(e, SQLException.class)).isTrue())
@@ -295,7 +296,8 @@ class JdbcLeaseLossTest {
 
     // The same commit under a healthy session lands: the test above could have seen a landing.
     byte[] healthyContent = "{\"id\":1,\"commitId\":\"healthy\"}".getBytes(StandardCharsets.UTF_8);
-    try (SnapshotCommitter healthy = SnapshotCommitter.open(store, snapshots, "db.t", options)) {
+    try (SnapshotCommitter healthy = SnapshotCommitter.builder(store, snapshots, "db.t")
+        .options(options).open()) {
       assertThat(healthy.commit(1, healthyContent)).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(healthy.log().read(1)).isEqualTo(healthyContent);
     }

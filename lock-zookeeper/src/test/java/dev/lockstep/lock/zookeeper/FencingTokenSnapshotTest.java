@@ -75,8 +75,8 @@ class FencingTokenSnapshotTest {
   }
 
   private SnapshotCommitter committer(LockService service) {
-    return SnapshotCommitter.create(store, Path.of(dir.toString()), KEY,
-        CommitOptions.from(options()), service, READER);
+    return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
+        .options(CommitOptions.from(options())).lockService(service).fencing(READER).build();
   }
 
   @Test

@@ -115,7 +115,8 @@ class SessionExpiryTest {
       RecordingLockService oldHolder = new RecordingLockService(first);
       BlindPutStore newStore = new BlindPutStore(new LocalFileIO(), null);
       SnapshotCommitter newCommitter =
-          SnapshotCommitter.create(newStore, snapshots, KEY, commitOptions, second);
+          SnapshotCommitter.builder(newStore, snapshots, KEY).options(commitOptions)
+              .lockService(second).build();
       AtomicLong takeoverNanos = new AtomicLong(-1);
       // The old holder pauses right after checking that snapshot-1 is absent. Meanwhile its session
       // is expired on the server and the other writer commits snapshot-1.
@@ -128,7 +129,8 @@ class SessionExpiryTest {
         awaitNoticedLost(oldHolder.leases.get(0));
       });
       SnapshotCommitter oldCommitter =
-          SnapshotCommitter.create(oldStore, snapshots, KEY, commitOptions, oldHolder);
+          SnapshotCommitter.builder(oldStore, snapshots, KEY).options(commitOptions)
+              .lockService(oldHolder).build();
       assertThat(oldCommitter.strategy()).isEqualTo("lock (plain write)");
 
       CommitOutcome outcome = null;

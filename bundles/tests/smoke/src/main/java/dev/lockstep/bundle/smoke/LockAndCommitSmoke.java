@@ -63,7 +63,8 @@ public final class LockAndCommitSmoke {
     String lockKey = "bundle_smoke." + table.name();
     List<byte[]> committed = new ArrayList<>();
     try (FileIO store = FileIODiscovery.open(table, options);
-        SnapshotCommitter committer = SnapshotCommitter.open(store, snapshots, lockKey, options)) {
+        SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots, lockKey)
+            .options(options).open()) {
       summary.put("store", store.getClass().getName());
       summary.put("strategy", committer.strategy());
       for (long id = 1; id <= COMMITS; id++) {
