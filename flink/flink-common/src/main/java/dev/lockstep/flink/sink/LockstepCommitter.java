@@ -5,6 +5,7 @@ import dev.lockstep.engine.commit.CommitFailedException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.flink.TableLoader;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -99,12 +100,36 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
     TableCommit commit = commits.computeIfAbsent(c.commitUser(), table::newCommit);
     if (overwrite != null) {
       CommitResult r = commit.overwrite(c.checkpointId(),
-          overwrite.partitionFilter(table.schema().partitionType()), c.messages());
+          overwrite.partitionFilter(table.schema().partitionType()),
+          withJobBase(c.messages(), table));
       LOG.info("Overwrite of checkpoint {} to {}: {}", c.checkpointId(), table.fullName(), r);
     } else if (!c.isEmpty()) {
       CommitResult r = commit.commit(c.checkpointId(), c.messages());
       LOG.debug("Commit of checkpoint {} to {}: {}", c.checkpointId(), table.fullName(), r);
     }
+  }
+
+  /**
+   * The messages with the job's base ({@link OverwriteMode#baseSnapshotId()}, taken when the job
+   * was built) where it is older than their writers' own; with no message at all, an empty one
+   * carries it (static overwrite), so that one that wrote nothing still checks what others
+   * committed since.
+   */
+  private List<CommitMessage> withJobBase(List<CommitMessage> messages, FileStoreTable table) {
+    if (!overwrite.hasBase()) {
+      return messages;
+    }
+    long base = overwrite.baseSnapshotId();
+    List<CommitMessage> based = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      based.add(m.baseSnapshotId() <= base ? m : new CommitMessage(m.partition(), m.bucket(),
+          m.totalBuckets(), m.newFiles(), m.compactBefore(), m.compactAfter(), base));
+    }
+    if (based.isEmpty() && !overwrite.isDynamic()) {
+      based.add(new CommitMessage("", 0, table.options().bucket(), List.of(), List.of(),
+          List.of(), base));
+    }
+    return based;
   }
 
   @Override

@@ -55,7 +55,23 @@ public abstract class LockstepSinkBase implements Sink<RowData>,
     this.userFixed = commitUser != null;
     this.commitUser = commitUser != null ? commitUser
         : "flink-" + java.util.UUID.randomUUID();
-    this.overwrite = overwrite;
+    this.overwrite = overwrite == null || overwrite.hasBase() ? overwrite
+        : overwrite.withBase(latestSnapshotId(loader));
+  }
+
+  /**
+   * An overwrite's base is the table's latest snapshot when the job is built (here, on the
+   * client), not when its writers start: a batch job's writers start only after the rows before
+   * the bucket shuffle are produced, and data another job committed meanwhile must make the
+   * overwrite fail rather than be replaced unseen (as Spark's writes do, from their planning).
+   */
+  private static long latestSnapshotId(TableLoader loader) {
+    try (TableLoader.Opened opened = loader.open()) {
+      return opened.table().snapshotManager().latestId().orElse(0);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("Cannot read the latest snapshot of " + loader
+          + " for the base of an overwrite: " + e.getMessage(), e);
+    }
   }
 
   public String commitUser() {

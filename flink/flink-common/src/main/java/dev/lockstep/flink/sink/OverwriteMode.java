@@ -13,14 +13,34 @@ import java.util.function.Predicate;
  * whose values equal the spec's, even when no row is written), or, with an empty spec, the
  * partitions the job writes to (dynamic overwrite, as Paimon's default).
  */
-public record OverwriteMode(Map<String, String> staticPartition) implements Serializable {
+public record OverwriteMode(Map<String, String> staticPartition, long baseSnapshotId)
+    implements Serializable {
+
+  /** No base yet: the sink takes the latest snapshot when the job is built. */
+  public static final long NO_BASE = Long.MAX_VALUE;
 
   public OverwriteMode {
     staticPartition = new LinkedHashMap<>(staticPartition);
   }
 
+  public OverwriteMode(Map<String, String> staticPartition) {
+    this(staticPartition, NO_BASE);
+  }
+
   public static OverwriteMode dynamic() {
     return new OverwriteMode(Map.of());
+  }
+
+  /**
+   * The same overwrite whose base is snapshot {@code id}: it conflicts with files other commits
+   * added to the overwritten partitions after {@code id} (0 = the table had no snapshot).
+   */
+  public OverwriteMode withBase(long id) {
+    return new OverwriteMode(staticPartition, id);
+  }
+
+  public boolean hasBase() {
+    return baseSnapshotId != NO_BASE;
   }
 
   public boolean isDynamic() {
