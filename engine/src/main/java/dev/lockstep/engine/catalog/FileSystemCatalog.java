@@ -5,6 +5,7 @@ import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;
@@ -76,6 +77,8 @@ public final class FileSystemCatalog {
           withBucket);
     }
     TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
+    // Checked before anything is written: a bad sequence.field leaves no table behind.
+    TableStore.sequenceFieldIndexes(tableSchema, core.sequenceFields());
     Path path = tablePath(identifier);
     SchemaManager schemas = new SchemaManager(fileIO, path);
     try {
