@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
@@ -68,11 +69,15 @@ class InterleavingPropertyTest {
         step++;
         if (action instanceof Write w) {
           String value = "w" + w.writer() + "-s" + step;
-          writes[w.writer()].write(GenericRow.of(w.key(), value));
+          // Row kinds (issue 19): +I and +U upsert alike.
+          writes[w.writer()].write(step % 2 == 0 ? RowKind.INSERT : RowKind.UPDATE_AFTER,
+              GenericRow.of(w.key(), value));
           pending.get(w.writer()).remove(w.key());
           pending.get(w.writer()).put(w.key(), value);
         } else if (action instanceof Delete d) {
-          writes[d.writer()].delete(GenericRow.of(d.key(), null));
+          // -D and a -U without its +U both remove the key.
+          writes[d.writer()].write(step % 3 == 0 ? RowKind.UPDATE_BEFORE : RowKind.DELETE,
+              GenericRow.of(d.key(), null));
           pending.get(d.writer()).remove(d.key());
           pending.get(d.writer()).put(d.key(), null);
         } else if (action instanceof Flush f) {
