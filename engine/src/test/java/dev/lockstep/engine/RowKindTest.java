@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
@@ -19,6 +20,7 @@ import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.RowType;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.local.LocalFileIO;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -353,6 +355,31 @@ class RowKindTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("Option 'sequence.field' = 'n' needs a primary-key table; append tables keep"
             + " every row. Declare a primary key or drop the option.");
+  }
+
+  @Test
+  void sequenceFieldIsStoredAndATableObjectCannotAskForAnother() throws Exception {
+    FileStoreTable table = sequencedTable("ts");
+    assertThat(table.copyWithOptions(Map.of("sequence.field", " ts")).sequenceFieldIndexes())
+        .containsExactly(2);
+    assertThatThrownBy(() -> table.copyWithOptions(Map.of("sequence.field", "v")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("Table db.seq is stored with sequence.field=ts; option 'sequence.field=v'"
+            + " would order its rows differently. Drop the 'sequence.field' option: it is set when"
+            + " the table is created.");
+    FileStoreTable plain = TestTables.keyValueTable(dir, Map.of());
+    assertThatThrownBy(() -> plain.copyWithOptions(Map.of("sequence.field", "k")))
+        .hasMessageStartingWith("Table db.kv is stored with no sequence.field; option"
+            + " 'sequence.field=k' would order");
+    // A catalog default is stored with the table it creates.
+    FileSystemCatalog catalog = new FileSystemCatalog(new LocalFileIO(),
+        dev.lockstep.fs.Path.of(dir.toString()), Map.of("sequence.field", "ts"));
+    FileStoreTable created = catalog.createTable(new Identifier("db", "fromcatalog"),
+        Schema.newBuilder().column("k", DataType.intType()).column("ts", DataType.bigint())
+            .primaryKey("k").build());
+    assertThat(created.schema().options()).containsEntry("sequence.field", "ts");
+    assertThat(TestTables.catalog(dir).getTable(new Identifier("db", "fromcatalog"))
+        .sequenceFieldIndexes()).containsExactly(1);
   }
 
   // ---- helpers ----

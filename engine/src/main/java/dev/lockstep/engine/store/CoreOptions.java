@@ -140,8 +140,9 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
       .stringType().noDefaultValue().withDefaultText("none")
       .withDescription("primary-key tables: columns (comma separated, compared in order) whose"
           + " greatest value wins a key, before commit order and arrival; NULL is the smallest"
-          + " value. INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or STRING columns; checked when"
-          + " the table is created (see \"Row kinds and sequence.field\")");
+          + " value. INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or STRING columns; checked and"
+          + " stored when the table is created (a catalog default too); a table object asking for"
+          + " another is refused (see \"Row kinds and sequence.field\")");
 
   /** The engine's table options, in the order of the README table. */
   public static final List<ConfigOption<?>> OPTIONS = List.of(BUCKET_OPTION, WRITE_ONLY_OPTION,

@@ -121,6 +121,18 @@ public class TableStore implements Closeable {
     this.manifestList = new ManifestList(fileIO, path.child("manifest"), format);
     this.partitionPath = new PartitionPath(schema.partitionType());
     this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
+    // sequence.field decides which stored row wins a key, for readers as for writers: only the
+    // stored table's value counts, and a table object may not ask for another.
+    String storedSequence = schema.options().getOrDefault(CoreOptions.SEQUENCE_FIELD, "").trim();
+    String askedSequence = allOptions.getOrDefault(CoreOptions.SEQUENCE_FIELD, "").trim();
+    if (!storedSequence.equals(askedSequence)) {
+      throw new IllegalArgumentException("Table " + fullName + " is stored with "
+          + (storedSequence.isEmpty() ? "no " + CoreOptions.SEQUENCE_FIELD
+              : CoreOptions.SEQUENCE_FIELD + "=" + storedSequence)
+          + "; option '" + CoreOptions.SEQUENCE_FIELD + "=" + askedSequence + "' would order its"
+          + " rows differently. Drop the '" + CoreOptions.SEQUENCE_FIELD + "' option: it is set"
+          + " when the table is created.");
+    }
     this.sequenceFieldIndexes = sequenceFieldIndexes(schema, options.sequenceFields());
   }
 
