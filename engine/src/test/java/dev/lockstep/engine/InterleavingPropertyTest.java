@@ -8,15 +8,12 @@ import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -45,14 +42,7 @@ class InterleavingPropertyTest {
 
   @Property(tries = 25)
   void twoWritersReadBackTheModel(@ForAll("actions") List<Action> actions) throws Exception {
-    Path dir = Files.createTempDirectory("lockstep-interleaving");
-    try {
-      run(dir, actions);
-    } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    TestTables.inTempDirectory("lockstep-interleaving", dir -> run(dir, actions));
   }
 
   private static void run(Path dir, List<Action> actions) throws IOException {

@@ -9,14 +9,11 @@ import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -48,14 +45,7 @@ class RowKindPropertyTest {
   @Property(tries = 30)
   void readsEqualTheModelAndFullCompactionDropsRetractions(
       @ForAll("actions") List<Action> actions) throws Exception {
-    Path dir = Files.createTempDirectory("lockstep-rowkind");
-    try {
-      run(dir, actions);
-    } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    TestTables.inTempDirectory("lockstep-rowkind", dir -> run(dir, actions));
   }
 
   private static void run(Path dir, List<Action> actions) throws Exception {

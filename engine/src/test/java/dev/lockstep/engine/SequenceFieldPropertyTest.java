@@ -11,14 +11,11 @@ import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.TableWrite;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -52,14 +49,7 @@ class SequenceFieldPropertyTest {
   @Property(tries = 25)
   void theGreatestSequenceValueWinsAcrossWritersFlushesAndCompactions(
       @ForAll("actions") List<Action> actions) throws Exception {
-    Path dir = Files.createTempDirectory("lockstep-sequence");
-    try {
-      run(dir, actions);
-    } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    TestTables.inTempDirectory("lockstep-sequence", dir -> run(dir, actions));
   }
 
   private static void run(Path dir, List<Action> actions) throws Exception {
