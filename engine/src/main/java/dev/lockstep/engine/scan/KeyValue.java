@@ -10,8 +10,9 @@ import dev.lockstep.engine.data.RowKind;
  * {@link DeduplicateMerger}); a winning retraction ({@code -U}, {@code -D}) means the key is gone.
  *
  * <p>{@link #fileRow()} is the data-file row: the table's columns, then {@code _SNAPSHOT},
- * {@code _SEQUENCE}, {@code _DELETED} and {@code _ROW_KIND}. {@link #key()} and {@link #row()} are projections made
- * on request, so a merge that only compares and copies rows never builds them.
+ * {@code _SEQUENCE}, {@code _DELETED} and {@code _ROW_KIND}. {@link #key()} and {@link #row()}
+ * are projections made on request, so a merge that only compares and copies rows never builds
+ * them.
  */
 public final class KeyValue {
 

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  *   <li>Rows go to an in-memory buffer in write order; when its estimated size reaches
  *       {@code write-buffer-size} it is sorted by key (stable, so the later write of a key wins and
  *       the earlier ones are dropped; with {@code sequence.field}, the row with the greatest
- *       sequence-field values wins, the later one of equals) and flushed to a new level-0 file (one sorted run). Sorting
- *       once per flush is much cheaper than keeping a sorted map per row; the price is that
+ *       sequence-field values wins, the later one of equals) and flushed to a new level-0 file
+ *       (one sorted run). Sorting once per flush is much cheaper than keeping a sorted map per
+ *       row; the price is that
  *       overwritten rows count against the buffer until the flush. Rows
  *       of flushed files carry {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number
  *       that grows across the writer's batch.
