@@ -127,7 +127,8 @@ class RowKindTest {
       writer.write(GenericRow.of(2, null, -1L, 1L, true));
       writer.write(GenericRow.of(3, "kept", -1L, 2L, false));
     }
-    try (FormatReader reader = table.format().createReader(table.fileIO(), path, table.dataFileRowType())) {
+    try (FormatReader reader = table.format().createReader(table.fileIO(), path,
+        table.dataFileRowType())) {
       GenericRow first = reader.next();
       assertThat(first.size()).isEqualTo(6);
       assertThat(first.get(5)).as("_ROW_KIND of an old file").isNull();
