@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
@@ -13,6 +14,7 @@ import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -43,6 +45,14 @@ final class TableDataCommands {
     long offset;
 
     List<GenericRow> rows(FileStoreTable table) throws IOException {
+      return rows(table, null);
+    }
+
+    /**
+     * @param kinds when not null, a CSV's {@code _ROW_KIND} column is read and each row's kind
+     *     added here (generated rows are {@code +I})
+     */
+    List<GenericRow> rows(FileStoreTable table, List<RowKind> kinds) throws IOException {
       List<DataField> fields = table.schema().fields();
       if ((csv == null) == (generate == null)) {
         throw new UserError("give either --csv FILE or --generate N");
@@ -51,14 +61,20 @@ final class TableDataCommands {
         if (generate < 0) {
           throw new UserError("--generate must be 0 or more");
         }
-        return TableRows.generate(generate, offset, fields, table.schema().partitionKeys());
+        List<GenericRow> rows = TableRows.generate(generate, offset, fields,
+            table.schema().partitionKeys());
+        if (kinds != null) {
+          rows.forEach(row -> kinds.add(RowKind.INSERT));
+        }
+        return rows;
       }
-      return TableRows.fromCsv(csv, fields);
+      return TableRows.fromCsv(csv, fields, kinds, table.schema().hasPrimaryKey());
     }
   }
 
   @Command(name = "write", mixinStandardHelpOptions = true,
-      description = "Append rows (CSV or generated), committed in batches.")
+      description = "Append rows (CSV or generated), committed in batches. A CSV column"
+          + " _ROW_KIND gives each row's kind: +I, -U, +U or -D (empty: +I).")
   static final class Write implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -79,7 +95,8 @@ final class TableDataCommands {
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
         FileStoreTable table = opened.table();
-        List<GenericRow> rows = input.rows(table);
+        List<RowKind> kinds = new ArrayList<>();
+        List<GenericRow> rows = input.rows(table, kinds);
         String user = "lockstep-cli-" + UUID.randomUUID();
         Progress progress = new Progress(out, "rows", rows.size(), Progress.stdoutIsTerminal());
         TableCommit commit = table.newCommit(user);
@@ -89,7 +106,7 @@ final class TableDataCommands {
           for (int from = 0; from < rows.size(); from += batchRows) {
             int to = Math.min(rows.size(), from + batchRows);
             for (int i = from; i < to; i++) {
-              write.write(rows.get(i));
+              write.write(kinds.get(i), rows.get(i));
             }
             CommitResult result = commit.commit(++commits, write.prepareCommit());
             lastSnapshot = Math.max(result.dataSnapshotId(), result.compactSnapshotId());
@@ -173,6 +190,10 @@ final class TableDataCommands {
     @Option(names = "--count", description = "Print the number of rows only")
     boolean count;
 
+    @Option(names = "--row-kind", description = "Print each row's kind first, as a _ROW_KIND"
+        + " column: +I or +U (the kind of the row that won its key; append tables: +I)")
+    boolean rowKind;
+
     @Override
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
@@ -186,7 +207,7 @@ final class TableDataCommands {
             out.println("0");
           } else {
             StringBuilder header = new StringBuilder();
-            TableRows.appendRecord(header, names(table));
+            TableRows.appendRecord(header, header(names(table)));
             out.print(header);
           }
           return 0;
@@ -216,10 +237,10 @@ final class TableDataCommands {
         try {
           splits = scan.plan().splits();
           for (Split split : splits) {
-            read.forEach(split, row -> {
+            read.forEachWithKind(split, (kind, row) -> {
               rows.incrementAndGet();
               if (!count) {
-                appendCsv(text, row);
+                appendCsv(text, rowKind ? kind : null, row);
               }
             });
           }
@@ -231,7 +252,7 @@ final class TableDataCommands {
           out.println(rows.get());
         } else {
           StringBuilder header = new StringBuilder();
-          TableRows.appendRecord(header, columns != null ? columns : names(table));
+          TableRows.appendRecord(header, header(columns != null ? columns : names(table)));
           out.print(header);
           out.print(text);
         }
@@ -240,12 +261,25 @@ final class TableDataCommands {
       return 0;
     }
 
+    /** The printed header: {@code _ROW_KIND} first with {@code --row-kind}, then the columns. */
+    private List<String> header(List<String> columns) {
+      List<String> printed = new ArrayList<>();
+      if (rowKind) {
+        printed.add(TableRows.ROW_KIND_COLUMN);
+      }
+      printed.addAll(columns);
+      return printed;
+    }
+
     private static List<String> names(FileStoreTable table) {
       return table.schema().fields().stream().map(DataField::name).toList();
     }
 
-    private static void appendCsv(StringBuilder sb, GenericRow row) {
-      List<Object> values = new java.util.ArrayList<>(row.size());
+    private static void appendCsv(StringBuilder sb, RowKind kind, GenericRow row) {
+      List<Object> values = new ArrayList<>(row.size() + 1);
+      if (kind != null) {
+        values.add(kind.shortString());
+      }
       for (int i = 0; i < row.size(); i++) {
         values.add(row.get(i));
       }

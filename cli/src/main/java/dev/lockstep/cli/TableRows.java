@@ -1,6 +1,7 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
 import java.io.IOException;
@@ -45,7 +46,24 @@ final class TableRows {
   /** An empty string must be quoted, or it would read back as null. */
   private static final CSVFormat WRITE_QUOTED = WRITE.builder().setQuoteMode(QuoteMode.ALL).get();
 
+  /**
+   * The optional CSV column of {@code table write} that holds each row's kind: {@code +I},
+   * {@code -U}, {@code +U} or {@code -D} (empty: {@code +I}); {@code table read --row-kind} prints
+   * it first.
+   */
+  static final String ROW_KIND_COLUMN = "_ROW_KIND";
+
   static List<GenericRow> fromCsv(Path file, List<DataField> fields) throws IOException {
+    return fromCsv(file, fields, null, false);
+  }
+
+  /**
+   * @param kinds when not null, a {@value #ROW_KIND_COLUMN} column is accepted and each row's kind
+   *     is added here ({@code +I} without the column); when null that column is refused
+   * @param retractions whether {@code -U} and {@code -D} are accepted (primary-key tables)
+   */
+  static List<GenericRow> fromCsv(Path file, List<DataField> fields, List<RowKind> kinds,
+      boolean retractions) throws IOException {
     List<GenericRow> rows = new ArrayList<>();
     String content;
     try {
@@ -68,9 +86,18 @@ final class TableRows {
       for (int i = 0; i < fields.size(); i++) {
         index.put(fields.get(i).name(), i);
       }
+      int kindPosition = -1;
       for (int c = 0; c < columns.size(); c++) {
         String column = columns.get(c) == null ? "" : columns.get(c);
         Integer i = index.get(column.trim());
+        if (i == null && column.trim().equals(ROW_KIND_COLUMN)) {
+          if (kinds == null) {
+            throw new UserError("--csv " + file + " line 1: column '" + ROW_KIND_COLUMN + "' (row"
+                + " kinds) is read only by 'table write'; drop it from this file");
+          }
+          kindPosition = c;
+          continue;
+        }
         if (i == null) {
           throw new UserError("--csv " + file + " line 1: unknown column '" + column
               + "'; the table's columns are " + names(fields));
@@ -101,6 +128,25 @@ final class TableRows {
                 + "': '" + text + "' is not a valid " + f.type() + " ("
                 + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")");
           }
+        }
+        if (kinds != null) {
+          RowKind kind = RowKind.INSERT;
+          String text = kindPosition < 0 ? null : values.get(kindPosition);
+          if (text != null && !text.isBlank()) {
+            try {
+              kind = RowKind.fromShortString(text);
+            } catch (IllegalArgumentException e) {
+              throw new UserError("--csv " + file + " line " + number + ", column '"
+                  + ROW_KIND_COLUMN + "': '" + text + "' is not a row kind; write +I, -U, +U or -D"
+                  + " (empty means +I)");
+            }
+          }
+          if (kind.isRetract() && !retractions) {
+            throw new UserError("--csv " + file + " line " + number + ", column '"
+                + ROW_KIND_COLUMN + "': " + kind + " removes a key, and an append table has none;"
+                + " write only +I or +U rows to it");
+          }
+          kinds.add(kind);
         }
         rows.add(GenericRow.of(row));
       }

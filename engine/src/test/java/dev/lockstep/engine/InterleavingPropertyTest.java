@@ -4,18 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
@@ -44,14 +42,7 @@ class InterleavingPropertyTest {
 
   @Property(tries = 25)
   void twoWritersReadBackTheModel(@ForAll("actions") List<Action> actions) throws Exception {
-    Path dir = Files.createTempDirectory("lockstep-interleaving");
-    try {
-      run(dir, actions);
-    } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    TestTables.inTempDirectory("lockstep-interleaving", dir -> run(dir, actions));
   }
 
   private static void run(Path dir, List<Action> actions) throws IOException {
@@ -68,11 +59,15 @@ class InterleavingPropertyTest {
         step++;
         if (action instanceof Write w) {
           String value = "w" + w.writer() + "-s" + step;
-          writes[w.writer()].write(GenericRow.of(w.key(), value));
+          // Row kinds (issue 19): +I and +U upsert alike.
+          writes[w.writer()].write(step % 2 == 0 ? RowKind.INSERT : RowKind.UPDATE_AFTER,
+              GenericRow.of(w.key(), value));
           pending.get(w.writer()).remove(w.key());
           pending.get(w.writer()).put(w.key(), value);
         } else if (action instanceof Delete d) {
-          writes[d.writer()].delete(GenericRow.of(d.key(), null));
+          // -D and a -U without its +U both remove the key.
+          writes[d.writer()].write(step % 3 == 0 ? RowKind.UPDATE_BEFORE : RowKind.DELETE,
+              GenericRow.of(d.key(), null));
           pending.get(d.writer()).remove(d.key());
           pending.get(d.writer()).put(d.key(), null);
         } else if (action instanceof Flush f) {

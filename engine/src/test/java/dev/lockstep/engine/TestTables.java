@@ -53,6 +53,26 @@ public final class TestTables {
         .build());
   }
 
+  /** A test body that works in a directory. */
+  public interface InDirectory {
+    void run(java.nio.file.Path dir) throws Exception;
+  }
+
+  /**
+   * Runs {@code body} in a fresh temporary directory and deletes it afterwards: for jqwik
+   * properties, whose tries cannot share a JUnit {@code @TempDir}.
+   */
+  public static void inTempDirectory(String prefix, InDirectory body) throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(prefix);
+    try {
+      body.run(dir);
+    } finally {
+      try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
   /** The merged content of a (k INT, v STRING) primary-key table at the latest snapshot. */
   public static Map<Integer, String> readKeyValues(FileStoreTable table) throws IOException {
     List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());

@@ -5,6 +5,7 @@ import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileStatus;
@@ -68,14 +69,21 @@ public final class FileSystemCatalog {
     merged.putAll(schema.options());
     CatalogOptions.check(schema.options());
     CoreOptions core = CoreOptions.from(merged);
-    if (!schema.options().containsKey(CoreOptions.BUCKET)) {
-      // The bucket count is stored with the table, whoever writes it later and with what options.
-      Map<String, String> withBucket = new java.util.LinkedHashMap<>(schema.options());
-      withBucket.put(CoreOptions.BUCKET, Integer.toString(core.bucket()));
-      schema = new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(),
-          withBucket);
+    if (!schema.options().containsKey(CoreOptions.BUCKET)
+        || (!schema.options().containsKey(CoreOptions.SEQUENCE_FIELD)
+            && merged.containsKey(CoreOptions.SEQUENCE_FIELD))) {
+      // The bucket count and sequence.field are stored with the table, whoever writes it later
+      // and with what options.
+      Map<String, String> stored = new java.util.LinkedHashMap<>(schema.options());
+      stored.put(CoreOptions.BUCKET, Integer.toString(core.bucket()));
+      if (merged.containsKey(CoreOptions.SEQUENCE_FIELD)) {
+        stored.put(CoreOptions.SEQUENCE_FIELD, merged.get(CoreOptions.SEQUENCE_FIELD));
+      }
+      schema = new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(), stored);
     }
     TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
+    // Checked before anything is written: a bad sequence.field leaves no table behind.
+    TableStore.sequenceFieldIndexes(tableSchema, core.sequenceFields());
     Path path = tablePath(identifier);
     SchemaManager schemas = new SchemaManager(fileIO, path);
     try {

@@ -22,7 +22,8 @@ public final class CompactTask {
       CompactUnit unit) throws IOException {
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, unit.outputLevel());
     // Output at the max level means every committed file of the bucket is an input (universal
-    // compaction picks all runs then), so no older row of a deleted key is left to hide.
+    // compaction picks all runs then), so no older row of a removed key is left to hide: a winning
+    // retraction (-U or -D) is dropped there and kept everywhere else.
     boolean dropDeletes = unit.outputLevel() == table.options().maxLevel();
     try (DeduplicateMerger merger = new DeduplicateMerger(table, partition, bucket,
         unit.inputs())) {

@@ -32,6 +32,19 @@ final class AvroRows {
   private AvroRows() {}
 
   static Schema schemaOf(RowType rowType) {
+    return schemaOf(rowType, false);
+  }
+
+  /**
+   * The schema that files of another writer schema are resolved to: {@link #schemaOf}, with NULL
+   * as the default of every nullable column, so that a file written before a nullable column was
+   * added reads that column as NULL (files are written with {@link #schemaOf}, without defaults).
+   */
+  static Schema resolvingSchemaOf(RowType rowType) {
+    return schemaOf(rowType, true);
+  }
+
+  private static Schema schemaOf(RowType rowType, boolean nullDefaults) {
     List<Schema.Field> fields = new ArrayList<>();
     for (int i = 0; i < rowType.size(); i++) {
       DataField field = rowType.field(i);
@@ -39,7 +52,9 @@ final class AvroRows {
       if (field.type().nullable()) {
         type = Schema.createUnion(Schema.create(Schema.Type.NULL), type);
       }
-      fields.add(new Schema.Field("f" + i, type, field.name()));
+      fields.add(nullDefaults && field.type().nullable()
+          ? new Schema.Field("f" + i, type, field.name(), Schema.Field.NULL_DEFAULT_VALUE)
+          : new Schema.Field("f" + i, type, field.name()));
     }
     return Schema.createRecord("row", null, "dev.lockstep.engine", false, fields);
   }

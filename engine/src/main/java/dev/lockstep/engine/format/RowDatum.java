@@ -145,7 +145,7 @@ final class RowDatum {
     public void setSchema(Schema writerSchema) {
       Schema expected = AvroRows.schemaOf(rowType);
       resolving = writerSchema.equals(expected) ? null
-          : new GenericDatumReader<>(writerSchema, expected);
+          : new GenericDatumReader<>(writerSchema, AvroRows.resolvingSchemaOf(rowType));
     }
 
     /** Whether the file's schema differed from the expected one (for tests). */

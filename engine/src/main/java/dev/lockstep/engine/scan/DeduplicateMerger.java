@@ -15,8 +15,11 @@ import java.util.PriorityQueue;
 /**
  * The {@code deduplicate} merge engine over the files of one primary-key bucket: a streaming k-way
  * merge that returns, in key order, one row per key — the one with the greatest (commit snapshot,
- * sequence), which may be a delete ({@link KeyValue#deleted()}; readers skip it). A row's commit snapshot is its {@code _SNAPSHOT} column, or the file's commit snapshot
- * when that column is -1 (rows of flushed, never compacted files).
+ * sequence), or, in a table with {@code sequence.field}, the greatest (sequence-field values, commit
+ * snapshot, sequence), NULL being the smallest value. The winner may be a retraction ({@code -U} or
+ * {@code -D}, {@link KeyValue#deleted()}; readers skip it). A row's commit snapshot is its
+ * {@code _SNAPSHOT} column, or the file's commit snapshot when that column is -1 (rows of flushed,
+ * never compacted files).
  *
  * <p>Every primary-key data file is sorted by key with each key once (flushes write a sorted
  * buffer, compactions write this merge's output), so memory holds one row per file. The result does
@@ -26,6 +29,8 @@ public final class DeduplicateMerger implements Closeable {
 
   private final int[] keyIndexes;
   private final int fieldCount;
+  private final int[] sequenceFields;
+  private final TableStore table;
   private final List<FormatReader> readers = new ArrayList<>();
   private final PriorityQueue<Head> heads;
   private final List<Head> same = new ArrayList<>();
@@ -51,6 +56,8 @@ public final class DeduplicateMerger implements Closeable {
       Collection<DataFileMeta> files) throws IOException {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.fieldCount = table.schema().fields().size();
+    this.sequenceFields = table.sequenceFieldIndexes();
+    this.table = table;
     int[] keys = keyIndexes;
     this.heads = new PriorityQueue<>(Math.max(1, files.size()),
         (a, b) -> RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keys));
@@ -83,7 +90,7 @@ public final class DeduplicateMerger implements Closeable {
     long snapshot = (Long) r.get(fieldCount);
     head.kv = new KeyValue(r, keyIndexes, fieldCount,
         snapshot < 0 ? head.file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1),
-        (Boolean) r.get(fieldCount + 2));
+        table.rowKindOf(r));
     return true;
   }
 
@@ -106,7 +113,7 @@ public final class DeduplicateMerger implements Closeable {
     while (!heads.isEmpty()
         && RowComparator.compare(heads.peek().kv.fileRow(), winner.fileRow(), keyIndexes) == 0) {
       Head h = heads.poll();
-      if (h.kv.newerThan(winner)) {
+      if (wins(h.kv, winner)) {
         winner = h.kv;
       }
       same.add(h);
@@ -117,6 +124,17 @@ public final class DeduplicateMerger implements Closeable {
       }
     }
     return winner;
+  }
+
+  /** Whether {@code a} wins its key over {@code b}. */
+  private boolean wins(KeyValue a, KeyValue b) {
+    if (sequenceFields.length > 0) {
+      int c = RowComparator.compare(a.fileRow(), b.fileRow(), sequenceFields);
+      if (c != 0) {
+        return c > 0;
+      }
+    }
+    return a.newerThan(b);
   }
 
   @Override

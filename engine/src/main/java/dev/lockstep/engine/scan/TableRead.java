@@ -1,12 +1,14 @@
 package dev.lockstep.engine.scan;
 
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.format.FormatReader;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -42,12 +44,22 @@ public final class TableRead {
 
   /** Streams the rows of one split to {@code consumer}; memory holds one row per file. */
   public void forEach(Split split, Consumer<GenericRow> consumer) throws IOException {
+    forEachWithKind(split, (kind, row) -> consumer.accept(row));
+  }
+
+  /**
+   * Streams the rows of one split with their kinds: in a primary-key table the kind of the row that
+   * won its key ({@code +I} or {@code +U}; keys whose winner is {@code -U} or {@code -D} are
+   * absent), in an append table {@code +I}.
+   */
+  public void forEachWithKind(Split split, BiConsumer<RowKind, GenericRow> consumer)
+      throws IOException {
     if (table.primaryKeyTable()) {
       try (DeduplicateMerger merger = new DeduplicateMerger(table, split.partition(),
           split.bucket(), split.files())) {
         for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
           if (!kv.deleted()) {
-            consumer.accept(project(kv.row()));
+            consumer.accept(kv.kind(), project(kv.row()));
           }
         }
       }
@@ -58,7 +70,7 @@ public final class TableRead {
           table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
           table.dataFileRowType())) {
         for (GenericRow r = reader.next(); r != null; r = reader.next()) {
-          consumer.accept(project(r));
+          consumer.accept(RowKind.INSERT, project(r));
         }
       }
     }

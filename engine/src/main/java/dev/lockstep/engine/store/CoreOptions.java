@@ -62,6 +62,8 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   public static final String FILE_COMPRESSION = "file.compression";
   public static final String FILE_COMPRESSION_DEFAULT = "deflate";
   public static final String MERGE_ENGINE = "merge-engine";
+  /** Columns (comma separated) that order the rows of one key before arrival does. */
+  public static final String SEQUENCE_FIELD = "sequence.field";
 
   static final ConfigOption<Integer> BUCKET_OPTION = ConfigOption.key(BUCKET).intType()
       .defaultValue(BUCKET_DEFAULT)
@@ -134,6 +136,13 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   static final ConfigOption<String> MERGE_ENGINE_OPTION = ConfigOption.key(MERGE_ENGINE).stringType()
       .defaultValue("deduplicate")
       .withDescription("the only engine so far: the latest row per key wins");
+  static final ConfigOption<String> SEQUENCE_FIELD_OPTION = ConfigOption.key(SEQUENCE_FIELD)
+      .stringType().noDefaultValue().withDefaultText("none")
+      .withDescription("primary-key tables: columns (comma separated, compared in order) whose"
+          + " greatest value wins a key, before commit order and arrival; NULL is the smallest"
+          + " value. INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or STRING columns; checked and"
+          + " stored when the table is created (a catalog default too); a table object asking for"
+          + " another is refused (see \"Row kinds and sequence.field\")");
 
   /** The engine's table options, in the order of the README table. */
   public static final List<ConfigOption<?>> OPTIONS = List.of(BUCKET_OPTION, WRITE_ONLY_OPTION,
@@ -141,7 +150,7 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
       WRITE_FLUSH_THREADS_OPTION, NUM_LEVELS_OPTION, WRITE_BUFFER_SIZE_OPTION,
       TARGET_FILE_SIZE_OPTION, COMMIT_MAX_RETRIES_OPTION, COMMIT_TIMEOUT_OPTION,
       COMMIT_MIN_RETRY_WAIT_OPTION, COMMIT_MAX_RETRY_WAIT_OPTION, MANIFEST_MERGE_MIN_COUNT_OPTION,
-      FILE_COMPRESSION_OPTION, MERGE_ENGINE_OPTION);
+      FILE_COMPRESSION_OPTION, MERGE_ENGINE_OPTION, SEQUENCE_FIELD_OPTION);
 
   public CoreOptions {
     BUCKET_OPTION.check(bucket);
@@ -195,6 +204,15 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
         o.get(MANIFEST_MERGE_MIN_COUNT_OPTION),
         o.get(FILE_COMPRESSION_OPTION),
         o);
+  }
+
+  /** The {@code sequence.field} columns, in order; empty when the option is not set. */
+  public List<String> sequenceFields() {
+    String value = all.get(SEQUENCE_FIELD_OPTION);
+    if (value == null || value.isBlank()) {
+      return List.of();
+    }
+    return java.util.Arrays.stream(value.split(",")).map(String::trim).toList();
   }
 
   /** The highest LSM level; a full compaction writes here. */

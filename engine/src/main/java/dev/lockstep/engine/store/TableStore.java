@@ -4,6 +4,7 @@ import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.PartitionPath;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.format.AvroFileFormat;
 import dev.lockstep.engine.format.FileFormat;
 import dev.lockstep.engine.format.KeyCodec;
@@ -44,8 +45,18 @@ public class TableStore implements Closeable {
   public static final String SNAPSHOT_FIELD = "_SNAPSHOT";
   /** Data-file column: the row's sequence number inside its commit. */
   public static final String SEQUENCE_FIELD = "_SEQUENCE";
-  /** Data-file column: whether the row deletes its key. */
+  /**
+   * Data-file column: whether the row removes its key (its kind is {@code -U} or {@code -D}). Kept
+   * beside {@link #ROW_KIND_FIELD} so that files stay readable, with the right keys, by versions
+   * that predate row kinds.
+   */
   public static final String DELETED_FIELD = "_DELETED";
+  /**
+   * Data-file column: the row's {@link RowKind} ({@link RowKind#toByteValue()}), nullable. Files
+   * written before row kinds lack it and read it as NULL: the kind is then {@code -D} where
+   * {@code _DELETED} is set, else {@code +I} ({@link #rowKindOf}).
+   */
+  public static final String ROW_KIND_FIELD = "_ROW_KIND";
 
   private final FileIO fileIO;
   private final Path path;
@@ -61,6 +72,7 @@ public class TableStore implements Closeable {
   private final ManifestList manifestList;
   private final PartitionPath partitionPath;
   private final KeyCodec keyCodec;
+  private final int[] sequenceFieldIndexes;
   private SnapshotCommitter committer;
   private final MaintenanceGate maintenanceGate = new MaintenanceGate();
   /** Why this object may not write (a bucket option that differs from the stored one), or null. */
@@ -109,6 +121,60 @@ public class TableStore implements Closeable {
     this.manifestList = new ManifestList(fileIO, path.child("manifest"), format);
     this.partitionPath = new PartitionPath(schema.partitionType());
     this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
+    // sequence.field decides which stored row wins a key, for readers as for writers: only the
+    // stored table's value counts, and a table object may not ask for another.
+    String storedSequence = schema.options().getOrDefault(CoreOptions.SEQUENCE_FIELD, "").trim();
+    String askedSequence = allOptions.getOrDefault(CoreOptions.SEQUENCE_FIELD, "").trim();
+    if (!storedSequence.equals(askedSequence)) {
+      throw new IllegalArgumentException("Table " + fullName + " is stored with "
+          + (storedSequence.isEmpty() ? "no " + CoreOptions.SEQUENCE_FIELD
+              : CoreOptions.SEQUENCE_FIELD + "=" + storedSequence)
+          + "; option '" + CoreOptions.SEQUENCE_FIELD + "=" + askedSequence + "' would order its"
+          + " rows differently. Drop the '" + CoreOptions.SEQUENCE_FIELD + "' option: it is set"
+          + " when the table is created.");
+    }
+    this.sequenceFieldIndexes = sequenceFieldIndexes(schema, options.sequenceFields());
+  }
+
+  /**
+   * The columns of {@code sequence.field} in {@code schema}, checked: a primary-key table, columns
+   * that exist, once each, of an orderable type.
+   *
+   * @throws IllegalArgumentException one line naming the problem and the fix
+   */
+  public static int[] sequenceFieldIndexes(TableSchema schema, List<String> sequenceFields) {
+    if (sequenceFields.isEmpty()) {
+      return new int[0];
+    }
+    String option = "Option '" + CoreOptions.SEQUENCE_FIELD + "' = '"
+        + String.join(",", sequenceFields) + "'";
+    if (!schema.hasPrimaryKey()) {
+      throw new IllegalArgumentException(option + " needs a primary-key table; append tables keep"
+          + " every row. Declare a primary key or drop the option.");
+    }
+    RowType rowType = schema.rowType();
+    List<String> names = rowType.names();
+    int[] indexes = new int[sequenceFields.size()];
+    for (int i = 0; i < indexes.length; i++) {
+      String name = sequenceFields.get(i);
+      indexes[i] = names.indexOf(name);
+      if (indexes[i] < 0) {
+        throw new IllegalArgumentException(option + " names column '" + name + "', which the table"
+            + " does not have; name one of " + names + ".");
+      }
+      if (sequenceFields.subList(0, i).contains(name)) {
+        throw new IllegalArgumentException(option + " names column '" + name + "' twice; name it"
+            + " once.");
+      }
+      DataType type = rowType.field(indexes[i]).type();
+      switch (type.root()) {
+        case INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP, STRING -> { }
+        default -> throw new IllegalArgumentException(option + " names column '" + name + "' of"
+            + " type " + type + ", which does not order updates; name an INT, BIGINT, DOUBLE,"
+            + " DECIMAL, DATE, TIMESTAMP or STRING column.");
+      }
+    }
+    return indexes;
   }
 
   /** The catalog options this object was opened with. */
@@ -176,6 +242,14 @@ public class TableStore implements Closeable {
     return schema.hasPrimaryKey();
   }
 
+  /**
+   * The {@code sequence.field} columns' indexes in the table's (and the data files') rows, in
+   * order; empty when the table orders rows of a key by commit and arrival only.
+   */
+  public int[] sequenceFieldIndexes() {
+    return sequenceFieldIndexes.clone();
+  }
+
   /** The directory of one bucket's data files. */
   public Path bucketPath(String partition, int bucket) {
     Path base = partition.isEmpty() ? path : path.child(partition);
@@ -191,21 +265,39 @@ public class TableStore implements Closeable {
     fields.add(new DataField(Integer.MAX_VALUE - 1, SNAPSHOT_FIELD, DataType.bigint().notNull()));
     fields.add(new DataField(Integer.MAX_VALUE - 2, SEQUENCE_FIELD, DataType.bigint().notNull()));
     fields.add(new DataField(Integer.MAX_VALUE, DELETED_FIELD, DataType.booleanType().notNull()));
+    // Nullable, and last: a file of the layout before it reads it as NULL (format.RowDatum).
+    fields.add(new DataField(Integer.MAX_VALUE - 3, ROW_KIND_FIELD, DataType.intType()));
     return new RowType(fields);
   }
 
-  /** A primary-key data-file row: the table's columns, then snapshot, sequence and deleted. */
-  public GenericRow keyValueFileRow(GenericRow row, long snapshot, long sequence,
-      boolean deleted) {
+  /**
+   * A primary-key data-file row: the table's columns, then snapshot, sequence, deleted (the kind
+   * is a retraction) and the kind.
+   */
+  public GenericRow keyValueFileRow(GenericRow row, long snapshot, long sequence, RowKind kind) {
     int fields = schema.fields().size();
-    Object[] values = new Object[fields + 3];
+    Object[] values = new Object[fields + 4];
     for (int i = 0; i < fields; i++) {
       values[i] = row.get(i);
     }
     values[fields] = snapshot;
     values[fields + 1] = sequence;
-    values[fields + 2] = deleted;
+    values[fields + 2] = kind.isRetract();
+    values[fields + 3] = (int) kind.toByteValue();
     return GenericRow.wrap(values);
+  }
+
+  /**
+   * The kind of a primary-key data-file row: its {@code _ROW_KIND}, or for a row of a file written
+   * before row kinds (NULL there) {@code -D} when {@code _DELETED} is set, else {@code +I}.
+   */
+  public RowKind rowKindOf(GenericRow fileRow) {
+    int fields = schema.fields().size();
+    Object kind = fileRow.get(fields + 3);
+    if (kind != null) {
+      return RowKind.fromByteValue((Integer) kind);
+    }
+    return (Boolean) fileRow.get(fields + 2) ? RowKind.DELETE : RowKind.INSERT;
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.lockstep.engine.write;
 
 import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
@@ -30,7 +31,7 @@ final class AppendBucketWriter implements BucketWriter {
   }
 
   @Override
-  public void write(GenericRow row, boolean delete) throws IOException {
+  public void write(GenericRow row, RowKind kind) throws IOException {
     checkNotFailed();
     if (writer == null) {
       writer = new RollingFileWriter(table, partition, bucket, 0);

@@ -1,13 +1,17 @@
 package dev.lockstep.engine.write;
 
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import java.io.IOException;
 
 /** The writer of one (partition, bucket) inside a {@link TableWrite}. Not thread-safe. */
 interface BucketWriter {
 
-  /** Buffers a row; {@code delete} (primary-key buckets only) marks its key as deleted. */
-  void write(GenericRow row, boolean delete) throws IOException;
+  /**
+   * Buffers a row of kind {@code kind} ({@code -U} and {@code -D} only in primary-key buckets: the
+   * caller checks).
+   */
+  void write(GenericRow row, RowKind kind) throws IOException;
 
   /** Writes buffered rows to new level-0 files (not committed until the next commit). */
   void flush() throws IOException;

@@ -7,6 +7,7 @@ import dev.lockstep.engine.compact.CompactUnit;
 import dev.lockstep.engine.compact.UniversalCompaction;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.store.CoreOptions;
@@ -31,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Rows go to an in-memory buffer in write order; when its estimated size reaches
  *       {@code write-buffer-size} it is sorted by key (stable, so the later write of a key wins and
- *       the earlier ones are dropped) and flushed to a new level-0 file (one sorted run). Sorting
- *       once per flush is much cheaper than keeping a sorted map per row; the price is that
+ *       the earlier ones are dropped; with {@code sequence.field}, the row with the greatest
+ *       sequence-field values wins, the later one of equals) and flushed to a new level-0 file
+ *       (one sorted run). Sorting once per flush is much cheaper than keeping a sorted map per
+ *       row; the price is that
  *       overwritten rows count against the buffer until the flush. Rows
  *       of flushed files carry {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number
  *       that grows across the writer's batch.
@@ -59,6 +62,8 @@ final class MergeTreeWriter implements BucketWriter {
   private final LiveFileView view;
   private final ExecutorService executor;
   private final int[] keyIndexes;
+  /** The {@code sequence.field} columns; empty when arrival alone orders a key's rows. */
+  private final int[] sequenceFields;
   private final UniversalCompaction picker;
   /** Data-file rows of the batch not flushed yet, in write order (sequence order). */
   private GenericRow[] buffer = new GenericRow[1024];
@@ -82,6 +87,7 @@ final class MergeTreeWriter implements BucketWriter {
     this.view = view;
     this.executor = executor;
     this.keyIndexes = table.schema().primaryKeyIndexes();
+    this.sequenceFields = table.sequenceFieldIndexes();
     this.picker = new UniversalCompaction(options.compactionTrigger(), options.maxLevel());
     int[] keys = keyIndexes;
     this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
@@ -90,11 +96,11 @@ final class MergeTreeWriter implements BucketWriter {
   }
 
   @Override
-  public void write(GenericRow row, boolean delete) throws IOException {
+  public void write(GenericRow row, RowKind kind) throws IOException {
     if (buffered == buffer.length) {
       buffer = Arrays.copyOf(buffer, buffer.length * 2);
     }
-    GenericRow fileRow = table.keyValueFileRow(row, DataFileMeta.UNCOMMITTED, sequence++, delete);
+    GenericRow fileRow = table.keyValueFileRow(row, DataFileMeta.UNCOMMITTED, sequence++, kind);
     buffer[buffered++] = fileRow;
     bufferBytes += fileRow.estimatedBytes();
     if (bufferBytes >= options.writeBufferBytes()) {
@@ -115,6 +121,12 @@ final class MergeTreeWriter implements BucketWriter {
     for (int i = 0; i < buffered; i++) {
       if (i + 1 < buffered && (packedKey ? (packed[i] >> 32) == (packed[i + 1] >> 32)
           : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
+        // The next row of the key is later: it wins, unless its sequence.field values are smaller,
+        // and then this row goes on as the key's candidate.
+        if (sequenceFields.length > 0
+            && RowComparator.compare(buffer[i], buffer[i + 1], sequenceFields) > 0) {
+          buffer[i + 1] = buffer[i];
+        }
         continue;
       }
       GenericRow row = buffer[i];

@@ -3,6 +3,7 @@ package dev.lockstep.engine.write;
 import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.store.TableStore;
@@ -73,32 +74,47 @@ public final class TableWrite implements Closeable {
   }
 
   /**
-   * Buffers one row.
+   * Buffers one row as an insert ({@code +I}).
    *
    * @throws IllegalArgumentException when the row does not fit the schema, naming the column
    */
   public void write(GenericRow row) throws IOException {
-    if (row.size() != rowType.size()) {
-      throw new IllegalArgumentException("A row of " + table.fullName() + " has " + rowType.size()
-          + " values " + rowType.names() + ", got " + row.size() + ": " + row);
-    }
-    for (int i = 0; i < rowType.size(); i++) {
-      rowType.field(i).type().validate(rowType.field(i).name(), row.get(i));
-    }
-    route(row, false);
+    write(RowKind.INSERT, row);
   }
 
   /**
-   * Deletes the key of {@code row}, a full row of a primary-key table (it is checked like a write;
-   * nullable columns other than the key may be null). Within a batch the later write or delete of
-   * a key wins; across commits the later commit wins.
+   * Deletes the key of {@code row}, a full row of a primary-key table: {@code write(RowKind.DELETE,
+   * row)}.
    *
    * @throws IllegalArgumentException in an append table, or when a key column does not fit
    */
   public void delete(GenericRow row) throws IOException {
-    if (!table.primaryKeyTable()) {
-      throw new IllegalArgumentException(table.fullName() + " is an append table; only"
-          + " primary-key tables can delete rows.");
+    write(RowKind.DELETE, row);
+  }
+
+  /**
+   * Buffers one row of kind {@code kind}, checked like an insert (in a retraction, nullable columns
+   * other than the key may be null; with {@code sequence.field}, its columns order the retraction
+   * too, so give them).
+   *
+   * <ul>
+   *   <li>Primary-key table: per key, the row with the greatest (sequence-field values, commit,
+   *       order of writes) wins; {@code +I} and {@code +U} make it the key's row, {@code -U} and
+   *       {@code -D} remove the key (a key that does not exist stays absent: deleting it is a
+   *       no-op). Within a batch the later write of a key wins; across commits the later commit.
+   *   <li>Append table: {@code +I} and {@code +U} append the row; {@code -U} and {@code -D} are
+   *       refused (there is no key to remove), before anything is buffered.
+   * </ul>
+   *
+   * @throws IllegalArgumentException a retraction in an append table, or a row that does not fit
+   *     the schema (naming the column)
+   */
+  public void write(RowKind kind, GenericRow row) throws IOException {
+    Objects.requireNonNull(kind, "kind");
+    if (kind.isRetract() && !table.primaryKeyTable()) {
+      throw new IllegalArgumentException(table.fullName() + " is an append table: it keeps every"
+          + " row and has no key to remove, so it refuses " + kind + " rows; write only +I and +U"
+          + " to it, or use a primary-key table for changes.");
     }
     if (row.size() != rowType.size()) {
       throw new IllegalArgumentException("A row of " + table.fullName() + " has " + rowType.size()
@@ -107,10 +123,10 @@ public final class TableWrite implements Closeable {
     for (int i = 0; i < rowType.size(); i++) {
       rowType.field(i).type().validate(rowType.field(i).name(), row.get(i));
     }
-    route(row, true);
+    route(row, kind);
   }
 
-  private void route(GenericRow row, boolean delete) throws IOException {
+  private void route(GenericRow row, RowKind kind) throws IOException {
     refreshIfNeeded();
     String partition = partitionIndexes.length == 0 ? ""
         : table.partitionPath().toPath(row.project(partitionIndexes));
@@ -125,7 +141,7 @@ public final class TableWrite implements Closeable {
       writer = writer(partition, bucket);
       lastPartitionWriters[bucket] = writer;
     }
-    writer.write(row, delete);
+    writer.write(row, kind);
   }
 
   private BucketWriter writer(String partition, int bucket) throws IOException {

@@ -138,6 +138,34 @@ class RowDatumTest {
   }
 
   @Test
+  void aNullableColumnMissingFromAnOlderFileReadsAsNull() throws Exception {
+    // The file has i and b; the reader expects a nullable s after them (issue 19: _ROW_KIND).
+    LocalFileIO io = new LocalFileIO();
+    Path file = Path.of(dir.toString()).child("older.avro");
+    RowType older = TYPES.project(new int[] {0, 1});
+    try (FormatWriter writer = new AvroFileFormat("deflate").createWriter(io, file, older)) {
+      writer.write(GenericRow.of(1, 10L));
+      writer.write(GenericRow.of(2, null));
+    }
+    AvroFileFormat format = new AvroFileFormat("deflate");
+    List<GenericRow> rows = new ArrayList<>();
+    try (FormatReader reader = format.createReader(io, file, TYPES.project(new int[] {0, 1, 4}))) {
+      for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+        rows.add(r);
+      }
+    }
+    assertThat(rows).containsExactly(GenericRow.of(1, 10L, null), GenericRow.of(2, null, null));
+    // A NOT NULL column missing from the file has no value to take: the read fails.
+    RowType notNull = new RowType(List.of(TYPES.field(0), TYPES.field(1),
+        new DataField(9, "n", DataType.bigint().notNull())));
+    assertThatThrownBy(() -> {
+      try (FormatReader reader = format.createReader(io, file, notNull)) {
+        reader.next();
+      }
+    }).hasMessageContaining("missing required field");
+  }
+
+  @Test
   void ourOwnFilesTakeTheDirectPath() throws Exception {
     LocalFileIO io = new LocalFileIO();
     Path file = Path.of(dir.toString()).child("direct.avro");
