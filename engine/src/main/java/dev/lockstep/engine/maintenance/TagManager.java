@@ -17,7 +17,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -149,11 +148,7 @@ public final class TagManager {
         dataFiles.add(new BucketId(e.partition(), e.bucket()).directory() + "/"
             + e.file().fileName());
       }
-      Set<String> lists = new LinkedHashSet<>();
-      lists.add(s.baseManifestList());
-      s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
-      lists.add(s.deltaManifestList());
-      for (String list : lists) {
+      for (String list : TableCheck.lists(s)) {
         manifests.add("manifest/" + list);
         for (ManifestFileMeta m : table.manifestList().read(list)) {
           manifests.add("manifest/" + m.fileName());
