@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.maintenance.TagManager;
 import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
@@ -228,6 +229,10 @@ final class TableDataCommands {
     @Option(names = "--snapshot", paramLabel = "ID", description = "Read this snapshot (time travel)")
     Long snapshot;
 
+    @Option(names = "--tag", paramLabel = "NAME",
+        description = "Read a tag's snapshot (also after the snapshot itself expired)")
+    String tag;
+
     @Option(names = "--columns", split = ",", paramLabel = "COLUMN", description = "Columns to print")
     List<String> columns;
 
@@ -244,8 +249,18 @@ final class TableDataCommands {
       Map<String, String> partitionSpec = TableTarget.partitionSpec(partition);
       try (TableTarget.Opened opened = target.open(false)) {
         FileStoreTable table = opened.table();
-        OptionalLong id = snapshot != null ? OptionalLong.of(snapshot)
-            : table.snapshotManager().latestId();
+        if (snapshot != null && tag != null) {
+          throw new UserError("give --snapshot or --tag, not both");
+        }
+        Snapshot tagged = null;
+        if (tag != null) {
+          TagManager tags = new TagManager(table);
+          tagged = tags.find(tag).map(TagManager.Tag::snapshot).orElseThrow(() -> new UserError(
+              "--tag: tag '" + tag + "' of " + target.table + " does not exist; list the tags"
+                  + " with 'lockstep table tags'"));
+        }
+        OptionalLong id = tagged != null ? OptionalLong.of(tagged.id())
+            : snapshot != null ? OptionalLong.of(snapshot) : table.snapshotManager().latestId();
         if (id.isEmpty()) {
           if (count) {
             out.println("0");
@@ -256,7 +271,7 @@ final class TableDataCommands {
           }
           return 0;
         }
-        Snapshot s = TableDiagnosis.snapshot(table, id.getAsLong());
+        Snapshot s = tagged != null ? tagged : TableDiagnosis.snapshot(table, id.getAsLong());
         var read = table.newRead();
         if (columns != null) {
           try {
@@ -265,7 +280,7 @@ final class TableDataCommands {
             throw new UserError("--columns: " + e.getMessage());
           }
         }
-        TableScan scan = table.newScan().withSnapshot(s.id());
+        TableScan scan = table.newScan().withSnapshot(s);
         if (!partitionSpec.isEmpty()) {
           for (String column : partitionSpec.keySet()) {
             if (!table.schema().partitionKeys().contains(column)) {
