@@ -2,7 +2,9 @@ package dev.lockstep.engine.scan;
 
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.store.MissingDataFiles;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -40,8 +42,27 @@ public final class TableRead {
     return rows;
   }
 
-  /** Streams the rows of one split to {@code consumer}; memory holds one row per file. */
+  /**
+   * Streams the rows of one split to {@code consumer}; memory holds one row per file. A file of the
+   * split found missing after a failure is noted ({@link MissingDataFiles}), so that a commit in
+   * this JVM does not carry its reference forward.
+   */
   public void forEach(Split split, Consumer<GenericRow> consumer) throws IOException {
+    try {
+      forEachRow(split, consumer);
+    } catch (IOException e) {
+      for (DataFileMeta file : split.files()) {
+        if (!table.fileIO().exists(table.bucketPath(split.partition(), split.bucket())
+            .child(file.fileName()))) {
+          MissingDataFiles.note(table, new BucketId(split.partition(), split.bucket())
+              .directory() + "/" + file.fileName());
+        }
+      }
+      throw e;
+    }
+  }
+
+  private void forEachRow(Split split, Consumer<GenericRow> consumer) throws IOException {
     if (table.primaryKeyTable()) {
       try (DeduplicateMerger merger = new DeduplicateMerger(table, split.partition(),
           split.bucket(), split.files())) {
