@@ -11,7 +11,6 @@ import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
-import dev.lockstep.engine.write.TableWrite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,17 +34,7 @@ class TagTest {
 
   /** Batches that rewrite the same 20 keys, each fully compacted: old files leave the table. */
   private static void commitBatches(FileStoreTable table, int n) throws Exception {
-    var commit = table.newCommit("w");
-    long first = table.snapshotManager().latestId().orElse(0) + 1;
-    try (TableWrite write = table.newWrite("w")) {
-      for (int b = 0; b < n; b++) {
-        for (int k = 0; k < 20; k++) {
-          write.write(GenericRow.of(k, "v" + (first + b)));
-        }
-        write.compact(true);
-        commit.commit(first + b, write.prepareCommit());
-      }
-    }
+    SnapshotExpirationTest.commitBatches(table, n, true);
   }
 
   /** The rows of a (possibly expired) snapshot, read from its copy. */
