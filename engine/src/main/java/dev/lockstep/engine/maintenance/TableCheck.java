@@ -13,6 +13,8 @@ import dev.lockstep.fs.Path;
 import java.io.EOFException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -96,7 +98,21 @@ public final class TableCheck {
     if (!ids.isEmpty()) {
       long first = ids.get(0);
       long last = ids.get(ids.size() - 1);
+      // Below the EARLIEST hint (written by expiration once it deleted the snapshots below) a gap
+      // is expiration's, not damage: a file there is an expired id published again. From the
+      // hint on (or from the oldest file without one), every id must be there.
+      long history = first;
+      Path hint = table.snapshotManager().log().directory().child("EARLIEST");
+      try (InputStream in = table.fileIO().newInputStream(hint)) {
+        history = Math.max(first, Long.parseLong(
+            new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim()));
+      } catch (IOException | RuntimeException noHint) {
+        // No (readable) hint: nothing has expired, or the hint is lost; check from the oldest.
+      }
       for (long id = first; id <= last; id++) {
+        if (id < history && !ids.contains(id)) {
+          continue;
+        }
         snapshotFiles++;
         Path path = table.snapshotManager().log().snapshotPath(id);
         try {

@@ -5,6 +5,7 @@ import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.maintenance.TagManager;
+import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableRead;
 import dev.lockstep.engine.scan.TableScan;
@@ -139,6 +140,13 @@ public final class Rollback {
         }
       }
       List<CommitMessage> messages = write.prepareCommit();
+      // An OVERWRITE commits only new files: a compaction the writer ran meanwhile is dropped.
+      for (CommitMessage m : messages) {
+        for (DataFileMeta f : m.compactAfter()) {
+          table.fileIO().delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()),
+              false);
+        }
+      }
       long base = messages.stream().mapToLong(CommitMessage::baseSnapshotId).min()
           .orElse(previous);
       long now = table.snapshotManager().latestId().orElse(0);
