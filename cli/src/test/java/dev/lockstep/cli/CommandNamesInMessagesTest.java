@@ -14,7 +14,8 @@ import picocli.CommandLine;
 
 /**
  * Issue 25: messages never send a user to a command or flag that does not exist. Every
- * {@code 'lockstep <command> [<subcommand>] [--flag ...]'} quoted in the command line's sources
+ * {@code 'lockstep <command> [<subcommand>] [--flag ...]'} quoted in the main sources of the command
+ * line, lock-api, the engine and the connectors
  * (messages join string literals, so the quote is searched in the source with the literal joins
  * removed, and a quote ends where a variable is joined in) names a real command, and each flag
  * after it is one of that command's options.
@@ -26,14 +27,19 @@ class CommandNamesInMessagesTest {
   @Test
   void everyQuotedCommandAndFlagExists() throws Exception {
     List<String> quoted = new ArrayList<>();
-    try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
-      for (Path source : sources.filter(p -> p.toString().endsWith(".java")).toList()) {
-        // "...'lockstep" + " table rollback'..." in the source is one quote in the message.
-        String text = Files.readString(source).replaceAll("\"\\s*\\+\\s*\"", "");
-        Matcher m = QUOTED.matcher(text);
-        while (m.find()) {
-          quoted.add(m.group(1));
-        }
+    List<Path> sources = new ArrayList<>();
+    for (String module : List.of(".", "../lock-api", "../engine", "../spark",
+        "../flink/flink-common")) {
+      try (Stream<Path> walk = Files.walk(Path.of(module, "src", "main", "java"))) {
+        walk.filter(p -> p.toString().endsWith(".java")).forEach(sources::add);
+      }
+    }
+    for (Path source : sources) {
+      // "...'lockstep" + " table rollback'..." in the source is one quote in the message.
+      String text = Files.readString(source).replaceAll("\"\\s*\\+\\s*\"", "");
+      Matcher m = QUOTED.matcher(text);
+      while (m.find()) {
+        quoted.add(m.group(1));
       }
     }
     assertThat(quoted).as("quoted commands found").hasSizeGreaterThan(5);

@@ -291,9 +291,9 @@ public final class TableCommit {
       }
       throw new CommitFailedException("Data file " + path + " of " + table.fullName()
           + " is missing (a read found it gone) and snapshot " + latest.id() + " references it;"
-          + " this commit of " + commitUser + " would carry the reference forward, so nothing was committed. Restore the file from a backup, or"
-          + " roll the table back to a snapshot that does not reference it (a table check lists"
-          + " every missing reference).");
+          + " this commit of " + commitUser + " would carry the reference forward, so nothing"
+          + " was committed. Restore the file from a backup, or roll the table back to a snapshot"
+          + " that does not reference it (a table check lists every missing reference).");
     }
   }
 

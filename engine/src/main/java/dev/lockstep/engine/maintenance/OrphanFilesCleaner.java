@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
  *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
  *       ago. Schema files, snapshot files, tag files and the {@code LATEST}/{@code EARLIEST} hints
- *       are never removed. When no snapshot is visible at all, nothing is removed: a listing that momentarily
- *       shows no snapshot must not make every file look like an orphan.
+ *       are never removed. When no snapshot is visible at all, nothing is removed: a listing that
+ *       momentarily shows no snapshot must not make every file look like an orphan.
  * </ol>
  *
  * <p><b>The guard.</b> A writer's files are unreferenced until its commit lands, and the local

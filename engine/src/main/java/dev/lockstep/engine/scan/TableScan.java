@@ -30,12 +30,14 @@ public final class TableScan {
   /** Reads snapshot {@code id} instead of the latest (time travel). */
   public TableScan withSnapshot(long id) {
     this.snapshotId = id;
+    this.pinned = null;
     return this;
   }
 
   /** Reads {@code snapshot}, which may be a copy whose file expired (a tag's). */
   public TableScan withSnapshot(Snapshot snapshot) {
     this.pinned = snapshot;
+    this.snapshotId = null;
     return this;
   }
 
