@@ -72,7 +72,9 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
     }
     if (t instanceof FileNotFoundException || t instanceof NoSuchFileException) {
       return "missing file: " + message + ". The table references a file that is gone; restore it"
-          + " from backup, or roll the table back to a snapshot that does not reference it.";
+          + " from backup, or roll the table back to a snapshot that does not reference it"
+          + " ('lockstep table check' lists every such reference, 'lockstep table rollback"
+          + " --to-snapshot N' rolls back).";
     }
     if (t instanceof ConnectException || rootCause(t) instanceof ConnectException) {
       return "cannot reach a server: " + message + " (" + rootCause(t).getMessage()

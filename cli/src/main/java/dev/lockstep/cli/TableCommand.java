@@ -1,11 +1,17 @@
 package dev.lockstep.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.lockstep.engine.catalog.TableExistsException;
+import dev.lockstep.engine.scan.Split;
+import dev.lockstep.engine.scan.TableRead;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +32,11 @@ import picocli.CommandLine.Option;
     subcommands = {TableCommand.Create.class, TableDataCommands.Write.class,
         TableDataCommands.Read.class, TableCommand.Snapshots.class,
         TableMaintenanceCommands.Compact.class, TableMaintenanceCommands.ExpireSnapshots.class,
-        TableMaintenanceCommands.RemoveOrphanFiles.class, TableDataCommands.Overwrite.class})
+        TableMaintenanceCommands.RemoveOrphanFiles.class, TableDataCommands.Overwrite.class,
+        TableOperatorCommands.Check.class, TableOperatorCommands.Files.class,
+        TableOperatorCommands.RollbackCommand.class, TableOperatorCommands.CreateTag.class,
+        TableOperatorCommands.DeleteTag.class, TableOperatorCommands.Tags.class,
+        TableOperatorCommands.Drop.class})
 final class TableCommand implements Runnable {
 
   @CommandLine.Spec
@@ -93,44 +103,109 @@ final class TableCommand implements Runnable {
   }
 
   @Command(name = "snapshots", mixinStandardHelpOptions = true,
-      description = "List the snapshots: id, kind, commit user, identifier, time, records, and"
-          + " the fencing token of the lock lease each was committed under ('-' without a lock).")
+      description = "List the newest snapshots: id, kind, commit user, identifier, time, rows (live"
+          + " rows: a key written again counts once, a deleted one not at all), delta (the change"
+          + " in rows), and the fencing token of the lock lease each was committed under ('-'"
+          + " without a lock).")
   static final class Snapshots implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
     @Mixin
     TableTarget target = new TableTarget();
 
+    @Option(names = "--limit", defaultValue = "20", paramLabel = "N",
+        description = "Show the newest N snapshots; 0 for all (default: ${DEFAULT-VALUE}). A"
+            + " primary-key table is read once per snapshot shown to count its live rows")
+    int limit;
+
+    @Option(names = "--json", description = "One line of JSON")
+    boolean json;
+
     @Override
     public Integer call() throws Exception {
+      if (limit < 0) {
+        throw new UserError("--limit must be 0 (all) or more");
+      }
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(false)) {
         FileStoreTable table = opened.table();
         OptionalLong earliest = table.snapshotManager().earliestId();
         OptionalLong latest = table.snapshotManager().latestId();
         if (latest.isEmpty()) {
-          out.println("no snapshots yet");
+          out.println(json ? Json.write(Json.object().put("table", target.table)
+              .put("total", 0).set("snapshots", Json.object().arrayNode())) : "no snapshots yet");
           return 0;
         }
-        java.util.List<Snapshot> all = new java.util.ArrayList<>();
+        long first = limit == 0 ? earliest.getAsLong()
+            : Math.max(earliest.getAsLong(), latest.getAsLong() - limit + 1);
+        List<Snapshot> shown = new ArrayList<>();
         int width = 4;
-        for (long id = earliest.getAsLong(); id <= latest.getAsLong(); id++) {
+        for (long id = first; id <= latest.getAsLong(); id++) {
           Snapshot s = TableDiagnosis.snapshot(table, id);
-          all.add(s);
+          shown.add(s);
           width = Math.max(width, s.commitUser().length());
+        }
+        // The live rows before the first one shown, for its delta.
+        long before = first > earliest.getAsLong()
+            ? liveRows(table, TableDiagnosis.snapshot(table, first - 1)) : 0;
+        long total = latest.getAsLong() - earliest.getAsLong() + 1;
+        if (json) {
+          ObjectNode node = Json.object().put("table", target.table).put("total", total);
+          ArrayNode list = node.putArray("snapshots");
+          for (Snapshot s : shown) {
+            long rows = liveRows(table, s);
+            list.addObject().put("id", s.id()).put("kind", s.commitKind().name())
+                .put("commitUser", s.commitUser()).put("commitIdentifier", s.commitIdentifier())
+                .put("time", Instant.ofEpochMilli(s.timeMillis()).toString()).put("rows", rows)
+                .put("delta", rows - before).put("fileRecords", s.totalRecordCount())
+                .put("fencingToken", s.fencing() == null ? null : s.fencing().token());
+            before = rows;
+          }
+          out.println(Json.write(node));
+          return 0;
         }
         String row = "%8s  %-9s  %-" + width + "s  %20s  %-24s  %12s  %12s  %20s%n";
         StringBuilder sb = new StringBuilder(String.format(row, "id", "kind", "user", "identifier",
-            "time", "records", "delta", "fencing token"));
-        for (Snapshot s : all) {
+            "time", "rows", "delta", "fencing token"));
+        for (Snapshot s : shown) {
+          long rows = liveRows(table, s);
           sb.append(String.format(row, s.id(), s.commitKind(), s.commitUser(),
-              s.commitIdentifier(), Instant.ofEpochMilli(s.timeMillis()), s.totalRecordCount(),
-              s.deltaRecordCount(), s.fencing() == null ? "-" : s.fencing().token()));
+              s.commitIdentifier(), Instant.ofEpochMilli(s.timeMillis()), rows, rows - before,
+              s.fencing() == null ? "-" : s.fencing().token()));
+          before = rows;
+        }
+        if (shown.size() < total) {
+          sb.append(String.format("(the newest %d of %d snapshots; --limit 0 shows all)%n",
+              shown.size(), total));
         }
         out.print(sb);
         out.flush();
       }
       return 0;
+    }
+
+    /**
+     * The rows a read of {@code s} returns. In an append table every row in a live file is live;
+     * in a primary-key table older versions of a key and deleted keys are merged away, so its key
+     * columns are read.
+     */
+    private static long liveRows(FileStoreTable table, Snapshot s) throws IOException {
+      if (!table.schema().hasPrimaryKey()) {
+        return s.totalRecordCount();
+      }
+      TableRead read = table.newRead()
+          .withProjection(table.schema().primaryKeys().toArray(String[]::new));
+      List<Split> splits = null;
+      long[] rows = {0};
+      try {
+        splits = table.newScan().withSnapshot(s.id()).plan().splits();
+        for (Split split : splits) {
+          read.forEach(split, row -> rows[0]++);
+        }
+      } catch (IOException | RuntimeException e) {
+        throw TableDiagnosis.explain(table, s, splits, e);
+      }
+      return rows[0];
     }
   }
 }

@@ -4,6 +4,7 @@ import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
+import dev.lockstep.engine.maintenance.TagManager;
 import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
@@ -12,9 +13,15 @@ import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -43,6 +50,33 @@ final class TableDataCommands {
     @Option(names = "--offset", defaultValue = "0",
         description = "First generated row number (default: ${DEFAULT-VALUE})")
     long offset;
+
+    /**
+     * The commit user of a load when none is given: the same input, read the same way, is the same
+     * load (so its rerun after a kill skips what was committed); other input is another load.
+     */
+    String derivedCommitUser(int batchRows) throws IOException {
+      MessageDigest digest;
+      try {
+        digest = MessageDigest.getInstance("SHA-256");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("the JVM has no SHA-256", e);
+      }
+      if (csv != null) {
+        digest.update(("csv\n" + csv.toAbsolutePath().normalize() + "\n" + batchRows + "\n")
+            .getBytes(StandardCharsets.UTF_8));
+        try (InputStream in = Files.newInputStream(csv)) {
+          byte[] buffer = new byte[1 << 16];
+          for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+            digest.update(buffer, 0, n);
+          }
+        }
+      } else {
+        digest.update(("generate\n" + generate + "\n" + offset + "\n" + batchRows)
+            .getBytes(StandardCharsets.UTF_8));
+      }
+      return "load-" + HexFormat.of().formatHex(digest.digest(), 0, 8);
+    }
 
     List<GenericRow> rows(FileStoreTable table) throws IOException {
       return rows(table, null);
@@ -87,35 +121,67 @@ final class TableDataCommands {
         description = "Rows per commit (default: ${DEFAULT-VALUE})")
     int batchRows;
 
+    @Option(names = "--commit-user", paramLabel = "NAME",
+        description = "Who commits; batch i is commit identifier i of this user, so a rerun of a"
+            + " killed load commits only the batches not committed yet (default: derived from the"
+            + " input: the file's path and content hash, or the --generate arguments, and"
+            + " --batch-rows)")
+    String commitUser;
+
     @Override
     public Integer call() throws Exception {
       if (batchRows < 1) {
         throw new UserError("--batch-rows must be at least 1");
+      }
+      if (commitUser != null && commitUser.isBlank()) {
+        throw new UserError("--commit-user is empty; give a name, or leave it out to derive one"
+            + " from the input");
       }
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
         FileStoreTable table = opened.table();
         List<RowKind> kinds = new ArrayList<>();
         List<GenericRow> rows = input.rows(table, kinds);
-        String user = "lockstep-cli-" + UUID.randomUUID();
+        String user = commitUser != null ? commitUser.trim() : input.derivedCommitUser(batchRows);
+        int batches = (rows.size() + batchRows - 1) / batchRows;
         Progress progress = new Progress(out, "rows", rows.size(), Progress.stdoutIsTerminal());
         TableCommit commit = table.newCommit(user);
         long commits = 0;
+        long skipped = 0;
+        long written = 0;
         long lastSnapshot = 0;
         try (TableWrite write = table.newWrite(user)) {
-          for (int from = 0; from < rows.size(); from += batchRows) {
+          for (int batch = 1; batch <= batches; batch++) {
+            int from = (batch - 1) * batchRows;
             int to = Math.min(rows.size(), from + batchRows);
+            // Batch i is identifier i of this user: one an earlier run of this load committed is
+            // in a snapshot already and is neither written nor committed again.
+            if (commit.isCommitted(batch)) {
+              skipped++;
+              progress.update(to);
+              continue;
+            }
             for (int i = from; i < to; i++) {
               write.write(kinds.get(i), rows.get(i));
             }
-            CommitResult result = commit.commit(++commits, write.prepareCommit());
+            CommitResult result = commit.commit(batch, write.prepareCommit());
+            commits++;
+            written += to - from;
             lastSnapshot = Math.max(result.dataSnapshotId(), result.compactSnapshotId());
             progress.update(to);
           }
         }
         progress.finish(rows.size());
-        out.printf("wrote %d rows to %s in %d commit(s)%s%n", rows.size(), target.table, commits,
-            lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "");
+        if (batches > 0 && skipped == batches) {
+          out.printf("all %d batch(es) already committed by commit user %s (an earlier run of this"
+              + " load); nothing written. To load the same input again, pass another"
+              + " --commit-user%n", batches, user);
+        } else {
+          out.printf("wrote %d rows to %s in %d commit(s)%s%s%n", written, target.table, commits,
+              lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "",
+              skipped == 0 ? "" : "; " + skipped + " batch(es) already committed by earlier runs"
+                  + " of this load (commit user " + user + ") skipped");
+        }
       }
       return 0;
     }
@@ -180,6 +246,10 @@ final class TableDataCommands {
     @Option(names = "--snapshot", paramLabel = "ID", description = "Read this snapshot (time travel)")
     Long snapshot;
 
+    @Option(names = "--tag", paramLabel = "NAME",
+        description = "Read a tag's snapshot (also after the snapshot itself expired)")
+    String tag;
+
     @Option(names = "--columns", split = ",", paramLabel = "COLUMN", description = "Columns to print")
     List<String> columns;
 
@@ -200,8 +270,18 @@ final class TableDataCommands {
       Map<String, String> partitionSpec = TableTarget.partitionSpec(partition);
       try (TableTarget.Opened opened = target.open(false)) {
         FileStoreTable table = opened.table();
-        OptionalLong id = snapshot != null ? OptionalLong.of(snapshot)
-            : table.snapshotManager().latestId();
+        if (snapshot != null && tag != null) {
+          throw new UserError("give --snapshot or --tag, not both");
+        }
+        Snapshot tagged = null;
+        if (tag != null) {
+          TagManager tags = new TagManager(table);
+          tagged = tags.find(tag).map(TagManager.Tag::snapshot).orElseThrow(() -> new UserError(
+              "--tag: tag '" + tag + "' of " + target.table + " does not exist; list the tags"
+                  + " with 'lockstep table tags'"));
+        }
+        OptionalLong id = tagged != null ? OptionalLong.of(tagged.id())
+            : snapshot != null ? OptionalLong.of(snapshot) : table.snapshotManager().latestId();
         if (id.isEmpty()) {
           if (count) {
             out.println("0");
@@ -212,7 +292,7 @@ final class TableDataCommands {
           }
           return 0;
         }
-        Snapshot s = TableDiagnosis.snapshot(table, id.getAsLong());
+        Snapshot s = tagged != null ? tagged : TableDiagnosis.snapshot(table, id.getAsLong());
         var read = table.newRead();
         if (columns != null) {
           try {
@@ -221,7 +301,7 @@ final class TableDataCommands {
             throw new UserError("--columns: " + e.getMessage());
           }
         }
-        TableScan scan = table.newScan().withSnapshot(s.id());
+        TableScan scan = table.newScan().withSnapshot(s);
         if (!partitionSpec.isEmpty()) {
           for (String column : partitionSpec.keySet()) {
             if (!table.schema().partitionKeys().contains(column)) {

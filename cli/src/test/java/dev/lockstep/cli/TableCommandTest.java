@@ -60,7 +60,13 @@ class TableCommandTest {
     assertThat(ok("read", "--columns", "dt,id").out()).isEqualTo("dt,id\nd1,7\nd2,1\nd3,1\n");
 
     String snapshots = ok("snapshots").out();
-    assertThat(snapshots).contains("APPEND", "OVERWRITE", "lockstep-cli-").contains("records");
+    assertThat(snapshots).contains("APPEND", "OVERWRITE", "lockstep-cli-").contains("rows");
+    // Snapshot 2 wrote key (d1, 2) again: 4 rows in its files, 3 live (issue 25: 'records'
+    // counted the superseded one).
+    String[] second = snapshots.lines().map(String::trim).filter(l -> l.startsWith("2 "))
+        .findFirst().orElseThrow().split("\\s+");
+    assertThat(second[5]).as("rows").isEqualTo("3");
+    assertThat(second[6]).as("delta").isEqualTo("0");
     assertThat(snapshots.lines().count()).isEqualTo(5);
   }
 

@@ -265,7 +265,9 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
       snapshot = Long.parseLong(version.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("VERSION AS OF '" + version + "': a Lockstep version is"
-          + " a snapshot id (Lockstep has no tags yet)");
+          + " a snapshot id; a tag's snapshot is restored by CALL sys.rollback(table => ...,"
+          + " version => '" + version + "') or read with 'lockstep table read --tag', not by"
+          + " VERSION AS OF");
     }
     LockstepSparkTable latest = (LockstepSparkTable) loadTable(ident);
     return new LockstepSparkTable(this, latest.identifier(), latest.tableSchema(), snapshot);

@@ -8,9 +8,10 @@ import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.OrphanReport;
 import dev.lockstep.engine.operation.PartitionOverwrite;
+import dev.lockstep.engine.operation.Rollback;
+import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.table.FileStoreTable;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -29,7 +30,6 @@ import java.util.function.Predicate;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -41,8 +41,9 @@ import org.apache.spark.sql.types.StructType;
  *   <li>{@code expire_snapshots(table, retain_max, retain_min, older_than, max_deletes, dry_run)}
  *   <li>{@code remove_orphan_files(table, older_than, dry_run)}
  *   <li>{@code compact(table, partitions, compact_strategy)}
- *   <li>{@code rollback(table, snapshot)} (or {@code version}): rewrites the table's contents at
- *       that snapshot as a new OVERWRITE snapshot; history is kept.
+ *   <li>{@code rollback(table, snapshot)} (or {@code version}: a snapshot id or a tag): rewrites
+ *       the table's contents at that snapshot as a new OVERWRITE snapshot; history is kept (the
+ *       engine's {@code Rollback}, shared with {@code lockstep table rollback}).
  * </ul>
  */
 final class Procedures {
@@ -88,7 +89,7 @@ final class Procedures {
         case "compact":
           return compact(table, args);
         default:
-          return rollback(session, catalog, table, id, args);
+          return rollback(table, args);
       }
     } catch (dev.lockstep.engine.catalog.TableNotFoundException e) {
       throw new IllegalArgumentException(call.name() + ": table " + id.fullName()
@@ -286,41 +287,34 @@ final class Procedures {
     }
   }
 
-  private static Result rollback(SparkSession session, LockstepCatalog catalog,
-      FileStoreTable table, Identifier id, Map<String, Object> args) throws IOException {
-    Object snapshotArg = args.get("snapshot") != null ? args.get("snapshot") : args.get("version");
-    if (snapshotArg == null) {
-      throw new IllegalArgumentException("rollback needs snapshot => <id> (or version => '<id>');"
-          + " Lockstep has no tags yet");
+  private static Result rollback(FileStoreTable table, Map<String, Object> args)
+      throws IOException {
+    Object target = args.get("snapshot") != null ? args.get("snapshot") : args.get("version");
+    if (target == null) {
+      throw new IllegalArgumentException("rollback needs snapshot => <id> (or version => '<id>'"
+          + " or version => '<tag>')");
     }
-    long snapshot;
-    try {
-      snapshot = snapshotArg instanceof Number n ? n.longValue()
-          : Long.parseLong(snapshotArg.toString().trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("rollback: '" + snapshotArg + "' is not a snapshot id;"
-          + " Lockstep has no tags yet");
+    Rollback rollback = new Rollback(table);
+    Snapshot snapshot;
+    String text = target.toString().trim();
+    if (target instanceof Number n) {
+      snapshot = rollback.snapshot(n.longValue());
+    } else if (text.matches("[0-9]+")) {
+      snapshot = rollback.snapshot(Long.parseLong(text));
+    } else if (args.get("snapshot") == null) {
+      snapshot = rollback.tag(text);
+    } else {
+      throw new IllegalArgumentException("rollback: snapshot => '" + target + "' is not a"
+          + " snapshot id; give a tag as version => '" + target + "'");
     }
-    long latest = table.snapshotManager().latest().map(s -> s.id()).orElse(0L);
-    try {
-      table.snapshotManager().get(snapshot);
-    } catch (FileNotFoundException e) {
-      throw new IllegalArgumentException("rollback: snapshot " + snapshot + " of "
-          + table.fullName() + " does not exist (expired or never committed); the latest is "
-          + latest);
-    }
-    String name = catalog.name() + "." + id.database() + "." + id.table();
-    try {
-      session.read().option(LockstepScan.SNAPSHOT_ID, Long.toString(snapshot)).table(name)
-          .writeTo(name).overwrite(functions.lit(true));
-    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
-      throw new IllegalArgumentException("rollback: table " + name + " vanished", e);
-    }
-    long after = table.snapshotManager().latest().map(s -> s.id()).orElse(0L);
+    // The engine's rollback, as 'lockstep table rollback' runs it: the snapshot's rows rewritten
+    // as one OVERWRITE of the whole table, history kept.
+    Rollback.Result result = rollback.run(snapshot);
     StructType schema = new StructType()
         .add("previous_snapshot_id", DataTypes.LongType, false)
         .add("restored_snapshot_id", DataTypes.LongType, false)
         .add("current_snapshot_id", DataTypes.LongType, false);
-    return new Result(schema, List.of(RowFactory.create(latest, snapshot, after)));
+    return new Result(schema, List.of(RowFactory.create(result.previousSnapshotId(),
+        result.restoredSnapshotId(), result.currentSnapshotId())));
   }
 }

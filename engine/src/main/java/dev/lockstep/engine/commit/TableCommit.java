@@ -11,6 +11,7 @@ import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.MissingDataFiles;
 import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.write.CommitMessage;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -97,6 +99,7 @@ public final class TableCommit {
     if (committed.contains(identifier)) {
       return CommitResult.noop(identifier);
     }
+    refuseCarryingMissingFiles(p -> false);
     List<ManifestEntry> appends = new ArrayList<>();
     Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
     Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
@@ -195,6 +198,7 @@ public final class TableCommit {
       base = Math.min(base, m.baseSnapshotId());
     }
     Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
+    refuseCarryingMissingFiles(overwritten);
     CommitLoop loop = new CommitLoop(table, commitUser);
     long start = System.nanoTime();
     for (int plan = 0; ; plan++) {
@@ -260,6 +264,37 @@ public final class TableCommit {
       }
     }
     return deleted;
+  }
+
+  /**
+   * Fails (nothing committed) when the latest snapshot references a data file that a read in this
+   * JVM found missing ({@link MissingDataFiles}) and that is still missing, outside the partitions
+   * {@code replaced}: the new snapshot would carry the reference forward.
+   */
+  private void refuseCarryingMissingFiles(Predicate<String> replaced) throws IOException {
+    Set<String> missing = MissingDataFiles.of(table);
+    Snapshot latest = missing.isEmpty() ? null : latest();
+    if (latest == null) {
+      return;
+    }
+    for (ManifestEntry e : new FileStoreScan(table).liveFiles(latest).values()) {
+      String relative = new BucketId(e.partition(), e.bucket()).directory() + "/"
+          + e.file().fileName();
+      if (!missing.contains(relative) || replaced.test(e.partition())) {
+        continue;
+      }
+      dev.lockstep.fs.Path path = table.bucketPath(e.partition(), e.bucket())
+          .child(e.file().fileName());
+      if (table.fileIO().exists(path)) {
+        MissingDataFiles.forget(table, relative);
+        continue;
+      }
+      throw new CommitFailedException("Data file " + path + " of " + table.fullName()
+          + " is missing (a read found it gone) and snapshot " + latest.id() + " references it;"
+          + " this commit of " + commitUser + " would carry the reference forward, so nothing"
+          + " was committed. Restore the file from a backup, or roll the table back to a snapshot"
+          + " that does not reference it (a table check lists every missing reference).");
+    }
   }
 
   private Snapshot latest() throws IOException {

@@ -36,12 +36,12 @@ import org.slf4j.LoggerFactory;
  *       to the latest: the data files live in any of them, and every manifest list and manifest
  *       they name; and what each snapshot below the history (an expired id published again, left
  *       for a person to remove) still names. A snapshot that expires meanwhile restarts this step
- *       (at most 5 times).
+ *       (at most 5 times). Then the same for every tagged snapshot ({@link TagManager}).
  *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
  *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
- *       ago. Schema files, snapshot files and the {@code LATEST}/{@code EARLIEST} hints are never
- *       removed. When no snapshot is visible at all, nothing is removed: a listing that momentarily
- *       shows no snapshot must not make every file look like an orphan.
+ *       ago. Schema files, snapshot files, tag files and the {@code LATEST}/{@code EARLIEST} hints
+ *       are never removed. When no snapshot is visible at all, nothing is removed: a listing that
+ *       momentarily shows no snapshot must not make every file look like an orphan.
  * </ol>
  *
  * <p><b>The guard.</b> A writer's files are unreferenced until its commit lands, and the local
@@ -194,6 +194,8 @@ public final class OrphanFilesCleaner {
     for (long id : snapshots.belowHistory(earliest.getAsLong())) {
       referenceBelowHistory(id, referenced);
     }
+    TagManager tags = new TagManager(table);
+    tags.addReferences(tags.tags(), referenced, referenced);
     return referenced;
   }
 

@@ -14,6 +14,7 @@ import dev.lockstep.fs.Path;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  *       successor built on it), then write the {@code EARLIEST} hint X. This order is what lets a
  *       committer prove its snapshot id fresh ({@code CommitLoop.verifyFresh}).
  *   <li>Delete the data files that were live in an expired snapshot and are not live in X, then the
- *       manifests and manifest lists that no retained snapshot names.
+ *       manifests and manifest lists that no retained snapshot names; except those a tag keeps
+ *       (live in or named by a tagged snapshot, {@link TagManager}; the tags are read after step 3).
  * </ol>
  *
  * <p>Guarantees:
@@ -168,7 +170,9 @@ public final class SnapshotExpiration {
       return ExpireReport.nothing(snapshots.earliestId().orElse(0), dryRun);
     }
     Plan p = plan.get();
-    if (!dryRun) {
+    if (dryRun) {
+      keepTagged(p);
+    } else {
       FileIO io = table.fileIO();
       for (long id = earliest; id < end; id++) {
         // Read right before deleting: the file must still be the snapshot the plan read (an id
@@ -183,6 +187,9 @@ public final class SnapshotExpiration {
         io.delete(snapshots.log().snapshotPath(id), false);
       }
       snapshots.log().writeEarliestHint(end);
+      // Read after the snapshot files are gone: a tag created since the plan either is seen here
+      // or saw its snapshot gone and was withdrawn (TagManager.create).
+      keepTagged(p);
       for (Map.Entry<String, Long> file : p.dataFiles.entrySet()) {
         deleteQuietly(table.path().child(file.getKey()));
       }
@@ -197,6 +204,18 @@ public final class SnapshotExpiration {
         dryRun ? " (dry run)" : "");
     return new ExpireReport(earliest, end - 1, dryRun ? earliest : end,
         new ArrayList<>(p.dataFiles.keySet()), new ArrayList<>(p.manifests.keySet()), bytes, dryRun);
+  }
+
+  /** Takes every file a tag keeps out of the plan's deletions. */
+  private void keepTagged(Plan p) throws IOException {
+    Set<String> dataFiles = new HashSet<>();
+    Set<String> manifests = new HashSet<>();
+    TagManager tags = new TagManager(table);
+    tags.addReferences(tags.tags(), dataFiles, manifests);
+    p.dataFiles.keySet().removeAll(dataFiles);
+    for (String manifest : manifests) {
+      p.manifests.remove(manifest.substring("manifest/".length()));
+    }
   }
 
   /** The first snapshot to keep: {@code earliest} when nothing may expire. */

@@ -3,7 +3,9 @@ package dev.lockstep.engine.scan;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.store.MissingDataFiles;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -42,7 +44,11 @@ public final class TableRead {
     return rows;
   }
 
-  /** Streams the rows of one split to {@code consumer}; memory holds one row per file. */
+  /**
+   * Streams the rows of one split to {@code consumer}; memory holds one row per file. A file of the
+   * split found missing after a failure is noted ({@link MissingDataFiles}), so that a commit in
+   * this JVM does not carry its reference forward.
+   */
   public void forEach(Split split, Consumer<GenericRow> consumer) throws IOException {
     forEachWithKind(split, (kind, row) -> consumer.accept(row));
   }
@@ -50,9 +56,25 @@ public final class TableRead {
   /**
    * Streams the rows of one split with their kinds: in a primary-key table the kind of the row that
    * won its key ({@code +I} or {@code +U}; keys whose winner is {@code -U} or {@code -D} are
-   * absent), in an append table {@code +I}.
+   * absent), in an append table {@code +I}. A missing file is noted as {@link #forEach} says.
    */
   public void forEachWithKind(Split split, BiConsumer<RowKind, GenericRow> consumer)
+      throws IOException {
+    try {
+      forEachRow(split, consumer);
+    } catch (IOException e) {
+      for (DataFileMeta file : split.files()) {
+        if (!table.fileIO().exists(table.bucketPath(split.partition(), split.bucket())
+            .child(file.fileName()))) {
+          MissingDataFiles.note(table, new BucketId(split.partition(), split.bucket())
+              .directory() + "/" + file.fileName());
+        }
+      }
+      throw e;
+    }
+  }
+
+  private void forEachRow(Split split, BiConsumer<RowKind, GenericRow> consumer)
       throws IOException {
     if (table.primaryKeyTable()) {
       try (DeduplicateMerger merger = new DeduplicateMerger(table, split.partition(),

@@ -20,6 +20,7 @@ public final class TableScan {
 
   private final TableStore table;
   private Long snapshotId;
+  private Snapshot pinned;
   private Predicate<Map<String, Object>> partitionFilter = p -> true;
 
   public TableScan(TableStore table) {
@@ -29,6 +30,14 @@ public final class TableScan {
   /** Reads snapshot {@code id} instead of the latest (time travel). */
   public TableScan withSnapshot(long id) {
     this.snapshotId = id;
+    this.pinned = null;
+    return this;
+  }
+
+  /** Reads {@code snapshot}, which may be a copy whose file expired (a tag's). */
+  public TableScan withSnapshot(Snapshot snapshot) {
+    this.pinned = snapshot;
+    this.snapshotId = null;
     return this;
   }
 
@@ -56,7 +65,8 @@ public final class TableScan {
    * @throws java.io.FileNotFoundException when the requested snapshot does not exist
    */
   public Plan plan() throws IOException {
-    Optional<Snapshot> snapshot = snapshotId == null ? table.snapshotManager().latest()
+    Optional<Snapshot> snapshot = pinned != null ? Optional.of(pinned)
+        : snapshotId == null ? table.snapshotManager().latest()
         : Optional.of(table.snapshotManager().get(snapshotId));
     if (snapshot.isEmpty()) {
       return new Plan(0, List.of());

@@ -31,7 +31,7 @@ class SnapshotExpirationTest {
   }
 
   /** Commits {@code n} batches of one writer that overwrite the same 20 keys, then full-compacts. */
-  private static void commitBatches(FileStoreTable table, int n, boolean compact) throws Exception {
+  static void commitBatches(FileStoreTable table, int n, boolean compact) throws Exception {
     var commit = table.newCommit("w");
     long first = table.snapshotManager().latestId().orElse(0) + 1;
     try (TableWrite write = table.newWrite("w")) {

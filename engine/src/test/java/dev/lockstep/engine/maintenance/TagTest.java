@@ -1,0 +1,122 @@
+package dev.lockstep.engine.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.engine.TestTables;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.scan.Split;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.table.FileStoreTable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Tags (issue 25): a tag pins a snapshot's files against expiration and orphan removal. */
+class TagTest {
+
+  @TempDir
+  Path dir;
+
+  private FileStoreTable table() throws Exception {
+    TestTables.keyValueTable(dir, Map.of("snapshot.num-retained.min", "1000"));
+    return TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+  }
+
+  /** Batches that rewrite the same 20 keys, each fully compacted: old files leave the table. */
+  private static void commitBatches(FileStoreTable table, int n) throws Exception {
+    SnapshotExpirationTest.commitBatches(table, n, true);
+  }
+
+  /** The rows of a (possibly expired) snapshot, read from its copy. */
+  private static Map<Integer, String> read(FileStoreTable table, Snapshot s) throws Exception {
+    TreeMap<String, TreeMap<Integer, List<DataFileMeta>>> grouped = new TreeMap<>();
+    for (ManifestEntry e : table.store().liveFiles(s).values()) {
+      grouped.computeIfAbsent(e.partition(), p -> new TreeMap<>())
+          .computeIfAbsent(e.bucket(), b -> new ArrayList<>()).add(e.file());
+    }
+    Map<Integer, String> rows = new TreeMap<>();
+    for (var partition : grouped.entrySet()) {
+      for (var bucket : partition.getValue().entrySet()) {
+        for (GenericRow row : table.newRead().read(new Split(s.id(), partition.getKey(),
+            bucket.getKey(), bucket.getValue()))) {
+          rows.put((Integer) row.get(0), (String) row.get(1));
+        }
+      }
+    }
+    return rows;
+  }
+
+  @Test
+  void aTagKeepsItsSnapshotsFilesThroughExpirationAndOrphanRemoval() throws Exception {
+    FileStoreTable table = table();
+    commitBatches(table, 2);
+    long tagged = table.snapshotManager().latestId().getAsLong();
+    Map<Integer, String> atTag = Writers.read(table, tagged);
+    TagManager tags = new TagManager(table);
+    tags.create("release-1", tagged);
+    assertThat(Files.exists(dir.resolve("db.db/kv/tag/tag-release-1"))).isTrue();
+    commitBatches(table, 3);
+
+    ExpireReport report = new SnapshotExpiration(table,
+        new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 1000)).expire();
+    assertThat(report.lastExpired()).isGreaterThanOrEqualTo(tagged);
+    assertThat(table.snapshotManager().log().exists(tagged)).isFalse();
+    assertThat(report.deletedDataFiles()).as("files of untagged expired snapshots").isNotEmpty();
+
+    Snapshot copy = tags.find("release-1").orElseThrow().snapshot();
+    assertThat(copy.id()).isEqualTo(tagged);
+    assertThat(read(table, copy)).isEqualTo(atTag);
+
+    OrphanReport orphans = new OrphanFilesCleaner(table, Duration.ZERO, false).clean();
+    assertThat(read(table, copy)).isEqualTo(atTag);
+    assertThat(Writers.read(table, -1)).hasSize(20);
+    assertThat(Files.exists(dir.resolve("db.db/kv/tag/tag-release-1"))).isTrue();
+
+    // Without the tag its files are orphans.
+    assertThat(tags.delete("release-1")).isTrue();
+    OrphanReport after = new OrphanFilesCleaner(table, Duration.ZERO, false).clean();
+    assertThat(after.removed()).isNotEmpty();
+    assertThat(orphans.removed()).doesNotContainAnyElementsOf(after.removed());
+    assertThat(Writers.read(table, -1)).hasSize(20);
+    assertThat(tags.tags()).isEmpty();
+  }
+
+  @Test
+  void aTagOnTheExpiredRangeIsHonouredByADryRunToo() throws Exception {
+    FileStoreTable table = table();
+    commitBatches(table, 3);
+    MaintenanceOptions all = new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 1000);
+    List<String> untagged = new SnapshotExpiration(table, all).dryRun().deletedDataFiles();
+    new TagManager(table).create("t1", 1);
+    List<String> tagged = new SnapshotExpiration(table, all).dryRun().deletedDataFiles();
+    assertThat(tagged).hasSizeLessThan(untagged.size());
+    for (ManifestEntry e : table.store().liveFiles(table.snapshotManager().get(1)).values()) {
+      assertThat(tagged).noneMatch(f -> f.endsWith("/" + e.file().fileName()));
+    }
+  }
+
+  @Test
+  void badNamesTakenNamesAndMissingSnapshotsAreRefused() throws Exception {
+    FileStoreTable table = table();
+    commitBatches(table, 2);
+    TagManager tags = new TagManager(table);
+    tags.create("a", 1);
+    assertThatThrownBy(() -> tags.create("a", 2)).hasMessageContaining("tag 'a'")
+        .hasMessageContaining("exists already (snapshot 1)");
+    assertThatThrownBy(() -> tags.create("b", 9)).hasMessageContaining("snapshot 9")
+        .hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> tags.create("../x", 1)).hasMessageContaining("not valid");
+    assertThat(tags.tags()).extracting(TagManager.Tag::name).containsExactly("a");
+    assertThat(tags.delete("b")).isFalse();
+  }
+}
