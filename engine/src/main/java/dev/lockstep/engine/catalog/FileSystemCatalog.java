@@ -67,13 +67,17 @@ public final class FileSystemCatalog {
     Map<String, String> merged = new HashMap<>(options);
     merged.putAll(schema.options());
     CatalogOptions.check(schema.options());
+    // A new table is Parquet unless an option says otherwise; a table stored without the key (one
+    // created before Parquet data files) stays Avro (CoreOptions.FILE_FORMAT).
+    merged.putIfAbsent(CoreOptions.FILE_FORMAT, CoreOptions.FILE_FORMAT_NEW_TABLE);
     CoreOptions core = CoreOptions.from(merged);
-    if (!schema.options().containsKey(CoreOptions.BUCKET)) {
-      // The bucket count is stored with the table, whoever writes it later and with what options.
-      Map<String, String> withBucket = new java.util.LinkedHashMap<>(schema.options());
-      withBucket.put(CoreOptions.BUCKET, Integer.toString(core.bucket()));
-      schema = new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(),
-          withBucket);
+    // The bucket count and the file format are stored with the table, whoever writes it later
+    // and with what catalog options.
+    Map<String, String> stored = new java.util.LinkedHashMap<>(schema.options());
+    stored.putIfAbsent(CoreOptions.BUCKET, Integer.toString(core.bucket()));
+    stored.putIfAbsent(CoreOptions.FILE_FORMAT, core.fileFormat());
+    if (!stored.equals(schema.options())) {
+      schema = new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(), stored);
     }
     TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
     Path path = tablePath(identifier);
