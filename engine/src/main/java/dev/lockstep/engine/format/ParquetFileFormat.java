@@ -77,8 +77,24 @@ public final class ParquetFileFormat implements FileFormat {
     return "parquet";
   }
 
+  /**
+   * Parquet's reader and writer need Hadoop's client classes (not its file systems); an engine
+   * class path without them gets this one line instead of a {@code NoClassDefFoundError}.
+   */
+  private static void requireHadoop() throws IOException {
+    try {
+      Class.forName("org.apache.hadoop.conf.Configuration", false,
+          ParquetFileFormat.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IOException("Parquet data files need Hadoop's client classes on the class path"
+          + " (hadoop-client-api and hadoop-client-runtime, or the engine's Hadoop); add them, or"
+          + " write Avro files with 'file.format' = 'avro'.", e);
+    }
+  }
+
   @Override
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    requireHadoop();
     ParquetWriter<GenericRow> writer = new Builder(new FileOutput(fileIO, path), rowType)
         .withConf(new Configuration(false))
         .withWriteMode(ParquetFileWriter.Mode.CREATE)
@@ -114,6 +130,7 @@ public final class ParquetFileFormat implements FileFormat {
 
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    requireHadoop();
     ParquetFileReader file = ParquetFileReader.open(new FileInput(fileIO, path),
         HadoopReadOptions.builder(new Configuration(false)).build());
     try {
