@@ -61,8 +61,9 @@ public final class LockstepSystem implements BenchSystem {
   @Override
   public Map<String, String> settings() {
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("file.format / manifest.format", "avro / avro");
-    settings.put("file.compression / manifest.compression", "deflate / deflate");
+    settings.put("file.format / manifest.format", TableSpec.FILE_FORMAT + " / avro");
+    settings.put("file.compression / manifest.compression",
+        TableSpec.FILE_COMPRESSION + " / deflate");
     settings.put(CoreOptions.COMMIT_MAX_RETRIES,
         String.valueOf(CoreOptions.COMMIT_MAX_RETRIES_DEFAULT));
     long min = CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toMillis();

@@ -72,8 +72,9 @@ public final class PaimonSystem implements BenchSystem {
   @Override
   public Map<String, String> settings() {
     Map<String, String> settings = new LinkedHashMap<>();
-    settings.put("file.format / manifest.format", "avro / avro");
-    settings.put("file.compression / manifest.compression", "deflate / deflate");
+    settings.put("file.format / manifest.format", TableSpec.FILE_FORMAT + " / avro");
+    settings.put("file.compression / manifest.compression",
+        TableSpec.FILE_COMPRESSION + " / deflate");
     settings.put(CoreOptions.COMMIT_MAX_RETRIES.key(),
         String.valueOf(CoreOptions.COMMIT_MAX_RETRIES.defaultValue()));
     settings.put("commit retry wait (min .. max)", CoreOptions.COMMIT_MIN_RETRY_WAIT.defaultValue()
@@ -98,7 +99,6 @@ public final class PaimonSystem implements BenchSystem {
         .option("bucket", Integer.toString(spec.buckets()))
         .option("write-only", Boolean.toString(spec.writeOnly()))
         .option("num-sorted-run.compaction-trigger", Integer.toString(spec.compactionTrigger()))
-        .option("file.format", "avro")
         .option("manifest.format", "avro")
         .option("manifest.compression", "deflate");
     TableSpec.SHARED_OPTIONS.forEach(schema::option);

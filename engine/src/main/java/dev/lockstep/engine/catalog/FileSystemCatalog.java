@@ -68,17 +68,19 @@ public final class FileSystemCatalog {
     Map<String, String> merged = new HashMap<>(options);
     merged.putAll(schema.options());
     CatalogOptions.check(schema.options());
+    // A new table is Parquet unless an option says otherwise; a table stored without the key (one
+    // created before Parquet data files) stays Avro (CoreOptions.FILE_FORMAT).
+    merged.putIfAbsent(CoreOptions.FILE_FORMAT, CoreOptions.FILE_FORMAT_NEW_TABLE);
     CoreOptions core = CoreOptions.from(merged);
-    if (!schema.options().containsKey(CoreOptions.BUCKET)
-        || (!schema.options().containsKey(CoreOptions.SEQUENCE_FIELD)
-            && merged.containsKey(CoreOptions.SEQUENCE_FIELD))) {
-      // The bucket count and sequence.field are stored with the table, whoever writes it later
-      // and with what options.
-      Map<String, String> stored = new java.util.LinkedHashMap<>(schema.options());
-      stored.put(CoreOptions.BUCKET, Integer.toString(core.bucket()));
-      if (merged.containsKey(CoreOptions.SEQUENCE_FIELD)) {
-        stored.put(CoreOptions.SEQUENCE_FIELD, merged.get(CoreOptions.SEQUENCE_FIELD));
-      }
+    // The bucket count, the file format and sequence.field are stored with the table, whoever
+    // writes it later and with what catalog options.
+    Map<String, String> stored = new java.util.LinkedHashMap<>(schema.options());
+    stored.putIfAbsent(CoreOptions.BUCKET, Integer.toString(core.bucket()));
+    stored.putIfAbsent(CoreOptions.FILE_FORMAT, core.fileFormat());
+    if (merged.containsKey(CoreOptions.SEQUENCE_FIELD)) {
+      stored.putIfAbsent(CoreOptions.SEQUENCE_FIELD, merged.get(CoreOptions.SEQUENCE_FIELD));
+    }
+    if (!stored.equals(schema.options())) {
       schema = new Schema(schema.fields(), schema.partitionKeys(), schema.primaryKeys(), stored);
     }
     TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());

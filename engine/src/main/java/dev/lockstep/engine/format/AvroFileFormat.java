@@ -15,19 +15,40 @@ import org.apache.avro.file.DataFileWriter;
 import org.apache.avro.io.EncoderFactory;
 
 /**
- * Apache Avro container files, compressed with deflate (built into Avro, no native library) or not
- * at all ({@code file.compression=null}). Rows are encoded and decoded by {@link RowDatum}, straight
- * from and to their Java values.
+ * Apache Avro container files, compressed with deflate (built into Avro, no native library), zstd
+ * (zstd-jni), snappy (snappy-java) or not at all ({@code none}, also spelt {@code null}). Rows are
+ * encoded and decoded by {@link RowDatum}, straight from and to their Java values. A reader
+ * decompresses whatever codec the file names.
  */
 public final class AvroFileFormat implements FileFormat {
 
   static final int SYNC_INTERVAL = 16 * 1024;
 
-  private final String compression;
+  private final CodecFactory codec;
 
-  /** @param compression {@code deflate} or {@code null} */
+  /**
+   * @param compression {@code deflate}, {@code zstd}, {@code snappy}, {@code none} or {@code null}
+   * @throws IllegalArgumentException for another codec (Avro has no {@code lz4}), naming the choices
+   */
   public AvroFileFormat(String compression) {
-    this.compression = compression;
+    this.codec = codecOf(compression);
+  }
+
+  static CodecFactory codecOf(String compression) {
+    switch (compression.toLowerCase(java.util.Locale.ROOT)) {
+      case "deflate":
+        return CodecFactory.deflateCodec(6);
+      case "zstd":
+        return CodecFactory.zstandardCodec(3);
+      case "snappy":
+        return CodecFactory.snappyCodec();
+      case "none":
+      case "null":
+        return CodecFactory.nullCodec();
+      default:
+        throw new IllegalArgumentException("Compression '" + compression + "' is not one of"
+            + " Avro's: use deflate, zstd, snappy or none (lz4 is for Parquet files only).");
+    }
   }
 
   @Override
@@ -40,8 +61,7 @@ public final class AvroFileFormat implements FileFormat {
     Schema schema = AvroRows.schemaOf(rowType);
     CountingStream out = new CountingStream(fileIO.newOutputStream(path, false));
     DataFileWriter<GenericRow> writer = new DataFileWriter<>(new RowDatum.Writer(rowType));
-    writer.setCodec(compression.equals("deflate") ? CodecFactory.deflateCodec(6)
-        : CodecFactory.nullCodec());
+    writer.setCodec(codec);
     // Small blocks, so that length() follows the file closely enough for rolling at the target size.
     writer.setSyncInterval(SYNC_INTERVAL);
     // Avro's default encoder writes each value byte by byte into the block buffer; a buffered one

@@ -15,8 +15,8 @@ import java.util.Map;
 public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, int stopTrigger,
     int compactionMaxThreads, int writeFlushThreads, int numLevels, long writeBufferBytes, long targetFileBytes,
     int commitMaxRetries, Duration commitTimeout, Duration commitMinRetryWait,
-    Duration commitMaxRetryWait, int manifestMergeMinCount, String fileCompression,
-    Options all) {
+    Duration commitMaxRetryWait, int manifestMergeMinCount, String fileFormat,
+    String fileCompression, long parquetBlockSize, int parquetPageSize, Options all) {
 
   public static final String BUCKET = "bucket";
   public static final int BUCKET_DEFAULT = 1;
@@ -58,9 +58,22 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
   public static final Duration COMMIT_MAX_RETRY_WAIT_DEFAULT = Duration.ofMillis(200);
   public static final String MANIFEST_MERGE_MIN_COUNT = "manifest.merge-min-count";
   public static final int MANIFEST_MERGE_MIN_COUNT_DEFAULT = 30;
-  /** {@code deflate} (default), {@code null} (none). */
+  /**
+   * {@code parquet} or {@code avro}: the format of new data files. Stored with a table when it is
+   * created ({@code parquet} unless the table's or the catalog's options name one); a table stored
+   * without it (created before Parquet) writes {@code avro}.
+   */
+  public static final String FILE_FORMAT = "file.format";
+  /** The format a new table is stored with when no option names one. */
+  public static final String FILE_FORMAT_NEW_TABLE = "parquet";
+  /** The format of a table stored without {@link #FILE_FORMAT}: every table created before it. */
+  public static final String FILE_FORMAT_STORED_WITHOUT = "avro";
+  /** The codec of new data files; default {@code zstd} for Parquet, {@code deflate} for Avro. */
   public static final String FILE_COMPRESSION = "file.compression";
-  public static final String FILE_COMPRESSION_DEFAULT = "deflate";
+  public static final String PARQUET_BLOCK_SIZE = "parquet.block.size";
+  public static final String PARQUET_BLOCK_SIZE_DEFAULT = "128 mb";
+  public static final String PARQUET_PAGE_SIZE = "parquet.page.size";
+  public static final String PARQUET_PAGE_SIZE_DEFAULT = "1 mb";
   public static final String MERGE_ENGINE = "merge-engine";
   /** Columns (comma separated) that order the rows of one key before arrival does. */
   public static final String SEQUENCE_FIELD = "sequence.field";
@@ -129,10 +142,31 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
       ConfigOption.key(MANIFEST_MERGE_MIN_COUNT).intType()
           .defaultValue(MANIFEST_MERGE_MIN_COUNT_DEFAULT).require(Requirement.atLeast(2))
           .withDescription("when a snapshot would have more manifests, they are merged into one");
+  static final ConfigOption<String> FILE_FORMAT_OPTION = ConfigOption.key(FILE_FORMAT).stringType()
+      .noDefaultValue().withDefaultText("`parquet` (new tables)")
+      .require(f -> f.equals("parquet") || f.equals("avro"), "'parquet' or 'avro'")
+      .withDescription("the format of new data files: `parquet` or `avro` (manifests are Avro"
+          + " either way). Stored with the table when it is created (`parquet` unless the table's or"
+          + " the catalog's options name one); a table stored without it, created before Parquet"
+          + " data files, writes `avro`. Changing it (for example with `copyWithOptions`) changes"
+          + " only new files: a table reads files of both formats, by their extension");
   static final ConfigOption<String> FILE_COMPRESSION_OPTION = ConfigOption.key(FILE_COMPRESSION)
-      .stringType().defaultValue(FILE_COMPRESSION_DEFAULT)
-      .require(c -> c.equals("deflate") || c.equals("null"), "'deflate' or 'null'")
-      .withDescription("`deflate` (in Avro, no native library) or `null`");
+      .stringType().noDefaultValue().withDefaultText("`zstd` (Parquet), `deflate` (Avro)")
+      .require(c -> List.of("zstd", "lz4", "snappy", "deflate", "none", "null").contains(c),
+          "one of zstd, lz4, snappy, deflate, none")
+      .withDescription("the codec of new data files: `zstd` (level 3, zstd-jni), `lz4` (Parquet"
+          + " `LZ4_RAW`, pure Java; Parquet only), `snappy` (snappy-java), `deflate` (Avro's"
+          + " deflate, Parquet's `GZIP`) or `none` (also `null`). Manifests are deflated Avro"
+          + " unless this is `none`");
+  static final ConfigOption<Long> PARQUET_BLOCK_SIZE_OPTION = ConfigOption.key(PARQUET_BLOCK_SIZE)
+      .sizeType().defaultValue(ValueParsers.size(PARQUET_BLOCK_SIZE_DEFAULT))
+      .require(b -> b >= 1024, "at least 1 kb")
+      .withDescription("the row group size of Parquet data files (bytes buffered per file before"
+          + " a row group is written)");
+  static final ConfigOption<Long> PARQUET_PAGE_SIZE_OPTION = ConfigOption.key(PARQUET_PAGE_SIZE)
+      .sizeType().defaultValue(ValueParsers.size(PARQUET_PAGE_SIZE_DEFAULT))
+      .require(b -> b >= 64 && b <= Integer.MAX_VALUE, "64 bytes to 2 gb")
+      .withDescription("the page size of Parquet data files (and of their dictionary pages)");
   static final ConfigOption<String> MERGE_ENGINE_OPTION = ConfigOption.key(MERGE_ENGINE).stringType()
       .defaultValue("deduplicate")
       .withDescription("the only engine so far: the latest row per key wins");
@@ -150,7 +184,8 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
       WRITE_FLUSH_THREADS_OPTION, NUM_LEVELS_OPTION, WRITE_BUFFER_SIZE_OPTION,
       TARGET_FILE_SIZE_OPTION, COMMIT_MAX_RETRIES_OPTION, COMMIT_TIMEOUT_OPTION,
       COMMIT_MIN_RETRY_WAIT_OPTION, COMMIT_MAX_RETRY_WAIT_OPTION, MANIFEST_MERGE_MIN_COUNT_OPTION,
-      FILE_COMPRESSION_OPTION, MERGE_ENGINE_OPTION, SEQUENCE_FIELD_OPTION);
+      FILE_FORMAT_OPTION, FILE_COMPRESSION_OPTION, PARQUET_BLOCK_SIZE_OPTION,
+      PARQUET_PAGE_SIZE_OPTION, MERGE_ENGINE_OPTION, SEQUENCE_FIELD_OPTION);
 
   public CoreOptions {
     BUCKET_OPTION.check(bucket);
@@ -167,7 +202,13 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
     MANIFEST_MERGE_MIN_COUNT_OPTION.check(manifestMergeMinCount);
     require(!commitMaxRetryWait.minus(commitMinRetryWait).isNegative(), COMMIT_MAX_RETRY_WAIT,
         commitMaxRetryWait, "at least '" + COMMIT_MIN_RETRY_WAIT + "'");
+    FILE_FORMAT_OPTION.check(fileFormat);
     FILE_COMPRESSION_OPTION.check(fileCompression);
+    require(!(fileFormat.equals("avro") && fileCompression.equals("lz4")), FILE_COMPRESSION,
+        fileCompression, "zstd, snappy, deflate or none for Avro files (lz4 is for"
+            + " 'file.format' = 'parquet' only)");
+    PARQUET_BLOCK_SIZE_OPTION.check(parquetBlockSize);
+    PARQUET_PAGE_SIZE_OPTION.check((long) parquetPageSize);
   }
 
   private static void require(boolean ok, String key, Object value, String what) {
@@ -186,6 +227,7 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
           + "'; only 'deduplicate' is supported.");
     }
     int trigger = o.get(COMPACTION_TRIGGER_OPTION);
+    String format = o.get(FILE_FORMAT_OPTION, FILE_FORMAT_STORED_WITHOUT);
     return new CoreOptions(
         o.get(BUCKET_OPTION),
         o.get(WRITE_ONLY_OPTION),
@@ -202,7 +244,10 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
         o.get(COMMIT_MIN_RETRY_WAIT_OPTION),
         o.get(COMMIT_MAX_RETRY_WAIT_OPTION),
         o.get(MANIFEST_MERGE_MIN_COUNT_OPTION),
-        o.get(FILE_COMPRESSION_OPTION),
+        format,
+        o.get(FILE_COMPRESSION_OPTION, format.equals("parquet") ? "zstd" : "deflate"),
+        o.get(PARQUET_BLOCK_SIZE_OPTION),
+        (int) Math.min(Integer.MAX_VALUE, o.get(PARQUET_PAGE_SIZE_OPTION)),
         o);
   }
 

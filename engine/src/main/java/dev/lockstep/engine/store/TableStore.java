@@ -6,6 +6,7 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.PartitionPath;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.format.AvroFileFormat;
+import dev.lockstep.engine.format.DataFileFormat;
 import dev.lockstep.engine.format.FileFormat;
 import dev.lockstep.engine.format.KeyCodec;
 import dev.lockstep.engine.manifest.ManifestFile;
@@ -35,8 +36,8 @@ import java.util.Map;
  * <pre>
  *   schema/schema-N                     versioned schema (JSON)
  *   snapshot/snapshot-N, LATEST, ...    snapshots (JSON), committed only through lock-api
- *   manifest/manifest-*.avro            manifests and manifest lists
- *   k1=v1/k2=v2/bucket-B/data-*.avro    data files
+ *   manifest/manifest-*.avro            manifests and manifest lists (Avro)
+ *   k1=v1/k2=v2/bucket-B/data-*.parquet data files (Parquet, or Avro: data-*.avro)
  * </pre>
  */
 public class TableStore implements Closeable {
@@ -114,11 +115,16 @@ public class TableStore implements Closeable {
     }
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
-    this.format = new AvroFileFormat(options.fileCompression());
+    this.format = new DataFileFormat(options.fileFormat(), options.fileCompression(),
+        options.parquetBlockSize(), options.parquetPageSize());
     this.snapshots = new SnapshotManager(
         new dev.lockstep.commit.SnapshotLog(fileIO, path.child("snapshot")));
-    this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), format);
-    this.manifestList = new ManifestList(fileIO, path.child("manifest"), format);
+    // Manifests stay Avro whatever the data files are: deflated, unless compression is off.
+    String manifestCodec = options.fileCompression().equals("none")
+        || options.fileCompression().equals("null") ? "null" : "deflate";
+    FileFormat manifests = new AvroFileFormat(manifestCodec);
+    this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), manifests);
+    this.manifestList = new ManifestList(fileIO, path.child("manifest"), manifests);
     this.partitionPath = new PartitionPath(schema.partitionType());
     this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
     // sequence.field decides which stored row wins a key, for readers as for writers: only the
@@ -208,6 +214,10 @@ public class TableStore implements Closeable {
     return options;
   }
 
+  /**
+   * The format of this table's data files: writes new files in {@code file.format}, reads each
+   * file in the format of its extension (manifests are Avro, see {@link #manifestFile()}).
+   */
   public FileFormat format() {
     return format;
   }

@@ -1,0 +1,309 @@
+package dev.lockstep.engine.format;
+
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.types.RowType;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Locale;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.DelegatingSeekableInputStream;
+import org.apache.parquet.io.InputFile;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.PositionOutputStream;
+import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.io.SeekableInputStream;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * Apache Parquet data files, through Parquet's {@link InputFile} / {@link OutputFile} over
+ * Lockstep's {@link FileIO}: no Hadoop file system is involved on any store. parquet-hadoop still
+ * builds its writer, reader and codecs on Hadoop's {@code Configuration} and compression
+ * interfaces; this class hands it an empty {@code Configuration} that loads no resource file.
+ *
+ * <p>Rows are written and read column by column through {@link ParquetRows} (the type mapping, a
+ * write support and a record materializer straight to {@link GenericRow}s, no intermediate record
+ * objects). Reading streams one row group at a time: the whole file is never in memory.
+ */
+public final class ParquetFileFormat implements FileFormat {
+
+  private final CompressionCodecName codec;
+  private final long blockSize;
+  private final int pageSize;
+
+  /**
+   * @param compression {@code zstd}, {@code lz4} (Parquet's {@code LZ4_RAW}), {@code snappy},
+   *     {@code deflate} (Parquet's {@code GZIP}), {@code none} or {@code null}
+   * @param blockSize the row group size in bytes ({@code parquet.block.size})
+   * @param pageSize the page size in bytes ({@code parquet.page.size})
+   */
+  public ParquetFileFormat(String compression, long blockSize, int pageSize) {
+    this.codec = codecOf(compression);
+    this.blockSize = blockSize;
+    this.pageSize = pageSize;
+  }
+
+  static CompressionCodecName codecOf(String compression) {
+    switch (compression.toLowerCase(Locale.ROOT)) {
+      case "zstd":
+        return CompressionCodecName.ZSTD;
+      case "lz4":
+        return CompressionCodecName.LZ4_RAW;
+      case "snappy":
+        return CompressionCodecName.SNAPPY;
+      case "deflate":
+        return CompressionCodecName.GZIP;
+      case "none":
+      case "null":
+        return CompressionCodecName.UNCOMPRESSED;
+      default:
+        throw new IllegalArgumentException("Compression '" + compression + "' is not one of"
+            + " Parquet's: use zstd, lz4, snappy, deflate or none.");
+    }
+  }
+
+  @Override
+  public String extension() {
+    return "parquet";
+  }
+
+  /**
+   * Parquet's reader and writer need Hadoop's client classes (not its file systems); an engine
+   * class path without them gets this one line instead of a {@code NoClassDefFoundError}.
+   */
+  private static void requireHadoop() throws IOException {
+    try {
+      Class.forName("org.apache.hadoop.conf.Configuration", false,
+          ParquetFileFormat.class.getClassLoader());
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new IOException("Parquet data files need Hadoop's client classes on the class path"
+          + " (hadoop-client-api and hadoop-client-runtime, or the engine's Hadoop); add them, or"
+          + " write Avro files with 'file.format' = 'avro'.", e);
+    }
+  }
+
+  @Override
+  public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    requireHadoop();
+    ParquetWriter<GenericRow> writer = new Builder(new FileOutput(fileIO, path), rowType)
+        .withConf(new Configuration(false))
+        .withWriteMode(ParquetFileWriter.Mode.CREATE)
+        .withCompressionCodec(codec)
+        .withRowGroupSize(blockSize)
+        .withPageSize(pageSize)
+        .withDictionaryPageSize(pageSize)
+        .build();
+    return new FormatWriter() {
+      private boolean closed;
+
+      @Override
+      public void write(GenericRow row) throws IOException {
+        writer.write(row);
+      }
+
+      @Override
+      public long length() {
+        // Bytes of the finished row groups plus the encoded (not yet compressed) buffered pages:
+        // above the final size while a row group is open, so files roll a little early.
+        return writer.getDataSize();
+      }
+
+      @Override
+      public void close() throws IOException {
+        if (!closed) {
+          closed = true;
+          writer.close();
+        }
+      }
+    };
+  }
+
+  @Override
+  public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    requireHadoop();
+    ParquetFileReader file = ParquetFileReader.open(new FileInput(fileIO, path),
+        HadoopReadOptions.builder(new Configuration(false)).build());
+    try {
+      MessageType schema = file.getFooter().getFileMetaData().getSchema();
+      ParquetRows.checkReadable(schema, rowType, path);
+      return new RowGroupReader(file, new ColumnIOFactory().getColumnIO(schema),
+          new ParquetRows.Materializer(rowType));
+    } catch (IOException | RuntimeException e) {
+      file.close();
+      throw e;
+    }
+  }
+
+  /** Reads the rows of one row group after the other; holds one row group's pages at a time. */
+  private static final class RowGroupReader implements FormatReader {
+    private final ParquetFileReader file;
+    private final MessageColumnIO columnIO;
+    private final ParquetRows.Materializer materializer;
+    private RecordReader<GenericRow> records;
+    private long rowsLeft;
+
+    RowGroupReader(ParquetFileReader file, MessageColumnIO columnIO,
+        ParquetRows.Materializer materializer) {
+      this.file = file;
+      this.columnIO = columnIO;
+      this.materializer = materializer;
+    }
+
+    @Override
+    public GenericRow next() throws IOException {
+      while (rowsLeft == 0) {
+        PageReadStore pages = file.readNextRowGroup();
+        if (pages == null) {
+          return null;
+        }
+        rowsLeft = pages.getRowCount();
+        records = columnIO.getRecordReader(pages, materializer);
+      }
+      rowsLeft--;
+      return records.read();
+    }
+
+    @Override
+    public void close() throws IOException {
+      file.close();
+    }
+  }
+
+  private static final class Builder extends ParquetWriter.Builder<GenericRow, Builder> {
+    private final RowType rowType;
+
+    Builder(OutputFile file, RowType rowType) {
+      super(file);
+      this.rowType = rowType;
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
+
+    @Override
+    protected WriteSupport<GenericRow> getWriteSupport(Configuration conf) {
+      return new ParquetRows.Writer(rowType);
+    }
+  }
+
+  /** A new file of a {@link FileIO} as Parquet's {@link OutputFile}. */
+  private static final class FileOutput implements OutputFile {
+    private final FileIO fileIO;
+    private final Path path;
+
+    FileOutput(FileIO fileIO, Path path) {
+      this.fileIO = fileIO;
+      this.path = path;
+    }
+
+    @Override
+    public PositionOutputStream create(long blockSizeHint) throws IOException {
+      return new CountingOutput(fileIO.newOutputStream(path, false));
+    }
+
+    @Override
+    public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
+      return new CountingOutput(fileIO.newOutputStream(path, true));
+    }
+
+    @Override
+    public boolean supportsBlockSize() {
+      return false;
+    }
+
+    @Override
+    public long defaultBlockSize() {
+      return 0;
+    }
+
+    @Override
+    public String getPath() {
+      return path.toString();
+    }
+  }
+
+  private static final class CountingOutput extends PositionOutputStream {
+    private final OutputStream out;
+    private long position;
+
+    CountingOutput(OutputStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public long getPos() {
+      return position;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      out.write(b);
+      position++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      out.write(b, off, len);
+      position += len;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      out.close();
+    }
+  }
+
+  /** A file of a {@link FileIO} as Parquet's {@link InputFile}, read through its seekable stream. */
+  static final class FileInput implements InputFile {
+    private final FileIO fileIO;
+    private final Path path;
+
+    FileInput(FileIO fileIO, Path path) {
+      this.fileIO = fileIO;
+      this.path = path;
+    }
+
+    @Override
+    public long getLength() throws IOException {
+      return fileIO.getStatus(path).length();
+    }
+
+    @Override
+    public SeekableInputStream newStream() throws IOException {
+      dev.lockstep.fs.SeekableInputStream in = fileIO.newInputStream(path);
+      return new DelegatingSeekableInputStream(in) {
+        @Override
+        public long getPos() throws IOException {
+          return in.position();
+        }
+
+        @Override
+        public void seek(long position) throws IOException {
+          in.seek(position);
+        }
+      };
+    }
+
+    @Override
+    public String toString() {
+      return path.toString();
+    }
+  }
+}

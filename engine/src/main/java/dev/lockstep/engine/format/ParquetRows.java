@@ -1,0 +1,362 @@
+package dev.lockstep.engine.format;
+
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.RowType;
+import dev.lockstep.fs.Path;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.io.api.RecordMaterializer;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
+
+/**
+ * Maps a {@link RowType} to a Parquet message type, and {@link GenericRow}s to and from Parquet's
+ * record API straight from their Java values.
+ *
+ * <p>Columns keep their names and their field ids; a nullable column is {@code OPTIONAL}, a NOT
+ * NULL one {@code REQUIRED}. INT is {@code INT32}, BIGINT {@code INT64}, DOUBLE, BOOLEAN as such,
+ * STRING {@code BINARY (STRING)}, BYTES {@code BINARY}, DATE {@code INT32 (DATE)}, TIMESTAMP
+ * {@code INT64 (TIMESTAMP(MICROS, isAdjustedToUTC=false))} (a wall-clock time, as the engine's
+ * {@code LocalDateTime}), DECIMAL(p, s) {@code INT32} for p ≤ 9, {@code INT64} for p ≤ 18 and
+ * {@code FIXED_LEN_BYTE_ARRAY} of the fewest bytes that hold p digits above (unscaled two's
+ * complement, big-endian), as Spark and Paimon write them.
+ */
+final class ParquetRows {
+
+  private static final LocalDateTime EPOCH = LocalDateTime.of(1970, 1, 1, 0, 0);
+
+  private ParquetRows() {}
+
+  static MessageType schemaOf(RowType rowType) {
+    List<Type> fields = new ArrayList<>(rowType.size());
+    for (DataField field : rowType.fields()) {
+      fields.add(typeOf(field.type()).id(field.id()).named(field.name()));
+    }
+    return new MessageType("row", fields);
+  }
+
+  private static Types.PrimitiveBuilder<PrimitiveType> typeOf(DataType type) {
+    Type.Repetition repetition =
+        type.nullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+    switch (type.root()) {
+      case INT:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition);
+      case BIGINT:
+        return Types.primitive(PrimitiveTypeName.INT64, repetition);
+      case DOUBLE:
+        return Types.primitive(PrimitiveTypeName.DOUBLE, repetition);
+      case BOOLEAN:
+        return Types.primitive(PrimitiveTypeName.BOOLEAN, repetition);
+      case STRING:
+        return Types.primitive(PrimitiveTypeName.BINARY, repetition)
+            .as(LogicalTypeAnnotation.stringType());
+      case BYTES:
+        return Types.primitive(PrimitiveTypeName.BINARY, repetition);
+      case DECIMAL:
+        LogicalTypeAnnotation decimal =
+            LogicalTypeAnnotation.decimalType(type.scale(), type.precision());
+        if (type.precision() <= 9) {
+          return Types.primitive(PrimitiveTypeName.INT32, repetition).as(decimal);
+        }
+        if (type.precision() <= 18) {
+          return Types.primitive(PrimitiveTypeName.INT64, repetition).as(decimal);
+        }
+        return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+            .length(decimalBytes(type.precision())).as(decimal);
+      case DATE:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.dateType());
+      case TIMESTAMP:
+        return Types.primitive(PrimitiveTypeName.INT64, repetition)
+            .as(LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS));
+      default:
+        throw new IllegalArgumentException("Unsupported type " + type);
+    }
+  }
+
+  /** The fewest bytes whose two's complement holds every unscaled value of {@code precision}. */
+  static int decimalBytes(int precision) {
+    return (BigInteger.TEN.pow(precision).subtract(BigInteger.ONE).bitLength() + 1 + 7) / 8;
+  }
+
+  /**
+   * Checks that a file's columns are, position by position, of the types {@code rowType} maps to
+   * (names may differ: files are read by position, as the Avro files are).
+   *
+   * @throws IOException naming the file and the first column that differs
+   */
+  static void checkReadable(MessageType fileSchema, RowType rowType, Path path)
+      throws IOException {
+    MessageType expected = schemaOf(rowType);
+    if (fileSchema.getFieldCount() != expected.getFieldCount()) {
+      throw new IOException("Parquet file " + path + " has " + fileSchema.getFieldCount()
+          + " columns where its row type " + rowType + " has " + expected.getFieldCount()
+          + "; it was not written for this table.");
+    }
+    for (int i = 0; i < expected.getFieldCount(); i++) {
+      Type file = fileSchema.getType(i);
+      Type want = expected.getType(i);
+      if (!file.isPrimitive()
+          || file.asPrimitiveType().getPrimitiveTypeName()
+              != want.asPrimitiveType().getPrimitiveTypeName()
+          || file.asPrimitiveType().getTypeLength() != want.asPrimitiveType().getTypeLength()
+          || !java.util.Objects.equals(file.getLogicalTypeAnnotation(),
+              want.getLogicalTypeAnnotation())) {
+        throw new IOException("Parquet file " + path + ": column " + i + " is " + file
+            + " where the table's column '" + rowType.field(i).name() + "' needs " + want + ".");
+      }
+    }
+  }
+
+  /** Writes rows of one row type; one instance per file. */
+  static final class Writer extends WriteSupport<GenericRow> {
+    private final RowType rowType;
+    private final MessageType schema;
+    private final DataType[] types;
+    private final String[] names;
+    private RecordConsumer out;
+
+    Writer(RowType rowType) {
+      this.rowType = rowType;
+      this.schema = schemaOf(rowType);
+      this.types = new DataType[rowType.size()];
+      this.names = new String[rowType.size()];
+      for (int i = 0; i < types.length; i++) {
+        types[i] = rowType.field(i).type();
+        names[i] = rowType.field(i).name();
+      }
+    }
+
+    @Override
+    public WriteContext init(Configuration configuration) {
+      return new WriteContext(schema, Map.of());
+    }
+
+    @Override
+    public void prepareForWrite(RecordConsumer recordConsumer) {
+      this.out = recordConsumer;
+    }
+
+    @Override
+    public void write(GenericRow row) {
+      // Checked before the record starts, so that a refused row leaves no partial record.
+      for (int i = 0; i < types.length; i++) {
+        if (row.get(i) == null && !types[i].nullable()) {
+          DataField field = rowType.field(i);
+          throw new IllegalArgumentException("Column '" + field.name() + "' is " + field.type()
+              + " but the row holds null: " + row);
+        }
+      }
+      out.startMessage();
+      for (int i = 0; i < types.length; i++) {
+        Object value = row.get(i);
+        if (value != null) {
+          out.startField(names[i], i);
+          writeValue(types[i], value);
+          out.endField(names[i], i);
+        }
+      }
+      out.endMessage();
+    }
+
+    private void writeValue(DataType type, Object value) {
+      switch (type.root()) {
+        case INT:
+          out.addInteger((Integer) value);
+          break;
+        case BIGINT:
+          out.addLong((Long) value);
+          break;
+        case DOUBLE:
+          out.addDouble((Double) value);
+          break;
+        case BOOLEAN:
+          out.addBoolean((Boolean) value);
+          break;
+        case STRING:
+          out.addBinary(Binary.fromString((String) value));
+          break;
+        case BYTES:
+          out.addBinary(Binary.fromReusedByteArray((byte[]) value));
+          break;
+        case DECIMAL:
+          BigInteger unscaled = ((BigDecimal) value).unscaledValue();
+          if (type.precision() <= 9) {
+            out.addInteger(unscaled.intValueExact());
+          } else if (type.precision() <= 18) {
+            out.addLong(unscaled.longValueExact());
+          } else {
+            out.addBinary(Binary.fromConstantByteArray(
+                fixedBytes(unscaled, decimalBytes(type.precision()))));
+          }
+          break;
+        case DATE:
+          out.addInteger((int) ((LocalDate) value).toEpochDay());
+          break;
+        case TIMESTAMP:
+          LocalDateTime t = (LocalDateTime) value;
+          out.addLong(t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000);
+          break;
+        default:
+          throw new IllegalArgumentException("Unsupported type " + type);
+      }
+    }
+
+    /** Big-endian two's complement of {@code unscaled}, sign-extended to {@code length} bytes. */
+    private static byte[] fixedBytes(BigInteger unscaled, int length) {
+      byte[] minimal = unscaled.toByteArray();
+      byte[] bytes = new byte[length];
+      byte pad = (byte) (unscaled.signum() < 0 ? 0xFF : 0);
+      int offset = length - minimal.length;
+      for (int i = 0; i < offset; i++) {
+        bytes[i] = pad;
+      }
+      System.arraycopy(minimal, 0, bytes, offset, minimal.length);
+      return bytes;
+    }
+  }
+
+  /** Builds one {@link GenericRow} per record; one instance per file. */
+  static final class Materializer extends RecordMaterializer<GenericRow> {
+    private final Root root;
+
+    Materializer(RowType rowType) {
+      this.root = new Root(rowType);
+    }
+
+    @Override
+    public GenericRow getCurrentRecord() {
+      return GenericRow.wrap(root.values);
+    }
+
+    @Override
+    public GroupConverter getRootConverter() {
+      return root;
+    }
+  }
+
+  private static final class Root extends GroupConverter {
+    private final Converter[] converters;
+    private Object[] values;
+
+    Root(RowType rowType) {
+      converters = new Converter[rowType.size()];
+      for (int i = 0; i < converters.length; i++) {
+        converters[i] = converterOf(rowType.field(i).type(), i);
+      }
+    }
+
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      return converters[fieldIndex];
+    }
+
+    @Override
+    public void start() {
+      values = new Object[converters.length];
+    }
+
+    @Override
+    public void end() {}
+
+    private Converter converterOf(DataType type, int index) {
+      switch (type.root()) {
+        case INT:
+        case BIGINT:
+        case DOUBLE:
+        case BOOLEAN:
+          return new PrimitiveConverter() {
+            @Override
+            public void addInt(int value) {
+              values[index] = value;
+            }
+
+            @Override
+            public void addLong(long value) {
+              values[index] = value;
+            }
+
+            @Override
+            public void addDouble(double value) {
+              values[index] = value;
+            }
+
+            @Override
+            public void addBoolean(boolean value) {
+              values[index] = value;
+            }
+          };
+        case STRING:
+          return new PrimitiveConverter() {
+            @Override
+            public void addBinary(Binary value) {
+              values[index] = value.toStringUsingUTF8();
+            }
+          };
+        case BYTES:
+          return new PrimitiveConverter() {
+            @Override
+            public void addBinary(Binary value) {
+              // A copy: dictionary pages hand out the same Binary for every row of a value.
+              values[index] = value.getBytes().clone();
+            }
+          };
+        case DECIMAL:
+          int scale = type.scale();
+          return new PrimitiveConverter() {
+            @Override
+            public void addInt(int value) {
+              values[index] = BigDecimal.valueOf(value, scale);
+            }
+
+            @Override
+            public void addLong(long value) {
+              values[index] = BigDecimal.valueOf(value, scale);
+            }
+
+            @Override
+            public void addBinary(Binary value) {
+              values[index] = new BigDecimal(new BigInteger(value.getBytes()), scale);
+            }
+          };
+        case DATE:
+          return new PrimitiveConverter() {
+            @Override
+            public void addInt(int value) {
+              values[index] = LocalDate.ofEpochDay(value);
+            }
+          };
+        case TIMESTAMP:
+          return new PrimitiveConverter() {
+            @Override
+            public void addLong(long value) {
+              values[index] = EPOCH.plus(value, ChronoUnit.MICROS);
+            }
+          };
+        default:
+          throw new IllegalArgumentException("Unsupported type " + type);
+      }
+    }
+  }
+}

@@ -1,0 +1,243 @@
+package dev.lockstep.engine.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.RowType;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every column type through every codec of both data-file formats: random rows (nulls, extremes,
+ * repeated values for dictionary pages) are read back equal, across many Parquet row groups.
+ */
+class FileFormatRoundTripTest {
+
+  @TempDir
+  java.nio.file.Path dir;
+
+  private final LocalFileIO io = new LocalFileIO();
+
+  /** Every type, nullable and NOT NULL, each DECIMAL storage width of Parquet. */
+  static final RowType ALL_TYPES = new RowType(List.of(
+      new DataField(0, "i", DataType.intType().notNull()),
+      new DataField(1, "b", DataType.bigint()),
+      new DataField(2, "d", DataType.doubleType()),
+      new DataField(3, "flag", DataType.booleanType()),
+      new DataField(4, "s", DataType.string()),
+      new DataField(5, "raw", DataType.bytes()),
+      new DataField(6, "dec9", DataType.decimal(9, 2)),
+      new DataField(7, "dec18", DataType.decimal(18, 6)),
+      new DataField(8, "dec38", DataType.decimal(38, 10)),
+      new DataField(9, "dec20", DataType.decimal(20, 0).notNull()),
+      new DataField(10, "day", DataType.date()),
+      new DataField(11, "ts", DataType.timestamp()),
+      new DataField(12, "odd name/with=chars", DataType.string().notNull()),
+      new DataField(Integer.MAX_VALUE, "_SEQUENCE", DataType.bigint().notNull())));
+
+  static Stream<Arguments> formats() {
+    List<Arguments> cases = new ArrayList<>();
+    for (String codec : List.of("zstd", "lz4", "snappy", "deflate", "none", "null")) {
+      cases.add(Arguments.of("parquet", codec));
+    }
+    for (String codec : List.of("zstd", "snappy", "deflate", "none", "null")) {
+      cases.add(Arguments.of("avro", codec));
+    }
+    return cases.stream();
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("formats")
+  void everyTypeRoundTrips(String format, String codec) throws IOException {
+    List<GenericRow> rows = rows(3000, 42);
+    DataFileFormat files = new DataFileFormat(format, codec, 4096, 1024);
+    Path file = Path.of(dir.toString()).child("data." + files.extension());
+    long lengthBefore;
+    try (FormatWriter writer = files.createWriter(io, file, ALL_TYPES)) {
+      for (int i = 0; i < rows.size() / 2; i++) {
+        writer.write(rows.get(i));
+      }
+      lengthBefore = writer.length();
+      for (int i = rows.size() / 2; i < rows.size(); i++) {
+        writer.write(rows.get(i));
+      }
+      assertThat(writer.length()).as("length() grows as rows are written")
+          .isGreaterThan(lengthBefore);
+    }
+    assertThat(file.name()).endsWith("." + format);
+    // A table of the other format reads the file too: reads go by the extension.
+    String other = format.equals("parquet") ? "avro" : "parquet";
+    assertThat(readAll(new DataFileFormat(other, "none", 1 << 20, 1 << 16), file)).isEqualTo(rows);
+  }
+
+  @Test
+  void parquetFilesAreStandardParquetWithRowGroupsOfTheBlockSize() throws IOException {
+    List<GenericRow> rows = rows(5000, 7);
+    Path file = Path.of(dir.toString()).child("data.parquet");
+    try (FormatWriter writer = new ParquetFileFormat("zstd", 8 * 1024, 1024)
+        .createWriter(io, file, ALL_TYPES)) {
+      for (GenericRow row : rows) {
+        writer.write(row);
+      }
+    }
+    ParquetMetadata footer;
+    try (ParquetFileReader reader = ParquetFileReader.open(
+        new ParquetFileFormat.FileInput(io, file), HadoopReadOptions.builder(new Configuration(false)).build())) {
+      footer = reader.getFooter();
+    }
+    assertThat(footer.getBlocks()).as("row groups of about parquet.block.size").hasSizeGreaterThan(3);
+    long total = 0;
+    for (BlockMetaData block : footer.getBlocks()) {
+      total += block.getRowCount();
+      assertThat(block.getColumns().get(0).getCodec()).isEqualTo(CompressionCodecName.ZSTD);
+    }
+    assertThat(total).isEqualTo(rows.size());
+    MessageType schema = footer.getFileMetaData().getSchema();
+    assertThat(schema.getType(12).getName()).isEqualTo("odd name/with=chars");
+    assertThat(schema.getType(13).getId().intValue()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(schema.getType(6).asPrimitiveType().getPrimitiveTypeName())
+        .isEqualTo(PrimitiveTypeName.INT32);
+    assertThat(schema.getType(7).asPrimitiveType().getPrimitiveTypeName())
+        .isEqualTo(PrimitiveTypeName.INT64);
+    assertThat(schema.getType(8).asPrimitiveType().getTypeLength()).isEqualTo(16);
+    assertThat(schema.getType(8).getLogicalTypeAnnotation())
+        .isEqualTo(LogicalTypeAnnotation.decimalType(10, 38));
+    assertThat(schema.getType(11).getLogicalTypeAnnotation()).isEqualTo(
+        LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS));
+    assertThat(schema.getType(0).isRepetition(org.apache.parquet.schema.Type.Repetition.REQUIRED))
+        .isTrue();
+    assertThat(schema.getType(1).isRepetition(org.apache.parquet.schema.Type.Repetition.OPTIONAL))
+        .isTrue();
+  }
+
+  @Test
+  void decimalWidthsHoldEveryPrecision() {
+    for (int precision = 1; precision <= DataType.MAX_DECIMAL_PRECISION; precision++) {
+      BigInteger max = BigInteger.TEN.pow(precision).subtract(BigInteger.ONE);
+      int bytes = ParquetRows.decimalBytes(precision);
+      assertThat(max.bitLength() + 1).as("precision " + precision).isLessThanOrEqualTo(bytes * 8);
+      assertThat(max.bitLength() + 1).as("precision " + precision).isGreaterThan(bytes * 8 - 8);
+    }
+  }
+
+  @Test
+  void aNullInANotNullColumnIsRefusedNamingTheColumn() throws IOException {
+    Path file = Path.of(dir.toString()).child("bad.parquet");
+    try (FormatWriter writer = new ParquetFileFormat("zstd", 1 << 20, 1 << 16)
+        .createWriter(io, file, ALL_TYPES)) {
+      GenericRow good = rows(1, 1).get(0);
+      writer.write(good);
+      assertThatThrownBy(() -> writer.write(good.with(0, null)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Column 'i'");
+    }
+  }
+
+  @Test
+  void aFileOfAnotherRowTypeIsRefusedNamingTheColumn() throws IOException {
+    Path file = Path.of(dir.toString()).child("other.parquet");
+    RowType strings = new RowType(List.of(new DataField(0, "x", DataType.string()),
+        new DataField(1, "y", DataType.string())));
+    try (FormatWriter writer = new ParquetFileFormat("none", 1 << 20, 1 << 16)
+        .createWriter(io, file, strings)) {
+      writer.write(GenericRow.of("a", "b"));
+    }
+    RowType ints = new RowType(List.of(new DataField(0, "x", DataType.string()),
+        new DataField(1, "y", DataType.intType())));
+    assertThatThrownBy(() -> new ParquetFileFormat("none", 1 << 20, 1 << 16)
+        .createReader(io, file, ints))
+        .isInstanceOf(IOException.class).hasMessageContaining("column 1")
+        .hasMessageContaining("'y'");
+  }
+
+  @Test
+  void unknownFormatsAndCodecsAreRefusedNamingTheChoices() {
+    assertThatThrownBy(() -> new DataFileFormat("orc", "zstd", 1 << 20, 1 << 16))
+        .hasMessageContaining("'parquet' or 'avro'");
+    assertThatThrownBy(() -> new DataFileFormat("avro", "lz4", 1 << 20, 1 << 16))
+        .hasMessageContaining("lz4 is for Parquet files only");
+    assertThatThrownBy(() -> new DataFileFormat("parquet", "brotli", 1 << 20, 1 << 16))
+        .hasMessageContaining("zstd, lz4, snappy, deflate or none");
+    Path file = Path.of(dir.toString()).child("data.orc");
+    assertThatThrownBy(() -> new DataFileFormat("parquet", "zstd", 1 << 20, 1 << 16)
+        .createReader(io, file, ALL_TYPES))
+        .isInstanceOf(IOException.class).hasMessageContaining("neither .parquet nor .avro");
+  }
+
+  private List<GenericRow> readAll(FileFormat format, Path file) throws IOException {
+    List<GenericRow> read = new ArrayList<>();
+    try (FormatReader reader = format.createReader(io, file, ALL_TYPES)) {
+      for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+        read.add(r);
+      }
+      assertThat(reader.next()).as("the end stays the end").isNull();
+    }
+    return read;
+  }
+
+  /** Random rows of {@link #ALL_TYPES}: about a fifth of each nullable column null. */
+  static List<GenericRow> rows(int count, long seed) {
+    Random random = new Random(seed);
+    List<GenericRow> rows = new ArrayList<>(count);
+    String[] words = {"", "a", "héllo", "日本語", "x".repeat(300)};
+    for (int n = 0; n < count; n++) {
+      Object[] v = new Object[ALL_TYPES.size()];
+      v[0] = n % 7 == 0 ? (n % 2 == 0 ? Integer.MIN_VALUE : Integer.MAX_VALUE) : random.nextInt();
+      v[1] = n % 11 == 0 ? Long.MIN_VALUE : random.nextLong();
+      v[2] = n % 13 == 0 ? Double.NaN : random.nextGaussian() * 1e6;
+      v[3] = random.nextBoolean();
+      v[4] = random.nextInt(4) == 0 ? words[random.nextInt(words.length)]
+          : Long.toString(random.nextLong(), 36);
+      byte[] raw = new byte[random.nextInt(20)];
+      random.nextBytes(raw);
+      v[5] = n % 3 == 0 ? new byte[] {1, 2, 3} : raw;
+      v[6] = BigDecimal.valueOf(random.nextInt(2_000_000_000) - 1_000_000_000L, 2)
+          .remainder(new BigDecimal("10000000")).setScale(2);
+      v[7] = n % 5 == 0 ? new BigDecimal("-999999999999.999999")
+          : BigDecimal.valueOf(random.nextLong() % 1_000_000_000_000_000_000L, 6);
+      v[8] = n % 5 == 0 ? new BigDecimal("-" + "9".repeat(28) + "." + "9".repeat(10))
+          : new BigDecimal(new BigInteger(120, random).subtract(BigInteger.ONE.shiftLeft(119)),
+              10);
+      v[9] = new BigDecimal(new BigInteger(64, random).multiply(BigInteger.valueOf(
+          random.nextBoolean() ? 1 : -1)));
+      v[10] = LocalDate.ofEpochDay(random.nextInt(200_000) - 100_000);
+      v[11] = LocalDateTime.of(1900, 1, 1, 0, 0)
+          .plusSeconds(random.nextInt(Integer.MAX_VALUE) * 3L)
+          .plusNanos(random.nextInt(1_000_000) * 1000L);
+      v[12] = words[n % words.length];
+      v[13] = (long) n;
+      for (int i = 1; i < 12; i++) {
+        if (ALL_TYPES.field(i).type().nullable() && random.nextInt(5) == 0) {
+          v[i] = null;
+        }
+      }
+      rows.add(GenericRow.wrap(v));
+    }
+    return rows;
+  }
+}
