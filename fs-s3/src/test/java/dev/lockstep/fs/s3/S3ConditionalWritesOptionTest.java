@@ -12,8 +12,6 @@ import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
 import dev.lockstep.testing.InJvmLockService;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -136,22 +134,5 @@ class S3ConditionalWritesOptionTest {
         assertThat(store).as("true is the operator's word").isInstanceOf(SupportsAtomicCreate.class);
       }
     }
-  }
-
-  /** Issue 25: a store that is down is unreachable, not a question of conditional writes. */
-  @Test
-  void autoOnAnEndpointThatIsDownReportsItUnreachable() throws Exception {
-    int closed;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      closed = socket.getLocalPort();
-    }
-    String endpoint = "http://127.0.0.1:" + closed;
-    Map<String, String> options = new HashMap<>(S3ProxyServer.options(java.net.URI.create(endpoint)));
-    options.put(S3Options.CONDITIONAL_WRITES, "auto");
-    assertThatThrownBy(() -> FileIODiscovery.open(Path.of("s3://down/x"), options).close())
-        .isInstanceOf(IOException.class)
-        .hasMessageStartingWith("Cannot reach the S3 endpoint " + endpoint + " (")
-        .hasMessageContaining("Check 's3.endpoint'")
-        .hasMessageNotContaining(S3Options.CONDITIONAL_WRITES);
   }
 }
