@@ -7,6 +7,7 @@ import dev.lockstep.conformance.CheckResult;
 import dev.lockstep.conformance.ConformanceResult;
 import dev.lockstep.conformance.ConformanceRunner;
 import dev.lockstep.conformance.ConformanceTarget;
+import dev.lockstep.conformance.Reachability;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
@@ -64,8 +65,12 @@ final class ConformanceCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
-    ConformanceTarget target = target();
-    ConformanceResult result = ConformanceRunner.run(target);
+    ConformanceResult result;
+    try {
+      result = ConformanceRunner.run(target());
+    } catch (Reachability.UnreachableTargetException e) {
+      throw new UserError(e.getMessage(), OneLineErrors.ENVIRONMENT);
+    }
     if (report != null) {
       ConformanceRunner.writeReports(result, report);
     }
@@ -110,6 +115,9 @@ final class ConformanceCommand implements Callable<Integer> {
             + LockServiceDiscovery.factories(getClass().getClassLoader()).keySet());
       }
     }
+    // Reachable first (within seconds), so that finding the store's capabilities below cannot sit
+    // in a client's retries against a closed port.
+    Reachability.check(ConformanceTarget.builder().uri(store).options(opts).build());
     boolean atomicCreate;
     boolean atomicRename;
     try (FileIO io = FileIODiscovery.open(Path.of(store), opts)) {

@@ -28,12 +28,18 @@ public final class LockstepCli implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.Option(names = CliLogging.VERBOSE, scope = CommandLine.ScopeType.INHERIT,
+      description = "Show client libraries' logging (INFO and up) and the stack trace of an error")
+  boolean verbose;
+
   public static void main(String[] args) {
+    CliLogging.configure(CliLogging.requested(args));
     System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /** Runs the command line and returns the exit code (for tests). */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    CliLogging.verbose(CliLogging.requested(args));
     CommandLine cli = new CommandLine(new LockstepCli());
     cli.registerConverter(Duration.class, LockstepCli::duration);
     cli.setOut(out);

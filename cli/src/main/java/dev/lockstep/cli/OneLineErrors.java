@@ -11,7 +11,7 @@ import picocli.CommandLine;
 
 /**
  * Turns every failure into one line on standard error with the fix, and an exit code. A stack trace
- * is printed only with {@code LOCKSTEP_DEBUG=1}.
+ * is printed only with {@code --verbose} or {@code LOCKSTEP_DEBUG=1}.
  */
 final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
     CommandLine.IParameterExceptionHandler {
@@ -31,7 +31,7 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
   @Override
   public int handleExecutionException(Exception e, CommandLine cmd,
       CommandLine.ParseResult parseResult) {
-    if ("1".equals(System.getenv("LOCKSTEP_DEBUG"))) {
+    if (CliLogging.verbose() || "1".equals(System.getenv("LOCKSTEP_DEBUG"))) {
       e.printStackTrace(cmd.getErr());
     }
     cmd.getErr().println("lockstep: " + describe(e));
@@ -76,6 +76,9 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
           + " ('lockstep table check' lists every such reference, 'lockstep table rollback"
           + " --to-snapshot N' rolls back).";
     }
+    if (message.regionMatches(true, 0, "cannot reach", 0, 12)) {
+      return message; // says what cannot be reached and the fix already
+    }
     if (t instanceof ConnectException || rootCause(t) instanceof ConnectException) {
       return "cannot reach a server: " + message + " (" + rootCause(t).getMessage()
           + "). Check the endpoint or connect-string option and that the server is running.";
@@ -83,8 +86,7 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
     if (t instanceof IOException) {
       return t.getClass().getSimpleName() + ": " + message;
     }
-    return t.getClass().getSimpleName() + ": " + message + " (set LOCKSTEP_DEBUG=1 for the stack"
-        + " trace)";
+    return t.getClass().getSimpleName() + ": " + message + " (--verbose shows the stack trace)";
   }
 
   private static Throwable rootCause(Throwable t) {

@@ -12,6 +12,7 @@ import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
 import dev.lockstep.options.Durations;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -28,7 +29,28 @@ import java.util.Optional;
  */
 final class Preflight {
 
+  /** fs-s3's option (named, not imported: the command line finds its backends at run time). */
+  private static final String S3_CONDITIONAL_WRITES = "s3.conditional-writes";
+
   private Preflight() {}
+
+  /**
+   * The options to open the store with for a command that only reads: capability probing off, so
+   * that reading never writes a probe object (issue 25). On S3 an unset or {@code auto} {@code
+   * s3.conditional-writes} becomes {@code false} there: reads are the same either way, and only
+   * commands that write (through {@link #check}) or {@code conformance} probe.
+   */
+  static Map<String, String> readOnly(String warehouse, Map<String, String> options) {
+    String scheme = Path.of(warehouse).scheme();
+    String conditional = options.get(S3_CONDITIONAL_WRITES);
+    if (("s3".equals(scheme) || "s3a".equals(scheme))
+        && (conditional == null || conditional.trim().equalsIgnoreCase("auto"))) {
+      Map<String, String> noProbe = new LinkedHashMap<>(options);
+      noProbe.put(S3_CONDITIONAL_WRITES, "false");
+      return noProbe;
+    }
+    return options;
+  }
 
   static void check(String warehouse, String table, Map<String, String> options)
       throws IOException, InterruptedException {

@@ -57,7 +57,8 @@ final class TableTarget {
     }
     FileIO io;
     try {
-      io = FileIODiscovery.open(Path.of(warehouse), opts);
+      io = FileIODiscovery.open(Path.of(warehouse),
+          writes ? opts : Preflight.readOnly(warehouse, opts));
     } catch (IOException e) {
       throw new UserError("cannot open the warehouse " + warehouse + ": "
           + OneLineErrors.describe(e), OneLineErrors.ENVIRONMENT);

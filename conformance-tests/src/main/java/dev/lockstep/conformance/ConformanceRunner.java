@@ -42,7 +42,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
  *   <li>The console gets a summary; {@code --report DIR} gets {@code conformance-report.html} (one
  *       self-contained file) and {@code TEST-lockstep-conformance.xml} (JUnit XML).
  *   <li>Exit code 0 when the backend conforms, 1 when a check failed, nothing ran or a capability
- *       was not declared, 2 on a usage or configuration error.
+ *       was not declared, 2 on a usage or configuration error, 3 when the store or lock service
+ *       cannot be reached ({@link Reachability}, within seconds; no check runs).
  * </ol>
  *
  * <p>Runs are serialized within a JVM: the process-wide latency recorder and the runner's contract
@@ -76,18 +77,27 @@ public final class ConformanceRunner {
     return Optional.ofNullable(RUNS.get(runId));
   }
 
-  /** Runs every contract against {@code target}. */
+  /**
+   * Runs every contract against {@code target}.
+   *
+   * @throws Reachability.UnreachableTargetException when the store or lock service cannot be reached
+   *     ({@link Reachability}); no contract ran
+   */
   public static ConformanceResult run(ConformanceTarget target) {
     return run(target, RunnerContracts.all());
   }
 
   /**
    * Runs the given contracts (subclasses of the kit's contracts that return {@code target}, or the
-   * runner's own) against {@code target}.
+   * runner's own) against {@code target}, once {@link Reachability} found the target reachable.
+   *
+   * @throws Reachability.UnreachableTargetException when the store or lock service cannot be reached;
+   *     no contract ran
    */
   public static ConformanceResult run(
       ConformanceTarget target, List<Class<? extends ConformanceContract>> contracts) {
     ConformanceSettings settings = target.settings(); // bad settings fail here, before any check
+    Reachability.check(target);
     Instant started = Instant.now();
     long start = System.nanoTime();
     Run run = new Run(target, new Latencies());
@@ -135,7 +145,7 @@ public final class ConformanceRunner {
 
   /**
    * {@code --properties FILE [--report DIR]}. Exit code 0 conforms, 1 does not, 2 usage or
-   * configuration error.
+   * configuration error, 3 cannot reach the target.
    */
   public static void main(String[] args) {
     System.exit(runCli(args, System.out, System.err));
@@ -179,7 +189,13 @@ public final class ConformanceRunner {
       err.println("Cannot read the conformance target: " + e.getMessage());
       return 2;
     }
-    ConformanceResult result = run(target);
+    ConformanceResult result;
+    try {
+      result = run(target);
+    } catch (Reachability.UnreachableTargetException e) {
+      err.println(e.getMessage());
+      return 3;
+    }
     printSummary(result, out);
     if (report != null) {
       try {

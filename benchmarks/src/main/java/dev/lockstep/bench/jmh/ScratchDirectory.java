@@ -7,12 +7,12 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** Temporary directories of the microbenchmarks, deleted at tear-down. */
-final class ScratchDirectory {
+/** Temporary directories of the benchmarks, deleted at tear-down. */
+public final class ScratchDirectory {
 
   private ScratchDirectory() {}
 
-  static Path create(String prefix) {
+  public static Path create(String prefix) {
     try {
       return Files.createTempDirectory(prefix);
     } catch (IOException e) {
@@ -21,7 +21,7 @@ final class ScratchDirectory {
   }
 
   /** Deletes {@code dir} and everything below it; what cannot be deleted is left (it is temporary). */
-  static void delete(Path dir) {
+  public static void delete(Path dir) {
     if (dir == null || !Files.exists(dir)) {
       return;
     }

@@ -21,8 +21,9 @@ import software.amazon.awssdk.core.sync.RequestBody;
  *   <li>Delete the probe object (best effort).
  * </ol>
  *
- * <p>Any other answer (no permission, unreachable endpoint) fails loading with the fix: set {@code
- * s3.conditional-writes} to {@code true} or {@code false} explicitly. The probe shows that the store
+ * <p>An unreachable endpoint fails loading as unreachable, naming {@code s3.endpoint}. Any other
+ * answer (no permission, an error) fails loading with the fix: set {@code s3.conditional-writes} to
+ * {@code true} or {@code false} explicitly. The probe shows that the store
  * honours the header; it cannot show that it does so atomically under a race (s3proxy before 4.0
  * checked and then wrote). For such a store set {@code false}.
  */
@@ -52,6 +53,7 @@ final class ConditionalWriteProbe {
 
   private static boolean probe(S3Clients clients, S3Options options, S3Location probe)
       throws IOException {
+    boolean unreachable = false;
     try {
       for (int attempt = 1; attempt <= 2; attempt++) {
         try {
@@ -68,6 +70,12 @@ final class ConditionalWriteProbe {
           if (attempt == 1 && (status == 400 || status == 501)) {
             return false;
           }
+          if (S3Errors.isUnreachable(e)) {
+            unreachable = true; // nothing was written, and deleting would wait out the retries again
+            throw new IOException("Cannot reach the S3 endpoint " + options.endpoint() + " ("
+                + rootMessage(e) + "). Check '" + S3Options.ENDPOINT + "' and that the store is"
+                + " running.", e);
+          }
           throw new IOException("Could not probe whether " + options.endpoint() + " honours"
               + " If-None-Match: * (" + S3Errors.translate("Writing", probe, e).getMessage()
               + "). Set '" + S3Options.CONDITIONAL_WRITES + "' to true (the store honours it"
@@ -77,10 +85,20 @@ final class ConditionalWriteProbe {
       return false;
     } finally {
       try {
-        clients.retrying().deleteObject(b -> b.bucket(probe.bucket()).key(probe.key()));
+        if (!unreachable) {
+          clients.retrying().deleteObject(b -> b.bucket(probe.bucket()).key(probe.key()));
+        }
       } catch (SdkException e) {
         LOG.debug("Could not delete the probe object {}: {}", probe, e.toString());
       }
     }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 }

@@ -73,18 +73,31 @@ final class S3Errors {
       }
       return !(status == 503 && code(e).equals("SlowDown"));
     }
+    if (isUnreachable(e)) {
+      return false;
+    }
     boolean io = false;
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof ConnectException || cause instanceof UnknownHostException
-          || cause instanceof NoRouteToHostException
-          || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
-        return false;
-      }
       io |= cause instanceof IOException || cause instanceof ApiCallAttemptTimeoutException
           || cause instanceof ApiCallTimeoutException || cause instanceof AbortedException;
     }
     // A client-side failure without I/O (credentials that cannot load, a bad request) never sent.
     return io;
+  }
+
+  /**
+   * Whether no connection to the endpoint could be made (refused, unknown host, no route, connect
+   * timeout): the endpoint is unreachable, and the request never left this machine.
+   */
+  static boolean isUnreachable(Throwable e) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ConnectException || cause instanceof UnknownHostException
+          || cause instanceof NoRouteToHostException
+          || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** An {@link IOException} for a failed call that is neither a conflict nor uncertain. */

@@ -62,6 +62,11 @@ public enum JdbcDialect {
         : "CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000000 AS BIGINT)";
   }
 
+  /** Whether this is MySQL or MariaDB (named locks by {@code GET_LOCK}), else PostgreSQL. */
+  boolean isMySqlFamily() {
+    return family == Family.MYSQL;
+  }
+
   /** The server-side id of the current session, as SQL: what {@code KILL} or pg_terminate_backend take. */
   String sessionId() {
     return family == Family.MYSQL ? "CONNECTION_ID()" : "pg_backend_pid()";

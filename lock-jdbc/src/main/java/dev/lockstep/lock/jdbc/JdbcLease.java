@@ -40,6 +40,8 @@ final class JdbcLease extends AbstractLease {
   private final String owner;
   private final long sessionId;
   private final long ttlNanos;
+  /** Whether the session holds the key's named lock ({@link WakeLock}), freed after the row. */
+  private final boolean queued;
   private final ReentrantLock sessionLock = new ReentrantLock();
 
   /** The session; {@code null} once given back. Guarded by {@link #sessionLock}. */
@@ -48,13 +50,14 @@ final class JdbcLease extends AbstractLease {
   private boolean sessionBroken;
 
   JdbcLease(JdbcLockService service, LockKey key, String owner, long fencingToken, long sessionId,
-      Connection session, long deadlineNanos, Duration ttl) {
+      Connection session, boolean queued, long deadlineNanos, Duration ttl) {
     super(key.key(), fencingToken, ttl, deadlineNanos);
     this.service = service;
     this.key = key;
     this.owner = owner;
     this.sessionId = sessionId;
     this.session = session;
+    this.queued = queued;
     this.ttlNanos = ttl.toNanos();
   }
 
@@ -126,9 +129,14 @@ final class JdbcLease extends AbstractLease {
   /** Gives the session back once the lease is not held. Call under {@link #sessionLock}. */
   private void giveBackUnlessHeld() {
     if (session != null && state() != State.HELD) {
-      service.giveBack(session, sessionBroken);
+      service.giveBack(session, sessionBroken, queuedFor());
       session = null;
     }
+  }
+
+  /** The key whose named lock the session holds, or {@code null}. */
+  private LockKey queuedFor() {
+    return queued ? key : null;
   }
 
   @Override
@@ -158,11 +166,11 @@ final class JdbcLease extends AbstractLease {
       Connection connection = session;
       session = null;
       if (connection != null && before != State.HELD) {
-        service.giveBack(connection, sessionBroken);
+        service.giveBack(connection, sessionBroken, queuedFor());
         connection = null;
       }
       try {
-        service.release(this, connection);
+        service.release(this, connection, queued);
       } finally {
         service.forget(this);
       }

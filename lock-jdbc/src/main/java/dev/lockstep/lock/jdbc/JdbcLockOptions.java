@@ -22,12 +22,14 @@ import java.util.regex.Pattern;
  * @param leaseTtl {@value #LEASE_TTL}: how long a lease lives without a renewal; the holder-death bound
  * @param poolSize {@value #POOL_SIZE}: the connection pool's size; every held lease keeps one
  *     connection, so this bounds the leases one client can hold at once plus its acquire attempts
+ * @param waitMode {@value #WAIT}: how a waiter learns that the key was released
  * @param driverProperties {@value #DRIVER_PROPERTY_PREFIX}{@code <name>}: passed to the driver as is
  *     (TLS settings, timeouts); may hold secrets, never logged
  * @param lock the generic lock options ({@code lock-acquire-timeout}, {@code lock-check-max-sleep})
  */
 public record JdbcLockOptions(String url, String user, String password, String table,
-    Duration leaseTtl, int poolSize, Map<String, String> driverProperties, LockOptions lock) {
+    Duration leaseTtl, int poolSize, WaitMode waitMode, Map<String, String> driverProperties,
+    LockOptions lock) {
 
   public static final String PREFIX = "lock.jdbc.";
   public static final String URL = "lock.jdbc.url";
@@ -46,6 +48,18 @@ public record JdbcLockOptions(String url, String user, String password, String t
   public static final String POOL_SIZE = "lock.jdbc.pool-size";
   public static final int POOL_SIZE_DEFAULT = 10;
   public static final String DRIVER_PROPERTY_PREFIX = "lock.jdbc.property.";
+  public static final String WAIT = "lock.jdbc.wait";
+
+  /** How a waiter for a held key learns that it was released. */
+  public enum WaitMode {
+    /**
+     * Queue on the database's named lock ({@code GET_LOCK}, {@code pg_advisory_lock}), which the
+     * holder keeps while it holds the row: a release wakes the next waiter at once.
+     */
+    DATABASE,
+    /** Poll the row after a jittered wait doubling from 10 ms to {@code lock-check-max-sleep}. */
+    POLL
+  }
 
   static final ConfigOption<String> URL_OPTION = ConfigOption.key(URL).stringType()
       .noDefaultValue().withDefaultText("(required)")
@@ -69,12 +83,19 @@ public record JdbcLockOptions(String url, String user, String password, String t
       .defaultValue(POOL_SIZE_DEFAULT).require(Requirement.atLeast(1))
       .withDescription("HikariCP pool size. **Every held lease keeps one connection**: this bounds"
           + " the leases one client holds at once plus its acquire attempts in flight");
+  static final ConfigOption<WaitMode> WAIT_OPTION = ConfigOption.key(WAIT)
+      .enumType(WaitMode.class).defaultValue(WaitMode.DATABASE)
+      .withDescription("how a waiter learns of a release. `database`: it waits in the database on a"
+          + " named lock (`GET_LOCK`, `pg_advisory_lock`) that the holder keeps, and is woken at the"
+          + " release; ownership is still decided by the row alone. `poll`: it re-reads the row after"
+          + " a wait doubling from 10 ms to `lock-check-max-sleep` (the behaviour before issue 25),"
+          + " for a proxy that does not keep session-level locks");
 
   /** What the JDBC lock reads: every key under {@value #PREFIX}. */
   public static final OptionSet OPTIONS = OptionSet.of("the JDBC lock", "lock-jdbc/README.md")
       .namespace(PREFIX)
       .option(URL_OPTION, USER_OPTION, PASSWORD_OPTION, TABLE_OPTION, LEASE_TTL_OPTION,
-          POOL_SIZE_OPTION)
+          POOL_SIZE_OPTION, WAIT_OPTION)
       .passThrough(DRIVER_PROPERTY_PREFIX)
       .build();
   private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,62}";
@@ -88,6 +109,7 @@ public record JdbcLockOptions(String url, String user, String password, String t
     Objects.requireNonNull(url, "url");
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(leaseTtl, "leaseTtl");
+    Objects.requireNonNull(waitMode, "waitMode");
     Objects.requireNonNull(lock, "lock");
     driverProperties = Map.copyOf(driverProperties);
     JdbcDialect.fromUrl(url);
@@ -121,6 +143,7 @@ public record JdbcLockOptions(String url, String user, String password, String t
         o.get(TABLE_OPTION).trim(),
         o.get(LEASE_TTL_OPTION),
         o.get(POOL_SIZE_OPTION),
+        o.get(WAIT_OPTION),
         driverProperties,
         LockOptions.from(o));
   }
@@ -146,7 +169,7 @@ public record JdbcLockOptions(String url, String user, String password, String t
   public String toString() {
     return "JdbcLockOptions{url=" + redactedUrl() + ", user=" + user + ", password="
         + (password == null ? "(none)" : "******") + ", table=" + table + ", leaseTtl="
-        + Durations.format(leaseTtl) + ", poolSize=" + poolSize + ", driverProperties="
+        + Durations.format(leaseTtl) + ", poolSize=" + poolSize + ", wait=" + waitMode + ", driverProperties="
         + driverProperties.keySet() + "}";
   }
 }

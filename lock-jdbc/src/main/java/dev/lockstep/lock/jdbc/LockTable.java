@@ -59,6 +59,11 @@ final class LockTable {
     return table;
   }
 
+  /** The statement timeout, in whole seconds as JDBC counts. */
+  int queryTimeoutSeconds() {
+    return queryTimeoutSeconds;
+  }
+
   /**
    * Creates the table when it is missing. Before: any. After: the table exists with the expected
    * columns. Two clients racing to create it both succeed.
