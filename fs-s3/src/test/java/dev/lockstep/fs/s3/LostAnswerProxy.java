@@ -51,6 +51,7 @@ final class LostAnswerProxy implements AutoCloseable {
   private final int targetPort;
   private final AtomicInteger remaining = new AtomicInteger();
   private final AtomicInteger triggered = new AtomicInteger();
+  private final java.util.List<String> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile Armed armed;
 
   LostAnswerProxy(int targetPort) throws IOException {
@@ -69,6 +70,14 @@ final class LostAnswerProxy implements AutoCloseable {
   void arm(Fault fault, Predicate<String> matches, int count, Runnable hook) {
     armed = new Armed(fault, matches, hook);
     remaining.set(count);
+  }
+
+  /**
+   * Every request relayed or faulted so far, as {@code METHOD /path[?query]} followed by {@code
+   * Range: ...} when it had one.
+   */
+  java.util.List<String> requests() {
+    return java.util.List.copyOf(requests);
   }
 
   /** How many requests a fault was applied to. */
@@ -117,6 +126,10 @@ final class LostAnswerProxy implements AutoCloseable {
           return;
         }
         String text = new String(head, StandardCharsets.ISO_8859_1);
+        java.util.regex.Matcher range = java.util.regex.Pattern
+            .compile("(?im)^range:\\s*([^\r\n]*)").matcher(text);
+        String line = text.substring(0, text.indexOf(' ', text.indexOf(' ') + 1));
+        requests.add(range.find() ? line + " Range: " + range.group(1) : line);
         Fault fault = decide(text);
         if (fault == Fault.DROP_REQUEST) {
           return;
