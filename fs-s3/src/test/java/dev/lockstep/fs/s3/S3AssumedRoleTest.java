@@ -8,6 +8,7 @@ import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
+import dev.lockstep.fs.s3.testing.StsTestServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;

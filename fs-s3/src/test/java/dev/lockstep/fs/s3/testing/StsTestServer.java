@@ -1,4 +1,4 @@
-package dev.lockstep.fs.s3;
+package dev.lockstep.fs.s3.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -34,14 +34,13 @@ import java.util.regex.Pattern;
  *       lifetime} (whatever duration was asked for: a short lifetime makes the SDK renew).
  * </ul>
  *
- * <p>Every request's form parameters and caller key are recorded ({@link #requests()}). The tests
- * give the temporary credentials that s3proxy knows as its identity and the store other keys of its
- * own, so a store that reads or writes at all proves that the assumed credentials signed it.
+ * <p>Every request's form parameters and caller key are recorded ({@link #requests()}). In fs-s3's
+ * test-jar (this package) beside {@link S3ProxyServer}, for the Paimon adapter's tests too.
  */
-final class StsTestServer implements AutoCloseable {
+public final class StsTestServer implements AutoCloseable {
 
   /** One AssumeRole request as received: its form parameters and the caller's access key. */
-  record Request(String callerKey, Map<String, String> form) {}
+  public record Request(String callerKey, Map<String, String> form) {}
 
   private static final Pattern CREDENTIAL = Pattern.compile("Credential=([^/,\\s]+)/");
 
@@ -56,7 +55,7 @@ final class StsTestServer implements AutoCloseable {
   /**
    * @param issued the temporary access key, secret key and session token handed out
    */
-  StsTestServer(String callerKey, String roleArn, String externalId, String[] issued,
+  public StsTestServer(String callerKey, String roleArn, String externalId, String[] issued,
       Duration lifetime) throws IOException {
     this.callerKey = callerKey;
     this.roleArn = roleArn;
@@ -68,11 +67,11 @@ final class StsTestServer implements AutoCloseable {
     server.start();
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
-  List<Request> requests() {
+  public List<Request> requests() {
     return List.copyOf(requests);
   }
 
