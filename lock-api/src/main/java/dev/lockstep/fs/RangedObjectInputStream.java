@@ -24,12 +24,22 @@ import java.util.Objects;
  *       not move the stream.
  *   <li>An answer let go of is aborted (its connection discarded) when it failed or more than {@code
  *       drainLimit} of its bytes remain; otherwise it is closed, which drains it and keeps the
- *       connection pooled.
+ *       connection pooled. An answer read to its end is closed at once.
  *   <li>A read that fails mid-stream lets go of the answer and, when the store asks for it ({@code
  *       reopenOnFailure}), is tried once more on a new range at the same position; then it fails
  *       naming the object and the position. An answer that ends before the length is an {@link
  *       EOFException}. Failures to open a range are the store's own, thrown as they are.
+ *   <li>A store may open the object with a GET of its <em>last</em> bytes instead ({@code Range:
+ *       bytes=-n}, which also tells the length) and hand them to the constructor as the {@code
+ *       tail}. Reads and positioned reads in the tail are then served from memory, and the ranges
+ *       opened below it end where the tail starts, so no byte of the tail is fetched twice. This is
+ *       what columnar readers want: Parquet and ORC read the footer at the end first and then seek
+ *       back to the column chunks, which then costs one GET, and an object no longer than the tail
+ *       is read with the one GET that opened it.
  * </ol>
+ *
+ * <p>{@link #readFully(long, byte[], int, int)} touches no state of the stream, so several threads
+ * may call it at once (positioned reads of a vectored read).
  *
  * <p>Not thread-safe, like every {@link InputStream}.
  *
@@ -42,6 +52,10 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
   private final long skipLimit;
   private final long drainLimit;
   private final boolean reopenOnFailure;
+  /** The object's last bytes, held in memory (empty: none). */
+  private final byte[] tail;
+  /** Where {@link #tail} starts: {@code length} when there is none. Ranges end before it. */
+  private final long tailStart;
   /** The open answer, or null. */
   private R answer;
   /** Position of the next byte the open answer's body yields. */
@@ -61,12 +75,34 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
    */
   protected RangedObjectInputStream(String object, long length, R first, long skipLimit,
       long drainLimit, boolean reopenOnFailure) {
+    this(object, length, first, new byte[0], skipLimit, drainLimit, reopenOnFailure);
+  }
+
+  /**
+   * A stream whose object was opened with a GET of its last bytes.
+   *
+   * @param tail the object's last {@code tail.length} bytes (all of them when as long as the
+   *     object), served from memory
+   */
+  protected RangedObjectInputStream(String object, long length, byte[] tail, long skipLimit,
+      long drainLimit, boolean reopenOnFailure) {
+    this(object, length, null, tail, skipLimit, drainLimit, reopenOnFailure);
+  }
+
+  private RangedObjectInputStream(String object, long length, R first, byte[] tail,
+      long skipLimit, long drainLimit, boolean reopenOnFailure) {
+    if (tail.length > length) {
+      throw new IllegalArgumentException("A tail of " + tail.length + " bytes of " + object
+          + " of length " + length);
+    }
     this.object = object;
     this.length = length;
     this.skipLimit = skipLimit;
     this.drainLimit = drainLimit;
     this.reopenOnFailure = reopenOnFailure;
     this.answer = first;
+    this.tail = tail;
+    this.tailStart = length - tail.length;
   }
 
   /**
@@ -127,7 +163,13 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
     if (position >= length) {
       return -1;
     }
-    int want = (int) Math.min(len, length - position);
+    if (position >= tailStart) {
+      int n = (int) Math.min(len, length - position);
+      System.arraycopy(tail, (int) (position - tailStart), buffer, offset, n);
+      position += n;
+      return n;
+    }
+    int want = (int) Math.min(len, tailStart - position);
     for (int attempt = 1; ; attempt++) {
       positionAnswer();
       int n;
@@ -142,11 +184,15 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
       }
       if (n < 0) {
         letGo(true);
-        throw new EOFException(object + " ended at " + position + ", before its length " + length
-            + " (was it replaced while being read?)");
+        throw new EOFException(object + " ended at " + position + ", before "
+            + (tailStart == length ? "its length " + length : "the tail it was opened with at "
+            + tailStart) + " (was it replaced while being read?)");
       }
       position += n;
       answerPosition += n;
+      if (answerPosition == tailStart) {
+        letGo(false); // read to its end: its connection goes back to the pool now
+      }
       return n;
     }
   }
@@ -163,6 +209,9 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
   @Override
   public final int available() throws IOException {
     checkOpen();
+    if (position >= tailStart) {
+      return (int) Math.max(0, length - position);
+    }
     if (answer == null || position != answerPosition) {
       return 0;
     }
@@ -170,7 +219,10 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
         length - position)));
   }
 
-  /** One GET of exactly this range; the stream position is unchanged. */
+  /**
+   * One GET of exactly this range (less what the tail holds, which is copied); the stream position
+   * is unchanged, and no state of the stream is touched.
+   */
   @Override
   public final void readFully(long at, byte[] buffer, int offset, int len) throws IOException {
     checkOpen();
@@ -178,6 +230,12 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
     if (at < 0 || at + len > length) {
       throw new EOFException("Cannot read " + len + " bytes at " + at + " of " + object
           + " of length " + length);
+    }
+    if (at + len > tailStart) {
+      int fromTail = (int) Math.min(len, at + len - tailStart);
+      System.arraycopy(tail, (int) (Math.max(at, tailStart) - tailStart), buffer,
+          offset + len - fromTail, fromTail);
+      len -= fromTail;
     }
     if (len == 0) {
       return;
@@ -224,7 +282,7 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
       }
     }
     if (answer == null) {
-      answer = openRange(position, -1);
+      answer = openRange(position, tailStart == length ? -1 : tailStart - 1);
       answerPosition = position;
     }
   }
@@ -235,7 +293,7 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
     }
     R gone = answer;
     answer = null;
-    release(gone, failed || length - answerPosition > drainLimit);
+    release(gone, failed || tailStart - answerPosition > drainLimit);
   }
 
   private void checkOpen() throws IOException {

@@ -103,6 +103,69 @@ class RangedObjectInputStreamTest {
     }
   }
 
+  @Test
+  void aFooterReadFromTheTailAndASeekBackCostOneRangeThatEndsWhereTheTailStarts()
+      throws IOException {
+    try (MemoryObject in = MemoryObject.openedWithTail(100)) {
+      in.seek(CONTENT.length - 8); // a Parquet reader: the footer's length and magic
+      assertThat(in.readNBytes(8)).isEqualTo(slice(992, 8));
+      in.seek(950); // back to the footer
+      assertThat(in.available()).isEqualTo(50);
+      assertThat(in.readNBytes(42)).isEqualTo(slice(950, 42));
+      assertThat(in.opened).as("all from the tail").isEmpty();
+      in.seek(4); // the column chunks, then on into the tail
+      assertThat(in.readNBytes(990)).isEqualTo(slice(4, 990));
+      assertThat(in.opened).containsExactly("4-899");
+      assertThat(in.released).as("read to its end: nothing left to drain").containsExactly("close");
+      assertThat(in.read()).isEqualTo(CONTENT[994] & 0xff);
+      in.seek(CONTENT.length);
+      assertThat(in.read()).isEqualTo(-1);
+      assertThat(in.available()).isZero();
+    }
+  }
+
+  @Test
+  void positionedReadsTakeWhatTheTailHoldsAndFetchOnlyTheRest() throws IOException {
+    try (MemoryObject in = MemoryObject.openedWithTail(100)) {
+      byte[] inTail = new byte[30];
+      in.readFully(920, inTail, 0, 30);
+      assertThat(inTail).isEqualTo(slice(920, 30));
+      assertThat(in.opened).isEmpty();
+      byte[] across = new byte[40];
+      in.readFully(880, across, 0, 40);
+      assertThat(across).isEqualTo(slice(880, 40));
+      assertThat(in.opened).containsExactly("880-899");
+      assertThat(in.position()).isZero();
+      assertThatThrownBy(() -> in.readFully(995, new byte[10], 0, 10))
+          .isInstanceOf(EOFException.class);
+    }
+  }
+
+  @Test
+  void anObjectNoLongerThanItsTailIsReadWithoutAnotherRequest() throws IOException {
+    try (MemoryObject in = MemoryObject.openedWithTail(CONTENT.length)) {
+      assertThat(in.readAllBytes()).isEqualTo(CONTENT);
+      in.seek(500);
+      assertThat(in.read()).isEqualTo(CONTENT[500] & 0xff);
+      in.seek(3);
+      assertThat(in.readNBytes(2)).isEqualTo(slice(3, 2));
+      assertThat(in.opened).isEmpty();
+    }
+    assertThatThrownBy(() -> new MemoryObject(new byte[CONTENT.length + 1]))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aRangeBelowTheTailThatEndsEarlyIsAnEndOfFileNamingTheTail() throws IOException {
+    try (MemoryObject in = MemoryObject.openedWithTail(100)) {
+      in.truncateAnswersAt = 600;
+      in.seek(590);
+      assertThat(in.readNBytes(10)).isEqualTo(slice(590, 10));
+      assertThatThrownBy(in::read).isInstanceOf(EOFException.class)
+          .hasMessageContaining("ended at 600, before the tail it was opened with at 900");
+    }
+  }
+
   /** An object in memory; records every range opened and how every answer was let go of. */
   private static final class MemoryObject extends RangedObjectInputStream<InputStream> {
     final List<String> opened = new ArrayList<>();
@@ -113,6 +176,15 @@ class RangedObjectInputStreamTest {
     MemoryObject(boolean reopenOnFailure) {
       super("mem://object", CONTENT.length, new ByteArrayInputStream(CONTENT), 100, 50,
           reopenOnFailure);
+    }
+
+    MemoryObject(byte[] tail) {
+      super("mem://object", CONTENT.length, tail, 100, 50, false);
+    }
+
+    /** Opened with a GET of the last {@code bytes} bytes. */
+    static MemoryObject openedWithTail(int bytes) {
+      return new MemoryObject(slice(CONTENT.length - bytes, bytes));
     }
 
     @Override

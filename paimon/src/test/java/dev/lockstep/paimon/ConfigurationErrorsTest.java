@@ -156,9 +156,31 @@ class ConfigurationErrorsTest {
   @Test
   void anS3OptionLockstepCannotHonourIsRefused() {
     Map<String, String> options = S3Warehouse.options(server);
-    options.put("s3.assumed.role.arn", "arn:aws:iam::123456789012:role/paimon");
+    options.put("s3.aws.credentials.provider", "com.example.CustomProvider");
     assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
-        .is(oneLineSaying("s3.assumed.role.arn", "default credential chain"));
+        .is(oneLineSaying("s3.aws.credentials.provider", "default credential chain"));
+  }
+
+  /**
+   * S3A's assumed-role keys as a {@code paimon-s3} user writes them, against fs-s3's STS-protocol
+   * test server: a role STS refuses fails the first table operation in one line naming the option.
+   * (That the role's credentials then sign every request is fs-s3's {@code S3AssumedRoleTest}.)
+   */
+  @Test
+  void aRoleThatCannotBeAssumedFailsTheFirstTableOperationInOneLine() throws Exception {
+    try (dev.lockstep.fs.s3.testing.StsTestServer sts = new dev.lockstep.fs.s3.testing.StsTestServer(
+        S3ProxyServer.ACCESS_KEY, "arn:aws:iam::123456789012:role/paimon", null,
+        new String[] {"temporary-key", "temporary-secret", "token"}, java.time.Duration.ofHours(1))) {
+      Map<String, String> options = S3Warehouse.options(server);
+      options.put("s3.assumed.role.arn", "arn:aws:iam::123456789012:role/someone-elses");
+      options.put("s3.assumed.role.sts.endpoint", sts.endpoint().toString());
+      assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
+          .is(oneLineSaying("Cannot assume the role 'arn:aws:iam::123456789012:role/someone-elses'",
+              "'s3.assumed-role.arn' (AccessDenied: "));
+      assertThat(sts.requests()).hasSize(1);
+      assertThat(sts.requests().get(0).form())
+          .containsEntry("RoleArn", "arn:aws:iam::123456789012:role/someone-elses");
+    }
   }
 
   /**

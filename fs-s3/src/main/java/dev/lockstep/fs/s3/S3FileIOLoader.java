@@ -37,6 +37,7 @@ public final class S3FileIOLoader implements FileIOLoader {
     S3Location location = S3Location.of(root);
     S3Clients clients = new S3Clients(s3Options);
     try {
+      clients.checkCredentials();
       boolean conditional = switch (s3Options.conditionalWrites()) {
         case TRUE -> true;
         case FALSE -> false;

@@ -35,12 +35,15 @@ import java.util.Map;
  * @param retryMaxDelay {@value #RETRY_MAX_DELAY}: longest back-off
  * @param multipartThreshold {@value #MULTIPART_THRESHOLD}: writes larger than this use multipart
  * @param multipartPartSize {@value #MULTIPART_PART_SIZE}: size of each part but the last
+ * @param assumedRole {@value #ASSUMED_ROLE_ARN} and its settings, or {@code null}: the store signs
+ *     with temporary credentials of that role, asked of STS with the credentials above
  */
 public record S3Options(URI endpoint, String region, String accessKey, String secretKey,
     String sessionToken, boolean pathStyleAccess, ConditionalWrites conditionalWrites,
     Duration connectionTimeout, Duration socketTimeout, Duration apiCallTimeout,
     Duration apiCallAttemptTimeout, int maxConnections, int maxAttempts, Duration retryBaseDelay,
-    Duration retryMaxDelay, long multipartThreshold, long multipartPartSize) {
+    Duration retryMaxDelay, long multipartThreshold, long multipartPartSize,
+    AssumedRole assumedRole) {
 
   public static final String ENDPOINT = "s3.endpoint";
   public static final String REGION = "s3.region";
@@ -80,6 +83,15 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
   public static final long MULTIPART_THRESHOLD_DEFAULT = 32L << 20;
   public static final String MULTIPART_PART_SIZE = "s3.multipart.part-size";
   public static final long MULTIPART_PART_SIZE_DEFAULT = 8L << 20;
+  public static final String ASSUMED_ROLE_ARN = "s3.assumed-role.arn";
+  public static final String ASSUMED_ROLE_SESSION_NAME = "s3.assumed-role.session-name";
+  public static final String ASSUMED_ROLE_SESSION_NAME_DEFAULT = "lockstep";
+  public static final String ASSUMED_ROLE_SESSION_DURATION = "s3.assumed-role.session-duration";
+  public static final Duration ASSUMED_ROLE_SESSION_DURATION_DEFAULT = Duration.ofHours(1);
+  public static final String ASSUMED_ROLE_EXTERNAL_ID = "s3.assumed-role.external-id";
+  public static final String ASSUMED_ROLE_POLICY = "s3.assumed-role.policy";
+  public static final String ASSUMED_ROLE_STS_ENDPOINT = "s3.assumed-role.sts-endpoint";
+  public static final String ASSUMED_ROLE_STS_REGION = "s3.assumed-role.sts-region";
   /** S3's smallest part (all parts but the last). */
   public static final long MIN_PART_SIZE = 5L << 20;
   /** S3's largest part, and the largest buffer this store keeps in memory. */
@@ -145,6 +157,37 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
       ConfigOption.key(MULTIPART_PART_SIZE).sizeType().defaultValue(MULTIPART_PART_SIZE_DEFAULT)
           .withDescription("part size, 5 MiB..1 GiB");
 
+  static final ConfigOption<String> ASSUMED_ROLE_ARN_OPTION = ConfigOption.key(ASSUMED_ROLE_ARN)
+      .stringType().noDefaultValue()
+      .withDescription("an IAM role to assume through STS (`arn:aws:iam::<account>:role/<name>`): the"
+          + " store signs with its temporary credentials, renewed before they expire; the keys above"
+          + " (or the default chain) are what asks STS");
+  static final ConfigOption<String> ASSUMED_ROLE_SESSION_NAME_OPTION =
+      ConfigOption.key(ASSUMED_ROLE_SESSION_NAME).stringType()
+          .defaultValue(ASSUMED_ROLE_SESSION_NAME_DEFAULT)
+          .withDescription("the role session's name (CloudTrail shows it)");
+  static final ConfigOption<Duration> ASSUMED_ROLE_SESSION_DURATION_OPTION =
+      ConfigOption.key(ASSUMED_ROLE_SESSION_DURATION).durationType()
+          .defaultValue(ASSUMED_ROLE_SESSION_DURATION_DEFAULT)
+          .require(d -> d.compareTo(Duration.ofMinutes(15)) >= 0
+              && d.compareTo(Duration.ofHours(12)) <= 0, "15 min to 12 h (STS's limits)")
+          .withDescription("lifetime of each set of temporary credentials, 15 min..12 h (at most the"
+              + " role's maximum session duration)");
+  static final ConfigOption<String> ASSUMED_ROLE_EXTERNAL_ID_OPTION =
+      ConfigOption.key(ASSUMED_ROLE_EXTERNAL_ID).stringType().noDefaultValue().secret()
+          .withDescription("**secret**; the external id the role's trust policy asks for");
+  static final ConfigOption<String> ASSUMED_ROLE_POLICY_OPTION =
+      ConfigOption.key(ASSUMED_ROLE_POLICY).stringType().noDefaultValue()
+          .withDescription("a session policy (JSON) that narrows the role's permissions");
+  static final ConfigOption<String> ASSUMED_ROLE_STS_ENDPOINT_OPTION =
+      ConfigOption.key(ASSUMED_ROLE_STS_ENDPOINT).stringType().noDefaultValue()
+          .withDefaultText("the SDK's STS endpoint of the region")
+          .withDescription("`http(s)://host[:port]` of STS");
+  static final ConfigOption<String> ASSUMED_ROLE_STS_REGION_OPTION =
+      ConfigOption.key(ASSUMED_ROLE_STS_REGION).stringType().noDefaultValue()
+          .withDefaultText("the store's region")
+          .withDescription("signing region of the STS requests");
+
   /** What the S3 store reads: every key under {@code s3.}. */
   public static final OptionSet OPTIONS = OptionSet.of("the S3 store", "fs-s3/README.md")
       .namespace("s3.")
@@ -153,8 +196,42 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
           CONNECTION_TIMEOUT_OPTION, SOCKET_TIMEOUT_OPTION, API_CALL_ATTEMPT_TIMEOUT_OPTION,
           API_CALL_TIMEOUT_OPTION, MAX_CONNECTIONS_OPTION, RETRY_MAX_ATTEMPTS_OPTION,
           RETRY_BASE_DELAY_OPTION, RETRY_MAX_DELAY_OPTION, MULTIPART_THRESHOLD_OPTION,
-          MULTIPART_PART_SIZE_OPTION)
+          MULTIPART_PART_SIZE_OPTION, ASSUMED_ROLE_ARN_OPTION, ASSUMED_ROLE_SESSION_NAME_OPTION,
+          ASSUMED_ROLE_SESSION_DURATION_OPTION, ASSUMED_ROLE_EXTERNAL_ID_OPTION,
+          ASSUMED_ROLE_POLICY_OPTION, ASSUMED_ROLE_STS_ENDPOINT_OPTION,
+          ASSUMED_ROLE_STS_REGION_OPTION)
       .build();
+
+  /**
+   * The role the store assumes ({@value #ASSUMED_ROLE_ARN} and its settings).
+   *
+   * @param arn the role's ARN
+   * @param sessionName the role session's name
+   * @param sessionDuration the lifetime of one set of temporary credentials
+   * @param externalId the external id (secret), or {@code null}
+   * @param policy a session policy, or {@code null}
+   * @param stsEndpoint STS's URI, or {@code null} for the SDK's endpoint of {@code stsRegion}
+   * @param stsRegion the STS signing region, or {@code null} for the store's region
+   */
+  public record AssumedRole(String arn, String sessionName, Duration sessionDuration,
+      String externalId, String policy, URI stsEndpoint, String stsRegion) {
+
+    public AssumedRole {
+      if (!arn.startsWith("arn:") || !arn.contains(":role/")) {
+        throw new IllegalArgumentException("Option '" + ASSUMED_ROLE_ARN + "' is '" + arn
+            + "', not a role ARN; write for example arn:aws:iam::123456789012:role/lakehouse-writer.");
+      }
+      ASSUMED_ROLE_SESSION_DURATION_OPTION.check(sessionDuration);
+    }
+
+    @Override
+    public String toString() {
+      return "AssumedRole{arn=" + arn + ", sessionName=" + sessionName + ", sessionDuration="
+          + Durations.format(sessionDuration) + ", externalId=" + (externalId == null ? "-"
+          : "******") + ", policy=" + (policy == null ? "-" : "given") + ", stsEndpoint="
+          + (stsEndpoint == null ? "default" : stsEndpoint) + ", stsRegion=" + stsRegion + "}";
+    }
+  }
 
   /** The value of {@value #CONDITIONAL_WRITES}. */
   public enum ConditionalWrites {
@@ -223,7 +300,7 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
     Options o = Options.of(options);
     String endpoint = blankToNull(o.get(ENDPOINT_OPTION));
     return new S3Options(
-        endpoint == null ? null : parseEndpoint(endpoint),
+        endpoint == null ? null : parseEndpoint(ENDPOINT, endpoint),
         blankToNull(o.get(REGION_OPTION)),
         blankToNull(o.get(ACCESS_KEY_OPTION)),
         blankToNull(o.get(SECRET_KEY_OPTION)),
@@ -239,7 +316,29 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
         o.get(RETRY_BASE_DELAY_OPTION),
         o.get(RETRY_MAX_DELAY_OPTION),
         o.get(MULTIPART_THRESHOLD_OPTION),
-        o.get(MULTIPART_PART_SIZE_OPTION));
+        o.get(MULTIPART_PART_SIZE_OPTION),
+        assumedRole(options, o));
+  }
+
+  private static AssumedRole assumedRole(Map<String, String> options, Options o) {
+    String arn = blankToNull(o.get(ASSUMED_ROLE_ARN_OPTION));
+    if (arn == null) {
+      for (String key : options.keySet()) {
+        if (key.startsWith("s3.assumed-role.") && !key.equals(ASSUMED_ROLE_ARN)) {
+          throw new IllegalArgumentException("Option '" + key + "' is a setting of an assumed role,"
+              + " but '" + ASSUMED_ROLE_ARN + "' is not set; set it to the role's ARN, or remove '"
+              + key + "'.");
+        }
+      }
+      return null;
+    }
+    String stsEndpoint = blankToNull(o.get(ASSUMED_ROLE_STS_ENDPOINT_OPTION));
+    return new AssumedRole(arn, o.get(ASSUMED_ROLE_SESSION_NAME_OPTION).trim(),
+        o.get(ASSUMED_ROLE_SESSION_DURATION_OPTION),
+        blankToNull(o.get(ASSUMED_ROLE_EXTERNAL_ID_OPTION)),
+        blankToNull(o.get(ASSUMED_ROLE_POLICY_OPTION)),
+        stsEndpoint == null ? null : parseEndpoint(ASSUMED_ROLE_STS_ENDPOINT, stsEndpoint),
+        blankToNull(o.get(ASSUMED_ROLE_STS_REGION_OPTION)));
   }
 
   /** Whether the endpoint is AWS S3 itself (none given, or a host under {@code amazonaws.com}). */
@@ -251,18 +350,18 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
     return host.endsWith(".amazonaws.com") || host.endsWith(".amazonaws.com.cn");
   }
 
-  private static URI parseEndpoint(String text) {
+  private static URI parseEndpoint(String key, String text) {
     URI uri;
     try {
       uri = URI.create(text.trim());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Option '" + ENDPOINT + "' is '" + text
+      throw new IllegalArgumentException("Option '" + key + "' is '" + text
           + "', not a URI; write for example http://127.0.0.1:9000 or https://s3.eu-west-1.amazonaws.com.",
           e);
     }
     if (uri.getScheme() == null || uri.getHost() == null
         || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
-      throw new IllegalArgumentException("Option '" + ENDPOINT + "' is '" + text
+      throw new IllegalArgumentException("Option '" + key + "' is '" + text
           + "'; write an http:// or https:// URI with a host, for example http://127.0.0.1:9000.");
     }
     return uri;
@@ -288,6 +387,7 @@ public record S3Options(URI endpoint, String region, String accessKey, String se
         + ", retryBaseDelay=" + Durations.format(retryBaseDelay)
         + ", retryMaxDelay=" + Durations.format(retryMaxDelay)
         + ", multipartThreshold=" + multipartThreshold
-        + ", multipartPartSize=" + multipartPartSize + "}";
+        + ", multipartPartSize=" + multipartPartSize
+        + (assumedRole == null ? "" : ", assumedRole=" + assumedRole) + "}";
   }
 }

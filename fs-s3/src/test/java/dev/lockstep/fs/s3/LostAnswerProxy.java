@@ -51,6 +51,9 @@ final class LostAnswerProxy implements AutoCloseable {
   private final int targetPort;
   private final AtomicInteger remaining = new AtomicInteger();
   private final AtomicInteger triggered = new AtomicInteger();
+  private final java.util.List<String> requests = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<String> signers = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile boolean stripSessionTokens;
   private volatile Armed armed;
 
   LostAnswerProxy(int targetPort) throws IOException {
@@ -69,6 +72,31 @@ final class LostAnswerProxy implements AutoCloseable {
   void arm(Fault fault, Predicate<String> matches, int count, Runnable hook) {
     armed = new Armed(fault, matches, hook);
     remaining.set(count);
+  }
+
+  /**
+   * Every request relayed or faulted so far, as {@code METHOD /path[?query]} followed by {@code
+   * Range: ...} when it had one.
+   */
+  java.util.List<String> requests() {
+    return java.util.List.copyOf(requests);
+  }
+
+  /**
+   * The access key ({@code Credential=} of the SigV4 {@code Authorization} header) and the {@code
+   * x-amz-security-token} ({@code -} when none) of every request so far, as {@code key token}.
+   */
+  java.util.List<String> signers() {
+    return java.util.List.copyOf(signers);
+  }
+
+  /**
+   * From now on forwards requests without their {@code x-amz-security-token} header, which s3proxy
+   * 4.0.0 refuses (501: it implements no temporary credentials); only against a server without
+   * authentication, since the header is signed. {@link #signers()} still records it.
+   */
+  void stripSessionTokens() {
+    stripSessionTokens = true;
   }
 
   /** How many requests a fault was applied to. */
@@ -117,6 +145,19 @@ final class LostAnswerProxy implements AutoCloseable {
           return;
         }
         String text = new String(head, StandardCharsets.ISO_8859_1);
+        java.util.regex.Matcher range = java.util.regex.Pattern
+            .compile("(?im)^range:\\s*([^\r\n]*)").matcher(text);
+        String line = text.substring(0, text.indexOf(' ', text.indexOf(' ') + 1));
+        requests.add(range.find() ? line + " Range: " + range.group(1) : line);
+        java.util.regex.Matcher key = java.util.regex.Pattern
+            .compile("(?im)^authorization:[^\r\n]*Credential=([^/,\r\n]+)/").matcher(text);
+        java.util.regex.Matcher token = java.util.regex.Pattern
+            .compile("(?im)^x-amz-security-token:\\s*([^\r\n]*)").matcher(text);
+        signers.add((key.find() ? key.group(1) : "-") + " " + (token.find() ? token.group(1) : "-"));
+        if (stripSessionTokens) {
+          text = text.replaceAll("(?im)^x-amz-security-token:[^\r\n]*\r\n", "");
+          head = text.getBytes(StandardCharsets.ISO_8859_1);
+        }
         Fault fault = decide(text);
         if (fault == Fault.DROP_REQUEST) {
           return;

@@ -78,7 +78,7 @@ public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
   @Override
   public SeekableInputStream newInputStream(org.apache.paimon.fs.Path path) throws IOException {
     Path location = lockstep(path);
-    return new PaimonInputStream(store(location).newInputStream(location));
+    return PaimonInputStream.of(store(location).newInputStream(location));
   }
 
   @Override

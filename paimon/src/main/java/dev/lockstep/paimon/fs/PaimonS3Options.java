@@ -11,9 +11,10 @@ import java.util.Map;
  * <p>{@code paimon-s3} passes every {@code s3.X}, {@code s3a.X} and {@code fs.s3a.X} to Hadoop's S3A
  * as {@code fs.s3a.X}. Here each such key is reduced to its S3A name {@code X} and the S3A names that
  * have a Lockstep equivalent are translated ({@link #TRANSLATED}). Lockstep's own key, when given,
- * wins over a translated one. S3A settings Lockstep cannot honour the same way (an assumed role, a
- * custom credentials provider class, server-side encryption with a customer key) are refused with the
- * way out, never silently dropped.
+ * wins over a translated one. S3A's assumed-role settings ({@code assumed.role.arn}, ...) become
+ * Lockstep's {@code s3.assumed-role.*}. S3A settings Lockstep cannot honour the same way (a custom
+ * credentials provider class, also for STS, server-side encryption with a customer key) are refused
+ * with the way out, never silently dropped.
  */
 final class PaimonS3Options {
 
@@ -37,12 +38,18 @@ final class PaimonS3Options {
       Map.entry("attempts.maximum", "s3.retry.max-attempts"),
       Map.entry("retry.interval", "s3.retry.base-delay"),
       Map.entry("multipart.size", "s3.multipart.part-size"),
-      Map.entry("multipart.threshold", "s3.multipart.threshold"));
+      Map.entry("multipart.threshold", "s3.multipart.threshold"),
+      Map.entry("assumed.role.arn", "s3.assumed-role.arn"),
+      Map.entry("assumed.role.session.name", "s3.assumed-role.session-name"),
+      Map.entry("assumed.role.session.duration", "s3.assumed-role.session-duration"),
+      Map.entry("assumed.role.policy", "s3.assumed-role.policy"),
+      Map.entry("assumed.role.sts.endpoint", "s3.assumed-role.sts-endpoint"),
+      Map.entry("assumed.role.sts.endpoint.region", "s3.assumed-role.sts-region"));
 
   /** S3A names whose meaning Lockstep's S3 client does not have. */
   private static final Map<String, String> REFUSED = Map.of(
-      "assumed.role.arn", "an assumed role",
       "aws.credentials.provider", "a custom credentials provider class",
+      "assumed.role.credentials.provider", "a custom credentials provider class for STS",
       "server-side-encryption-algorithm", "server-side encryption settings",
       "encryption.algorithm", "server-side encryption settings");
 
@@ -69,9 +76,9 @@ final class PaimonS3Options {
       if (refused != null) {
         throw new IllegalArgumentException("Option '" + option.getKey() + "' asks for " + refused
             + ", which Lockstep's s3 FileIO does not support; remove it and give 's3.access-key' /"
-            + " 's3.secret-key' (and 's3.session-token'), or leave all three out to use the AWS"
-            + " default credential chain (environment, profile, web identity, container or"
-            + " instance role).");
+            + " 's3.secret-key' (and 's3.session-token'; with 's3.assumed-role.arn' these ask STS),"
+            + " or leave all three out to use the AWS default credential chain (environment,"
+            + " profile, web identity, container or instance role).");
       }
       if (s3aName.equals("connection.ssl.enabled")) {
         ssl = option.getValue();
@@ -82,11 +89,13 @@ final class PaimonS3Options {
       }
     }
     translated.forEach(result::putIfAbsent);
-    String endpoint = result.get("s3.endpoint");
-    if (endpoint != null && !endpoint.isBlank() && !endpoint.contains("://")) {
-      // S3A takes a bare host[:port] and adds https unless connection.ssl.enabled=false.
-      boolean https = ssl == null || !ssl.trim().equalsIgnoreCase("false");
-      result.put("s3.endpoint", (https ? "https://" : "http://") + endpoint.trim());
+    // S3A takes a bare host[:port] and adds https unless connection.ssl.enabled=false.
+    boolean https = ssl == null || !ssl.trim().equalsIgnoreCase("false");
+    for (String key : new String[] {"s3.endpoint", "s3.assumed-role.sts-endpoint"}) {
+      String endpoint = result.get(key);
+      if (endpoint != null && !endpoint.isBlank() && !endpoint.contains("://")) {
+        result.put(key, (https ? "https://" : "http://") + endpoint.trim());
+      }
     }
     return ForeignStoreKeys.withoutForeignKeys(dev.lockstep.fs.s3.S3Options.OPTIONS, result);
   }

@@ -13,6 +13,7 @@ import java.io.ObjectOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.apache.paimon.catalog.CatalogContext;
@@ -96,6 +97,49 @@ class LockstepFileIOTest {
     }
     assertThatThrownBy(() -> io.newOutputStream(file, false))
         .isInstanceOf(FileAlreadyExistsException.class);
+  }
+
+  @Test
+  void vectoredReadsOfRangesApartMatchTheBytesAndPositionedReadsStopAtTheEnd() throws Exception {
+    byte[] data = new byte[3 << 20];
+    new Random(5).nextBytes(data);
+    Path file = new Path(root, "vectored/data.parquet");
+    try (PositionOutputStream out = io.newOutputStream(file, false)) {
+      out.write(data);
+    }
+    try (SeekableInputStream in = io.newInputStream(file)) {
+      assertThat(in).as("Paimon's Parquet and ORC readers check for it").isInstanceOf(
+          org.apache.paimon.fs.VectoredReadable.class);
+      org.apache.paimon.fs.VectoredReadable vectored = (org.apache.paimon.fs.VectoredReadable) in;
+      in.seek(123);
+      // Three ranges more than 256 KiB apart (three positioned reads on Paimon's I/O threads),
+      // the last one in the tail that opening read, and two that Paimon merges into one.
+      long[] offsets = {4, 600_000, 610_000, 2_000_000, data.length - 5000};
+      int[] lengths = {100_000, 9_000, 20_000, 700_000, 5000};
+      List<org.apache.paimon.fs.FileRange> ranges = new java.util.ArrayList<>();
+      for (int i = 0; i < offsets.length; i++) {
+        ranges.add(org.apache.paimon.fs.FileRange.createFileRange(offsets[i], lengths[i]));
+      }
+      vectored.readVectored(ranges);
+      for (int i = 0; i < offsets.length; i++) {
+        assertThat(ranges.get(i).getData().get(30, java.util.concurrent.TimeUnit.SECONDS))
+            .isEqualTo(Arrays.copyOfRange(data, (int) offsets[i], (int) offsets[i] + lengths[i]));
+      }
+      assertThat(in.getPos()).as("positioned reads do not move the stream").isEqualTo(123);
+      assertThat(in.read()).isEqualTo(data[123] & 0xff);
+
+      byte[] buffer = new byte[100];
+      assertThat(vectored.pread(data.length - 40, buffer, 0, 100)).isEqualTo(40);
+      assertThat(Arrays.copyOf(buffer, 40))
+          .isEqualTo(Arrays.copyOfRange(data, data.length - 40, data.length));
+      assertThat(vectored.pread(data.length, buffer, 0, 100)).isEqualTo(-1);
+      assertThatThrownBy(() -> vectored.preadFully(data.length - 10, buffer, 0, 20))
+          .isInstanceOf(java.io.EOFException.class);
+      in.seek(data.length);
+      assertThat(in.read()).as("past the end").isEqualTo(-1);
+      in.seek(10); // backwards
+      assertThat(in.read()).isEqualTo(data[10] & 0xff);
+    }
   }
 
   @Test

@@ -62,9 +62,26 @@ class PaimonS3OptionsTest {
   }
 
   @Test
-  void anAssumedRoleIsRefusedWithTheWayOut() {
+  void s3aAssumedRoleSettingsBecomeLockstepsAndACredentialsProviderClassIsRefused() {
+    Map<String, String> lockstep = PaimonS3Options.toLockstep(Map.of(
+        "s3.assumed.role.arn", "arn:aws:iam::123456789012:role/r",
+        "fs.s3a.assumed.role.session.name", "flink-writer",
+        "s3.assumed.role.session.duration", "30m",
+        "s3.assumed.role.sts.endpoint", "sts.eu-west-1.amazonaws.com",
+        "s3.assumed.role.sts.endpoint.region", "eu-west-1",
+        "s3.assumed.role.policy", "{}",
+        "s3.assumed-role.external-id", "ext"));
+    S3Options.AssumedRole role = S3Options.from(lockstep).assumedRole();
+    assertThat(role.arn()).isEqualTo("arn:aws:iam::123456789012:role/r");
+    assertThat(role.sessionName()).isEqualTo("flink-writer");
+    assertThat(role.sessionDuration()).isEqualTo(java.time.Duration.ofMinutes(30));
+    assertThat(role.stsEndpoint()).hasToString("https://sts.eu-west-1.amazonaws.com");
+    assertThat(role.stsRegion()).isEqualTo("eu-west-1");
+    assertThat(role.policy()).isEqualTo("{}");
+    assertThat(role.externalId()).isEqualTo("ext");
+
     assertThatThrownBy(() -> PaimonS3Options.toLockstep(Map.of(
-        "s3.assumed.role.arn", "arn:aws:iam::1:role/r")))
+        "s3.assumed.role.credentials.provider", "com.example.Provider")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageNotContaining("\n")
         .hasMessageContaining("default credential chain");
