@@ -11,12 +11,14 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.FailedCheckpointStats;
@@ -53,6 +55,9 @@ import org.apache.flink.util.CloseableIterator;
  */
 public final class FlinkSinkBench {
 
+  /** Checkpoints kept in Flink's statistics history (every one of a run, at these sizes). */
+  private static final int HISTORY = 10_000;
+
   private FlinkSinkBench() {}
 
   public static void main(String[] args) throws Exception {
@@ -75,6 +80,7 @@ public final class FlinkSinkBench {
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
         java.time.Duration.ofSeconds(1));
     conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(256));
+    conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, HISTORY);
     MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
         .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(parallelism)
         .build());
@@ -136,14 +142,18 @@ public final class FlinkSinkBench {
       restarts = Math.max(restarts, v.getCurrentExecutionAttempt().getAttemptNumber());
     }
     long readBack = countKeys(system, warehouse);
-    String failure = "-";
+    // Failed checkpoints by reason (task ids blanked), from the kept history (HISTORY entries).
+    Map<String, Integer> reasons = new TreeMap<>();
     for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
       if (c instanceof FailedCheckpointStats) {
         String message = ((FailedCheckpointStats) c).getFailureMessage();
-        failure = message == null ? "?" : message.replaceAll("\\s+", " ");
-        break;
+        reasons.merge(message == null ? "?" : message.replaceAll("\\s+", " ")
+            .replaceAll("[0-9a-f]{32}(_[0-9a-f]{32})?(_\\d+)*", "<task>"), 1, Integer::sum);
       }
     }
+    StringBuilder failure = new StringBuilder();
+    reasons.forEach((reason, n) -> failure.append(failure.length() == 0 ? "" : "; ")
+        .append(n).append(" x ").append(reason));
     return String.join("\t", "flink-sink", system, String.valueOf(round), String.valueOf(rows),
         fmt(seconds), fmt(rows / seconds),
         String.valueOf(stats.getCounts().getNumberOfCompletedCheckpoints()),
@@ -151,7 +161,8 @@ public final class FlinkSinkBench {
         String.valueOf(duration.getQuantile(0.5)), String.valueOf(duration.getQuantile(0.99)),
         String.valueOf(restarts), fmt(load1), fmt(load2), String.valueOf(readBack),
         String.valueOf(expectedKeys), String.valueOf(parallelism), String.valueOf(buckets),
-        String.valueOf(checkpointMs), String.valueOf(keys), failure);
+        String.valueOf(checkpointMs), String.valueOf(keys),
+        failure.length() == 0 ? "-" : failure.toString());
   }
 
   private static long countKeys(String system, Path warehouse) throws Exception {

@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * <p>Columns of a result line: {@code flink-sink, system, round, rows, seconds, rows/s, completed
  * checkpoints, failed checkpoints, checkpoint p50 ms, p99 ms, restarts, load before, load after,
- * keys read back, keys expected, parallelism, buckets, checkpoint interval ms, key range, the latest failed checkpoint's message}.
+ * keys read back, keys expected, parallelism, buckets, checkpoint interval ms, key range, the failed checkpoints by reason}.
  *
  * <p>Arguments: {@code --results FILE --markdown RESULTS.md --command TEXT}, optionally
  * {@code --note TEXT}.
@@ -52,10 +52,10 @@ public final class FlinkSinkReport {
     md.append("|---|---|---|---|---|---|---|---|---|---|\n");
     for (String[] r : runs) {
       md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s (%s) | %s | %s | %s |"
-          + " %s / %s | %s%s |\n", r[1], r[2], r[4], r[5], r[7], r[8], r[9], r[10], r[11], r[12],
-          r[13], r[14], r[13].equals(r[14]) ? "" : " **(expected " + r[14] + ")**"));
+          + " %s / %s | %s%s |\n", r[1], r[2], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
+          r[12], r[13], r[13].equals(r[14]) ? "" : " **(expected " + r[14] + ")**"));
     }
-    md.append("\nThe latest failed checkpoint's message per run:\n\n");
+    md.append("\nFailed checkpoints by reason (Flink's messages, task ids blanked):\n\n");
     for (String[] r : runs) {
       md.append("- ").append(r[1]).append(" round ").append(r[2]).append(": ")
           .append(r.length > 19 ? r[19] : "-").append("\n");
