@@ -1,5 +1,6 @@
 package dev.lockstep.bench.plugins;
 
+import dev.lockstep.bench.report.Args;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -9,7 +10,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -66,11 +66,11 @@ public final class PaimonPluginBench {
   private PaimonPluginBench() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = parse(args);
+    Map<String, String> a = Args.parse(args);
     String mode = a.get("mode");
-    String system = required(a, "system");
+    String system = Args.required(a, "system");
     Map<String, String> options = catalogOptions(system, a);
-    Path out = Paths.get(required(a, "out"));
+    Path out = Paths.get(Args.required(a, "out"));
     String run = a.getOrDefault("run", Long.toString(System.currentTimeMillis()));
     if ("commits".equals(mode)) {
       int seconds = Integer.parseInt(a.getOrDefault("seconds", "10"));
@@ -98,9 +98,9 @@ public final class PaimonPluginBench {
   static Map<String, String> catalogOptions(String system, Map<String, String> a) {
     Map<String, String> o = new LinkedHashMap<>();
     o.put("warehouse", "s3://" + a.getOrDefault("bucket", "lockstep") + "/" + system);
-    o.put("s3.endpoint", required(a, "s3"));
-    o.put("s3.access-key", required(a, "access-key"));
-    o.put("s3.secret-key", required(a, "secret-key"));
+    o.put("s3.endpoint", Args.required(a, "s3"));
+    o.put("s3.access-key", Args.required(a, "access-key"));
+    o.put("s3.secret-key", Args.required(a, "secret-key"));
     switch (system) {
       case "lockstep-s3":
         // Lockstep's s3 FileIO (lockstep-fs-s3-bundle): no lock, one conditional create.
@@ -114,11 +114,11 @@ public final class PaimonPluginBench {
         if (system.endsWith("zookeeper")) {
           o.put("lock.enabled", "true");
           o.put("lock.type", "lockstep-zookeeper");
-          o.put("lock.zookeeper.connect-string", required(a, "zookeeper"));
+          o.put("lock.zookeeper.connect-string", Args.required(a, "zookeeper"));
         } else if (system.endsWith("jdbc")) {
           o.put("lock.enabled", "true");
           o.put("lock.type", "lockstep-jdbc");
-          o.put("lock.jdbc.url", required(a, "jdbc"));
+          o.put("lock.jdbc.url", Args.required(a, "jdbc"));
           o.put("lock.jdbc.user", a.getOrDefault("jdbc-user", "root"));
         }
         break;
@@ -329,24 +329,5 @@ public final class PaimonPluginBench {
     Files.createDirectories(out.toAbsolutePath().getParent());
     Files.writeString(out, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
-  }
-
-  static Map<String, String> parse(String[] args) {
-    Map<String, String> a = new HashMap<>();
-    for (int i = 0; i < args.length; i++) {
-      if (!args[i].startsWith("--") || i + 1 >= args.length) {
-        throw new IllegalArgumentException("expected --key value pairs, got " + args[i]);
-      }
-      a.put(args[i].substring(2), args[++i]);
-    }
-    return a;
-  }
-
-  static String required(Map<String, String> a, String key) {
-    String v = a.get(key);
-    if (v == null) {
-      throw new IllegalArgumentException("missing --" + key);
-    }
-    return v;
   }
 }

@@ -1,9 +1,8 @@
 package dev.lockstep.bench.plugins;
 
+import dev.lockstep.bench.report.Args;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,10 +27,10 @@ public final class PluginReport {
   private PluginReport() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = PaimonPluginBench.parse(args);
+    Map<String, String> a = Args.parse(args);
     List<String[]> commits = new ArrayList<>();
     List<String[]> ingest = new ArrayList<>();
-    for (String line : Files.readAllLines(Paths.get(PaimonPluginBench.required(a, "results")))) {
+    for (String line : Files.readAllLines(Paths.get(Args.required(a, "results")))) {
       String[] f = line.split("\t");
       if (f[0].equals("commits")) {
         commits.add(f);
@@ -116,16 +115,7 @@ public final class PluginReport {
     }
     md.append(END).append("\n");
 
-    Path file = Paths.get(PaimonPluginBench.required(a, "markdown"));
-    String text = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-    int b = text.indexOf(BEGIN);
-    int e = text.indexOf(END);
-    if (b >= 0 && e > b) {
-      text = text.substring(0, b) + md + text.substring(e + END.length()).replaceFirst("^\n", "");
-    } else {
-      text = text + (text.endsWith("\n") || text.isEmpty() ? "\n" : "\n\n") + md;
-    }
-    Files.writeString(file, text, StandardCharsets.UTF_8);
+    Args.replaceSection(Paths.get(Args.required(a, "markdown")), BEGIN, END, md.toString());
     System.out.print(md);
   }
 

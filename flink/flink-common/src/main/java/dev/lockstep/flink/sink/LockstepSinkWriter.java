@@ -1,6 +1,6 @@
 package dev.lockstep.flink.sink;
 
-import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.flink.TableLoader;
@@ -16,8 +16,9 @@ import org.apache.flink.table.data.RowData;
 /**
  * One writer subtask: buffers rows in the engine's {@link TableWrite} (the pre-write step routed
  * every row of a bucket here) and, at each checkpoint, flushes and hands the checkpoint's commit
- * messages to the aggregator. Inserts and update-afters are writes; deletes and update-befores
- * delete their key (primary-key tables only).
+ * messages to the aggregator. Each row keeps its kind ({@code +I}, {@code -U}, {@code +U},
+ * {@code -D}) into the engine's {@code TableWrite.write(kind, row)}:
+ * in a primary-key table {@code -U} and {@code -D} remove the key; an append table refuses them.
  */
 final class LockstepSinkWriter implements CommittingSinkWriter<RowData, LockstepCommittable>,
     StatefulSinkWriter<RowData, LockstepWriterState> {
@@ -26,16 +27,12 @@ final class LockstepSinkWriter implements CommittingSinkWriter<RowData, Lockstep
   private final TableLoader.Opened opened;
   private final TableWrite write;
   private final RowDataConverter converter;
-  private final boolean primaryKeyTable;
-  private final String tableName;
 
   LockstepSinkWriter(TableLoader loader, TableShape shape, String commitUser) throws IOException {
     this.commitUser = commitUser;
     this.opened = loader.open();
     this.write = opened.table().newWrite(commitUser);
     this.converter = new RowDataConverter(shape);
-    this.primaryKeyTable = shape.primaryKeyTable();
-    this.tableName = opened.table().fullName();
   }
 
   /** The commit user: the restored one when the job restarts from a checkpoint (see the sink). */
@@ -48,23 +45,23 @@ final class LockstepSinkWriter implements CommittingSinkWriter<RowData, Lockstep
 
   @Override
   public void write(RowData row, Context context) throws IOException {
-    GenericRow r = converter.toEngine(row);
-    switch (row.getRowKind()) {
+    // The engine refuses -U and -D in an append table with one line naming the table.
+    write.write(kindOf(row.getRowKind()), converter.toEngine(row));
+  }
+
+  /** Flink's row kind as the engine's: the same four kinds, names and byte values. */
+  static RowKind kindOf(org.apache.flink.types.RowKind kind) {
+    switch (kind) {
       case INSERT:
-      case UPDATE_AFTER:
-        write.write(r);
-        break;
+        return RowKind.INSERT;
       case UPDATE_BEFORE:
+        return RowKind.UPDATE_BEFORE;
+      case UPDATE_AFTER:
+        return RowKind.UPDATE_AFTER;
       case DELETE:
-        if (!primaryKeyTable) {
-          throw new IllegalArgumentException("Table " + tableName + " is an append table and"
-              + " cannot take " + row.getRowKind() + " rows; declare a PRIMARY KEY or write an"
-              + " insert-only stream.");
-        }
-        write.delete(r);
-        break;
+        return RowKind.DELETE;
       default:
-        throw new IllegalStateException("Unknown row kind " + row.getRowKind());
+        throw new IllegalStateException("Unknown Flink row kind " + kind);
     }
   }
 

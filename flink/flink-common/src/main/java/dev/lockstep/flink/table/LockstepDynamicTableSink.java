@@ -16,7 +16,10 @@ import org.apache.flink.types.RowKind;
 
 /**
  * {@code INSERT INTO} and {@code INSERT OVERWRITE} of a Lockstep table. Primary-key tables take an
- * upsert changelog (inserts, update-afters and deletes by key); append tables take inserts only.
+ * upsert changelog (inserts, update-afters and deletes by key; the planner drops update-befores,
+ * which a {@code +U} of the same key makes redundant, and materializes where the query's upsert key
+ * is not the table's); append tables take inserts only, so an updating query is refused at planning
+ * rather than failing at its first retraction (flink/README.md, "Flink SQL").
  */
 final class LockstepDynamicTableSink implements DynamicTableSink, SupportsOverwrite,
     SupportsPartitioning {
