@@ -6,6 +6,7 @@ import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
+import dev.lockstep.testing.CommitLoop;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -83,7 +84,7 @@ class HdfsCommitTest {
                 .options(hdfs.options()).open()) {
           barrier.await();
           for (int i = 0; i < commits; i++) {
-            String id = CommitLoop.commitOnce(committer, user, i);
+            String id = CommitLoop.commitThroughFailures(committer, user, i);
             assertThat(committed.add(id)).isTrue();
             if (restart != null && committed.size() >= committers * commits / 3
                 && restart.compareAndSet(false, true)) {

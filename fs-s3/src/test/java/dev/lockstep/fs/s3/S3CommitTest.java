@@ -7,6 +7,7 @@ import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
+import dev.lockstep.testing.CommitLoop;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
