@@ -1,19 +1,28 @@
 package dev.lockstep.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
  * A committer's loop as a table writer runs it, for tests only: commit at latest+1 and, on a
  * conflict, move on to the next id. Each snapshot carries a fresh commit id ({@link #commitIdOf}),
- * so a test can check that every acknowledged commit is in exactly one snapshot.
+ * so a test can check that every acknowledged commit is in exactly one snapshot ({@link
+ * #assertEachCommitOnce}).
  *
  * <ul>
  *   <li>{@link #commitOnce}: any failure ends the commit (the store is expected to stay up).
@@ -110,5 +119,28 @@ public final class CommitLoop {
     String text = new String(snapshot, StandardCharsets.UTF_8);
     int start = text.indexOf(COMMIT_ID) + COMMIT_ID.length();
     return text.substring(start, text.indexOf('"', start));
+  }
+
+  /**
+   * After a race of {@link CommitLoop} committers: the snapshots in {@code snapshots} are exactly
+   * 1..{@code expected}, each carries another commit id, and those are exactly the {@code committed}
+   * ones (no acknowledged commit lost, none in two snapshots).
+   */
+  public static void assertEachCommitOnce(FileIO store, Path snapshots, Set<String> committed,
+      int expected) throws IOException {
+    SnapshotLog log = new SnapshotLog(store, snapshots);
+    List<Long> ids = log.listIds();
+    List<Long> contiguous = new ArrayList<>();
+    for (long id = 1; id <= expected; id++) {
+      contiguous.add(id);
+    }
+    assertThat(ids).as("snapshot ids in %s", store.list(snapshots)).isEqualTo(contiguous);
+    Set<String> inSnapshots = new HashSet<>();
+    for (long id : ids) {
+      assertThat(inSnapshots.add(commitIdOf(log.read(id))))
+          .as("commit id of snapshot %d appears once", id).isTrue();
+    }
+    assertThat(inSnapshots).isEqualTo(committed);
+    assertThat(log.latestId()).hasValue(expected);
   }
 }
