@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link SnapshotCommitter#attempt} says whether the table's lock was contended, so that the engine
+ * {@link SnapshotCommitter#commit} says whether the table's lock was contended, so that the engine
  * backs off only then: a conflict on a free lock or on a lock-free store is reported uncontended.
  */
 class LockContentionSignalTest {
