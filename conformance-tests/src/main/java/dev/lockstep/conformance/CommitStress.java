@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
@@ -119,7 +120,7 @@ final class CommitStress {
         continue;
       }
       try {
-        if (committer.commit(id, content) == CommitOutcome.COMMITTED) {
+        if (committer.commit(id, SnapshotContent.of(content)).outcome() == CommitOutcome.COMMITTED) {
           return id;
         }
       } catch (CommitStateUnknownException e) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.conformance.FaultPlan.Fault;
 import dev.lockstep.fs.FileIO;
@@ -52,7 +53,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
                 dir,
                 FaultPlan.nextWrites("snapshot-" + id, 1, Fault.LOSE_ANSWER),
                 injected)) {
-          assertThat(committer.commit(id, content))
+          assertThat(committer.commit(id, SnapshotContent.of(content)).outcome())
               .as("%s: commit of snapshot %d whose answer" + " was lost", strategy, id)
               .isEqualTo(CommitOutcome.COMMITTED);
         }
@@ -80,12 +81,12 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       byte[] theirs = content(strategy, "theirs");
       try (SnapshotCommitter other =
           open(strategy, dir, FaultPlan.none(), new FaultInjectingStore.Injected())) {
-        assertThat(other.commit(1, theirs)).isEqualTo(CommitOutcome.COMMITTED);
+        assertThat(other.commit(1, SnapshotContent.of(theirs)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       }
       FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
       try (SnapshotCommitter committer =
           open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER), injected)) {
-        assertThat(committer.commit(1, content(strategy, "ours")))
+        assertThat(committer.commit(1, SnapshotContent.of(content(strategy, "ours"))).outcome())
             .as("%s: our lost-answer write to a snapshot someone else owns", strategy)
             .isEqualTo(CommitOutcome.CONFLICT);
       }
@@ -117,7 +118,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
       try (SnapshotCommitter committer =
           open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE), injected)) {
-        assertThat(committer.commit(1, content))
+        assertThat(committer.commit(1, SnapshotContent.of(content)).outcome())
             .as("%s: commit after one failed attempt", strategy)
             .isEqualTo(CommitOutcome.COMMITTED);
       }
@@ -161,7 +162,7 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
           };
       FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
       try (SnapshotCommitter committer = open(strategy, dir, plan, injected)) {
-        assertThat(catchThrowable(() -> committer.commit(1, content)))
+        assertThat(catchThrowable(() -> committer.commit(1, SnapshotContent.of(content))))
             .as("%s: a lost answer whose read-back fails must be reported unknown", strategy)
             .isInstanceOf(CommitStateUnknownException.class);
       }

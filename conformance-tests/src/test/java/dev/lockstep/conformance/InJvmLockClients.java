@@ -1,18 +1,14 @@
 package dev.lockstep.conformance;
 
 import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockService;
 import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 
 /**
  * One lock ({@link InJvmLockService}, a test fixture) seen through many clients, as the kit expects
- * from a {@link LockFactory}: each client is a separate handle, and closing it releases only the
- * leases it acquired, never another client's.
+ * from a {@link LockFactory}: each client ({@link InJvmLockService#client()}) is a separate handle,
+ * and closing it releases only the leases it acquired, never another client's.
  *
  * <p>Holder death is simulated faithfully: the {@link #killer()} acquires through its own client
  * and then abandons the lease without releasing or renewing it, so the key frees only when the
@@ -32,7 +28,7 @@ public final class InJvmLockClients {
 
   /** A factory of independent clients of the one lock. */
   public LockFactory factory() {
-    return () -> new Client(lock);
+    return lock::client;
   }
 
   /** A holder that acquires, then dies: it never releases or renews. */
@@ -43,52 +39,5 @@ public final class InJvmLockClients {
               .orElseThrow(() -> new IOException("the doomed holder could not acquire " + key));
       return lease.fencingToken(); // and never touches the lease again
     };
-  }
-
-  /** One client: a handle whose close releases only its own leases. */
-  static final class Client implements LockService {
-    private final LockService lock;
-    private final List<Lease> mine = new ArrayList<>();
-    private boolean closed;
-
-    Client(LockService lock) {
-      this.lock = lock;
-    }
-
-    @Override
-    public Optional<Lease> acquire(String key, Duration timeout)
-        throws IOException, InterruptedException {
-      synchronized (this) {
-        if (closed) {
-          throw new IOException("this lock client is closed");
-        }
-      }
-      Optional<Lease> lease = lock.acquire(key, timeout);
-      lease.ifPresent(
-          l -> {
-            synchronized (this) {
-              mine.add(l);
-            }
-          });
-      return lease;
-    }
-
-    @Override
-    public Duration holderDeathBound() {
-      return lock.holderDeathBound();
-    }
-
-    @Override
-    public void close() throws IOException {
-      List<Lease> toRelease;
-      synchronized (this) {
-        closed = true;
-        toRelease = new ArrayList<>(mine);
-        mine.clear();
-      }
-      for (Lease lease : toRelease) {
-        lease.close();
-      }
-    }
   }
 }

@@ -4,6 +4,7 @@ import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
@@ -108,7 +109,7 @@ public final class LocalCommitDemo {
         String commitId = UUID.randomUUID().toString();
         while (true) {
           long id = log.latestId().orElse(0) + 1;
-          CommitOutcome outcome = committer.commit(id, snapshotJson(id, user, identifier, commitId));
+          CommitOutcome outcome = committer.commit(id, SnapshotContent.of(snapshotJson(id, user, identifier, commitId))).outcome();
           if (outcome == CommitOutcome.COMMITTED) {
             break;
           }

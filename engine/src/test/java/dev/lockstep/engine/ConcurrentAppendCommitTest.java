@@ -8,6 +8,7 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.testing.TestTiming;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -78,7 +79,7 @@ class ConcurrentAppendCommitTest {
     }
     int retries = 0;
     for (Future<Integer> f : results) {
-      retries = Math.max(retries, f.get(10 * TestTables.TIMING < 1 ? 10 : (long) (10 * TestTables.TIMING),
+      retries = Math.max(retries, f.get(10 * TestTiming.FACTOR < 1 ? 10 : (long) (10 * TestTiming.FACTOR),
           TimeUnit.MINUTES));
     }
     pool.shutdown();

@@ -7,6 +7,7 @@ import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.testing.TestTiming;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,7 +112,7 @@ class ConcurrentCompactionTest {
     List<KeyValueWorkload> workloads = new ArrayList<>();
     for (Future<KeyValueWorkload> f : futures) {
       // Any exception inside a writer fails the test here.
-      workloads.add(f.get((long) (2 * TestTables.TIMING) + 1, TimeUnit.MINUTES));
+      workloads.add(f.get((long) (2 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES));
     }
     pool.shutdown();
     return workloads;

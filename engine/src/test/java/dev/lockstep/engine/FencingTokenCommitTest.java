@@ -23,6 +23,7 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.BlindPutFileIO;
+import dev.lockstep.testing.TestTiming;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -137,7 +138,7 @@ class FencingTokenCommitTest {
       }));
     }
     for (Future<?> f : done) {
-      f.get((long) (3 * TestTables.TIMING) + 1, TimeUnit.MINUTES);
+      f.get((long) (3 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES);
     }
     pool.shutdown();
 

@@ -15,6 +15,7 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.CapabilityHidingFileIO;
+import dev.lockstep.testing.TestTiming;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -75,7 +76,7 @@ class LockedCommitTest {
       }));
     }
     for (Future<?> f : futures) {
-      f.get((long) (5 * TestTables.TIMING) + 1, TimeUnit.MINUTES);
+      f.get((long) (5 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES);
     }
     pool.shutdown();
 

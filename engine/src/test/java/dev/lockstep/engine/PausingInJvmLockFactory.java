@@ -1,13 +1,10 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.lock.CatalogLockFactory;
-import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.ForwardingLockService;
 import dev.lockstep.testing.PausingLockService;
-import java.io.IOException;
-import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code lock.type=engine-pausing-in-jvm}, for the engine's tests only: views of {@link
@@ -28,20 +25,6 @@ public final class PausingInJvmLockFactory implements CatalogLockFactory {
 
   @Override
   public LockService create(Map<String, String> options) {
-    return new LockService() {
-      @Override
-      public Optional<Lease> acquire(String key, Duration timeout)
-          throws IOException, InterruptedException {
-        return PAUSING.acquire(key, timeout);
-      }
-
-      @Override
-      public Duration holderDeathBound() {
-        return PAUSING.holderDeathBound();
-      }
-
-      @Override
-      public void close() {}
-    };
+    return ForwardingLockService.unclosable(PAUSING);
   }
 }

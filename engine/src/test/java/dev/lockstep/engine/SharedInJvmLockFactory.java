@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import dev.lockstep.lock.CatalogLockFactory;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.ForwardingLockService;
 import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
 import java.time.Duration;
@@ -37,7 +38,7 @@ public final class SharedInJvmLockFactory implements CatalogLockFactory {
 
   @Override
   public LockService create(Map<String, String> options) {
-    return new LockService() {
+    return new ForwardingLockService(SHARED, false) {
       @Override
       public Optional<Lease> acquire(String key, Duration timeout)
           throws IOException, InterruptedException {
@@ -45,16 +46,8 @@ public final class SharedInJvmLockFactory implements CatalogLockFactory {
         if (waiting != null && !timeout.isZero()) {
           waiting.countDown();
         }
-        return SHARED.acquire(key, timeout);
+        return super.acquire(key, timeout);
       }
-
-      @Override
-      public Duration holderDeathBound() {
-        return SHARED.holderDeathBound();
-      }
-
-      @Override
-      public void close() {}
     };
   }
 }

@@ -16,10 +16,6 @@ import java.util.TreeMap;
 /** Builds tables in a temporary warehouse on the local store, and reads them back. */
 public final class TestTables {
 
-  /** Every wait in the engine's tests scales with this factor ({@code -Dlockstep.test.timing}). */
-  public static final double TIMING = Double.parseDouble(
-      System.getProperty("lockstep.test.timing", "1"));
-
   private TestTables() {}
 
   /** The duration of the timed stress tests ({@code -Dlockstep.stress.seconds}, default 20). */

@@ -19,6 +19,7 @@ import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO.Fault;
 import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -113,7 +114,7 @@ class UncertainCommitTest {
       }));
     }
     for (Future<?> f : futures) {
-      f.get((long) (5 * TestTables.TIMING) + 1, TimeUnit.MINUTES);
+      f.get((long) (5 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES);
     }
     pool.shutdown();
     store.clearFaults();

@@ -1,7 +1,7 @@
 package dev.lockstep.commit;
 
 /**
- * What one {@link SnapshotCommitter#attempt} came to.
+ * What one {@link SnapshotCommitter#commit} came to: the one result type of a commit.
  *
  * @param outcome {@link CommitOutcome#COMMITTED} or {@link CommitOutcome#CONFLICT}, never {@link
  *     CommitOutcome#UNKNOWN} (that is thrown as {@link CommitStateUnknownException})
@@ -18,5 +18,10 @@ public record CommitAttempt(CommitOutcome outcome, boolean lockContended) {
     if (outcome == CommitOutcome.UNKNOWN) {
       throw new IllegalArgumentException("An unknown outcome is thrown, never returned");
     }
+  }
+
+  /** Whether the snapshot is ours: {@link CommitOutcome#COMMITTED}. */
+  public boolean committed() {
+    return outcome == CommitOutcome.COMMITTED;
   }
 }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +52,7 @@ import org.slf4j.LoggerFactory;
  *   <li>After COMMITTED, the {@code LATEST} hint is written, best effort.
  * </ol>
  *
- * <p>Fencing ({@code lock} strategy): with {@link #attempt(long, SnapshotContent)} the snapshot is made
+ * <p>Fencing ({@code lock} strategy): with {@link #commit(long, SnapshotContent)} the snapshot is made
  * under the lease and records its {@link FencingToken}; with a {@link FencingTokenReader} the
  * committer refuses to publish over, or on top of, a snapshot that a newer holder of the same lock
  * committed ({@link FencedCommitException}: nothing written, not retried, never reported as unknown
@@ -310,7 +311,7 @@ public final class SnapshotCommitter implements Closeable {
    * Runs {@code work} under one lease of the table's lock ({@code lock} strategy), so that a
    * committer can read the latest snapshot, make its successor and publish it with no other holder
    * committing in between: under a lock, a commit that waited for the lock then rebases instead of
-   * losing the race to the holder it waited for. Every {@link #attempt} or {@link #commit} that
+   * losing the race to the holder it waited for. Every {@link #commit} that
    * {@code work} makes on this thread publishes under that lease (with its fencing token) and does
    * not take one of its own; their {@link CommitAttempt#lockContended()} says whether this lease had
    * to be waited for. The lease is released when {@code work} returns or throws. Keep {@code work}
@@ -337,57 +338,29 @@ public final class SnapshotCommitter implements Closeable {
   }
 
   /**
-   * Commits {@code content} as snapshot {@code id}.
+   * Commits {@code content} as snapshot {@code id}: the one entry point of a commit. Plain bytes
+   * are {@link SnapshotContent#of(byte[])}; content made once the lease is known (so that the
+   * snapshot records the {@link FencingToken} it is committed under) is a {@link SnapshotContent}
+   * function: under the {@code lock} strategy each write attempt takes a lease and calls it with
+   * its token, so the bytes may differ between attempts and reading back recognises any of them as
+   * ours; lock-free strategies call it once, with an empty token.
    *
    * @param content the snapshot file's bytes; must carry a unique commit id, so that equal bytes mean
    *     this very commit
-   * @return COMMITTED or CONFLICT (never UNKNOWN)
+   * @return {@link CommitOutcome#COMMITTED} or {@link CommitOutcome#CONFLICT} (never UNKNOWN), and
+   *     whether the table's lock was contended on the way ({@link CommitAttempt#lockContended()}),
+   *     so that a caller retrying after a conflict can choose between an immediate retry and
+   *     backing off
    * @throws CommitStateUnknownException when it cannot be told whether the commit landed
    * @throws FencedCommitException under the {@code lock} strategy with a token reader: a newer holder
    *     of the lock committed since this attempt's lease was granted; nothing was written
    * @throws SnapshotNotPublishedException when every attempt failed before landing; nothing was
    *     published ({@link CleanableFailure})
    */
-  public CommitOutcome commit(long id, byte[] content) throws IOException, InterruptedException {
-    return attempt(id, content).outcome();
-  }
-
-  /**
-   * {@link #commit(long, byte[])} with content made once the lease is known, so that the snapshot
-   * records the {@link FencingToken} it is committed under ({@code lock} strategy; lock-free
-   * strategies pass an empty token).
-   */
-  public CommitOutcome commit(long id, SnapshotContent content)
+  public CommitAttempt commit(long id, SnapshotContent content)
       throws IOException, InterruptedException {
-    return attempt(id, content).outcome();
-  }
-
-  /**
-   * Commits {@code content} as snapshot {@code id}, as {@link #commit} does, and also says whether
-   * the table's lock was contended on the way ({@link CommitAttempt#lockContended()}), so that a
-   * caller retrying after a conflict can choose between an immediate retry and backing off.
-   *
-   * @return COMMITTED or CONFLICT (never UNKNOWN), with the lock contention seen
-   * @throws CommitStateUnknownException when it cannot be told whether the commit landed
-   * @throws FencedCommitException see {@link #commit(long, byte[])}
-   * @throws SnapshotNotPublishedException when every attempt failed before landing; nothing was
-   *     published ({@link CleanableFailure})
-   */
-  public CommitAttempt attempt(long id, byte[] content) throws IOException, InterruptedException {
-    return attempt(id, fencing -> content, content);
-  }
-
-  /**
-   * {@link #attempt(long, byte[])} with content made once the lease is known: under the {@code lock}
-   * strategy, each write attempt takes a lease and calls {@code content} with its token, so the
-   * bytes may differ between attempts; reading back recognises any of them as ours. Lock-free
-   * strategies call it once, with an empty token.
-   *
-   * @throws FencedCommitException see {@link #commit(long, byte[])}
-   */
-  public CommitAttempt attempt(long id, SnapshotContent content)
-      throws IOException, InterruptedException {
-    return attempt(id, content, null);
+    Objects.requireNonNull(content, "content");
+    return attempt(id, content, content instanceof FixedContent fixed ? fixed.bytes() : null);
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.lockstep.bench.jmh;
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.LockOptions;
 import dev.lockstep.lock.LockService;
@@ -90,7 +91,7 @@ public class SnapshotCommitBenchmark {
     byte[] content = ("{\"id\":" + id + ",\"commitId\":\"" + UUID.randomUUID()
         + "\",\"commitUser\":\"jmh\",\"commitIdentifier\":" + id + "}")
         .getBytes(StandardCharsets.UTF_8);
-    CommitOutcome outcome = committer.commit(id, content);
+    CommitOutcome outcome = committer.commit(id, SnapshotContent.of(content)).outcome();
     if (outcome != CommitOutcome.COMMITTED) {
       throw new IllegalStateException("Snapshot " + id + " was not committed: " + outcome
           + " (a single committer must never conflict)");

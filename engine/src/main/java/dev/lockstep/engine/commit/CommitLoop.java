@@ -323,7 +323,7 @@ final class CommitLoop {
     Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
     try {
       // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
-      CommitAttempt outcome = table.committer().attempt(id, fencing -> SnapshotManager.serialize(
+      CommitAttempt outcome = table.committer().commit(id, fencing -> SnapshotManager.serialize(
           snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
               .orElse(null))));
       return new Try(-1, latest, id, snapshot, written, outcome);

@@ -19,6 +19,7 @@ import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.testing.FaultInjectingFileIO;
 import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -119,7 +120,7 @@ class CommitLoopRetryTest {
     CommitLoop loop = new CommitLoop(table, "ours");
     Lease held = SharedInJvmLockFactory.SHARED.acquire("db.waited", Duration.ZERO).orElseThrow();
     CompletableFuture<Long> commit = commitAsync(loop);
-    long timeout = (long) (30_000 * TestTables.TIMING);
+    long timeout = (long) (30_000 * TestTiming.FACTOR);
     try {
       // Our attempt found the lock held and now waits for it; meanwhile the holder commits.
       assertThat(waiting.await(timeout, TimeUnit.MILLISECONDS)).isTrue();
@@ -154,7 +155,7 @@ class CommitLoopRetryTest {
     CommitLoop loop = new CommitLoop(table, "ours");
     Lease held = SharedInJvmLockFactory.SHARED.acquire("db.contended", Duration.ZERO).orElseThrow();
     CompletableFuture<Long> commit = commitAsync(loop);
-    long timeout = (long) (30_000 * TestTables.TIMING);
+    long timeout = (long) (30_000 * TestTiming.FACTOR);
     try {
       assertThat(waiting.await(timeout, TimeUnit.MILLISECONDS)).isTrue();
     } finally {

@@ -1,12 +1,12 @@
 package dev.lockstep.engine.maintenance;
 
-import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -107,6 +107,6 @@ final class Writers {
 
   /** Waits scale with this factor ({@code -Dlockstep.test.timing}). */
   static long scaled(long millis) {
-    return (long) (millis * Math.max(1, TestTables.TIMING));
+    return (long) (millis * Math.max(1, TestTiming.FACTOR));
   }
 }

@@ -3,12 +3,8 @@ package dev.lockstep.fs.hdfs;
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.CommitContract;
 import dev.lockstep.conformance.ConformanceTarget;
-import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.ForwardingLockService;
 import dev.lockstep.testing.InJvmLockService;
-import java.io.IOException;
-import java.time.Duration;
-import java.util.Optional;
 
 /**
  * The conformance kit's commit contract on a real MiniDFSCluster: lock-free with rename, and also
@@ -29,30 +25,7 @@ class HdfsCommitContractTest extends CommitContract {
         .declare(Capability.ATOMIC_RENAME, true)
         .declare(Capability.ATOMIC_CREATE, false)
         .declare(Capability.LOCK, true)
-        .lockFactory(() -> new SharedLock(LOCK))
+        .lockFactory(() -> ForwardingLockService.unclosable(LOCK))
         .build();
-  }
-
-  /** One client of the shared in-JVM lock; closing the client leaves the lock service running. */
-  private static final class SharedLock implements LockService {
-    private final LockService delegate;
-
-    SharedLock(LockService delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public Optional<Lease> acquire(String key, Duration timeout)
-        throws IOException, InterruptedException {
-      return delegate.acquire(key, timeout);
-    }
-
-    @Override
-    public Duration holderDeathBound() {
-      return delegate.holderDeathBound();
-    }
-
-    @Override
-    public void close() {}
   }
 }

@@ -3,12 +3,11 @@ package dev.lockstep.fs.hdfs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.commit.SnapshotCommitter;
-import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
+import dev.lockstep.testing.CommitLoop;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -83,7 +82,7 @@ class HdfsCommitTest {
                 .options(hdfs.options()).open()) {
           barrier.await();
           for (int i = 0; i < commits; i++) {
-            String id = CommitLoop.commitOnce(committer, user, i);
+            String id = CommitLoop.commitThroughFailures(committer, user, i);
             assertThat(committed.add(id)).isTrue();
             if (restart != null && committed.size() >= committers * commits / 3
                 && restart.compareAndSet(false, true)) {
@@ -105,20 +104,6 @@ class HdfsCommitTest {
   }
 
   private void assertExact(String table, Set<String> committed, int expected) throws IOException {
-    SnapshotLog log = new SnapshotLog(store, hdfs.root(table + "/snapshot"));
-    List<Long> ids = log.listIds();
-    List<Long> contiguous = new ArrayList<>();
-    for (long id = 1; id <= expected; id++) {
-      contiguous.add(id);
-    }
-    assertThat(ids).as("snapshot ids in %s", store.list(hdfs.root(table + "/snapshot")))
-        .isEqualTo(contiguous);
-    Set<String> inSnapshots = new HashSet<>();
-    for (long id : ids) {
-      assertThat(inSnapshots.add(CommitLoop.commitIdOf(log.read(id))))
-          .as("commit id of snapshot %d appears once", id).isTrue();
-    }
-    assertThat(inSnapshots).isEqualTo(committed);
-    assertThat(log.latestId()).hasValue(expected);
+    CommitLoop.assertEachCommitOnce(store, hdfs.root(table + "/snapshot"), committed, expected);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.FileStatus;
@@ -55,9 +56,9 @@ class OssAtomicCreateProbeTest {
       try (SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots, "db.t")
           .options(options).open()) {
         assertThat(committer.strategy()).isEqualTo("atomic-create");
-        assertThat(committer.commit(1, "{\"commitId\":\"c1\"}".getBytes(UTF_8)))
+        assertThat(committer.commit(1, SnapshotContent.of("{\"commitId\":\"c1\"}".getBytes(UTF_8))).outcome())
             .isEqualTo(CommitOutcome.COMMITTED);
-        assertThat(committer.commit(2, "{\"commitId\":\"c2\"}".getBytes(UTF_8)))
+        assertThat(committer.commit(2, SnapshotContent.of("{\"commitId\":\"c2\"}".getBytes(UTF_8))).outcome())
             .isEqualTo(CommitOutcome.COMMITTED);
       }
       List<FileStatus> probe = store.list(warehouse.child(".lockstep")

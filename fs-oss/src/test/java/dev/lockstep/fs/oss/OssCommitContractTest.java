@@ -4,12 +4,9 @@ import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.CommitContract;
 import dev.lockstep.conformance.ConformanceTarget;
 import dev.lockstep.fs.oss.testing.OssTestServer;
-import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.ForwardingLockService;
 import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
-import java.time.Duration;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -44,30 +41,7 @@ class OssCommitContractTest extends CommitContract {
         .declare(Capability.ATOMIC_CREATE, true)
         .declare(Capability.ATOMIC_RENAME, false)
         .declare(Capability.LOCK, true)
-        .lockFactory(() -> new SharedLock(LOCK))
+        .lockFactory(() -> ForwardingLockService.unclosable(LOCK))
         .build();
-  }
-
-  /** One client of the shared in-JVM lock; closing the client leaves the lock service running. */
-  private static final class SharedLock implements LockService {
-    private final LockService delegate;
-
-    SharedLock(LockService delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public Optional<Lease> acquire(String key, Duration timeout)
-        throws IOException, InterruptedException {
-      return delegate.acquire(key, timeout);
-    }
-
-    @Override
-    public Duration holderDeathBound() {
-      return delegate.holderDeathBound();
-    }
-
-    @Override
-    public void close() {}
   }
 }

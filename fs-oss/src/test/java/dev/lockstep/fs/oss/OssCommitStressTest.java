@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
@@ -77,7 +78,7 @@ class OssCommitStressTest {
               while (true) {
                 OptionalLong latest = log.latestId();
                 long next = latest.isPresent() ? latest.getAsLong() + 1 : 1;
-                if (commits.commit(next, content) == CommitOutcome.COMMITTED) {
+                if (commits.commit(next, SnapshotContent.of(content)).outcome() == CommitOutcome.COMMITTED) {
                   assertThat(committed.add(commitId)).as("commit id reported twice").isTrue();
                   break;
                 }

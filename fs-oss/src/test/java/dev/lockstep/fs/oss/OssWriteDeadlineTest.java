@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
@@ -163,7 +164,7 @@ class OssWriteDeadlineTest {
             .options(options).lockService(lock).build()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
       server.throttleRequests(SLOW);
-      assertThatThrownBy(() -> committer.commit(1, large()))
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(large())))
           .isInstanceOf(CommitStateUnknownException.class);
     } finally {
       lock.close();

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStrategyUnavailableException;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
@@ -64,7 +65,7 @@ class S3AtomicCreateProbeTest {
           .options(options).open();
       assertThat(committer.strategy()).isEqualTo("atomic-create");
 
-      assertThatThrownBy(() -> committer.commit(1, snapshot("c1")))
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("s3://" + S3ProxyServer.BUCKET + " at " + checkThenPut.endpoint())
           .hasMessageContaining("not atomic")
@@ -87,7 +88,7 @@ class S3AtomicCreateProbeTest {
       SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
           .options(options).open();
 
-      assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(keysUnder(admin, warehouse)).containsExactlyInAnyOrder(key(snapshots(warehouse)
           .child("snapshot-1")), key(snapshots(warehouse).child("LATEST")));
       committer.close();
@@ -102,8 +103,8 @@ class S3AtomicCreateProbeTest {
       SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
           .options(options).open();
 
-      assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
-      assertThat(committer.commit(2, snapshot("c2"))).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(2, SnapshotContent.of(snapshot("c2"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
       List<String> keys = keysUnder(atomic.admin(), warehouse);
       assertThat(keys).as("the snapshots, the hint and the record; no probe object")

@@ -3,13 +3,12 @@ package dev.lockstep.fs.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.commit.SnapshotCommitter;
-import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
+import dev.lockstep.testing.CommitLoop;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -86,20 +85,7 @@ class S3CommitTest {
   static void assertExact(S3ProxyServer server, Path snapshots, Set<String> committed,
       int expected) throws Exception {
     try (FileIO store = server.open(snapshots, Map.of())) {
-      SnapshotLog log = new SnapshotLog(store, snapshots);
-      List<Long> ids = log.listIds();
-      List<Long> contiguous = new ArrayList<>();
-      for (long id = 1; id <= expected; id++) {
-        contiguous.add(id);
-      }
-      assertThat(ids).as("snapshot ids").isEqualTo(contiguous);
-      Set<String> inSnapshots = new HashSet<>();
-      for (long id : ids) {
-        assertThat(inSnapshots.add(CommitLoop.commitIdOf(log.read(id))))
-            .as("commit id of snapshot %d appears once", id).isTrue();
-      }
-      assertThat(inSnapshots).isEqualTo(committed);
-      assertThat(log.latestId()).hasValue(expected);
+      CommitLoop.assertEachCommitOnce(store, snapshots, committed, expected);
     }
   }
 }

@@ -11,6 +11,7 @@ import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
+import dev.lockstep.testing.CommitLoop;
 import dev.lockstep.testing.InJvmLockService;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.UncertainWriteException;
 import dev.lockstep.fs.s3.testing.S3ProxyServer;
+import dev.lockstep.testing.CommitLoop;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.HashMap;
@@ -73,11 +75,11 @@ class S3LostAnswerTest {
     try (SnapshotCommitter committer =
         SnapshotCommitter.builder(store, snapshots, "db.t")
             .options(Map.of("commit.strategy", "auto")).open()) {
-      assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(proxy.triggered() - before).as("the answer was really dropped").isEqualTo(1);
       byte[] theirs = CommitLoop.snapshot("theirs", "u2", 1);
-      assertThat(committer.commit(1, theirs)).isEqualTo(CommitOutcome.CONFLICT);
-      assertThat(committer.commit(2, theirs)).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of(theirs)).outcome()).isEqualTo(CommitOutcome.CONFLICT);
+      assertThat(committer.commit(2, SnapshotContent.of(theirs)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.log().listIds()).containsExactly(1L, 2L);
       assertThat(committer.log().read(1)).isEqualTo(ours);
     }
@@ -163,7 +165,7 @@ class S3LostAnswerTest {
     try (SnapshotCommitter committer =
         SnapshotCommitter.builder(store, root, "db.t")
             .options(Map.of("commit.strategy", "atomic-create")).open()) {
-      assertThatThrownBy(() -> committer.commit(11, bytes("mine")))
+      assertThatThrownBy(() -> committer.commit(11, SnapshotContent.of(bytes("mine"))))
           .isInstanceOf(CommitStateUnknownException.class);
     }
     assertThat(store.exists(file)).isFalse();

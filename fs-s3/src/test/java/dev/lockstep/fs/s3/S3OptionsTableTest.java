@@ -1,5 +1,6 @@
 package dev.lockstep.fs.s3;
 
+import static dev.lockstep.testing.UnknownOptions.catchUnknown;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.catalog.CatalogOptions;
@@ -43,20 +44,5 @@ class S3OptionsTableTest {
     assertThat(S3Options.from(Map.of("s3.multipart.part-size", "16 mb")).multipartPartSize())
         .isEqualTo(S3Options.from(Map.of("s3.multipart.part-size", "16MiB")).multipartPartSize())
         .isEqualTo(16L << 20);
-  }
-
-  private static UnknownOptionException catchUnknown(ThrowingRunnable r) {
-    try {
-      r.run();
-    } catch (UnknownOptionException e) {
-      return e;
-    } catch (Exception e) {
-      throw new AssertionError("expected an UnknownOptionException", e);
-    }
-    throw new AssertionError("expected an UnknownOptionException, nothing was thrown");
-  }
-
-  private interface ThrowingRunnable {
-    void run() throws Exception;
   }
 }

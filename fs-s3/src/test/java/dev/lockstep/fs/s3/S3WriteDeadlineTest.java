@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
@@ -99,7 +100,7 @@ class S3WriteDeadlineTest {
         SnapshotCommitter committer = SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
             .options(options).lockService(lock).build()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
-      assertThatThrownBy(() -> committer.commit(1, large()))
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(large())))
           .isInstanceOf(dev.lockstep.commit.CommitStateUnknownException.class);
     } finally {
       lock.close();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.local.LocalFileIO;
@@ -112,7 +113,7 @@ class HiveHolderDeathTest {
         proxy.partition();
         CompletableFuture<Void> commitB = CompletableFuture.runAsync(() -> {
           try {
-            outcomeB.set(b.commit(1, contentB));
+            outcomeB.set(b.commit(1, SnapshotContent.of(contentB)).outcome());
           } catch (Exception e) {
             outcomeB.set(e);
           }
@@ -125,7 +126,7 @@ class HiveHolderDeathTest {
 
         Object outcomeA;
         try {
-          outcomeA = a.commit(1, contentA);
+          outcomeA = a.commit(1, SnapshotContent.of(contentA)).outcome();
         } catch (Exception e) {
           outcomeA = e; // failing is fine; landing is not
         }

@@ -2,6 +2,7 @@ package dev.lockstep.lock.jdbc;
 
 import dev.lockstep.conformance.Capability;
 import dev.lockstep.conformance.ConformanceTarget;
+import dev.lockstep.testing.TestTiming;
 import java.util.Map;
 
 /**

@@ -7,12 +7,14 @@ import static org.assertj.core.api.Assertions.fail;
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
 import dev.lockstep.testing.CapabilityHidingFileIO;
+import dev.lockstep.testing.TestTiming;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -63,7 +65,7 @@ class JdbcLeaseLossTest {
   }
 
   private static Duration ttlPlusOneRetry() {
-    return TestTiming.SHORT_TTL.plus(TestTiming.RETRY);
+    return TestDatabase.SHORT_TTL.plus(TestDatabase.RETRY);
   }
 
   @ParameterizedTest
@@ -72,7 +74,7 @@ class JdbcLeaseLossTest {
     JdbcLockService waiter = open(db);
     // Held long enough for heartbeats to renew: the row must expire from the last renewal.
     Process child = startChild(db, HaltingHolder.class, "db.halting",
-        Long.toString(TestTiming.SHORT_TTL.toMillis()));
+        Long.toString(TestDatabase.SHORT_TTL.toMillis()));
     List<String> output = new ArrayList<>();
     try (BufferedReader lines = stdout(child)) {
       long childToken = Long.parseLong(readUntil(lines, "HELD ", output).substring(5));
@@ -83,13 +85,13 @@ class JdbcLeaseLossTest {
       long halted = System.nanoTime();
       assertThat(child.waitFor(TestTiming.scaled(Duration.ofSeconds(10)).toMillis(),
           TimeUnit.MILLISECONDS)).as("child exited").isTrue();
-      Lease lease = waiter.acquire("db.halting", TestTiming.SHORT_TTL.multipliedBy(3)).orElseThrow(
+      Lease lease = waiter.acquire("db.halting", TestDatabase.SHORT_TTL.multipliedBy(3)).orElseThrow(
           () -> new AssertionError("the dead holder's lock was never freed"));
       Duration took = Duration.ofNanos(System.nanoTime() - halted);
       System.out.printf("%s: holder halted; the next process acquired after %d ms (bound: lease-ttl"
-          + " %d ms + one retry %d ms)%n", db, took.toMillis(), TestTiming.SHORT_TTL.toMillis(),
-          TestTiming.RETRY.toMillis());
-      assertThat(took).isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestTiming.slack()));
+          + " %d ms + one retry %d ms)%n", db, took.toMillis(), TestDatabase.SHORT_TTL.toMillis(),
+          TestDatabase.RETRY.toMillis());
+      assertThat(took).isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestDatabase.slack()));
       assertThat(lease.fencingToken()).isGreaterThan(childToken);
       lease.close();
     } finally {
@@ -111,7 +113,7 @@ class JdbcLeaseLossTest {
       assertThat(answer(lines, output)).as("before the pause").isEqualTo("STILL-HELD");
 
       signal(child, "STOP"); // a GC pause or VM stall: no heartbeat, no release
-      JdbcLease taken = (JdbcLease) next.acquire("db.frozen", TestTiming.SHORT_TTL.multipliedBy(3))
+      JdbcLease taken = (JdbcLease) next.acquire("db.frozen", TestDatabase.SHORT_TTL.multipliedBy(3))
           .orElseThrow(() -> new AssertionError("the frozen holder's row never expired"));
       assertThat(taken.fencingToken()).isGreaterThan(childToken);
       signal(child, "CONT");
@@ -211,10 +213,10 @@ class JdbcLeaseLossTest {
 
     // Nobody renews the row any more: it expires within the TTL and the next holder takes it over.
     long began = System.nanoTime();
-    JdbcLease next = (JdbcLease) nextService.acquire("db.t", TestTiming.SHORT_TTL.multipliedBy(3))
+    JdbcLease next = (JdbcLease) nextService.acquire("db.t", TestDatabase.SHORT_TTL.multipliedBy(3))
         .orElseThrow();
     assertThat(Duration.ofNanos(System.nanoTime() - began))
-        .isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestTiming.slack()));
+        .isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestDatabase.slack()));
     assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
 
     // The killed holder's release, on a fresh connection, names its own (now stale) owner id.
@@ -262,7 +264,7 @@ class JdbcLeaseLossTest {
 
     // One heartbeat period (TTL/3) plus its statement timeout (TTL/3), with slack.
     long deadline = System.nanoTime()
-        + TestTiming.SHORT_TTL.multipliedBy(2).dividedBy(3).plus(TestTiming.slack()).toNanos();
+        + TestDatabase.SHORT_TTL.multipliedBy(2).dividedBy(3).plus(TestDatabase.slack()).toNanos();
     while (lease.isHeld() && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
@@ -287,7 +289,7 @@ class JdbcLeaseLossTest {
         .options(CommitOptions.from(options))
         .lockService(new SessionKillingLockService(service, db)).build();
     assertThat(killed.strategy()).isEqualTo("lock (plain write)");
-    assertThatThrownBy(() -> killed.commit(1, content)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> killed.commit(1, SnapshotContent.of(content))).isInstanceOf(IOException.class)
         .satisfies(e -> assertThat(hasCause(e, SQLException.class)).isTrue())
         .satisfies(e -> assertThat(hasCause(e, LockLostException.class)).isTrue());
     assertThat(killed.log().exists(1)).as("snapshot-1 after the killed commit").isFalse();
@@ -298,7 +300,7 @@ class JdbcLeaseLossTest {
     byte[] healthyContent = "{\"id\":1,\"commitId\":\"healthy\"}".getBytes(StandardCharsets.UTF_8);
     try (SnapshotCommitter healthy = SnapshotCommitter.builder(store, snapshots, "db.t")
         .options(options).open()) {
-      assertThat(healthy.commit(1, healthyContent)).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(healthy.commit(1, SnapshotContent.of(healthyContent)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(healthy.log().read(1)).isEqualTo(healthyContent);
     }
   }

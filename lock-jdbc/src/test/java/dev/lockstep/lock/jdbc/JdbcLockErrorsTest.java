@@ -50,7 +50,7 @@ class JdbcLockErrorsTest {
           .hasMessageContaining("holds 1 leases");
       assertThat(Duration.ofNanos(System.nanoTime() - began))
           .as("waits at most the TTL for a connection")
-          .isLessThan(TestTiming.SHORT_TTL.plus(TestTiming.slack()));
+          .isLessThan(TestDatabase.SHORT_TTL.plus(TestDatabase.slack()));
       assertThat(held.isHeld()).isTrue();
       held.close();
       service.acquire("db.b", Duration.ZERO).orElseThrow().close();

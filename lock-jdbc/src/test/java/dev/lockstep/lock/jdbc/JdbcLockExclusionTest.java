@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.lock.Lease;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -208,12 +209,12 @@ class JdbcLockExclusionTest {
       throws Exception {
     JdbcLockService service = open(db);
     JdbcLease lease = (JdbcLease) service.acquire("db.t", Duration.ZERO).orElseThrow();
-    long ttlMicros = TestTiming.SHORT_TTL.toNanos() / 1000;
+    long ttlMicros = TestDatabase.SHORT_TTL.toNanos() / 1000;
     try (Connection connection = service.connection()) {
       LockTable.Row row = lockRow(service, connection);
       assertThat(row.expiresAtMicros() - row.acquiredAtMicros()).isEqualTo(ttlMicros);
-      assertThat(lease.timeLeft()).isLessThanOrEqualTo(TestTiming.SHORT_TTL)
-          .isGreaterThan(TestTiming.SHORT_TTL.minus(TestTiming.slack()));
+      assertThat(lease.timeLeft()).isLessThanOrEqualTo(TestDatabase.SHORT_TTL)
+          .isGreaterThan(TestDatabase.SHORT_TTL.minus(TestDatabase.slack()));
 
       Thread.sleep(100);
       lease.ensureHeld();
@@ -240,6 +241,6 @@ class JdbcLockExclusionTest {
     assertThat(second.acquire("db.t", Duration.ZERO)).isEmpty();
     lease.close();
     assertThat(second.acquire("db.t", Duration.ZERO)).isPresent();
-    assertThat(second.holderDeathBound()).isEqualTo(TestTiming.SHORT_TTL);
+    assertThat(second.holderDeathBound()).isEqualTo(TestDatabase.SHORT_TTL);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.lock.LockServiceDiscovery;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;

@@ -1,5 +1,6 @@
 package dev.lockstep.lock.jdbc;
 
+import static dev.lockstep.testing.UnknownOptions.catchUnknown;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,20 +47,5 @@ class JdbcOptionsTableTest {
     assertThatThrownBy(() -> JdbcLockOptions.from(Map.of("lock.jdbc.url", "jdbc:postgresql://db/x",
         "lock.jdbc.lease-ttl", "500 ms")))
         .hasMessage("Option 'lock.jdbc.lease-ttl' is 500 ms; it must be at least 1 s.");
-  }
-
-  private static UnknownOptionException catchUnknown(ThrowingRunnable r) {
-    try {
-      r.run();
-    } catch (UnknownOptionException e) {
-      return e;
-    } catch (Exception e) {
-      throw new AssertionError("expected an UnknownOptionException", e);
-    }
-    throw new AssertionError("expected an UnknownOptionException, nothing was thrown");
-  }
-
-  private interface ThrowingRunnable {
-    void run() throws Exception;
   }
 }

@@ -1,7 +1,7 @@
 package dev.lockstep.lock.jdbc;
 
 import dev.lockstep.lock.Lease;
-import dev.lockstep.lock.LockService;
+import dev.lockstep.testing.ForwardingLockService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.SQLException;
@@ -12,20 +12,19 @@ import java.util.Optional;
  * Hands out leases of a {@link JdbcLockService} whose database session an operator has just killed
  * server-side, before the holder gets to use them: the moment between acquiring and publishing.
  */
-final class SessionKillingLockService implements LockService {
+final class SessionKillingLockService extends ForwardingLockService {
 
-  private final JdbcLockService delegate;
   private final TestDatabase database;
 
   SessionKillingLockService(JdbcLockService delegate, TestDatabase database) {
-    this.delegate = delegate;
+    super(delegate);
     this.database = database;
   }
 
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
-    Optional<Lease> lease = delegate.acquire(key, timeout);
+    Optional<Lease> lease = super.acquire(key, timeout);
     lease.ifPresent(held -> {
       try {
         database.killSession(((JdbcLease) held).sessionId());
@@ -34,15 +33,5 @@ final class SessionKillingLockService implements LockService {
       }
     });
     return lease;
-  }
-
-  @Override
-  public Duration holderDeathBound() {
-    return delegate.holderDeathBound();
-  }
-
-  @Override
-  public void close() throws IOException {
-    delegate.close();
   }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.lock.jdbc;
 
+import dev.lockstep.testing.TestTiming;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -23,6 +24,12 @@ enum TestDatabase {
   /** PostgreSQL through its driver. */
   POSTGRESQL("jdbc:postgresql://127.0.0.1:5432/test", "postgres");
 
+  /** The lease TTL the failure tests use: short, so that expiry is observed quickly. */
+  static final Duration SHORT_TTL = Duration.ofSeconds(3);
+
+  /** {@code lock-check-max-sleep} in the tests: the longest wait between acquire attempts. */
+  static final Duration RETRY = Duration.ofMillis(200);
+
   private final String url;
   private final String user;
 
@@ -33,6 +40,11 @@ enum TestDatabase {
 
   String url() {
     return url;
+  }
+
+  /** Slack for database round trips and JVM noise on top of a protocol bound (scaled). */
+  static Duration slack() {
+    return TestTiming.scaled(Duration.ofMillis(1500));
   }
 
   /** A lock table name no other test uses. */
@@ -48,8 +60,8 @@ enum TestDatabase {
     options.put(JdbcLockOptions.URL, url);
     options.put(JdbcLockOptions.USER, user);
     options.put(JdbcLockOptions.TABLE, table);
-    options.put(JdbcLockOptions.LEASE_TTL, TestTiming.SHORT_TTL.toMillis() + " ms");
-    options.put("lock-check-max-sleep", TestTiming.RETRY.toMillis() + " ms");
+    options.put(JdbcLockOptions.LEASE_TTL, SHORT_TTL.toMillis() + " ms");
+    options.put("lock-check-max-sleep", RETRY.toMillis() + " ms");
     return options;
   }
 

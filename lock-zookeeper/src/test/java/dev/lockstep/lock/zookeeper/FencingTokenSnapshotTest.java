@@ -88,7 +88,7 @@ class FencingTokenSnapshotTest {
       String keyPath = ZKPaths.makePath(first.options().basePath(), KEY);
       for (long id = 1; id <= 6; id++) {
         SnapshotCommitter holder = id % 2 == 1 ? a : b;
-        assertThat(holder.commit(id, content("c" + id))).isEqualTo(CommitOutcome.COMMITTED);
+        assertThat(holder.commit(id, content("c" + id)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
         if (id == 3) {
           // What ZooKeeper's container manager does to the empty key node: its sequence restarts.
           try {
@@ -124,7 +124,7 @@ class FencingTokenSnapshotTest {
       // the other client takes the lock (the expired session's node is gone) and commits snapshot 1.
       pausing.pauseAfterCheck(2, lease -> {
         ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
-        newerOutcome.set(newer.commit(1, content("newer")));
+        newerOutcome.set(newer.commit(1, content("newer")).outcome());
       });
 
       assertThatThrownBy(() -> stale.commit(1, content("stale")))

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
@@ -15,6 +16,7 @@ import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockOptions;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.testing.CapabilityHidingFileIO;
+import dev.lockstep.testing.ForwardingLockService;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -123,7 +125,7 @@ class SessionExpiryTest {
       BlindPutStore oldStore = new BlindPutStore(new LocalFileIO(), () -> {
         long expiryStarted = System.nanoTime();
         ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
-        assertThat(newCommitter.commit(1, newContent)).isEqualTo(CommitOutcome.COMMITTED);
+        assertThat(newCommitter.commit(1, SnapshotContent.of(newContent)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
         takeoverNanos.set(newStore.firstExistsCheck.get() - expiryStarted);
         // The old holder resumes once its client has seen the session end (see awaitNoticedLost).
         awaitNoticedLost(oldHolder.leases.get(0));
@@ -135,7 +137,7 @@ class SessionExpiryTest {
 
       CommitOutcome outcome = null;
       try {
-        outcome = oldCommitter.commit(1, oldContent);
+        outcome = oldCommitter.commit(1, SnapshotContent.of(oldContent)).outcome();
       } catch (IOException e) {
         // Failing is fine; landing is not.
       }
@@ -229,30 +231,19 @@ class SessionExpiryTest {
   }
 
   /** Hands out the delegate's leases and remembers them. */
-  static final class RecordingLockService implements LockService {
-    private final LockService delegate;
+  static final class RecordingLockService extends ForwardingLockService {
     final List<Lease> leases = new CopyOnWriteArrayList<>();
 
     RecordingLockService(LockService delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
     public Optional<Lease> acquire(String key, Duration timeout)
         throws IOException, InterruptedException {
-      Optional<Lease> lease = delegate.acquire(key, timeout);
+      Optional<Lease> lease = super.acquire(key, timeout);
       lease.ifPresent(leases::add);
       return lease;
-    }
-
-    @Override
-    public Duration holderDeathBound() {
-      return delegate.holderDeathBound();
-    }
-
-    @Override
-    public void close() throws IOException {
-      delegate.close();
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.lock.zookeeper;
 
+import static dev.lockstep.testing.UnknownOptions.catchUnknown;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,20 +47,5 @@ class ZooKeeperOptionsTableTest {
     assertThatThrownBy(() -> ZooKeeperLockOptions.from(Map.of("lock.zookeeper.connect-string",
         "h:1", "lock.zookeeper.session-timeout", "0 s")))
         .hasMessage("Option 'lock.zookeeper.session-timeout' is 0 ms; it must be positive.");
-  }
-
-  private static UnknownOptionException catchUnknown(ThrowingRunnable r) {
-    try {
-      r.run();
-    } catch (UnknownOptionException e) {
-      return e;
-    } catch (Exception e) {
-      throw new AssertionError("expected an UnknownOptionException", e);
-    }
-    throw new AssertionError("expected an UnknownOptionException, nothing was thrown");
-  }
-
-  private interface ThrowingRunnable {
-    void run() throws Exception;
   }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.lock.hive.testing;
 
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
@@ -80,8 +81,11 @@ import org.apache.thrift.transport.TTransportException;
  */
 public final class TestMetastore implements AutoCloseable {
 
-  /** One factor scales every wait in lock-hive's tests ({@code -Dlockstep.test.timing=2}). */
-  public static final int TIMING = Integer.getInteger("lockstep.test.timing", 1);
+  /**
+   * One factor scales every wait in lock-hive's tests ({@code -Dlockstep.test.timing=2}): {@link
+   * TestTiming#FACTOR} rounded up to a whole number.
+   */
+  public static final int TIMING = (int) Math.ceil(TestTiming.FACTOR);
 
   /** The lock timeout of {@link #shared()} ({@code metastore.txn.timeout}); clients read the same. */
   public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6L * TIMING);

@@ -2,6 +2,7 @@ package dev.lockstep.bundle.smoke;
 
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
@@ -69,13 +70,13 @@ public final class LockAndCommitSmoke {
       summary.put("strategy", committer.strategy());
       for (long id = 1; id <= COMMITS; id++) {
         byte[] content = snapshot(id);
-        CommitOutcome outcome = committer.commit(id, content);
+        CommitOutcome outcome = committer.commit(id, SnapshotContent.of(content)).outcome();
         if (outcome != CommitOutcome.COMMITTED) {
           throw new IllegalStateException("Snapshot " + id + " of a fresh table was " + outcome);
         }
         committed.add(content);
       }
-      CommitOutcome again = committer.commit(1, snapshot(1));
+      CommitOutcome again = committer.commit(1, SnapshotContent.of(snapshot(1))).outcome();
       if (again != CommitOutcome.CONFLICT) {
         throw new IllegalStateException("A second commit of snapshot 1 was " + again
             + ", not CONFLICT: two commits won one snapshot");

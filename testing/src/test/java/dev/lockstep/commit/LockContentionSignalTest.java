@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link SnapshotCommitter#attempt} says whether the table's lock was contended, so that the engine
+ * {@link SnapshotCommitter#commit} says whether the table's lock was contended, so that the engine
  * backs off only then: a conflict on a free lock or on a lock-free store is reported uncontended.
  */
 class LockContentionSignalTest {
@@ -86,9 +86,9 @@ class LockContentionSignalTest {
   void aConflictOnAFreeLockIsNotContended() throws Exception {
     SnapshotCommitter committer = locked();
 
-    assertThat(committer.attempt(1, "a".getBytes(UTF_8)))
+    assertThat(committer.commit(1, SnapshotContent.of("a".getBytes(UTF_8))))
         .isEqualTo(new CommitAttempt(CommitOutcome.COMMITTED, false));
-    assertThat(committer.attempt(1, "b".getBytes(UTF_8)))
+    assertThat(committer.commit(1, SnapshotContent.of("b".getBytes(UTF_8))))
         .as("a stale base on a free lock").isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, false));
     assertThat(waiting.getCount()).as("no acquire had to wait").isEqualTo(1);
   }
@@ -99,7 +99,7 @@ class LockContentionSignalTest {
     Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow();
     CompletableFuture<CommitAttempt> attempt = CompletableFuture.supplyAsync(() -> {
       try {
-        return committer.attempt(1, "ours".getBytes(UTF_8));
+        return committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8)));
       } catch (IOException | InterruptedException e) {
         throw new IllegalStateException(e);
       }
@@ -110,7 +110,7 @@ class LockContentionSignalTest {
 
     assertThat(attempt.get(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS))
         .isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, true));
-    assertThat(committer.commit(2, "ours".getBytes(UTF_8))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(2, SnapshotContent.of("ours".getBytes(UTF_8))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
   }
 
   @Test
@@ -120,7 +120,7 @@ class LockContentionSignalTest {
     try (Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
       writeAsHolder(committer, "theirs");
 
-      assertThat(committer.attempt(1, "ours".getBytes(UTF_8)))
+      assertThat(committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8))))
           .isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, true));
       assertThat(other.isHeld()).isTrue();
     }
@@ -131,7 +131,7 @@ class LockContentionSignalTest {
     SnapshotCommitter committer = locked("lock-acquire-timeout", "50 ms",
         "commit.write-attempts", "3");
     try (Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
-      assertThatThrownBy(() -> committer.commit(1, "ours".getBytes(UTF_8)))
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8))))
           .isInstanceOf(LockNotAcquiredException.class)
           .hasMessageContaining("'lock-acquire-timeout'")
           .hasMessageContaining("nothing was written");
@@ -139,7 +139,7 @@ class LockContentionSignalTest {
       assertThat(store.exists(committer.log().snapshotPath(1))).isFalse();
       assertThat(other.isHeld()).isTrue();
     }
-    assertThat(committer.commit(1, "ours".getBytes(UTF_8))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
   }
 
   @Test
@@ -147,9 +147,9 @@ class LockContentionSignalTest {
     SnapshotCommitter committer = SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
         .options(CommitOptions.from(Map.of())).build();
 
-    assertThat(committer.attempt(1, "a".getBytes(UTF_8)))
+    assertThat(committer.commit(1, SnapshotContent.of("a".getBytes(UTF_8))))
         .isEqualTo(new CommitAttempt(CommitOutcome.COMMITTED, false));
-    assertThat(committer.attempt(1, "b".getBytes(UTF_8)))
+    assertThat(committer.commit(1, SnapshotContent.of("b".getBytes(UTF_8))))
         .isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, false));
   }
 }

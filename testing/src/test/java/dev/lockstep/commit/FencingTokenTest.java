@@ -100,7 +100,7 @@ class FencingTokenTest {
     AtomicReference<CommitOutcome> newerOutcome = new AtomicReference<>();
     pausing.pauseAfterCheck(2, lease -> {
       lock.expire(KEY); // the stale holder's lease runs out while it is paused ...
-      newerOutcome.set(newer.commit(1, content("newer"))); // ... and another holder commits
+      newerOutcome.set(newer.commit(1, content("newer")).outcome()); // ... and another holder commits
     });
 
     assertThatThrownBy(() -> stale.commit(1, content("stale")))
@@ -130,7 +130,7 @@ class FencingTokenTest {
     // the newer holder while it is paused, so snapshot 2 would build on a history it never saw.
     pausing.pauseAfterCheck(2, lease -> {
       lock.expire(KEY);
-      newer.commit(1, content("newer"));
+      newer.commit(1, content("newer")).outcome();
     });
 
     assertThatThrownBy(() -> stale.commit(2, content("stale")))
@@ -157,7 +157,7 @@ class FencingTokenTest {
         start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
         for (int c = 0; c < commits; c++) {
           String commitId = UUID.randomUUID().toString();
-          while (committer.commit(committer.log().latestId().orElse(0) + 1, content(commitId))
+          while (committer.commit(committer.log().latestId().orElse(0) + 1, content(commitId)).outcome()
               != CommitOutcome.COMMITTED) {
             // conflict: another writer took that id; try the next one
           }
@@ -187,7 +187,7 @@ class FencingTokenTest {
     SnapshotCommitter committer = committer(new LocalFileIO(), null,
         CommitOptions.from(Map.of("commit.strategy", "atomic-create")));
 
-    assertThat(committer.commit(1, content("free"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, content("free")).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(tokenOf(committer.log(), 1)).isEmpty();
   }
@@ -197,8 +197,8 @@ class FencingTokenTest {
     SnapshotCommitter committer = committer(bare, lock, options());
     byte[] plain = content("plain").bytes(Optional.empty());
 
-    assertThat(committer.commit(1, plain)).isEqualTo(CommitOutcome.COMMITTED);
-    assertThat(committer.commit(2, content("fenced"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(plain)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(2, content("fenced")).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(tokenOf(committer.log(), 1)).isEmpty();
     assertThat(tokenOf(committer.log(), 2)).hasValueSatisfying(
@@ -224,7 +224,7 @@ class FencingTokenTest {
         .isInstanceOf(FencedCommitException.class);
 
     SnapshotCommitter newScope = committer(bare, lock, options("commit.fencing-scope", "in-jvm-2"));
-    assertThat(newScope.commit(2, content("accepted"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(newScope.commit(2, content("accepted")).outcome()).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(tokenOf(log, 2)).hasValueSatisfying(
         token -> assertThat(token.lock()).isEqualTo("in-jvm-2:" + KEY));
     sameScope.close();
@@ -248,7 +248,7 @@ class FencingTokenTest {
         // the second attempt's lease pauses after its last check while a newer holder commits.
         pausing.pauseAfterCheck(2, lease -> {
           shortLeases.expire(KEY);
-          newer.commit(1, content("newer"));
+          newer.commit(1, content("newer")).outcome();
         });
         try {
           Thread.sleep(TestTiming.seconds(60).toMillis());

@@ -98,7 +98,7 @@ class CommitRecoveryTest {
         Fault.LOSE_ANSWER_AFTER_LANDING, 1);
     byte[] ours = content(1);
 
-    assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(io.injected(setup.publishes, Fault.LOSE_ANSWER_AFTER_LANDING)).isEqualTo(1);
     assertThat(snapshot(1)).isEqualTo(ours);
@@ -115,7 +115,7 @@ class CommitRecoveryTest {
         Fault.FAIL_BEFORE_LANDING, 2);
     byte[] ours = content(1);
 
-    assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(io.injected(setup.publishes, Fault.FAIL_BEFORE_LANDING)).isEqualTo(2);
     assertThat(snapshot(1)).isEqualTo(ours);
@@ -130,7 +130,7 @@ class CommitRecoveryTest {
     io.failNextMatching(setup.publishes, p -> p.name().equals("snapshot-1"),
         Fault.FAIL_BEFORE_LANDING, 2);
 
-    assertThatThrownBy(() -> committer.commit(1, content(1)))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(content(1))))
         .isInstanceOf(IOException.class)
         .isNotInstanceOf(CommitStateUnknownException.class)
         .hasMessageContaining("nothing was committed")
@@ -148,7 +148,7 @@ class CommitRecoveryTest {
     io.failNextMatching(Operation.READ, p -> p.name().equals("snapshot-1"),
         Fault.FAIL_BEFORE_LANDING, 1);
 
-    assertThatThrownBy(() -> committer.commit(1, content(1)))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(content(1))))
         .isInstanceOf(CommitStateUnknownException.class)
         .hasMessageContaining("Do not clean up")
         .satisfies(e -> assertThat(((CommitStateUnknownException) e).snapshotPath())
@@ -169,7 +169,7 @@ class CommitRecoveryTest {
         Fault.FAIL_BEFORE_LANDING, 1);
     byte[] ours = content(1);
 
-    assertThatThrownBy(() -> committer.commit(1, ours))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(ours)))
         .isInstanceOf(CommitStateUnknownException.class);
 
     assertThat(io.calls(Operation.DELETE)).isZero();
@@ -184,7 +184,7 @@ class CommitRecoveryTest {
       throw new UncertainWriteException(path, "request timed out", null);
     });
 
-    assertThatThrownBy(() -> committer.commit(1, content(1)))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(content(1))))
         .isInstanceOf(CommitStateUnknownException.class)
         .hasCauseInstanceOf(UncertainWriteException.class);
     assertThat(io.calls(Operation.CREATE)).isEqualTo(3);
@@ -198,7 +198,7 @@ class CommitRecoveryTest {
     byte[] theirs = content(1);
     new LocalFileIO().createAtomically(committer.log().snapshotPath(1), theirs);
 
-    assertThat(committer.commit(1, content(1))).isEqualTo(CommitOutcome.CONFLICT);
+    assertThat(committer.commit(1, SnapshotContent.of(content(1))).outcome()).isEqualTo(CommitOutcome.CONFLICT);
 
     assertThat(snapshot(1)).isEqualTo(theirs);
     assertThat(files()).as("our attempt left nothing behind").containsExactly("snapshot-1");
@@ -212,7 +212,7 @@ class CommitRecoveryTest {
     byte[] ours = content(1);
     new LocalFileIO().createAtomically(committer.log().snapshotPath(1), ours);
 
-    assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(snapshot(1)).isEqualTo(ours);
   }
 }

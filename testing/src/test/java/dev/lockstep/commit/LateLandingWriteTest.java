@@ -163,7 +163,7 @@ class LateLandingWriteTest {
             // Each attempt's bytes differ, as a rebased snapshot's would; the commit id does not.
             byte[] bytes = ("{\"commitId\":\"" + commitId + "\",\"attempt\":" + attempt++ + "}")
                 .getBytes(UTF_8);
-            if (committer.commit(id, bytes) == CommitOutcome.COMMITTED) {
+            if (committer.commit(id, SnapshotContent.of(bytes)).outcome() == CommitOutcome.COMMITTED) {
               acknowledged.put(commitId, id);
               break;
             }

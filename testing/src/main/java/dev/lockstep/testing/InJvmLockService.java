@@ -5,7 +5,9 @@ import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -84,6 +86,15 @@ public final class InJvmLockService implements LockService {
         TimeUnit.NANOSECONDS.timedWait(monitor, Math.max(wait, 100_000L));
       }
     }
+  }
+
+  /**
+   * A separate client of this one lock, as a lock server has many: closing it releases only the
+   * leases it acquired (never another client's) and leaves this service running; it refuses to
+   * acquire once closed.
+   */
+  public LockService client() {
+    return new Client(this);
   }
 
   @Override
@@ -257,6 +268,47 @@ public final class InJvmLockService implements LockService {
     @Override
     public String toString() {
       return "InJvmLease(" + key + ", token " + token + ")";
+    }
+  }
+
+  /** One client of a shared lock: its close releases only its own leases. */
+  private static final class Client extends ForwardingLockService {
+    private final List<Lease> mine = new ArrayList<>();
+    private boolean closed;
+
+    Client(LockService lock) {
+      super(lock, false);
+    }
+
+    @Override
+    public Optional<Lease> acquire(String key, Duration timeout)
+        throws IOException, InterruptedException {
+      synchronized (this) {
+        if (closed) {
+          throw new IOException("this lock client is closed");
+        }
+      }
+      Optional<Lease> lease = super.acquire(key, timeout);
+      lease.ifPresent(
+          l -> {
+            synchronized (this) {
+              mine.add(l);
+            }
+          });
+      return lease;
+    }
+
+    @Override
+    public void close() throws IOException {
+      List<Lease> toRelease;
+      synchronized (this) {
+        closed = true;
+        toRelease = new ArrayList<>(mine);
+        mine.clear();
+      }
+      for (Lease lease : toRelease) {
+        lease.close();
+      }
     }
   }
 }

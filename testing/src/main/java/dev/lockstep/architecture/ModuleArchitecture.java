@@ -47,7 +47,15 @@ public final class ModuleArchitecture {
    * their sub-packages).
    */
   public static ModuleArchitecture ofThisModule(String... ownPackages) {
-    Path main = Paths.get("target", "classes");
+    return ofClasses(Paths.get("target", "classes"), ownPackages);
+  }
+
+  /**
+   * The main classes compiled into {@code main} (a module's {@code target/classes}), whose own
+   * packages are {@code ownPackages}: for lock-api, whose tests of its rules run in the testing
+   * module (lock-api cannot depend on the module that holds the rules).
+   */
+  public static ModuleArchitecture ofClasses(Path main, String... ownPackages) {
     if (!Files.isDirectory(main)) {
       throw new IllegalStateException("No compiled main classes at " + main.toAbsolutePath()
           + ": run the test through Maven from the module directory (./mvnw -pl <module> verify).");

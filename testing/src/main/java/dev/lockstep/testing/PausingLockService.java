@@ -22,9 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Leases pass everything else to the delegate's lease unchanged.
  */
-public final class PausingLockService implements LockService {
+public final class PausingLockService extends ForwardingLockService {
 
-  private final LockService delegate;
   private final AtomicReference<Pause> armed = new AtomicReference<>();
 
   private record Pause(int check, PauseAction action) {}
@@ -36,7 +35,7 @@ public final class PausingLockService implements LockService {
   }
 
   public PausingLockService(LockService delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /**
@@ -55,7 +54,7 @@ public final class PausingLockService implements LockService {
   @Override
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
-    Optional<Lease> lease = delegate.acquire(key, timeout);
+    Optional<Lease> lease = super.acquire(key, timeout);
     if (lease.isEmpty()) {
       return lease;
     }
@@ -63,52 +62,21 @@ public final class PausingLockService implements LockService {
     return pause == null ? lease : Optional.of(new PausingLease(lease.get(), pause));
   }
 
-  @Override
-  public Duration holderDeathBound() {
-    return delegate.holderDeathBound();
-  }
-
-  @Override
-  public void close() throws IOException {
-    delegate.close();
-  }
-
-  private static final class PausingLease implements Lease {
-    private final Lease lease;
+  private static final class PausingLease extends ForwardingLease {
     private final Pause pause;
     private final AtomicInteger checks = new AtomicInteger();
 
     PausingLease(Lease lease, Pause pause) {
-      this.lease = lease;
+      super(lease);
       this.pause = pause;
     }
 
     @Override
-    public String key() {
-      return lease.key();
-    }
-
-    @Override
-    public long fencingToken() {
-      return lease.fencingToken();
-    }
-
-    @Override
-    public Duration timeLeft() {
-      return lease.timeLeft();
-    }
-
-    @Override
-    public boolean isHeld() {
-      return lease.isHeld();
-    }
-
-    @Override
     public void ensureHeld() throws LockLostException {
-      lease.ensureHeld();
+      super.ensureHeld();
       if (checks.incrementAndGet() == pause.check()) {
         try {
-          pause.action().run(lease);
+          pause.action().run(delegate());
         } catch (RuntimeException e) {
           throw e;
         } catch (Exception e) {
@@ -118,13 +86,8 @@ public final class PausingLockService implements LockService {
     }
 
     @Override
-    public void close() throws IOException {
-      lease.close();
-    }
-
-    @Override
     public String toString() {
-      return "PausingLease(" + lease + ")";
+      return "PausingLease(" + delegate() + ")";
     }
   }
 }

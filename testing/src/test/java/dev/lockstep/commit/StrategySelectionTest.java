@@ -92,7 +92,7 @@ class StrategySelectionTest {
         SnapshotCommitter.builder(new CapabilityHidingFileIO(local), snapshots(), "db.t")
             .options(options).open()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
-      assertThat(committer.commit(1, "one".getBytes(UTF_8))).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.log().read(1)).isEqualTo("one".getBytes(UTF_8));
     }
   }
@@ -125,7 +125,7 @@ class StrategySelectionTest {
     SnapshotCommitter committer = SnapshotCommitter.builder(local, snapshots(), "db.t")
         .options(CommitOptions.from(Map.of())).build();
 
-    assertThatThrownBy(() -> committer.commit(0, new byte[] {1}))
+    assertThatThrownBy(() -> committer.commit(0, SnapshotContent.of(new byte[] {1})))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start at 1");
   }
 }

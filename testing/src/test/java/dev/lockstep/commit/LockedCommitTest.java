@@ -149,7 +149,7 @@ class LockedCommitTest {
     byte[] ours = "{\"commitId\":\"only-once\"}".getBytes(UTF_8);
 
     long start = System.nanoTime();
-    assertThat(committer.commit(1, ours)).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("the stalled write was cut off at the lease budget, not after 60 s")
@@ -190,7 +190,7 @@ class LockedCommitTest {
 
     assertThatThrownBy(() -> publisher(options()).publish(committer.log().snapshotPath(1), ours))
         .isInstanceOf(UncertainWriteException.class).hasMessageContaining("lease was lost");
-    assertThat(committer.commit(1, ours)).as("read back finds our bytes")
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).as("read back finds our bytes")
         .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(committer.log().listIds()).containsExactly(1L);
   }
@@ -221,7 +221,7 @@ class LockedCommitTest {
     SnapshotCommitter committer = SnapshotCommitter.builder(racing, snapshots(), KEY)
         .options(options()).lockService(lock).build();
 
-    CommitOutcome outcome = committer.commit(1, "{\"commitId\":\"ours\"}".getBytes(UTF_8));
+    CommitOutcome outcome = committer.commit(1, SnapshotContent.of("{\"commitId\":\"ours\"}".getBytes(UTF_8))).outcome();
 
     assertThat(outcome).isEqualTo(CommitOutcome.CONFLICT);
     assertThat(committer.log().read(1)).isEqualTo(stale);
@@ -235,7 +235,7 @@ class LockedCommitTest {
         .options(options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"))
         .lockService(lock).build();
 
-    assertThatThrownBy(() -> committer.commit(1, "x".getBytes(UTF_8)))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("x".getBytes(UTF_8))))
         .isInstanceOf(LockNotAcquiredException.class)
         .hasMessageContaining("nothing was written")
         .hasMessageContaining("lock-acquire-timeout");
@@ -253,8 +253,8 @@ class LockedCommitTest {
       before = first.fencingToken();
     }
 
-    committer.commit(1, "a".getBytes(UTF_8));
-    committer.commit(2, "b".getBytes(UTF_8));
+    committer.commit(1, SnapshotContent.of("a".getBytes(UTF_8))).outcome();
+    committer.commit(2, SnapshotContent.of("b".getBytes(UTF_8))).outcome();
 
     try (Lease after = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
       assertThat(after.fencingToken()).isEqualTo(before + 3);

@@ -362,13 +362,11 @@ public class FaultInjectingFileIO implements FileIO {
   }
 
   /** Buffers bytes; on close applies the fault and hook, then writes through the delegate. */
-  private final class DeferredStream extends OutputStream {
+  private final class DeferredStream extends BufferedWrite {
     private final Path path;
     private final boolean overwrite;
     private final Fault fault;
     private final Hook hook;
-    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    private boolean closed;
 
     DeferredStream(Path path, boolean overwrite, Fault fault, Hook hook) {
       this.path = path;
@@ -378,21 +376,7 @@ public class FaultInjectingFileIO implements FileIO {
     }
 
     @Override
-    public void write(int b) {
-      buffer.write(b);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      buffer.write(b, off, len);
-    }
-
-    @Override
-    public void close() throws IOException {
-      if (closed) {
-        return;
-      }
-      closed = true;
+    protected void land(ByteArrayOutputStream buffer) throws IOException {
       if (fault == Fault.FAIL_BEFORE_LANDING) {
         throw injectedFailure(Operation.WRITE, path);
       }

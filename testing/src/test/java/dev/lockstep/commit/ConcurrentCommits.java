@@ -52,7 +52,7 @@ final class ConcurrentCommits {
                   .getBytes(UTF_8);
               CommitOutcome outcome;
               try {
-                outcome = committer.commit(id, content);
+                outcome = committer.commit(id, SnapshotContent.of(content)).outcome();
               } catch (CommitStateUnknownException e) {
                 throw e;
               } catch (IOException e) {

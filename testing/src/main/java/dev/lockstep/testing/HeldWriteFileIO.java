@@ -81,31 +81,15 @@ public final class HeldWriteFileIO extends BlindPutFileIO {
     }
   }
 
-  private final class HeldStream extends OutputStream {
+  private final class HeldStream extends BufferedWrite {
     private final Path path;
-    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    private boolean closed;
 
     HeldStream(Path path) {
       this.path = path;
     }
 
     @Override
-    public void write(int b) {
-      buffer.write(b);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      buffer.write(b, off, len);
-    }
-
-    @Override
-    public void close() throws IOException {
-      if (closed) {
-        return;
-      }
-      closed = true;
+    protected void land(ByteArrayOutputStream buffer) throws IOException {
       inFlight.countDown();
       while (true) {
         try {

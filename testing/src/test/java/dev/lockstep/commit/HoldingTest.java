@@ -77,7 +77,7 @@ class HoldingTest {
             CommitOutcome outcome = committer.holding(() -> {
               assertThat(lock.holder(KEY)).isPresent();
               long id = next(committer.log());
-              return committer.commit(id, content.getBytes(UTF_8));
+              return committer.commit(id, SnapshotContent.of(content.getBytes(UTF_8))).outcome();
             });
             if (outcome != CommitOutcome.COMMITTED) {
               conflicts.incrementAndGet();
@@ -117,7 +117,7 @@ class HoldingTest {
         committer.commit(1, fencing -> {
           tokens.add(fencing);
           return "one".getBytes(UTF_8);
-        });
+        }).outcome();
         return token;
       });
       assertThat(tokens).singleElement()
@@ -140,7 +140,7 @@ class HoldingTest {
     try (SnapshotCommitter committer = SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
         .options(CommitOptions.from(Map.of())).build()) {
       assertThat(committer.locked()).isFalse();
-      assertThat(committer.holding(() -> committer.commit(1, "x".getBytes(UTF_8))))
+      assertThat(committer.holding(() -> committer.commit(1, SnapshotContent.of("x".getBytes(UTF_8))).outcome()))
           .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(lock.grantedLeases()).isZero();
     }

@@ -70,7 +70,7 @@ class AtomicCreateProbeTest {
         .options(options()).open();
     assertThat(committer.strategy()).isEqualTo("atomic-create");
 
-    assertThatThrownBy(() -> committer.commit(1, snapshot("c1")))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining(endpoint)
         .hasMessageContaining("not atomic")
@@ -83,7 +83,7 @@ class AtomicCreateProbeTest {
     assertThat(filesUnder(warehouse().child(".lockstep"))).as("every probe object was deleted,"
         + " and a failure is not recorded").isEmpty();
     long probeCreates = store.creates();
-    assertThatThrownBy(() -> committer.commit(1, snapshot("c1")))
+    assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
         .isInstanceOf(CommitStrategyUnavailableException.class);
     assertThat(store.creates()).as("the verdict is cached in this process").isEqualTo(probeCreates);
     committer.close();
@@ -95,7 +95,7 @@ class AtomicCreateProbeTest {
     SnapshotCommitter first = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
         .open();
 
-    assertThat(first.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(first.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(store.creates()).as("the probe raced before the first commit")
         .isGreaterThanOrEqualTo((long) AtomicCreateProbe.ROUNDS * AtomicCreateProbe.CONTENDERS + 1);
@@ -107,16 +107,16 @@ class AtomicCreateProbeTest {
         .contains("endpoint=" + endpoint).contains("verdict=atomic");
 
     long before = store.creates();
-    assertThat(first.commit(2, snapshot("c2"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(first.commit(2, SnapshotContent.of(snapshot("c2"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
     SnapshotCommitter other = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
         .open();
-    assertThat(other.commit(3, snapshot("c3"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(other.commit(3, SnapshotContent.of(snapshot("c3"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("no probe again in this process").isEqualTo(before + 2);
 
     AtomicCreateProbe.forgetVerdicts(); // as a later process: only the record is known
     SnapshotCommitter later = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
         .open();
-    assertThat(later.commit(4, snapshot("c4"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(later.commit(4, SnapshotContent.of(snapshot("c4"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("a later process reads the record, races nothing")
         .isEqualTo(before + 3);
     first.close();
@@ -130,7 +130,7 @@ class AtomicCreateProbeTest {
     SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
         .options(Map.of()).open();
 
-    assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(filesUnder(snapshots().parent().child(".lockstep"))).containsExactly(
         snapshots().parent().child(AtomicCreateProbe.DIRECTORY)
@@ -144,7 +144,7 @@ class AtomicCreateProbeTest {
     SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
         .options(options("commit.atomic-create-probe", "false")).open();
 
-    assertThat(committer.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("the snapshot's create only").isEqualTo(1);
     committer.close();
   }
@@ -162,7 +162,7 @@ class AtomicCreateProbeTest {
       SnapshotCommitter locked = SnapshotCommitter.builder(store, snapshots(), KEY)
           .options(CommitOptions.from(options("lock.enabled", "true", "lock.type", "in-jvm")))
           .lockService(lock).build();
-      assertThat(locked.commit(1, snapshot("c1"))).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(locked.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
       locked.close();
     }
     assertThat(store.creates()).as("the lock keeps writers apart; the create is used once")
