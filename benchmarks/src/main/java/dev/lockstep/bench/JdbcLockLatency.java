@@ -3,6 +3,7 @@ package dev.lockstep.bench;
 import dev.lockstep.commit.CommitOptions;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
+import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.LockOptions;
 import dev.lockstep.lock.LockService;
@@ -132,7 +133,7 @@ public final class JdbcLockLatency {
               long next = committer.log().latestId().orElse(0) + 1;
               byte[] content = ("{\"id\":" + next + ",\"commitId\":\"" + UUID.randomUUID()
                   + "\"}").getBytes(StandardCharsets.UTF_8);
-              return committer.commit(next, content);
+              return committer.commit(next, SnapshotContent.of(content)).outcome();
             });
             long ended = System.nanoTime();
             if (outcome != CommitOutcome.COMMITTED) {

@@ -3,6 +3,7 @@ package dev.lockstep.lock.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.lock.Lease;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -105,7 +106,7 @@ class JdbcLockWakeTest {
     JdbcLockService waiter = open(db);
     JdbcLease holder = (JdbcLease) holderService.acquire("db.t", Duration.ZERO).orElseThrow();
     Future<JdbcLease> waiting = threads.submit(() -> (JdbcLease) waiter
-        .acquire("db.t", TestTiming.scaled(TestTiming.SHORT_TTL.multipliedBy(10))).orElseThrow());
+        .acquire("db.t", TestTiming.scaled(TestDatabase.SHORT_TTL.multipliedBy(10))).orElseThrow());
     Thread.sleep(TestTiming.scaled(Duration.ofMillis(500)).toMillis());
     db.killSession(holder.sessionId());
     long expiry;
