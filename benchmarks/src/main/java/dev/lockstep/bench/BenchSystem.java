@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * A table format under benchmark: Lockstep or Apache Paimon, driven through the same small surface so
- * that both run the very same workload code.
+ * A table format under benchmark: Lockstep or Apache Paimon, driven through the same small surface
+ * so that both run the very same workload code.
  */
 public interface BenchSystem {
 

@@ -9,8 +9,8 @@ public interface BenchTable extends AutoCloseable {
   BenchWriter newWriter(String commitUser) throws Exception;
 
   /**
-   * Reads the whole latest snapshot: the row count and, when {@code collectKeys} and the table has a
-   * primary key, key to value.
+   * Reads the whole latest snapshot: the row count and, when {@code collectKeys} and the table has
+   * a primary key, key to value.
    */
   ScanResult scan(boolean collectKeys) throws Exception;
 

@@ -24,17 +24,17 @@ import java.util.stream.Stream;
 
 /**
  * Runs workloads 1 to 3 of issue 12 for every system, alternating which system goes first in each
- * configuration, and writes {@code RESULTS.md}, {@code commit-latency.svg} (append table) and {@code
- * commit-latency-pk.svg} (primary-key table).
+ * configuration, and writes {@code RESULTS.md}, {@code commit-latency.svg} (append table) and
+ * {@code commit-latency-pk.svg} (primary-key table).
  *
  * <p>Noise control: before its first measured run every configuration runs once unrecorded on a
  * throwaway table (warm-up), and every measured run starts after the previous tables are deleted
  * and a full GC. The contention configurations run {@code --rounds} short rounds rather than one
  * long run, the order of the systems flipping every configuration and every round, so that the two
- * systems of one configuration always run back to back and a change in the machine's load hits both;
- * the report pools the rounds and prints each round's numbers and ratios, so that the spread shows.
- * With {@code --previous}, the ratios of an earlier run ({@code ratios.csv}, written by every run
- * next to {@code RESULTS.md}) are set beside this run's.
+ * systems of one configuration always run back to back and a change in the machine's load hits
+ * both; the report pools the rounds and prints each round's numbers and ratios, so that the spread
+ * shows. With {@code --previous}, the ratios of an earlier run ({@code ratios.csv}, written by
+ * every run next to {@code RESULTS.md}) are set beside this run's.
  *
  * <pre>
  * SideBySide [--out DIR] [--systems lockstep,paimon] [--writers 1,2,4,8] [--rounds 8]
@@ -52,17 +52,21 @@ public final class SideBySide {
   public static void main(String[] args) throws Exception {
     Map<String, String> a = parse(args);
     Path out = Path.of(a.getOrDefault("out", "benchmarks"));
-    Path work = Path.of(a.getOrDefault("work", System.getProperty("java.io.tmpdir")))
-        .resolve("lockstep-bench-" + System.currentTimeMillis());
+    Path work =
+        Path.of(a.getOrDefault("work", System.getProperty("java.io.tmpdir")))
+            .resolve("lockstep-bench-" + System.currentTimeMillis());
     List<BenchSystem> systems = new ArrayList<>();
     for (String name : a.getOrDefault("systems", "lockstep,paimon").split(",")) {
       systems.add(system(name.trim()));
     }
-    int[] writers = Arrays.stream(a.getOrDefault("writers", "1,2,4,8").split(","))
-        .mapToInt(s -> Integer.parseInt(s.trim())).toArray();
+    int[] writers =
+        Arrays.stream(a.getOrDefault("writers", "1,2,4,8").split(","))
+            .mapToInt(s -> Integer.parseInt(s.trim()))
+            .toArray();
     int rounds = positive(a, "rounds", 8);
     Duration contentionTime = Duration.ofSeconds(positive(a, "contention-seconds", 4));
-    Duration warmupTime = Duration.ofSeconds(Integer.parseInt(a.getOrDefault("warmup-seconds", "2")));
+    Duration warmupTime =
+        Duration.ofSeconds(Integer.parseInt(a.getOrDefault("warmup-seconds", "2")));
     Duration conflictTime = Duration.ofSeconds(positive(a, "conflict-seconds", 20));
     int ingestRows = positive(a, "ingest-rows", 2_000_000);
     int commitEvery = positive(a, "commit-every", 100_000);
@@ -79,21 +83,42 @@ public final class SideBySide {
           for (BenchSystem system : alternate(systems, config++ + round)) {
             String name = system.name() + "-" + k + (pk ? "-pk" : "-append");
             if (round == 0 && !warmupTime.isZero()) {
-              Workloads.contention(system, spec, k, ROWS_PER_COMMIT, warmupTime,
-                  work.resolve("warmup-" + name));
+              Workloads.contention(
+                  system, spec, k, ROWS_PER_COMMIT, warmupTime, work.resolve("warmup-" + name));
             }
             settle(work);
-            Workloads.ContentionRun r = Workloads.contention(system, spec, k, ROWS_PER_COMMIT,
-                contentionTime, work.resolve("contention-" + name + "-" + round));
-            System.out.printf(Locale.ROOT, "round %d contention %-8s %-11s K=%d: %6.1f commits/s"
-                + " p50 %6.1f ms p99 %7.1f ms max %7.1f ms retries/commit %.2f gave up %d failed"
-                + " %d%n", round + 1, system.name(), pk ? "primary-key" : "append", k,
-                r.commitsPerSecond(), r.latencies().percentileMillis(50),
-                r.latencies().percentileMillis(99), r.latencies().maxMillis(),
-                r.commits() == 0 ? 0 : (double) r.retries() / r.commits(), r.gaveUp(),
+            Workloads.ContentionRun r =
+                Workloads.contention(
+                    system,
+                    spec,
+                    k,
+                    ROWS_PER_COMMIT,
+                    contentionTime,
+                    work.resolve("contention-" + name + "-" + round));
+            System.out.printf(
+                Locale.ROOT,
+                "round %d contention %-8s %-11s K=%d: %6.1f commits/s"
+                    + " p50 %6.1f ms p99 %7.1f ms max %7.1f ms retries/commit %.2f gave up %d failed"
+                    + " %d%n",
+                round + 1,
+                system.name(),
+                pk ? "primary-key" : "append",
+                k,
+                r.commitsPerSecond(),
+                r.latencies().percentileMillis(50),
+                r.latencies().percentileMillis(99),
+                r.latencies().maxMillis(),
+                r.commits() == 0 ? 0 : (double) r.retries() / r.commits(),
+                r.gaveUp(),
                 r.otherFailures());
-            runs.computeIfAbsent(system.name() + "|" + (pk ? TableSpec.PK_LABEL : TableSpec.APPEND_LABEL)
-                + "|" + k, x -> new ArrayList<>()).add(r);
+            runs.computeIfAbsent(
+                    system.name()
+                        + "|"
+                        + (pk ? TableSpec.PK_LABEL : TableSpec.APPEND_LABEL)
+                        + "|"
+                        + k,
+                    x -> new ArrayList<>())
+                .add(r);
           }
         }
       }
@@ -103,34 +128,55 @@ public final class SideBySide {
       String[] key = e.getKey().split("\\|");
       contention.add(Contention.pool(key[0], key[1], Integer.parseInt(key[2]), e.getValue()));
     }
-    contention.sort(Comparator.comparing(Contention::table).thenComparing(Contention::committers)
-        .thenComparing(Contention::system));
+    contention.sort(
+        Comparator.comparing(Contention::table)
+            .thenComparing(Contention::committers)
+            .thenComparing(Contention::system));
 
     List<FileConflicts> conflicts = new ArrayList<>();
     for (BenchSystem system : alternate(systems, config++)) {
       if (!warmupTime.isZero()) {
-        Workloads.fileConflicts(system, warmupTime, work.resolve("warmup-conflicts-" + system.name()));
+        Workloads.fileConflicts(
+            system, warmupTime, work.resolve("warmup-conflicts-" + system.name()));
       }
       settle(work);
-      FileConflicts f = Workloads.fileConflicts(system, conflictTime,
-          work.resolve("conflicts-" + system.name()));
-      System.out.printf(Locale.ROOT, "conflicts  %-8s commits %d failed %d (file conflicts %d, gave"
-          + " up %d) restarts %d correct %s%n", f.system(), f.commits(), f.failedCommits(),
-          f.fileConflicts(), f.gaveUp(), f.restarts(), f.tableCorrect());
+      FileConflicts f =
+          Workloads.fileConflicts(system, conflictTime, work.resolve("conflicts-" + system.name()));
+      System.out.printf(
+          Locale.ROOT,
+          "conflicts  %-8s commits %d failed %d (file conflicts %d, gave"
+              + " up %d) restarts %d correct %s%n",
+          f.system(),
+          f.commits(),
+          f.failedCommits(),
+          f.fileConflicts(),
+          f.gaveUp(),
+          f.restarts(),
+          f.tableCorrect());
       conflicts.add(f);
     }
     List<Ingest> ingest = new ArrayList<>();
     for (BenchSystem system : alternate(systems, config++)) {
       if (warmupRows > 0) {
-        Workloads.ingest(system, warmupRows, Math.min(commitEvery, warmupRows),
+        Workloads.ingest(
+            system,
+            warmupRows,
+            Math.min(commitEvery, warmupRows),
             work.resolve("warmup-ingest-" + system.name()));
       }
       settle(work);
-      Ingest i = Workloads.ingest(system, ingestRows, commitEvery,
-          work.resolve("ingest-" + system.name()));
-      System.out.printf(Locale.ROOT, "ingest     %-8s %d rows in %.1f s (%.0f rows/s); scan %.2f s"
-          + " (%.0f rows/s)%n", i.system(), i.rows(), i.ingestSeconds(), i.rowsPerSecond(),
-          i.scanSeconds(), i.scanRowsPerSecond());
+      Ingest i =
+          Workloads.ingest(
+              system, ingestRows, commitEvery, work.resolve("ingest-" + system.name()));
+      System.out.printf(
+          Locale.ROOT,
+          "ingest     %-8s %d rows in %.1f s (%.0f rows/s); scan %.2f s" + " (%.0f rows/s)%n",
+          i.system(),
+          i.rows(),
+          i.ingestSeconds(),
+          i.rowsPerSecond(),
+          i.scanSeconds(),
+          i.scanRowsPerSecond());
       ingest.add(i);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
@@ -143,17 +189,35 @@ public final class SideBySide {
     }
     String command = a.getOrDefault("command", "SideBySide " + String.join(" ", args));
     Files.createDirectories(out);
-    Files.writeString(out.resolve("commit-latency.svg"), LatencyPlot.svg(
-        "Commit latency, append table, write-only, local store",
-        contention.stream().filter(c -> c.table().equals(TableSpec.APPEND_LABEL)).toList()));
-    Files.writeString(out.resolve("commit-latency-pk.svg"), LatencyPlot.svg(
-        "Commit latency, primary-key table (4 buckets), write-only, local store",
-        contention.stream().filter(c -> c.table().equals(TableSpec.PK_LABEL)).toList()));
-    String report = ResultsReport.markdown(new ResultsReport.Run(command, versions, settings,
-        TableSpec.SHARED_OPTIONS, rounds, contentionTime, warmupTime, contention, conflicts, ingest,
-        seconds), "commit-latency.svg", "commit-latency-pk.svg");
-    Ratios ratios = Ratios.of(Instant.now() + ", load average " + ResultsReport.loadAverage(),
-        contention, ingest);
+    Files.writeString(
+        out.resolve("commit-latency.svg"),
+        LatencyPlot.svg(
+            "Commit latency, append table, write-only, local store",
+            contention.stream().filter(c -> c.table().equals(TableSpec.APPEND_LABEL)).toList()));
+    Files.writeString(
+        out.resolve("commit-latency-pk.svg"),
+        LatencyPlot.svg(
+            "Commit latency, primary-key table (4 buckets), write-only, local store",
+            contention.stream().filter(c -> c.table().equals(TableSpec.PK_LABEL)).toList()));
+    String report =
+        ResultsReport.markdown(
+            new ResultsReport.Run(
+                command,
+                versions,
+                settings,
+                TableSpec.SHARED_OPTIONS,
+                rounds,
+                contentionTime,
+                warmupTime,
+                contention,
+                conflicts,
+                ingest,
+                seconds),
+            "commit-latency.svg",
+            "commit-latency-pk.svg");
+    Ratios ratios =
+        Ratios.of(
+            Instant.now() + ", load average " + ResultsReport.loadAverage(), contention, ingest);
     if (a.containsKey("previous")) {
       Path previous = Path.of(a.get("previous"));
       if (Files.isRegularFile(previous)) {
@@ -162,8 +226,13 @@ public final class SideBySide {
     }
     Files.writeString(out.resolve("RESULTS.md"), report);
     ratios.write(out.resolve("ratios.csv"));
-    System.out.println("Wrote " + out.resolve("RESULTS.md") + ", " + out.resolve("commit-latency.svg")
-        + " and " + out.resolve("commit-latency-pk.svg"));
+    System.out.println(
+        "Wrote "
+            + out.resolve("RESULTS.md")
+            + ", "
+            + out.resolve("commit-latency.svg")
+            + " and "
+            + out.resolve("commit-latency-pk.svg"));
     deleteRecursively(work);
   }
 
@@ -189,7 +258,8 @@ public final class SideBySide {
       case "lockstep":
         return new LockstepSystem();
       default:
-        throw new IllegalArgumentException("Unknown system '" + name + "'; known: lockstep, paimon");
+        throw new IllegalArgumentException(
+            "Unknown system '" + name + "'; known: lockstep, paimon");
     }
   }
 

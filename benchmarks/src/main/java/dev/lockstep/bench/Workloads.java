@@ -36,8 +36,16 @@ public final class Workloads {
    * @param rowsExpected rows in landed commits (append table), or distinct keys in landed commits
    *     (primary-key table): what a full scan must read
    */
-  public record ContentionRun(long commits, double seconds, LatencyRecorder latencies, long retries,
-      long gaveUp, long otherFailures, long snapshots, long rowsRead, long rowsExpected) {
+  public record ContentionRun(
+      long commits,
+      double seconds,
+      LatencyRecorder latencies,
+      long retries,
+      long gaveUp,
+      long otherFailures,
+      long snapshots,
+      long rowsRead,
+      long rowsExpected) {
 
     public double commitsPerSecond() {
       return commits / seconds;
@@ -51,14 +59,28 @@ public final class Workloads {
    * @param perRoundCommitsPerSecond commits/s of each round, in round order
    * @param perRoundP99Millis p99 commit latency of each round, in round order
    */
-  public record Contention(String system, String table, int committers, long commits,
-      double seconds, double commitsPerSecond, double p50Millis, double p99Millis, double maxMillis,
-      double retriesPerCommit, long gaveUp, long otherFailures, long snapshots, long rowsRead,
-      long rowsExpected, double[] perRoundCommitsPerSecond, double[] perRoundP99Millis) {
+  public record Contention(
+      String system,
+      String table,
+      int committers,
+      long commits,
+      double seconds,
+      double commitsPerSecond,
+      double p50Millis,
+      double p99Millis,
+      double maxMillis,
+      double retriesPerCommit,
+      long gaveUp,
+      long otherFailures,
+      long snapshots,
+      long rowsRead,
+      long rowsExpected,
+      double[] perRoundCommitsPerSecond,
+      double[] perRoundP99Millis) {
 
     /** Pools the rounds of one system and configuration. */
-    public static Contention pool(String system, String table, int committers,
-        List<ContentionRun> rounds) {
+    public static Contention pool(
+        String system, String table, int committers, List<ContentionRun> rounds) {
       LatencyRecorder all = new LatencyRecorder();
       long commits = 0;
       double seconds = 0;
@@ -80,39 +102,74 @@ public final class Workloads {
         other += r.otherFailures();
         snapshots += r.snapshots();
         rowsRead += r.rowsRead();
-        rowsExpected = r.rowsExpected() < 0 || rowsExpected < 0 ? -1
-            : rowsExpected + r.rowsExpected();
+        rowsExpected =
+            r.rowsExpected() < 0 || rowsExpected < 0 ? -1 : rowsExpected + r.rowsExpected();
         perRoundRate[i] = r.commitsPerSecond();
         perRoundP99[i] = r.latencies().percentileMillis(99);
       }
-      return new Contention(system, table, committers, commits, seconds, commits / seconds,
-          all.percentileMillis(50), all.percentileMillis(99), all.maxMillis(),
-          commits == 0 ? 0 : (double) retries / commits, gaveUp, other, snapshots, rowsRead,
-          rowsExpected, perRoundRate, perRoundP99);
+      return new Contention(
+          system,
+          table,
+          committers,
+          commits,
+          seconds,
+          commits / seconds,
+          all.percentileMillis(50),
+          all.percentileMillis(99),
+          all.maxMillis(),
+          commits == 0 ? 0 : (double) retries / commits,
+          gaveUp,
+          other,
+          snapshots,
+          rowsRead,
+          rowsExpected,
+          perRoundRate,
+          perRoundP99);
     }
   }
 
   /**
    * Result of the file-conflict workload.
    *
-   * @param failedCommits every failed commit; {@code fileConflicts} and {@code gaveUp} are the parts
-   *     of it the system reported as a file conflict or as its retry budget running out
+   * @param failedCommits every failed commit; {@code fileConflicts} and {@code gaveUp} are the
+   *     parts of it the system reported as a file conflict or as its retry budget running out
    */
-  public record FileConflicts(String system, double seconds, long commits, long failedCommits,
-      long fileConflicts, long gaveUp, long restarts, boolean tableCorrect, int keysExpected,
+  public record FileConflicts(
+      String system,
+      double seconds,
+      long commits,
+      long failedCommits,
+      long fileConflicts,
+      long gaveUp,
+      long restarts,
+      boolean tableCorrect,
+      int keysExpected,
       int keysRead) {}
 
   /** Result of the ingest workload. */
-  public record Ingest(String system, long rows, int commitEvery, double ingestSeconds,
-      double rowsPerSecond, double scanSeconds, double scanRowsPerSecond, long rowsRead) {}
+  public record Ingest(
+      String system,
+      long rows,
+      int commitEvery,
+      double ingestSeconds,
+      double rowsPerSecond,
+      double scanSeconds,
+      double scanRowsPerSecond,
+      long rowsRead) {}
 
   /**
-   * K committers, each its own commit user, each committing {@code rowsPerCommit} rows per commit as
-   * fast as it can for {@code duration}; latency is of the commit call alone (prepare + commit, as a
-   * Flink sink's checkpoint does both).
+   * K committers, each its own commit user, each committing {@code rowsPerCommit} rows per commit
+   * as fast as it can for {@code duration}; latency is of the commit call alone (prepare + commit,
+   * as a Flink sink's checkpoint does both).
    */
-  public static ContentionRun contention(BenchSystem system, TableSpec spec, int committers,
-      int rowsPerCommit, Duration duration, Path work) throws Exception {
+  public static ContentionRun contention(
+      BenchSystem system,
+      TableSpec spec,
+      int committers,
+      int rowsPerCommit,
+      Duration duration,
+      Path work)
+      throws Exception {
     try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
       CyclicBarrier start = new CyclicBarrier(committers);
       ExecutorService pool = Executors.newFixedThreadPool(committers);
@@ -127,71 +184,79 @@ public final class Workloads {
         Set<Integer> landedKeys = new HashSet<>();
         committedKeys.add(landedKeys);
         int seed = c;
-        results.add(pool.submit(() -> {
-          long commits = 0;
-          long retries = 0;
-          long gaveUp = 0;
-          long other = 0;
-          long landedRows = 0;
-          // Rows written but not yet in a landed commit: a failed commit's files stay in its
-          // writer and go with the next commit.
-          long pendingRows = 0;
-          List<Integer> pendingKeys = new ArrayList<>();
-          SplittableRandom random = new SplittableRandom(seed);
-          try (BenchWriter writer = table.newWriter("committer-" + seed)) {
-            start.await();
-            synchronized (startedAt) {
-              if (startedAt[0] == 0) {
-                startedAt[0] = System.nanoTime();
-              }
-            }
-            long deadline = System.nanoTime() + duration.toNanos();
-            long identifier = 0;
-            while (System.nanoTime() < deadline) {
-              for (int r = 0; r < rowsPerCommit; r++) {
-                int key = random.nextInt(1_000_000);
-                writer.write(key, random.nextLong(), text(random.nextInt()));
-                pendingKeys.add(key);
-              }
-              pendingRows += rowsPerCommit;
-              // A commit the system gave up after its retry budget is committed again with the
-              // same identifier, as a job retrying its checkpoint would; its latency runs from the
-              // first attempt to the one that lands, so giving up never hides a slow commit.
-              long t0 = System.nanoTime();
-              identifier++;
-              for (int attempt = 1; ; attempt++) {
-                try {
-                  int retried = writer.commit(identifier);
-                  recorder.record(System.nanoTime() - t0);
-                  commits++;
-                  retries += Math.max(0, retried);
-                  landedRows += pendingRows;
-                  landedKeys.addAll(pendingKeys);
-                  pendingRows = 0;
-                  pendingKeys.clear();
-                  break;
-                } catch (Exception e) {
-                  FailureKind kind = system.classify(e);
-                  if (kind == FailureKind.RETRIES_EXHAUSTED) {
-                    if (gaveUp++ == 0) {
-                      System.err.println(system.name() + " gave up a commit (committed again): "
-                          + firstLine(e));
+        results.add(
+            pool.submit(
+                () -> {
+                  long commits = 0;
+                  long retries = 0;
+                  long gaveUp = 0;
+                  long other = 0;
+                  long landedRows = 0;
+                  // Rows written but not yet in a landed commit: a failed commit's files stay in
+                  // its
+                  // writer and go with the next commit.
+                  long pendingRows = 0;
+                  List<Integer> pendingKeys = new ArrayList<>();
+                  SplittableRandom random = new SplittableRandom(seed);
+                  try (BenchWriter writer = table.newWriter("committer-" + seed)) {
+                    start.await();
+                    synchronized (startedAt) {
+                      if (startedAt[0] == 0) {
+                        startedAt[0] = System.nanoTime();
+                      }
                     }
-                    if (attempt < MAX_RECOMMITS) {
-                      continue;
+                    long deadline = System.nanoTime() + duration.toNanos();
+                    long identifier = 0;
+                    while (System.nanoTime() < deadline) {
+                      for (int r = 0; r < rowsPerCommit; r++) {
+                        int key = random.nextInt(1_000_000);
+                        writer.write(key, random.nextLong(), text(random.nextInt()));
+                        pendingKeys.add(key);
+                      }
+                      pendingRows += rowsPerCommit;
+                      // A commit the system gave up after its retry budget is committed again with
+                      // the
+                      // same identifier, as a job retrying its checkpoint would; its latency runs
+                      // from the
+                      // first attempt to the one that lands, so giving up never hides a slow
+                      // commit.
+                      long t0 = System.nanoTime();
+                      identifier++;
+                      for (int attempt = 1; ; attempt++) {
+                        try {
+                          int retried = writer.commit(identifier);
+                          recorder.record(System.nanoTime() - t0);
+                          commits++;
+                          retries += Math.max(0, retried);
+                          landedRows += pendingRows;
+                          landedKeys.addAll(pendingKeys);
+                          pendingRows = 0;
+                          pendingKeys.clear();
+                          break;
+                        } catch (Exception e) {
+                          FailureKind kind = system.classify(e);
+                          if (kind == FailureKind.RETRIES_EXHAUSTED) {
+                            if (gaveUp++ == 0) {
+                              System.err.println(
+                                  system.name()
+                                      + " gave up a commit (committed again): "
+                                      + firstLine(e));
+                            }
+                            if (attempt < MAX_RECOMMITS) {
+                              continue;
+                            }
+                          }
+                          if (other++ == 0) {
+                            System.err.println(
+                                system.name() + " commit failed (" + kind + "): " + firstLine(e));
+                          }
+                          break;
+                        }
+                      }
                     }
                   }
-                  if (other++ == 0) {
-                    System.err.println(system.name() + " commit failed (" + kind + "): "
-                        + firstLine(e));
-                  }
-                  break;
-                }
-              }
-            }
-          }
-          return new long[] {commits, retries, gaveUp, other, landedRows};
-        }));
+                  return new long[] {commits, retries, gaveUp, other, landedRows};
+                }));
       }
       long commits = 0;
       long retries = 0;
@@ -213,15 +278,23 @@ public final class Workloads {
       BenchTable.ScanResult scan = table.scan(false);
       Set<Integer> distinctKeys = new HashSet<>();
       committedKeys.forEach(distinctKeys::addAll);
-      return new ContentionRun(commits, seconds, all, retries, gaveUp, other,
-          table.snapshotCount(), scan.rows(), spec.primaryKey() ? distinctKeys.size() : landedRows);
+      return new ContentionRun(
+          commits,
+          seconds,
+          all,
+          retries,
+          gaveUp,
+          other,
+          table.snapshotCount(),
+          scan.rows(),
+          spec.primaryKey() ? distinctKeys.size() : landedRows);
     }
   }
 
   /**
    * Two writers, compaction on (trigger 2), one primary-key bucket, for {@code duration}. A failed
-   * commit counts, the writer restarts (a new writer, as a job restart would) and replays its batch, so
-   * that the final table can be checked against the model.
+   * commit counts, the writer restarts (a new writer, as a job restart would) and replays its
+   * batch, so that the final table can be checked against the model.
    */
   public static FileConflicts fileConflicts(BenchSystem system, Duration duration, Path work)
       throws Exception {
@@ -233,54 +306,60 @@ public final class Workloads {
       List<Map<Integer, Long>> models = List.of(new HashMap<>(), new HashMap<>());
       for (int w = 0; w < 2; w++) {
         int me = w;
-        results.add(pool.submit(() -> {
-          SplittableRandom random = new SplittableRandom(100 + me);
-          Map<Integer, Long> model = models.get(me);
-          long commits = 0;
-          long failed = 0;
-          long fileConflicts = 0;
-          long gaveUp = 0;
-          long restarts = 0;
-          long identifier = 0;
-          long value = 0;
-          String user = "compacting-writer-" + me;
-          BenchWriter writer = table.newWriter(user);
-          try {
-            start.await();
-            long deadline = System.nanoTime() + duration.toNanos();
-            while (System.nanoTime() < deadline) {
-              Map<Integer, Long> batch = new HashMap<>();
-              for (int r = 0; r < 100; r++) {
-                batch.put(random.nextInt(1000) * 2 + me, ++value);
-              }
-              while (true) {
-                for (Map.Entry<Integer, Long> e : batch.entrySet()) {
-                  writer.write(e.getKey(), e.getValue(), text(e.getKey()));
-                }
-                try {
-                  writer.commit(++identifier);
-                  commits++;
-                  model.putAll(batch);
-                  break;
-                } catch (Exception e) {
-                  FailureKind kind = system.classify(e);
-                  fileConflicts += kind == FailureKind.FILE_CONFLICT ? 1 : 0;
-                  gaveUp += kind == FailureKind.RETRIES_EXHAUSTED ? 1 : 0;
-                  if (failed++ == 0) {
-                    System.err.println(system.name() + " commit failed (" + kind
-                        + "), restarting the writer: " + firstLine(e));
+        results.add(
+            pool.submit(
+                () -> {
+                  SplittableRandom random = new SplittableRandom(100 + me);
+                  Map<Integer, Long> model = models.get(me);
+                  long commits = 0;
+                  long failed = 0;
+                  long fileConflicts = 0;
+                  long gaveUp = 0;
+                  long restarts = 0;
+                  long identifier = 0;
+                  long value = 0;
+                  String user = "compacting-writer-" + me;
+                  BenchWriter writer = table.newWriter(user);
+                  try {
+                    start.await();
+                    long deadline = System.nanoTime() + duration.toNanos();
+                    while (System.nanoTime() < deadline) {
+                      Map<Integer, Long> batch = new HashMap<>();
+                      for (int r = 0; r < 100; r++) {
+                        batch.put(random.nextInt(1000) * 2 + me, ++value);
+                      }
+                      while (true) {
+                        for (Map.Entry<Integer, Long> e : batch.entrySet()) {
+                          writer.write(e.getKey(), e.getValue(), text(e.getKey()));
+                        }
+                        try {
+                          writer.commit(++identifier);
+                          commits++;
+                          model.putAll(batch);
+                          break;
+                        } catch (Exception e) {
+                          FailureKind kind = system.classify(e);
+                          fileConflicts += kind == FailureKind.FILE_CONFLICT ? 1 : 0;
+                          gaveUp += kind == FailureKind.RETRIES_EXHAUSTED ? 1 : 0;
+                          if (failed++ == 0) {
+                            System.err.println(
+                                system.name()
+                                    + " commit failed ("
+                                    + kind
+                                    + "), restarting the writer: "
+                                    + firstLine(e));
+                          }
+                          restarts++;
+                          closeQuietly(writer);
+                          writer = table.newWriter(user);
+                        }
+                      }
+                    }
+                  } finally {
+                    closeQuietly(writer);
                   }
-                  restarts++;
-                  closeQuietly(writer);
-                  writer = table.newWriter(user);
-                }
-              }
-            }
-          } finally {
-            closeQuietly(writer);
-          }
-          return new long[] {commits, failed, fileConflicts, gaveUp, restarts};
-        }));
+                  return new long[] {commits, failed, fileConflicts, gaveUp, restarts};
+                }));
       }
       long t0 = System.nanoTime();
       long commits = 0;
@@ -301,9 +380,17 @@ public final class Workloads {
       Map<Integer, Long> expected = new HashMap<>(models.get(0));
       expected.putAll(models.get(1));
       BenchTable.ScanResult scan = table.scan(true);
-      return new FileConflicts(system.name(), seconds, commits, failed, fileConflicts, gaveUp,
+      return new FileConflicts(
+          system.name(),
+          seconds,
+          commits,
+          failed,
+          fileConflicts,
+          gaveUp,
           restarts,
-          scan.keyToValue().equals(expected), expected.size(), scan.keyToValue().size());
+          scan.keyToValue().equals(expected),
+          expected.size(),
+          scan.keyToValue().size());
     }
   }
 
@@ -331,8 +418,15 @@ public final class Workloads {
       long t1 = System.nanoTime();
       BenchTable.ScanResult scan = table.scan(false);
       double scanSeconds = (System.nanoTime() - t1) / 1e9;
-      return new Ingest(system.name(), rows, commitEvery, ingestSeconds, rows / ingestSeconds, scanSeconds,
-          scan.rows() / scanSeconds, scan.rows());
+      return new Ingest(
+          system.name(),
+          rows,
+          commitEvery,
+          ingestSeconds,
+          rows / ingestSeconds,
+          scanSeconds,
+          scan.rows() / scanSeconds,
+          scan.rows());
     }
   }
 

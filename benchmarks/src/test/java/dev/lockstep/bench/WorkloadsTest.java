@@ -17,9 +17,14 @@ class WorkloadsTest {
       fast.record(i * 1_000_000L);
       slow.record((100 + i) * 1_000_000L);
     }
-    Contention c = Contention.pool("lockstep", "append", 8, List.of(
-        new ContentionRun(100, 10, fast, 20, 1, 0, 100, 10_000, 10_000),
-        new ContentionRun(100, 20, slow, 40, 2, 3, 100, 10_000, 10_000)));
+    Contention c =
+        Contention.pool(
+            "lockstep",
+            "append",
+            8,
+            List.of(
+                new ContentionRun(100, 10, fast, 20, 1, 0, 100, 10_000, 10_000),
+                new ContentionRun(100, 20, slow, 40, 2, 3, 100, 10_000, 10_000)));
 
     assertThat(c.commits()).isEqualTo(200);
     assertThat(c.commitsPerSecond()).isEqualTo(200 / 30.0);
@@ -36,9 +41,14 @@ class WorkloadsTest {
 
   @Test
   void expectedRowsAddUpOverRoundsEachOnItsOwnTable() {
-    Contention c = Contention.pool("paimon", "pk", 1, List.of(
-        new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 90, 90),
-        new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 95, 96)));
+    Contention c =
+        Contention.pool(
+            "paimon",
+            "pk",
+            1,
+            List.of(
+                new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 90, 90),
+                new ContentionRun(1, 1, new LatencyRecorder(), 0, 0, 0, 1, 95, 96)));
     assertThat(c.rowsRead()).isEqualTo(185);
     assertThat(c.rowsExpected()).isEqualTo(186);
   }

@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * What the command line lets libraries log (issue 25). By default client libraries (ZooKeeper,
- * Curator, HikariCP, the AWS SDK, Hadoop) log nothing: a dead ZooKeeper otherwise prints a WARN and a
- * stack trace for every reconnect before the one line that says what is wrong. Lockstep's own
+ * Curator, HikariCP, the AWS SDK, Hadoop) log nothing: a dead ZooKeeper otherwise prints a WARN and
+ * a stack trace for every reconnect before the one line that says what is wrong. Lockstep's own
  * warnings still show. {@code --verbose} lets every logger through from INFO up, on standard error,
  * and adds the stack trace to the one-line error.
  *

@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What one stress writer committed, as one line of its process's result file:
- * {@code user identifier snapshotId latencyNanos retries giveUps dropped k:v,k:v,...}.
+ * What one stress writer committed, as one line of its process's result file: {@code user
+ * identifier snapshotId latencyNanos retries giveUps dropped k:v,k:v,...}.
  *
  * @param snapshotId the APPEND snapshot that holds this commit's rows
  * @param retries snapshot conflicts rebased inside the engine's commit loop
@@ -15,14 +15,33 @@ import java.util.List;
  * @param keys the keys written, in write order
  * @param values the values written, in write order
  */
-record CommitRecord(String user, long identifier, long snapshotId, long latencyNanos, int retries,
-    int giveUps, int droppedCompactions, int[] keys, long[] values) {
+record CommitRecord(
+    String user,
+    long identifier,
+    long snapshotId,
+    long latencyNanos,
+    int retries,
+    int giveUps,
+    int droppedCompactions,
+    int[] keys,
+    long[] values) {
 
   String toLine() {
     StringBuilder sb = new StringBuilder();
-    sb.append(user).append(' ').append(identifier).append(' ').append(snapshotId).append(' ')
-        .append(latencyNanos).append(' ').append(retries).append(' ').append(giveUps).append(' ')
-        .append(droppedCompactions).append(' ');
+    sb.append(user)
+        .append(' ')
+        .append(identifier)
+        .append(' ')
+        .append(snapshotId)
+        .append(' ')
+        .append(latencyNanos)
+        .append(' ')
+        .append(retries)
+        .append(' ')
+        .append(giveUps)
+        .append(' ')
+        .append(droppedCompactions)
+        .append(' ');
     for (int i = 0; i < keys.length; i++) {
       if (i > 0) {
         sb.append(',');
@@ -47,8 +66,15 @@ record CommitRecord(String user, long identifier, long snapshotId, long latencyN
       values[i] = Long.parseLong(pairs[i].substring(colon + 1));
     }
     kv.clear();
-    return new CommitRecord(parts[0], Long.parseLong(parts[1]), Long.parseLong(parts[2]),
-        Long.parseLong(parts[3]), Integer.parseInt(parts[4]), Integer.parseInt(parts[5]),
-        Integer.parseInt(parts[6]), keys, values);
+    return new CommitRecord(
+        parts[0],
+        Long.parseLong(parts[1]),
+        Long.parseLong(parts[2]),
+        Long.parseLong(parts[3]),
+        Integer.parseInt(parts[4]),
+        Integer.parseInt(parts[5]),
+        Integer.parseInt(parts[6]),
+        keys,
+        values);
   }
 }

@@ -18,7 +18,6 @@ import dev.lockstep.lock.LockServiceDiscovery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -28,34 +27,43 @@ import picocli.CommandLine.Option;
 /**
  * {@code lockstep conformance}: the vendor kit against any store URI and lock type, with no code.
  *
- * <p>With {@code --store}, the declared capabilities are what the store's jar claims (the mixins its
- * {@code FileIO} implements) and, with {@code --lock}, a lock; the kit then checks each claim. With
- * {@code --properties}, the file declares them (see the conformance-tests README). Exit 0 only when
- * every declared capability holds.
+ * <p>With {@code --store}, the declared capabilities are what the store's jar claims (the mixins
+ * its {@code FileIO} implements) and, with {@code --lock}, a lock; the kit then checks each claim.
+ * With {@code --properties}, the file declares them (see the conformance-tests README). Exit 0 only
+ * when every declared capability holds.
  */
-@Command(name = "conformance", mixinStandardHelpOptions = true,
+@Command(
+    name = "conformance",
+    mixinStandardHelpOptions = true,
     description = "Prove that a store (and a lock service) keeps Lockstep's contract.")
 final class ConformanceCommand implements Callable<Integer> {
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--store", paramLabel = "URI",
+  @Option(
+      names = "--store",
+      paramLabel = "URI",
       description = "A fresh, empty test directory or prefix, e.g. s3://bucket/conformance")
   String store;
 
-  @Option(names = {"-o", "--option"}, paramLabel = "KEY=VALUE",
+  @Option(
+      names = {"-o", "--option"},
+      paramLabel = "KEY=VALUE",
       description = "A catalog option (store and lock options), repeatable")
   Map<String, String> options;
 
   @Option(names = "--lock", paramLabel = "TYPE", description = "Also check this lock.type")
   String lock;
 
-  @Option(names = "--properties", paramLabel = "FILE",
+  @Option(
+      names = "--properties",
+      paramLabel = "FILE",
       description = "A properties file naming uri, capabilities and options")
   java.nio.file.Path properties;
 
-  @Option(names = "--report", paramLabel = "DIR",
+  @Option(
+      names = "--report",
+      paramLabel = "DIR",
       description = "Write conformance-report.html and JUnit XML here")
   java.nio.file.Path report;
 
@@ -78,14 +86,17 @@ final class ConformanceCommand implements Callable<Integer> {
       out.println(json(result));
     } else {
       java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
-      try (java.io.PrintStream ps = new java.io.PrintStream(buffer, true,
-          java.nio.charset.StandardCharsets.UTF_8)) {
+      try (java.io.PrintStream ps =
+          new java.io.PrintStream(buffer, true, java.nio.charset.StandardCharsets.UTF_8)) {
         ConformanceRunner.printSummary(result, ps);
       }
       out.print(buffer.toString(java.nio.charset.StandardCharsets.UTF_8));
       if (report != null) {
-        out.println("Reports: " + report.resolve(ConformanceRunner.HTML_REPORT) + " and "
-            + report.resolve(ConformanceRunner.XML_REPORT));
+        out.println(
+            "Reports: "
+                + report.resolve(ConformanceRunner.HTML_REPORT)
+                + " and "
+                + report.resolve(ConformanceRunner.XML_REPORT));
       }
     }
     out.flush();
@@ -103,16 +114,20 @@ final class ConformanceCommand implements Callable<Integer> {
       return ConformanceTarget.fromProperties(properties);
     }
     if (store == null) {
-      throw new UserError("missing --store URI (a fresh test directory or prefix) or --properties"
-          + " FILE; see 'lockstep conformance --help'");
+      throw new UserError(
+          "missing --store URI (a fresh test directory or prefix) or --properties"
+              + " FILE; see 'lockstep conformance --help'");
     }
     Map<String, String> opts = new LinkedHashMap<>(KeyValues.trimmed(options));
     OptionKeys.validate(opts);
     if (lock != null) {
       opts.put(LockOptions.LOCK_TYPE, lock);
       if (!LockServiceDiscovery.factories(getClass().getClassLoader()).containsKey(lock)) {
-        throw new UserError("unknown lock type '" + lock + "'. Lock types found: "
-            + LockServiceDiscovery.factories(getClass().getClassLoader()).keySet());
+        throw new UserError(
+            "unknown lock type '"
+                + lock
+                + "'. Lock types found: "
+                + LockServiceDiscovery.factories(getClass().getClassLoader()).keySet());
       }
     }
     // Reachable first (within seconds), so that finding the store's capabilities below cannot sit

@@ -11,8 +11,8 @@ import java.math.RoundingMode;
 /** Every JSON the command line prints is built as a Jackson tree and written on one line. */
 final class Json {
 
-  private static final ObjectMapper MAPPER = new ObjectMapper()
-      .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper().enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
 
   private Json() {}
 

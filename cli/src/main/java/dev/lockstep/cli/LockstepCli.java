@@ -8,8 +8,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code lockstep} command. Every failure a user can cause ends in one line on standard error that
- * names the file or option and the fix, and a non-zero exit code:
+ * The {@code lockstep} command. Every failure a user can cause ends in one line on standard error
+ * that names the file or option and the fix, and a non-zero exit code:
  *
  * <ul>
  *   <li>0: done, every invariant or declared capability holds;
@@ -18,23 +18,31 @@ import picocli.CommandLine.Command;
  *   <li>3: an environment error (unreachable server, corrupt or missing table file).
  * </ul>
  */
-@Command(name = "lockstep", mixinStandardHelpOptions = true,
+@Command(
+    name = "lockstep",
+    mixinStandardHelpOptions = true,
     versionProvider = LockstepCli.Version.class,
     description = "Safe concurrent snapshot commits on any storage.",
-    subcommands = {StressCommand.class, ConformanceCommand.class, TableCommand.class,
-        AutoComplete.GenerateCompletion.class})
+    subcommands = {
+      StressCommand.class,
+      ConformanceCommand.class,
+      TableCommand.class,
+      AutoComplete.GenerateCompletion.class
+    })
 public final class LockstepCli implements Runnable {
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @CommandLine.Option(names = CliLogging.VERBOSE, scope = CommandLine.ScopeType.INHERIT,
+  @CommandLine.Option(
+      names = CliLogging.VERBOSE,
+      scope = CommandLine.ScopeType.INHERIT,
       description = "Show client libraries' logging (INFO and up) and the stack trace of an error")
   boolean verbose;
 
   public static void main(String[] args) {
     CliLogging.configure(CliLogging.requested(args));
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(
+        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /** Runs the command line and returns the exit code (for tests). */
@@ -49,13 +57,15 @@ public final class LockstepCli implements Runnable {
     return cli.execute(args);
   }
 
-  /** Durations on the command line, as options write them ({@code 10s}, {@code 30 min}, {@code 1d}). */
+  /**
+   * Durations on the command line, as options write them ({@code 10s}, {@code 30 min}, {@code 1d}).
+   */
   static Duration duration(String text) {
     try {
       return Durations.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new CommandLine.TypeConversionException("'" + text + "' is not a duration; write for"
-          + " example 10s, 30 min, 1d");
+      throw new CommandLine.TypeConversionException(
+          "'" + text + "' is not a duration; write for" + " example 10s, 30 min, 1d");
     }
   }
 

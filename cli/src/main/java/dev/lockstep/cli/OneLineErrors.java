@@ -13,8 +13,8 @@ import picocli.CommandLine;
  * Turns every failure into one line on standard error with the fix, and an exit code. A stack trace
  * is printed only with {@code --verbose} or {@code LOCKSTEP_DEBUG=1}.
  */
-final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
-    CommandLine.IParameterExceptionHandler {
+final class OneLineErrors
+    implements CommandLine.IExecutionExceptionHandler, CommandLine.IParameterExceptionHandler {
 
   static final int BROKEN = 1;
   static final int BAD_INPUT = 2;
@@ -23,14 +23,19 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
   @Override
   public int handleParseException(CommandLine.ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
-    cmd.getErr().println("lockstep: " + e.getMessage() + ". See '" + cmd.getCommandSpec().qualifiedName()
-        + " --help'.");
+    cmd.getErr()
+        .println(
+            "lockstep: "
+                + e.getMessage()
+                + ". See '"
+                + cmd.getCommandSpec().qualifiedName()
+                + " --help'.");
     return BAD_INPUT;
   }
 
   @Override
-  public int handleExecutionException(Exception e, CommandLine cmd,
-      CommandLine.ParseResult parseResult) {
+  public int handleExecutionException(
+      Exception e, CommandLine cmd, CommandLine.ParseResult parseResult) {
     if (CliLogging.verbose() || "1".equals(System.getenv("LOCKSTEP_DEBUG"))) {
       e.printStackTrace(cmd.getErr());
     }
@@ -41,10 +46,11 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
   /** Unwraps the wrappers that carry no message of their own. */
   static Throwable unwrap(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && (t instanceof java.util.concurrent.ExecutionException
-        || t instanceof UncheckedIOException
-        || t instanceof java.lang.reflect.InvocationTargetException
-        || t instanceof java.util.concurrent.CompletionException)) {
+    while (t.getCause() != null
+        && (t instanceof java.util.concurrent.ExecutionException
+            || t instanceof UncheckedIOException
+            || t instanceof java.lang.reflect.InvocationTargetException
+            || t instanceof java.util.concurrent.CompletionException)) {
       t = t.getCause();
     }
     return t;
@@ -65,13 +71,16 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
     Throwable t = unwrap(e);
     String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
     message = message.replace('\n', ' ');
-    if (t instanceof UserError || t instanceof IllegalArgumentException
+    if (t instanceof UserError
+        || t instanceof IllegalArgumentException
         || t instanceof CommitStrategyUnavailableException
         || t instanceof CommitStateUnknownException) {
       return message;
     }
     if (t instanceof FileNotFoundException || t instanceof NoSuchFileException) {
-      return "missing file: " + message + ". The table references a file that is gone; restore it"
+      return "missing file: "
+          + message
+          + ". The table references a file that is gone; restore it"
           + " from backup, or roll the table back to a snapshot that does not reference it"
           + " ('lockstep table check' lists every such reference, 'lockstep table rollback"
           + " --to-snapshot N' rolls back).";
@@ -80,7 +89,10 @@ final class OneLineErrors implements CommandLine.IExecutionExceptionHandler,
       return message; // says what cannot be reached and the fix already
     }
     if (t instanceof ConnectException || rootCause(t) instanceof ConnectException) {
-      return "cannot reach a server: " + message + " (" + rootCause(t).getMessage()
+      return "cannot reach a server: "
+          + message
+          + " ("
+          + rootCause(t).getMessage()
           + "). Check the endpoint or connect-string option and that the server is running.";
     }
     if (t instanceof IOException) {

@@ -10,9 +10,9 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The command line's view of the declared options, so that a misspelt key is refused with the nearest
- * known key instead of being silently ignored (which, for {@code lock.enabled}, would commit without
- * the lock the user asked for).
+ * The command line's view of the declared options, so that a misspelt key is refused with the
+ * nearest known key instead of being silently ignored (which, for {@code lock.enabled}, would
+ * commit without the lock the user asked for).
  *
  * <p>Every store loader, lock factory and {@code OptionsProvider} on the class path declares its
  * options ({@link CatalogOptions}, through {@code ServiceLoader}); the check and its message are
@@ -49,8 +49,8 @@ final class OptionKeys {
   /**
    * Checks every key of {@code options}.
    *
-   * @throws dev.lockstep.options.UnknownOptionException naming the first unknown key and the nearest
-   *     known one (printed as one line, exit code 2)
+   * @throws dev.lockstep.options.UnknownOptionException naming the first unknown key and the
+   *     nearest known one (printed as one line, exit code 2)
    */
   static void validate(Map<String, String> options) {
     CATALOG.check(options);

@@ -57,13 +57,17 @@ final class Preflight {
     LockOptions lock = LockOptions.from(options);
     if (lock.enabled()) {
       if (lock.type() == null) {
-        throw new UserError("option 'lock.enabled=true' needs 'lock.type'; lock types found: "
-            + LockServiceDiscovery.factories(Preflight.class.getClassLoader()).keySet());
+        throw new UserError(
+            "option 'lock.enabled=true' needs 'lock.type'; lock types found: "
+                + LockServiceDiscovery.factories(Preflight.class.getClassLoader()).keySet());
       }
       if (!LockServiceDiscovery.factories(Preflight.class.getClassLoader())
           .containsKey(lock.type())) {
-        throw new UserError("unknown lock.type '" + lock.type() + "'; lock types found: "
-            + LockServiceDiscovery.factories(Preflight.class.getClassLoader()).keySet());
+        throw new UserError(
+            "unknown lock.type '"
+                + lock.type()
+                + "'; lock types found: "
+                + LockServiceDiscovery.factories(Preflight.class.getClassLoader()).keySet());
       }
     }
     String key = Identifier.parse(table).fullName();
@@ -71,22 +75,30 @@ final class Preflight {
       if (!lock.enabled()) {
         // Refuses, with the fix, a store where no lock-free strategy is safe.
         SnapshotCommitter.builder(io, Path.of(warehouse).child(".preflight"), key)
-            .options(CommitOptions.from(options)).build().close();
+            .options(CommitOptions.from(options))
+            .build()
+            .close();
         return;
       }
       try (LockService service = LockServiceDiscovery.open(options)) {
         Optional<Lease> lease = service.acquire(key, lock.acquireTimeout());
         if (lease.isEmpty()) {
-          throw new UserError("could not acquire the lock of " + key + " through lock.type '"
-              + lock.type() + "' within " + Durations.format(lock.acquireTimeout())
-              + " (option 'lock-acquire-timeout'); is another job holding it, or is the lock"
-              + " service unreachable?", OneLineErrors.ENVIRONMENT);
+          throw new UserError(
+              "could not acquire the lock of "
+                  + key
+                  + " through lock.type '"
+                  + lock.type()
+                  + "' within "
+                  + Durations.format(lock.acquireTimeout())
+                  + " (option 'lock-acquire-timeout'); is another job holding it, or is the lock"
+                  + " service unreachable?",
+              OneLineErrors.ENVIRONMENT);
         }
         lease.get().close();
       }
     } catch (IOException e) {
-      throw new UserError("cannot use the lock or store: " + OneLineErrors.describe(e),
-          OneLineErrors.ENVIRONMENT);
+      throw new UserError(
+          "cannot use the lock or store: " + OneLineErrors.describe(e), OneLineErrors.ENVIRONMENT);
     }
   }
 }

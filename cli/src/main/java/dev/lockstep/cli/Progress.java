@@ -38,12 +38,20 @@ final class Progress {
       }
       int width = 30;
       int filled = total == 0 ? width : (int) Math.min(width, done * width / total);
-      out.print(String.format(Locale.ROOT, "\r  [%s%s] %d/%d %s  %.1f/s ", "#".repeat(filled),
-          "-".repeat(width - filled), done, total, what, done / seconds));
+      out.print(
+          String.format(
+              Locale.ROOT,
+              "\r  [%s%s] %d/%d %s  %.1f/s ",
+              "#".repeat(filled),
+              "-".repeat(width - filled),
+              done,
+              total,
+              what,
+              done / seconds));
       out.flush();
     } else if (now - lastPrinted >= PLAIN_EVERY_NANOS) {
-      out.println(String.format(Locale.ROOT, "  %d/%d %s (%.1f/s)", done, total, what,
-          done / seconds));
+      out.println(
+          String.format(Locale.ROOT, "  %d/%d %s (%.1f/s)", done, total, what, done / seconds));
       out.flush();
     } else {
       return;

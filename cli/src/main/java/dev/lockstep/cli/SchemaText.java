@@ -14,8 +14,9 @@ final class SchemaText {
     Schema.Builder builder = Schema.newBuilder();
     List<String> columns = splitTopLevel(text);
     if (columns.isEmpty() || text.isBlank()) {
-      throw new UserError("--schema is empty; write for example --schema \"k INT NOT NULL, v BIGINT,"
-          + " s STRING\"");
+      throw new UserError(
+          "--schema is empty; write for example --schema \"k INT NOT NULL, v BIGINT,"
+              + " s STRING\"");
     }
     for (String column : columns) {
       String c = column.trim();

@@ -26,8 +26,17 @@ import java.util.TreeMap;
  * @param deadlineMillis epoch milliseconds after which writers stop early (0: none)
  * @param options catalog options ({@code -o})
  */
-record StressConfig(String warehouse, String table, int writers, int processes, int commits,
-    int rows, int keySpace, String compaction, long deadlineMillis, Map<String, String> options) {
+record StressConfig(
+    String warehouse,
+    String table,
+    int writers,
+    int processes,
+    int commits,
+    int rows,
+    int keySpace,
+    String compaction,
+    long deadlineMillis,
+    Map<String, String> options) {
 
   void write(Path file) throws IOException {
     Properties p = new Properties();
@@ -57,10 +66,16 @@ record StressConfig(String warehouse, String table, int writers, int processes, 
         options.put(key.substring("option.".length()), p.getProperty(key));
       }
     }
-    return new StressConfig(p.getProperty("warehouse"), p.getProperty("table"),
-        Integer.parseInt(p.getProperty("writers")), Integer.parseInt(p.getProperty("processes")),
-        Integer.parseInt(p.getProperty("commits")), Integer.parseInt(p.getProperty("rows")),
-        Integer.parseInt(p.getProperty("key-space")), p.getProperty("compaction"),
-        Long.parseLong(p.getProperty("deadline-millis")), options);
+    return new StressConfig(
+        p.getProperty("warehouse"),
+        p.getProperty("table"),
+        Integer.parseInt(p.getProperty("writers")),
+        Integer.parseInt(p.getProperty("processes")),
+        Integer.parseInt(p.getProperty("commits")),
+        Integer.parseInt(p.getProperty("rows")),
+        Integer.parseInt(p.getProperty("key-space")),
+        p.getProperty("compaction"),
+        Long.parseLong(p.getProperty("deadline-millis")),
+        options);
   }
 }

@@ -14,9 +14,10 @@ record StressTable(FileIO fileIO, FileSystemCatalog catalog, FileStoreTable tabl
   static StressTable open(StressConfig config) throws IOException {
     FileIO io = FileIODiscovery.open(Path.of(config.warehouse()), config.options());
     try {
-      FileSystemCatalog catalog = new FileSystemCatalog(io, Path.of(config.warehouse()),
-          config.options());
-      return new StressTable(io, catalog, catalog.getTable(StressWorker.identifier(config.table())));
+      FileSystemCatalog catalog =
+          new FileSystemCatalog(io, Path.of(config.warehouse()), config.options());
+      return new StressTable(
+          io, catalog, catalog.getTable(StressWorker.identifier(config.table())));
     } catch (IOException | RuntimeException e) {
       io.close();
       throw e;

@@ -36,32 +36,72 @@ final class StressVerifier {
   }
 
   /** The verdict and the numbers. */
-  record Report(boolean ok, List<String> problems, long commits, long expectedCommits,
-      double seconds, double commitsPerSecond, double p50Millis, double p99Millis,
-      double maxMillis, long retries, long giveUps, long compactionsDropped,
-      long compactionFileConflicts, long dedicatedCompactions, long snapshots, long appendSnapshots,
-      long compactSnapshots, int keys) {
+  record Report(
+      boolean ok,
+      List<String> problems,
+      long commits,
+      long expectedCommits,
+      double seconds,
+      double commitsPerSecond,
+      double p50Millis,
+      double p99Millis,
+      double maxMillis,
+      long retries,
+      long giveUps,
+      long compactionsDropped,
+      long compactionFileConflicts,
+      long dedicatedCompactions,
+      long snapshots,
+      long appendSnapshots,
+      long compactSnapshots,
+      int keys) {
 
     String toText() {
       StringBuilder sb = new StringBuilder();
-      sb.append(String.format(Locale.ROOT, "  commits          %d of %d planned%n", commits,
-          expectedCommits));
-      sb.append(String.format(Locale.ROOT, "  throughput       %.1f commits/s over %.1f s%n",
-          commitsPerSecond, seconds));
-      sb.append(String.format(Locale.ROOT,
-          "  commit latency   p50 %.1f ms, p99 %.1f ms, max %.1f ms%n", p50Millis, p99Millis,
-          maxMillis));
-      sb.append(String.format(Locale.ROOT, "  retries          %d snapshot conflicts rebased;"
-          + " %d commits re-sent after the engine gave up%n", retries, giveUps));
-      sb.append(String.format(Locale.ROOT, "  conflicts        %d compactions dropped after a file"
-          + " conflict and redone; %d in the dedicated job%n", compactionsDropped,
-          compactionFileConflicts));
-      sb.append(String.format(Locale.ROOT, "  snapshots        %d (%d APPEND, %d COMPACT)%n",
-          snapshots, appendSnapshots, compactSnapshots));
+      sb.append(
+          String.format(
+              Locale.ROOT, "  commits          %d of %d planned%n", commits, expectedCommits));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  throughput       %.1f commits/s over %.1f s%n",
+              commitsPerSecond,
+              seconds));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  commit latency   p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+              p50Millis,
+              p99Millis,
+              maxMillis));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  retries          %d snapshot conflicts rebased;"
+                  + " %d commits re-sent after the engine gave up%n",
+              retries,
+              giveUps));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  conflicts        %d compactions dropped after a file"
+                  + " conflict and redone; %d in the dedicated job%n",
+              compactionsDropped,
+              compactionFileConflicts));
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "  snapshots        %d (%d APPEND, %d COMPACT)%n",
+              snapshots,
+              appendSnapshots,
+              compactSnapshots));
       if (ok) {
-        sb.append(String.format(Locale.ROOT, "  verdict          OK: every commit is in exactly one"
-            + " snapshot, every commit id is unique, and the table equals the model (%d keys)",
-            keys));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "  verdict          OK: every commit is in exactly one"
+                    + " snapshot, every commit id is unique, and the table equals the model (%d keys)",
+                keys));
       } else {
         sb.append("  verdict          FAILED:");
         for (String p : problems) {
@@ -78,8 +118,10 @@ final class StressVerifier {
       root.put("expectedCommits", expectedCommits);
       root.put("seconds", Json.threeDecimals(seconds));
       root.put("commitsPerSecond", Json.threeDecimals(commitsPerSecond));
-      root.putObject("commitLatencyMillis").put("p50", Json.threeDecimals(p50Millis))
-          .put("p99", Json.threeDecimals(p99Millis)).put("max", Json.threeDecimals(maxMillis));
+      root.putObject("commitLatencyMillis")
+          .put("p50", Json.threeDecimals(p50Millis))
+          .put("p99", Json.threeDecimals(p99Millis))
+          .put("max", Json.threeDecimals(maxMillis));
       root.put("retries", retries);
       root.put("giveUps", giveUps);
       root.put("conflictsResolved", compactionsDropped + compactionFileConflicts);
@@ -93,8 +135,9 @@ final class StressVerifier {
     }
   }
 
-  static Report verify(StressConfig config, List<Path> resultFiles, double seconds,
-      Compaction compaction) throws IOException {
+  static Report verify(
+      StressConfig config, List<Path> resultFiles, double seconds, Compaction compaction)
+      throws IOException {
     List<CommitRecord> records = new ArrayList<>();
     for (Path file : resultFiles) {
       for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
@@ -115,8 +158,11 @@ final class StressVerifier {
       OptionalLong earliest = snapshots.earliestId();
       OptionalLong latest = snapshots.latestId();
       if (earliest.isPresent() && earliest.getAsLong() != 1) {
-        problems.add("snapshots before " + earliest.getAsLong() + " are gone (expired during the"
-            + " run?), so the run cannot be checked from snapshot 1");
+        problems.add(
+            "snapshots before "
+                + earliest.getAsLong()
+                + " are gone (expired during the"
+                + " run?), so the run cannot be checked from snapshot 1");
       }
       for (long id = earliest.orElse(1); latest.isPresent() && id <= latest.getAsLong(); id++) {
         Snapshot s = snapshots.get(id);
@@ -127,12 +173,20 @@ final class StressVerifier {
         if (s.commitKind() == CommitKind.COMPACT) {
           compacts++;
         }
-        if (s.commitKind() == CommitKind.APPEND && s.commitUser().startsWith(StressWorker.WRITER_PREFIX)) {
+        if (s.commitKind() == CommitKind.APPEND
+            && s.commitUser().startsWith(StressWorker.WRITER_PREFIX)) {
           appends++;
           Long previous = appendSnapshotOf.put(s.commitUser() + "#" + s.commitIdentifier(), id);
           if (previous != null) {
-            problems.add("commit " + s.commitUser() + "#" + s.commitIdentifier()
-                + " is in two snapshots: " + previous + " and " + id);
+            problems.add(
+                "commit "
+                    + s.commitUser()
+                    + "#"
+                    + s.commitIdentifier()
+                    + " is in two snapshots: "
+                    + previous
+                    + " and "
+                    + id);
           }
         }
       }
@@ -148,12 +202,17 @@ final class StressVerifier {
       }
       for (String key : appendSnapshotOf.keySet()) {
         if (!reported.contains(key)) {
-          problems.add("snapshot " + appendSnapshotOf.get(key) + " holds commit " + key
-              + ", which no writer acknowledged");
+          problems.add(
+              "snapshot "
+                  + appendSnapshotOf.get(key)
+                  + " holds commit "
+                  + key
+                  + ", which no writer acknowledged");
         }
       }
-      records.sort(Comparator.comparingLong(r -> appendSnapshotOf.getOrDefault(
-          r.user() + "#" + r.identifier(), Long.MAX_VALUE)));
+      records.sort(
+          Comparator.comparingLong(
+              r -> appendSnapshotOf.getOrDefault(r.user() + "#" + r.identifier(), Long.MAX_VALUE)));
       Map<Integer, Long> model = new HashMap<>();
       for (CommitRecord r : records) {
         for (int i = 0; i < r.keys().length; i++) {
@@ -193,10 +252,24 @@ final class StressVerifier {
       if (compaction.failure.get() != null) {
         problems.add("the dedicated compaction job failed: " + compaction.failure.get());
       }
-      return new Report(problems.isEmpty(), problems, records.size(), expected, seconds,
-          records.size() / Math.max(seconds, 1e-9), latency.percentile(50),
-          latency.percentile(99), latency.percentile(100), retries, giveUps, dropped,
-          compaction.fileConflicts.get(), compaction.commits.get(), total, appends, compacts,
+      return new Report(
+          problems.isEmpty(),
+          problems,
+          records.size(),
+          expected,
+          seconds,
+          records.size() / Math.max(seconds, 1e-9),
+          latency.percentile(50),
+          latency.percentile(99),
+          latency.percentile(100),
+          retries,
+          giveUps,
+          dropped,
+          compaction.fileConflicts.get(),
+          compaction.commits.get(),
+          total,
+          appends,
+          compacts,
           actual.size());
     }
   }

@@ -23,16 +23,16 @@ import java.util.concurrent.Future;
 
 /**
  * The writers of one stress process: {@code writers} threads, each its own commit user, each
- * committing {@code commits} batches of {@code rows} rows with identifiers 1, 2, 3... Every commit is
- * recorded in the process's result file for the parent to verify.
+ * committing {@code commits} batches of {@code rows} rows with identifiers 1, 2, 3... Every commit
+ * is recorded in the process's result file for the parent to verify.
  *
- * <p>When the engine gives up a commit (its retry budget is spent) or cannot tell whether it landed,
- * the writer commits the same identifier again: the engine makes that idempotent, so a commit is
- * never lost or doubled. Such give-ups are counted and reported.
+ * <p>When the engine gives up a commit (its retry budget is spent) or cannot tell whether it
+ * landed, the writer commits the same identifier again: the engine makes that idempotent, so a
+ * commit is never lost or doubled. Such give-ups are counted and reported.
  *
- * <p>As a child process: {@code StressWorker <config-file> <process-index> <result-file>}; it prints
- * one {@code commit} line per commit (the parent's progress) and exits 0, or prints one error line
- * and exits 3.
+ * <p>As a child process: {@code StressWorker <config-file> <process-index> <result-file>}; it
+ * prints one {@code commit} line per commit (the parent's progress) and exits 0, or prints one
+ * error line and exits 3.
  */
 public final class StressWorker {
 
@@ -45,12 +45,16 @@ public final class StressWorker {
     try {
       StressConfig config = StressConfig.read(Path.of(args[0]));
       int process = Integer.parseInt(args[1]);
-      run(config, process, Path.of(args[2]), () -> {
-        synchronized (System.out) {
-          System.out.println("commit");
-          System.out.flush();
-        }
-      });
+      run(
+          config,
+          process,
+          Path.of(args[2]),
+          () -> {
+            synchronized (System.out) {
+              System.out.println("commit");
+              System.out.flush();
+            }
+          });
       System.exit(0);
     } catch (Throwable t) {
       System.err.println("stress worker failed: " + OneLineErrors.describe(t));
@@ -69,10 +73,12 @@ public final class StressWorker {
       List<Future<Void>> writers = new ArrayList<>();
       for (int w = 0; w < config.writers(); w++) {
         int writer = w;
-        writers.add(pool.submit(() -> {
-          runWriter(config, table, process, writer, start, results, onCommit);
-          return null;
-        }));
+        writers.add(
+            pool.submit(
+                () -> {
+                  runWriter(config, table, process, writer, start, results, onCommit);
+                  return null;
+                }));
       }
       try {
         for (Future<Void> f : writers) {
@@ -84,8 +90,15 @@ public final class StressWorker {
     }
   }
 
-  private static void runWriter(StressConfig config, FileStoreTable table, int process, int writer,
-      CyclicBarrier start, BufferedWriter results, Runnable onCommit) throws Exception {
+  private static void runWriter(
+      StressConfig config,
+      FileStoreTable table,
+      int process,
+      int writer,
+      CyclicBarrier start,
+      BufferedWriter results,
+      Runnable onCommit)
+      throws Exception {
     String user = WRITER_PREFIX + process + "-" + writer;
     SplittableRandom random = new SplittableRandom(31L * process + writer);
     long valueBase = (process * 1_000L + writer) * 1_000_000_000L;
@@ -121,8 +134,17 @@ public final class StressWorker {
           }
         }
         long latency = System.nanoTime() - t0;
-        CommitRecord record = new CommitRecord(user, c, result.dataSnapshotId(), latency,
-            result.retries(), giveUps, result.droppedCompactions().size(), keys, values);
+        CommitRecord record =
+            new CommitRecord(
+                user,
+                c,
+                result.dataSnapshotId(),
+                latency,
+                result.retries(),
+                giveUps,
+                result.droppedCompactions().size(),
+                keys,
+                values);
         synchronized (results) {
           results.write(record.toLine());
           results.newLine();

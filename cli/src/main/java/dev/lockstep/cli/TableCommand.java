@@ -24,47 +24,67 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code lockstep table ...}: create, write, read and maintain one table of a warehouse. Commands
- * that write check the options, the store and the lock first ({@link Preflight}) and parse all their
- * input before writing anything.
+ * that write check the options, the store and the lock first ({@link Preflight}) and parse all
+ * their input before writing anything.
  */
-@Command(name = "table", mixinStandardHelpOptions = true,
+@Command(
+    name = "table",
+    mixinStandardHelpOptions = true,
     description = "Create, write, read and maintain a table.",
-    subcommands = {TableCommand.Create.class, TableDataCommands.Write.class,
-        TableDataCommands.Read.class, TableCommand.Snapshots.class,
-        TableMaintenanceCommands.Compact.class, TableMaintenanceCommands.ExpireSnapshots.class,
-        TableMaintenanceCommands.RemoveOrphanFiles.class, TableDataCommands.Overwrite.class,
-        TableOperatorCommands.Check.class, TableOperatorCommands.Files.class,
-        TableOperatorCommands.RollbackCommand.class, TableOperatorCommands.CreateTag.class,
-        TableOperatorCommands.DeleteTag.class, TableOperatorCommands.Tags.class,
-        TableOperatorCommands.Drop.class})
+    subcommands = {
+      TableCommand.Create.class,
+      TableDataCommands.Write.class,
+      TableDataCommands.Read.class,
+      TableCommand.Snapshots.class,
+      TableMaintenanceCommands.Compact.class,
+      TableMaintenanceCommands.ExpireSnapshots.class,
+      TableMaintenanceCommands.RemoveOrphanFiles.class,
+      TableDataCommands.Overwrite.class,
+      TableOperatorCommands.Check.class,
+      TableOperatorCommands.Files.class,
+      TableOperatorCommands.RollbackCommand.class,
+      TableOperatorCommands.CreateTag.class,
+      TableOperatorCommands.DeleteTag.class,
+      TableOperatorCommands.Tags.class,
+      TableOperatorCommands.Drop.class
+    })
 final class TableCommand implements Runnable {
 
-  @CommandLine.Spec
-  CommandLine.Model.CommandSpec spec;
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  @Command(name = "create", mixinStandardHelpOptions = true,
-      description = "Create a table. -o options that are table options (bucket, write-only,"
-          + " snapshot.*, ...) are stored with it.")
+  @Command(
+      name = "create",
+      mixinStandardHelpOptions = true,
+      description =
+          "Create a table. -o options that are table options (bucket, write-only,"
+              + " snapshot.*, ...) are stored with it.")
   static final class Create implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
 
-    @Option(names = "--schema", required = true, paramLabel = "COLUMNS",
+    @Option(
+        names = "--schema",
+        required = true,
+        paramLabel = "COLUMNS",
         description = "Columns, e.g. \"k INT NOT NULL, v BIGINT, s STRING, amount DECIMAL(12, 2)\"")
     String schema;
 
-    @Option(names = "--primary-key", split = ",", paramLabel = "COLUMN",
+    @Option(
+        names = "--primary-key",
+        split = ",",
+        paramLabel = "COLUMN",
         description = "Primary-key columns (must include the partition keys); none: append table")
     List<String> primaryKey;
 
-    @Option(names = "--partition-keys", split = ",", paramLabel = "COLUMN",
+    @Option(
+        names = "--partition-keys",
+        split = ",",
+        paramLabel = "COLUMN",
         description = "Partition columns")
     List<String> partitionKeys;
 
@@ -78,11 +98,14 @@ final class TableCommand implements Runnable {
         builder.primaryKey(primaryKey.toArray(String[]::new));
       }
       Map<String, String> tableOptions = new LinkedHashMap<>();
-      target.options().forEach((k, v) -> {
-        if (OptionKeys.isTableOption(k)) {
-          tableOptions.put(k, v);
-        }
-      });
+      target
+          .options()
+          .forEach(
+              (k, v) -> {
+                if (OptionKeys.isTableOption(k)) {
+                  tableOptions.put(k, v);
+                }
+              });
       Schema built;
       try {
         built = builder.options(tableOptions).build();
@@ -92,30 +115,43 @@ final class TableCommand implements Runnable {
       try (TableTarget.Opened opened = target.openCatalog(true)) {
         opened.catalog().createTable(target.identifier(), built).close();
       } catch (TableExistsException e) {
-        throw new UserError("table " + target.table + " already exists in " + target.warehouse
-            + "; pick another --table");
+        throw new UserError(
+            "table "
+                + target.table
+                + " already exists in "
+                + target.warehouse
+                + "; pick another --table");
       }
       PrintWriter out = spec.commandLine().getOut();
-      out.printf("created %s in %s (%s)%s%n", target.table, target.warehouse, schema,
+      out.printf(
+          "created %s in %s (%s)%s%n",
+          target.table,
+          target.warehouse,
+          schema,
           tableOptions.isEmpty() ? "" : " with " + tableOptions);
       return 0;
     }
   }
 
-  @Command(name = "snapshots", mixinStandardHelpOptions = true,
-      description = "List the newest snapshots: id, kind, commit user, identifier, time, rows (live"
-          + " rows: a key written again counts once, a deleted one not at all), delta (the change"
-          + " in rows), and the fencing token of the lock lease each was committed under ('-'"
-          + " without a lock).")
+  @Command(
+      name = "snapshots",
+      mixinStandardHelpOptions = true,
+      description =
+          "List the newest snapshots: id, kind, commit user, identifier, time, rows (live"
+              + " rows: a key written again counts once, a deleted one not at all), delta (the change"
+              + " in rows), and the fencing token of the lock lease each was committed under ('-'"
+              + " without a lock).")
   static final class Snapshots implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
 
-    @Option(names = "--limit", defaultValue = "20", paramLabel = "N",
-        description = "Show the newest N snapshots; 0 for all (default: ${DEFAULT-VALUE}). A"
-            + " primary-key table is read once per snapshot shown to count its live rows")
+    @Option(
+        names = "--limit",
+        defaultValue = "20",
+        paramLabel = "N",
+        description =
+            "Show the newest N snapshots; 0 for all (default: ${DEFAULT-VALUE}). A"
+                + " primary-key table is read once per snapshot shown to count its live rows")
     int limit;
 
     @Option(names = "--json", description = "One line of JSON")
@@ -132,12 +168,20 @@ final class TableCommand implements Runnable {
         OptionalLong earliest = table.snapshotManager().earliestId();
         OptionalLong latest = table.snapshotManager().latestId();
         if (latest.isEmpty()) {
-          out.println(json ? Json.write(Json.object().put("table", target.table)
-              .put("total", 0).set("snapshots", Json.object().arrayNode())) : "no snapshots yet");
+          out.println(
+              json
+                  ? Json.write(
+                      Json.object()
+                          .put("table", target.table)
+                          .put("total", 0)
+                          .set("snapshots", Json.object().arrayNode()))
+                  : "no snapshots yet");
           return 0;
         }
-        long first = limit == 0 ? earliest.getAsLong()
-            : Math.max(earliest.getAsLong(), latest.getAsLong() - limit + 1);
+        long first =
+            limit == 0
+                ? earliest.getAsLong()
+                : Math.max(earliest.getAsLong(), latest.getAsLong() - limit + 1);
         List<Snapshot> shown = new ArrayList<>();
         int width = 4;
         for (long id = first; id <= latest.getAsLong(); id++) {
@@ -146,18 +190,25 @@ final class TableCommand implements Runnable {
           width = Math.max(width, s.commitUser().length());
         }
         // The live rows before the first one shown, for its delta.
-        long before = first > earliest.getAsLong()
-            ? liveRows(table, TableDiagnosis.snapshot(table, first - 1)) : 0;
+        long before =
+            first > earliest.getAsLong()
+                ? liveRows(table, TableDiagnosis.snapshot(table, first - 1))
+                : 0;
         long total = latest.getAsLong() - earliest.getAsLong() + 1;
         if (json) {
           ObjectNode node = Json.object().put("table", target.table).put("total", total);
           ArrayNode list = node.putArray("snapshots");
           for (Snapshot s : shown) {
             long rows = liveRows(table, s);
-            list.addObject().put("id", s.id()).put("kind", s.commitKind().name())
-                .put("commitUser", s.commitUser()).put("commitIdentifier", s.commitIdentifier())
-                .put("time", Instant.ofEpochMilli(s.timeMillis()).toString()).put("rows", rows)
-                .put("delta", rows - before).put("fileRecords", s.totalRecordCount())
+            list.addObject()
+                .put("id", s.id())
+                .put("kind", s.commitKind().name())
+                .put("commitUser", s.commitUser())
+                .put("commitIdentifier", s.commitIdentifier())
+                .put("time", Instant.ofEpochMilli(s.timeMillis()).toString())
+                .put("rows", rows)
+                .put("delta", rows - before)
+                .put("fileRecords", s.totalRecordCount())
                 .put("fencingToken", s.fencing() == null ? null : s.fencing().token());
             before = rows;
           }
@@ -165,18 +216,37 @@ final class TableCommand implements Runnable {
           return 0;
         }
         String row = "%8s  %-9s  %-" + width + "s  %20s  %-24s  %12s  %12s  %20s%n";
-        StringBuilder sb = new StringBuilder(String.format(row, "id", "kind", "user", "identifier",
-            "time", "rows", "delta", "fencing token"));
+        StringBuilder sb =
+            new StringBuilder(
+                String.format(
+                    row,
+                    "id",
+                    "kind",
+                    "user",
+                    "identifier",
+                    "time",
+                    "rows",
+                    "delta",
+                    "fencing token"));
         for (Snapshot s : shown) {
           long rows = liveRows(table, s);
-          sb.append(String.format(row, s.id(), s.commitKind(), s.commitUser(),
-              s.commitIdentifier(), Instant.ofEpochMilli(s.timeMillis()), rows, rows - before,
-              s.fencing() == null ? "-" : s.fencing().token()));
+          sb.append(
+              String.format(
+                  row,
+                  s.id(),
+                  s.commitKind(),
+                  s.commitUser(),
+                  s.commitIdentifier(),
+                  Instant.ofEpochMilli(s.timeMillis()),
+                  rows,
+                  rows - before,
+                  s.fencing() == null ? "-" : s.fencing().token()));
           before = rows;
         }
         if (shown.size() < total) {
-          sb.append(String.format("(the newest %d of %d snapshots; --limit 0 shows all)%n",
-              shown.size(), total));
+          sb.append(
+              String.format(
+                  "(the newest %d of %d snapshots; --limit 0 shows all)%n", shown.size(), total));
         }
         out.print(sb);
         out.flush();
@@ -185,16 +255,16 @@ final class TableCommand implements Runnable {
     }
 
     /**
-     * The rows a read of {@code s} returns. In an append table every row in a live file is live;
-     * in a primary-key table older versions of a key and deleted keys are merged away, so its key
+     * The rows a read of {@code s} returns. In an append table every row in a live file is live; in
+     * a primary-key table older versions of a key and deleted keys are merged away, so its key
      * columns are read.
      */
     private static long liveRows(FileStoreTable table, Snapshot s) throws IOException {
       if (!table.schema().hasPrimaryKey()) {
         return s.totalRecordCount();
       }
-      TableRead read = table.newRead()
-          .withProjection(table.schema().primaryKeys().toArray(String[]::new));
+      TableRead read =
+          table.newRead().withProjection(table.schema().primaryKeys().toArray(String[]::new));
       List<Split> splits = null;
       long[] rows = {0};
       try {

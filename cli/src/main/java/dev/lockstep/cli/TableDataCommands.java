@@ -40,14 +40,18 @@ final class TableDataCommands {
 
   /** Where rows come from: a CSV file or a generator. */
   static final class RowInput {
-    @Option(names = "--csv", paramLabel = "FILE",
+    @Option(
+        names = "--csv",
+        paramLabel = "FILE",
         description = "CSV file; the first line names the columns")
     Path csv;
 
     @Option(names = "--generate", paramLabel = "N", description = "Generate N rows instead")
     Long generate;
 
-    @Option(names = "--offset", defaultValue = "0",
+    @Option(
+        names = "--offset",
+        defaultValue = "0",
         description = "First generated row number (default: ${DEFAULT-VALUE})")
     long offset;
 
@@ -63,8 +67,9 @@ final class TableDataCommands {
         throw new IllegalStateException("the JVM has no SHA-256", e);
       }
       if (csv != null) {
-        digest.update(("csv\n" + csv.toAbsolutePath().normalize() + "\n" + batchRows + "\n")
-            .getBytes(StandardCharsets.UTF_8));
+        digest.update(
+            ("csv\n" + csv.toAbsolutePath().normalize() + "\n" + batchRows + "\n")
+                .getBytes(StandardCharsets.UTF_8));
         try (InputStream in = Files.newInputStream(csv)) {
           byte[] buffer = new byte[1 << 16];
           for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
@@ -72,8 +77,9 @@ final class TableDataCommands {
           }
         }
       } else {
-        digest.update(("generate\n" + generate + "\n" + offset + "\n" + batchRows)
-            .getBytes(StandardCharsets.UTF_8));
+        digest.update(
+            ("generate\n" + generate + "\n" + offset + "\n" + batchRows)
+                .getBytes(StandardCharsets.UTF_8));
       }
       return "load-" + HexFormat.of().formatHex(digest.digest(), 0, 8);
     }
@@ -95,8 +101,8 @@ final class TableDataCommands {
         if (generate < 0) {
           throw new UserError("--generate must be 0 or more");
         }
-        List<GenericRow> rows = TableRows.generate(generate, offset, fields,
-            table.schema().partitionKeys());
+        List<GenericRow> rows =
+            TableRows.generate(generate, offset, fields, table.schema().partitionKeys());
         if (kinds != null) {
           rows.forEach(row -> kinds.add(RowKind.INSERT));
         }
@@ -106,26 +112,31 @@ final class TableDataCommands {
     }
   }
 
-  @Command(name = "write", mixinStandardHelpOptions = true,
-      description = "Append rows (CSV or generated), committed in batches. A CSV column"
-          + " _ROW_KIND gives each row's kind: +I, -U, +U or -D (empty: +I).")
+  @Command(
+      name = "write",
+      mixinStandardHelpOptions = true,
+      description =
+          "Append rows (CSV or generated), committed in batches. A CSV column"
+              + " _ROW_KIND gives each row's kind: +I, -U, +U or -D (empty: +I).")
   static final class Write implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
-    @Mixin
-    RowInput input = new RowInput();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
+    @Mixin RowInput input = new RowInput();
 
-    @Option(names = "--batch-rows", defaultValue = "100000",
+    @Option(
+        names = "--batch-rows",
+        defaultValue = "100000",
         description = "Rows per commit (default: ${DEFAULT-VALUE})")
     int batchRows;
 
-    @Option(names = "--commit-user", paramLabel = "NAME",
-        description = "Who commits; batch i is commit identifier i of this user, so a rerun of a"
-            + " killed load commits only the batches not committed yet (default: derived from the"
-            + " input: the file's path and content hash, or the --generate arguments, and"
-            + " --batch-rows)")
+    @Option(
+        names = "--commit-user",
+        paramLabel = "NAME",
+        description =
+            "Who commits; batch i is commit identifier i of this user, so a rerun of a"
+                + " killed load commits only the batches not committed yet (default: derived from the"
+                + " input: the file's path and content hash, or the --generate arguments, and"
+                + " --batch-rows)")
     String commitUser;
 
     @Override
@@ -134,8 +145,9 @@ final class TableDataCommands {
         throw new UserError("--batch-rows must be at least 1");
       }
       if (commitUser != null && commitUser.isBlank()) {
-        throw new UserError("--commit-user is empty; give a name, or leave it out to derive one"
-            + " from the input");
+        throw new UserError(
+            "--commit-user is empty; give a name, or leave it out to derive one"
+                + " from the input");
       }
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
@@ -173,32 +185,47 @@ final class TableDataCommands {
         }
         progress.finish(rows.size());
         if (batches > 0 && skipped == batches) {
-          out.printf("all %d batch(es) already committed by commit user %s (an earlier run of this"
-              + " load); nothing written. To load the same input again, pass another"
-              + " --commit-user%n", batches, user);
+          out.printf(
+              "all %d batch(es) already committed by commit user %s (an earlier run of this"
+                  + " load); nothing written. To load the same input again, pass another"
+                  + " --commit-user%n",
+              batches, user);
         } else {
-          out.printf("wrote %d rows to %s in %d commit(s)%s%s%n", written, target.table, commits,
+          out.printf(
+              "wrote %d rows to %s in %d commit(s)%s%s%n",
+              written,
+              target.table,
+              commits,
               lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "",
-              skipped == 0 ? "" : "; " + skipped + " batch(es) already committed by earlier runs"
-                  + " of this load (commit user " + user + ") skipped");
+              skipped == 0
+                  ? ""
+                  : "; "
+                      + skipped
+                      + " batch(es) already committed by earlier runs"
+                      + " of this load (commit user "
+                      + user
+                      + ") skipped");
         }
       }
       return 0;
     }
   }
 
-  @Command(name = "overwrite", mixinStandardHelpOptions = true,
-      description = "Replace partitions with rows as one OVERWRITE snapshot: the partitions the rows"
-          + " fall into (dynamic), or every partition matching --partition (static).")
+  @Command(
+      name = "overwrite",
+      mixinStandardHelpOptions = true,
+      description =
+          "Replace partitions with rows as one OVERWRITE snapshot: the partitions the rows"
+              + " fall into (dynamic), or every partition matching --partition (static).")
   static final class Overwrite implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
-    @Mixin
-    RowInput input = new RowInput();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
+    @Mixin RowInput input = new RowInput();
 
-    @Option(names = "--partition", split = ",", paramLabel = "COL=VALUE[,COL=VALUE]",
+    @Option(
+        names = "--partition",
+        split = ",",
+        paramLabel = "COL=VALUE[,COL=VALUE]",
         description = "Static overwrite of the matching partitions (repeatable)")
     Map<String, String> partition;
 
@@ -227,41 +254,61 @@ final class TableDataCommands {
         } catch (IllegalArgumentException e) {
           throw new UserError(e.getMessage());
         }
-        out.printf("overwrote %s (%s) with %d rows: snapshot %d%n", target.table,
-            all ? "whole table" : spec0.isEmpty() ? "dynamic: the partitions written"
-                : "static: " + spec0, rows.size(), result.dataSnapshotId());
+        out.printf(
+            "overwrote %s (%s) with %d rows: snapshot %d%n",
+            target.table,
+            all
+                ? "whole table"
+                : spec0.isEmpty() ? "dynamic: the partitions written" : "static: " + spec0,
+            rows.size(),
+            result.dataSnapshotId());
       }
       return 0;
     }
   }
 
-  @Command(name = "read", mixinStandardHelpOptions = true,
+  @Command(
+      name = "read",
+      mixinStandardHelpOptions = true,
       description = "Print rows as CSV (header first), or count them.")
   static final class Read implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
 
-    @Option(names = "--snapshot", paramLabel = "ID", description = "Read this snapshot (time travel)")
+    @Option(
+        names = "--snapshot",
+        paramLabel = "ID",
+        description = "Read this snapshot (time travel)")
     Long snapshot;
 
-    @Option(names = "--tag", paramLabel = "NAME",
+    @Option(
+        names = "--tag",
+        paramLabel = "NAME",
         description = "Read a tag's snapshot (also after the snapshot itself expired)")
     String tag;
 
-    @Option(names = "--columns", split = ",", paramLabel = "COLUMN", description = "Columns to print")
+    @Option(
+        names = "--columns",
+        split = ",",
+        paramLabel = "COLUMN",
+        description = "Columns to print")
     List<String> columns;
 
-    @Option(names = "--partition", split = ",", paramLabel = "COL=VALUE[,COL=VALUE]",
+    @Option(
+        names = "--partition",
+        split = ",",
+        paramLabel = "COL=VALUE[,COL=VALUE]",
         description = "Only these partitions (repeatable)")
     Map<String, String> partition;
 
     @Option(names = "--count", description = "Print the number of rows only")
     boolean count;
 
-    @Option(names = "--row-kind", description = "Print each row's kind first, as a _ROW_KIND"
-        + " column: +I or +U (the kind of the row that won its key; append tables: +I)")
+    @Option(
+        names = "--row-kind",
+        description =
+            "Print each row's kind first, as a _ROW_KIND"
+                + " column: +I or +U (the kind of the row that won its key; append tables: +I)")
     boolean rowKind;
 
     @Override
@@ -276,12 +323,23 @@ final class TableDataCommands {
         Snapshot tagged = null;
         if (tag != null) {
           TagManager tags = new TagManager(table);
-          tagged = tags.find(tag).map(TagManager.Tag::snapshot).orElseThrow(() -> new UserError(
-              "--tag: tag '" + tag + "' of " + target.table + " does not exist; list the tags"
-                  + " with 'lockstep table tags'"));
+          tagged =
+              tags.find(tag)
+                  .map(TagManager.Tag::snapshot)
+                  .orElseThrow(
+                      () ->
+                          new UserError(
+                              "--tag: tag '"
+                                  + tag
+                                  + "' of "
+                                  + target.table
+                                  + " does not exist; list the tags"
+                                  + " with 'lockstep table tags'"));
         }
-        OptionalLong id = tagged != null ? OptionalLong.of(tagged.id())
-            : snapshot != null ? OptionalLong.of(snapshot) : table.snapshotManager().latestId();
+        OptionalLong id =
+            tagged != null
+                ? OptionalLong.of(tagged.id())
+                : snapshot != null ? OptionalLong.of(snapshot) : table.snapshotManager().latestId();
         if (id.isEmpty()) {
           if (count) {
             out.println("0");
@@ -305,8 +363,13 @@ final class TableDataCommands {
         if (!partitionSpec.isEmpty()) {
           for (String column : partitionSpec.keySet()) {
             if (!table.schema().partitionKeys().contains(column)) {
-              throw new UserError("--partition: '" + column + "' is not a partition column of "
-                  + target.table + "; its partition columns are " + table.schema().partitionKeys());
+              throw new UserError(
+                  "--partition: '"
+                      + column
+                      + "' is not a partition column of "
+                      + target.table
+                      + "; its partition columns are "
+                      + table.schema().partitionKeys());
             }
           }
           scan.withPartitionFilter(p -> PartitionOverwrite.matches(p, partitionSpec));
@@ -317,12 +380,14 @@ final class TableDataCommands {
         try {
           splits = scan.plan().splits();
           for (Split split : splits) {
-            read.forEachWithKind(split, (kind, row) -> {
-              rows.incrementAndGet();
-              if (!count) {
-                appendCsv(text, rowKind ? kind : null, row);
-              }
-            });
+            read.forEachWithKind(
+                split,
+                (kind, row) -> {
+                  rows.incrementAndGet();
+                  if (!count) {
+                    appendCsv(text, rowKind ? kind : null, row);
+                  }
+                });
           }
         } catch (IOException | RuntimeException e) {
           throw TableDiagnosis.explain(table, s, splits, e);

@@ -17,8 +17,8 @@ import java.util.Set;
 
 /**
  * Turns a failure to read a table into one line that names the broken file and the fix: a snapshot
- * file that is not valid JSON, a manifest list or manifest that is truncated or missing, a data file
- * that is missing or unreadable. It finds the file by reading the snapshot's files one by one.
+ * file that is not valid JSON, a manifest list or manifest that is truncated or missing, a data
+ * file that is missing or unreadable. It finds the file by reading the snapshot's files one by one.
  */
 final class TableDiagnosis {
 
@@ -30,19 +30,31 @@ final class TableDiagnosis {
     try {
       return table.snapshotManager().get(id);
     } catch (JsonProcessingException | RuntimeException e) {
-      throw new UserError("snapshot file " + file + " is corrupt (" + firstLine(e) + "). Restore it"
-          + " from a backup; older snapshots stay readable with --snapshot (see 'lockstep table"
-          + " snapshots').", OneLineErrors.ENVIRONMENT);
+      throw new UserError(
+          "snapshot file "
+              + file
+              + " is corrupt ("
+              + firstLine(e)
+              + "). Restore it"
+              + " from a backup; older snapshots stay readable with --snapshot (see 'lockstep table"
+              + " snapshots').",
+          OneLineErrors.ENVIRONMENT);
     } catch (FileNotFoundException e) {
-      throw new UserError("snapshot " + id + " of " + table.fullName() + " does not exist (" + file
-          + "; never committed, or expired). List the snapshots with 'lockstep table snapshots'.",
+      throw new UserError(
+          "snapshot "
+              + id
+              + " of "
+              + table.fullName()
+              + " does not exist ("
+              + file
+              + "; never committed, or expired). List the snapshots with 'lockstep table snapshots'.",
           OneLineErrors.ENVIRONMENT);
     }
   }
 
   /** Explains why reading {@code snapshot}'s manifests or {@code splits}' data files failed. */
-  static UserError explain(FileStoreTable table, Snapshot snapshot, List<Split> splits,
-      Exception failure) {
+  static UserError explain(
+      FileStoreTable table, Snapshot snapshot, List<Split> splits, Exception failure) {
     try {
       Set<String> lists = new LinkedHashSet<>();
       lists.add(snapshot.baseManifestList());
@@ -53,23 +65,23 @@ final class TableDiagnosis {
         try {
           manifests.addAll(table.manifestList().read(list));
         } catch (IOException | RuntimeException e) {
-          return broken("manifest list", table.path().child("manifest").child(list).toString(),
-              snapshot, e);
+          return broken(
+              "manifest list", table.path().child("manifest").child(list).toString(), snapshot, e);
         }
       }
       for (ManifestFileMeta m : manifests) {
         try {
           table.manifestFile().read(m);
         } catch (IOException | RuntimeException e) {
-          return broken("manifest", table.manifestFile().path(m.fileName()).toString(), snapshot,
-              e);
+          return broken(
+              "manifest", table.manifestFile().path(m.fileName()).toString(), snapshot, e);
         }
       }
       for (Split split : splits == null ? List.<Split>of() : splits) {
         for (DataFileMeta f : split.files()) {
           var path = table.bucketPath(split.partition(), split.bucket()).child(f.fileName());
-          try (FormatReader reader = table.format().createReader(table.fileIO(), path,
-              table.dataFileRowType())) {
+          try (FormatReader reader =
+              table.format().createReader(table.fileIO(), path, table.dataFileRowType())) {
             while (reader.next() != null) {
               // Read to the end: a truncated file fails somewhere inside.
             }
@@ -81,21 +93,36 @@ final class TableDiagnosis {
     } catch (RuntimeException ignored) {
       // Fall through to the original failure.
     }
-    return new UserError("reading " + table.fullName() + " at snapshot " + snapshot.id()
-        + " failed: " + OneLineErrors.describe(failure), OneLineErrors.ENVIRONMENT);
+    return new UserError(
+        "reading "
+            + table.fullName()
+            + " at snapshot "
+            + snapshot.id()
+            + " failed: "
+            + OneLineErrors.describe(failure),
+        OneLineErrors.ENVIRONMENT);
   }
 
   private static UserError broken(String what, String file, Snapshot snapshot, Throwable e) {
     boolean missing = e instanceof FileNotFoundException || e instanceof NoSuchFileException;
-    return new UserError(what + " " + file + (missing ? " is missing" : " is corrupt or truncated ("
-        + firstLine(e) + ")") + "; snapshot " + snapshot.id() + " references it. Restore the file"
-        + " from a backup, or read an older snapshot that does not use it with --snapshot (see"
-        + " 'lockstep table snapshots').", OneLineErrors.ENVIRONMENT);
+    return new UserError(
+        what
+            + " "
+            + file
+            + (missing ? " is missing" : " is corrupt or truncated (" + firstLine(e) + ")")
+            + "; snapshot "
+            + snapshot.id()
+            + " references it. Restore the file"
+            + " from a backup, or read an older snapshot that does not use it with --snapshot (see"
+            + " 'lockstep table snapshots').",
+        OneLineErrors.ENVIRONMENT);
   }
 
   private static String firstLine(Throwable e) {
-    String m = e.getMessage() == null ? e.getClass().getSimpleName()
-        : e.getClass().getSimpleName() + ": " + e.getMessage();
+    String m =
+        e.getMessage() == null
+            ? e.getClass().getSimpleName()
+            : e.getClass().getSimpleName() + ": " + e.getMessage();
     int nl = m.indexOf('\n');
     m = nl < 0 ? m : m.substring(0, nl);
     return m.length() > 160 ? m.substring(0, 160) + "..." : m;

@@ -1,18 +1,17 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.operation.CompactionJob;
 import dev.lockstep.engine.maintenance.ExpireReport;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.OrphanReport;
-import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
+import dev.lockstep.engine.operation.CompactionJob;
+import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.options.Durations;
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -27,30 +26,39 @@ final class TableMaintenanceCommands {
 
   private TableMaintenanceCommands() {}
 
-  @Command(name = "compact", mixinStandardHelpOptions = true,
-      description = "The dedicated compaction job: one round, or continuously. Expires snapshots"
-          + " after each committed round (write-only writers never do).")
+  @Command(
+      name = "compact",
+      mixinStandardHelpOptions = true,
+      description =
+          "The dedicated compaction job: one round, or continuously. Expires snapshots"
+              + " after each committed round (write-only writers never do).")
   static final class Compact implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
 
     @Option(names = "--full", description = "Merge every bucket into one sorted run")
     boolean full;
 
-    @Option(names = "--partition", split = ",", paramLabel = "COL=VALUE[,COL=VALUE]",
+    @Option(
+        names = "--partition",
+        split = ",",
+        paramLabel = "COL=VALUE[,COL=VALUE]",
         description = "Only these partitions (repeatable)")
     Map<String, String> partition;
 
     @Option(names = "--continuous", description = "Keep compacting until stopped (Ctrl-C)")
     boolean continuous;
 
-    @Option(names = "--interval", defaultValue = "10s",
-        description = "Continuous: pause after a round with nothing to do (default: ${DEFAULT-VALUE})")
+    @Option(
+        names = "--interval",
+        defaultValue = "10s",
+        description =
+            "Continuous: pause after a round with nothing to do (default: ${DEFAULT-VALUE})")
     Duration interval;
 
-    @Option(names = "--for", paramLabel = "DURATION",
+    @Option(
+        names = "--for",
+        paramLabel = "DURATION",
         description = "Continuous: stop after this long (default: until stopped)")
     Duration runFor;
 
@@ -66,25 +74,36 @@ final class TableMaintenanceCommands {
       try (TableTarget.Opened opened = target.open(true)) {
         FileStoreTable table = opened.table();
         if (!table.primaryKeyTable()) {
-          throw new UserError(target.table + " is an append table; only primary-key tables are"
-              + " compacted");
+          throw new UserError(
+              target.table + " is an append table; only primary-key tables are" + " compacted");
         }
         checkPartitionColumns(table, spec0);
-        Predicate<String> filter = spec0.isEmpty() ? p -> true
-            : PartitionOverwrite.pathFilter(table, spec0);
-        try (CompactionJob job = new CompactionJob(table, "lockstep-compact-job", filter, full,
-            !noExpire)) {
+        Predicate<String> filter =
+            spec0.isEmpty() ? p -> true : PartitionOverwrite.pathFilter(table, spec0);
+        try (CompactionJob job =
+            new CompactionJob(table, "lockstep-compact-job", filter, full, !noExpire)) {
           if (!continuous) {
             Optional<CommitResult> result = job.runOnce();
-            out.println(result.map(r -> "compacted " + target.table + ": snapshot "
-                + r.compactSnapshotId() + (r.droppedCompactions().isEmpty() ? ""
-                : ", " + r.droppedCompactions().size() + " bucket(s) dropped after a conflict"))
-                .orElse("nothing to compact in " + target.table));
+            out.println(
+                result
+                    .map(
+                        r ->
+                            "compacted "
+                                + target.table
+                                + ": snapshot "
+                                + r.compactSnapshotId()
+                                + (r.droppedCompactions().isEmpty()
+                                    ? ""
+                                    : ", "
+                                        + r.droppedCompactions().size()
+                                        + " bucket(s) dropped after a conflict"))
+                    .orElse("nothing to compact in " + target.table));
             return 0;
           }
           long deadline = limit == null ? Long.MAX_VALUE : System.nanoTime() + limit.toNanos();
-          out.printf("compacting %s continuously (%s, pause %s)%n", target.table,
-              full ? "full" : "minor", Durations.format(pause));
+          out.printf(
+              "compacting %s continuously (%s, pause %s)%n",
+              target.table, full ? "full" : "minor", Durations.format(pause));
           out.flush();
           long commits = job.runContinuously(pause, () -> System.nanoTime() < deadline);
           out.printf("stopped after %d rounds: %d compaction snapshot(s)%n", job.rounds(), commits);
@@ -97,21 +116,27 @@ final class TableMaintenanceCommands {
   static void checkPartitionColumns(FileStoreTable table, Map<String, String> spec) {
     for (String column : spec.keySet()) {
       if (!table.schema().partitionKeys().contains(column)) {
-        throw new UserError("--partition: '" + column + "' is not a partition column of "
-            + table.fullName() + "; its partition columns are " + table.schema().partitionKeys());
+        throw new UserError(
+            "--partition: '"
+                + column
+                + "' is not a partition column of "
+                + table.fullName()
+                + "; its partition columns are "
+                + table.schema().partitionKeys());
       }
     }
   }
 
-  @Command(name = "expire-snapshots", mixinStandardHelpOptions = true,
-      description = "Expire old snapshots and delete the files only they referenced. Defaults come"
-          + " from the table's options (snapshot.num-retained.min, snapshot.num-retained.max,"
-          + " snapshot.time-retained, snapshot.expire.limit).")
+  @Command(
+      name = "expire-snapshots",
+      mixinStandardHelpOptions = true,
+      description =
+          "Expire old snapshots and delete the files only they referenced. Defaults come"
+              + " from the table's options (snapshot.num-retained.min, snapshot.num-retained.max,"
+              + " snapshot.time-retained, snapshot.expire.limit).")
   static final class ExpireSnapshots implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
 
     @Option(names = "--retain-min", paramLabel = "N", description = "Keep at least N snapshots")
     Integer retainMin;
@@ -119,7 +144,9 @@ final class TableMaintenanceCommands {
     @Option(names = "--retain-max", paramLabel = "N", description = "Keep at most N snapshots")
     Integer retainMax;
 
-    @Option(names = "--older-than", paramLabel = "DURATION",
+    @Option(
+        names = "--older-than",
+        paramLabel = "DURATION",
         description = "Expire a snapshot once its successor is older than this (time-retained)")
     Duration olderThan;
 
@@ -137,40 +164,56 @@ final class TableMaintenanceCommands {
         FileStoreTable table = opened.table();
         MaintenanceOptions options;
         try {
-          options = MaintenanceOptions.from(table.options().all().asMap())
-              .with(retainMin, retainMax, time, limit);
+          options =
+              MaintenanceOptions.from(table.options().all().asMap())
+                  .with(retainMin, retainMax, time, limit);
         } catch (IllegalArgumentException e) {
-          throw new UserError(e.getMessage().replace("Option 'snapshot.num-retained.min'",
-              "--retain-min").replace("Option 'snapshot.num-retained.max'", "--retain-max")
-              .replace("Option 'snapshot.expire.limit'", "--limit"));
+          throw new UserError(
+              e.getMessage()
+                  .replace("Option 'snapshot.num-retained.min'", "--retain-min")
+                  .replace("Option 'snapshot.num-retained.max'", "--retain-max")
+                  .replace("Option 'snapshot.expire.limit'", "--limit"));
         }
         SnapshotExpiration expiration = new SnapshotExpiration(table, options);
         ExpireReport r = dryRun ? expiration.dryRun() : expiration.expire();
         if (r.expiredSnapshots() == 0) {
-          out.printf("nothing to expire in %s (keeping at least %d snapshots, and those whose"
-              + " successor is younger than %s)%n", target.table, options.numRetainedMin(),
-              Durations.format(options.timeRetained()));
+          out.printf(
+              "nothing to expire in %s (keeping at least %d snapshots, and those whose"
+                  + " successor is younger than %s)%n",
+              target.table, options.numRetainedMin(), Durations.format(options.timeRetained()));
           return 0;
         }
-        out.printf("%s snapshots %d..%d of %s: %d data files and %d manifests, %d bytes%s%n",
-            dryRun ? "would expire" : "expired", r.firstExpired(), r.lastExpired(), target.table,
-            r.deletedDataFiles().size(), r.deletedManifests().size(), r.deletedBytes(),
-            dryRun ? " (dry run: nothing deleted)" : "; earliest snapshot now " + r.earliestAfter());
+        out.printf(
+            "%s snapshots %d..%d of %s: %d data files and %d manifests, %d bytes%s%n",
+            dryRun ? "would expire" : "expired",
+            r.firstExpired(),
+            r.lastExpired(),
+            target.table,
+            r.deletedDataFiles().size(),
+            r.deletedManifests().size(),
+            r.deletedBytes(),
+            dryRun
+                ? " (dry run: nothing deleted)"
+                : "; earliest snapshot now " + r.earliestAfter());
       }
       return 0;
     }
   }
 
-  @Command(name = "remove-orphan-files", mixinStandardHelpOptions = true,
-      description = "Remove files no snapshot references that are older than --older-than. The"
-          + " guard must exceed the longest time from a file's creation to its commit.")
+  @Command(
+      name = "remove-orphan-files",
+      mixinStandardHelpOptions = true,
+      description =
+          "Remove files no snapshot references that are older than --older-than. The"
+              + " guard must exceed the longest time from a file's creation to its commit.")
   static final class RemoveOrphanFiles implements Callable<Integer> {
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-    @Mixin
-    TableTarget target = new TableTarget();
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin TableTarget target = new TableTarget();
 
-    @Option(names = "--older-than", defaultValue = "1d", paramLabel = "DURATION",
+    @Option(
+        names = "--older-than",
+        defaultValue = "1d",
+        paramLabel = "DURATION",
         description = "Only files last modified longer ago (default: ${DEFAULT-VALUE})")
     Duration olderThan;
 
@@ -186,10 +229,17 @@ final class TableMaintenanceCommands {
         for (OrphanReport.RemovedFile f : r.removed()) {
           out.printf("  %s%s (%d bytes)%n", dryRun ? "orphan " : "removed ", f.path(), f.bytes());
         }
-        out.printf("%s %d orphan file(s), %d bytes, in %s; %d files scanned, %d referenced, %d"
-            + " unreferenced but younger than %s (kept)%n", dryRun ? "found" : "removed",
-            r.removed().size(), r.removedBytes(), target.table, r.scannedFiles(),
-            r.referencedFiles(), r.youngerThanGuard(), Durations.format(guard));
+        out.printf(
+            "%s %d orphan file(s), %d bytes, in %s; %d files scanned, %d referenced, %d"
+                + " unreferenced but younger than %s (kept)%n",
+            dryRun ? "found" : "removed",
+            r.removed().size(),
+            r.removedBytes(),
+            target.table,
+            r.scannedFiles(),
+            r.referencedFiles(),
+            r.youngerThanGuard(),
+            Durations.format(guard));
       }
       return 0;
     }

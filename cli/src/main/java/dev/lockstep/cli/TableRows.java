@@ -29,27 +29,35 @@ import org.apache.commons.csv.QuoteMode;
  * Rows from a CSV file (first line: column names, in any order; a missing nullable column is null)
  * or generated. Every row is parsed and checked before the caller writes anything, so that a bad
  * line leaves nothing half-written. An empty unquoted field is null; {@code ""} is an empty string.
- * CSV is read and written by Apache Commons CSV (RFC 4180): a quoted field may hold commas, quotes and
- * line breaks, and what {@code table read} prints, {@code table write --csv} reads back unchanged.
+ * CSV is read and written by Apache Commons CSV (RFC 4180): a quoted field may hold commas, quotes
+ * and line breaks, and what {@code table read} prints, {@code table write --csv} reads back
+ * unchanged.
  */
 final class TableRows {
 
   private TableRows() {}
 
   /** How CSV is read: RFC 4180, quoted fields may hold commas, quotes and newlines. */
-  private static final CSVFormat READ = CSVFormat.RFC4180.builder()
-      // ALL_NON_NULL makes the parser tell an empty unquoted field (null) from "" (empty string).
-      .setQuoteMode(QuoteMode.ALL_NON_NULL).setIgnoreEmptyLines(true).get();
+  private static final CSVFormat READ =
+      CSVFormat.RFC4180
+          .builder()
+          // ALL_NON_NULL makes the parser tell an empty unquoted field (null) from "" (empty
+          // string).
+          .setQuoteMode(QuoteMode.ALL_NON_NULL)
+          .setIgnoreEmptyLines(true)
+          .get();
+
   /** How CSV is written: quotes only where needed, null as an empty unquoted field. */
-  private static final CSVFormat WRITE = CSVFormat.RFC4180.builder()
-      .setQuoteMode(QuoteMode.MINIMAL).setRecordSeparator('\n').get();
+  private static final CSVFormat WRITE =
+      CSVFormat.RFC4180.builder().setQuoteMode(QuoteMode.MINIMAL).setRecordSeparator('\n').get();
+
   /** An empty string must be quoted, or it would read back as null. */
   private static final CSVFormat WRITE_QUOTED = WRITE.builder().setQuoteMode(QuoteMode.ALL).get();
 
   /**
-   * The optional CSV column of {@code table write} that holds each row's kind: {@code +I},
-   * {@code -U}, {@code +U} or {@code -D} (empty: {@code +I}); {@code table read --row-kind} prints
-   * it first.
+   * The optional CSV column of {@code table write} that holds each row's kind: {@code +I}, {@code
+   * -U}, {@code +U} or {@code -D} (empty: {@code +I}); {@code table read --row-kind} prints it
+   * first.
    */
   static final String ROW_KIND_COLUMN = "_ROW_KIND";
 
@@ -62,22 +70,27 @@ final class TableRows {
    *     is added here ({@code +I} without the column); when null that column is refused
    * @param retractions whether {@code -U} and {@code -D} are accepted (primary-key tables)
    */
-  static List<GenericRow> fromCsv(Path file, List<DataField> fields, List<RowKind> kinds,
-      boolean retractions) throws IOException {
+  static List<GenericRow> fromCsv(
+      Path file, List<DataField> fields, List<RowKind> kinds, boolean retractions)
+      throws IOException {
     List<GenericRow> rows = new ArrayList<>();
     String content;
     try {
       content = Files.readString(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
-      throw new UserError("--csv " + file + " does not exist; give a CSV file whose first line"
-          + " names the columns " + names(fields));
+      throw new UserError(
+          "--csv "
+              + file
+              + " does not exist; give a CSV file whose first line"
+              + " names the columns "
+              + names(fields));
     }
     LineNumbers lines = new LineNumbers(content);
     try (CSVParser parser = CSVParser.parse(content, READ)) {
       Iterator<CSVRecord> records = parser.iterator();
       if (!records.hasNext()) {
-        throw new UserError("--csv " + file + " is empty; its first line must name the columns: "
-            + names(fields));
+        throw new UserError(
+            "--csv " + file + " is empty; its first line must name the columns: " + names(fields));
       }
       List<String> columns = records.next().toList();
       int[] position = new int[fields.size()];
@@ -92,15 +105,25 @@ final class TableRows {
         Integer i = index.get(column.trim());
         if (i == null && column.trim().equals(ROW_KIND_COLUMN)) {
           if (kinds == null) {
-            throw new UserError("--csv " + file + " line 1: column '" + ROW_KIND_COLUMN + "' (row"
-                + " kinds) is read only by 'table write'; drop it from this file");
+            throw new UserError(
+                "--csv "
+                    + file
+                    + " line 1: column '"
+                    + ROW_KIND_COLUMN
+                    + "' (row"
+                    + " kinds) is read only by 'table write'; drop it from this file");
           }
           kindPosition = c;
           continue;
         }
         if (i == null) {
-          throw new UserError("--csv " + file + " line 1: unknown column '" + column
-              + "'; the table's columns are " + names(fields));
+          throw new UserError(
+              "--csv "
+                  + file
+                  + " line 1: unknown column '"
+                  + column
+                  + "'; the table's columns are "
+                  + names(fields));
         }
         position[i] = c;
       }
@@ -108,13 +131,21 @@ final class TableRows {
         CSVRecord record = records.next();
         long number = lines.lineOf(record.getCharacterPosition());
         List<String> values = record.toList();
-        if (values.size() == 1 && (values.get(0) == null || values.get(0).isBlank())
+        if (values.size() == 1
+            && (values.get(0) == null || values.get(0).isBlank())
             && columns.size() > 1) {
           continue; // a blank line
         }
         if (values.size() != columns.size()) {
-          throw new UserError("--csv " + file + " line " + number + ": " + values.size()
-              + " fields, the header has " + columns.size());
+          throw new UserError(
+              "--csv "
+                  + file
+                  + " line "
+                  + number
+                  + ": "
+                  + values.size()
+                  + " fields, the header has "
+                  + columns.size());
         }
         Object[] row = new Object[fields.size()];
         for (int i = 0; i < fields.size(); i++) {
@@ -124,9 +155,20 @@ final class TableRows {
             row[i] = parse(f.type(), text);
             f.type().validate(f.name(), row[i]);
           } catch (RuntimeException e) {
-            throw new UserError("--csv " + file + " line " + number + ", column '" + f.name()
-                + "': '" + text + "' is not a valid " + f.type() + " ("
-                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()) + ")");
+            throw new UserError(
+                "--csv "
+                    + file
+                    + " line "
+                    + number
+                    + ", column '"
+                    + f.name()
+                    + "': '"
+                    + text
+                    + "' is not a valid "
+                    + f.type()
+                    + " ("
+                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+                    + ")");
           }
         }
         if (kinds != null) {
@@ -136,15 +178,31 @@ final class TableRows {
             try {
               kind = RowKind.fromShortString(text);
             } catch (IllegalArgumentException e) {
-              throw new UserError("--csv " + file + " line " + number + ", column '"
-                  + ROW_KIND_COLUMN + "': '" + text + "' is not a row kind; write +I, -U, +U or -D"
-                  + " (empty means +I)");
+              throw new UserError(
+                  "--csv "
+                      + file
+                      + " line "
+                      + number
+                      + ", column '"
+                      + ROW_KIND_COLUMN
+                      + "': '"
+                      + text
+                      + "' is not a row kind; write +I, -U, +U or -D"
+                      + " (empty means +I)");
             }
           }
           if (kind.isRetract() && !retractions) {
-            throw new UserError("--csv " + file + " line " + number + ", column '"
-                + ROW_KIND_COLUMN + "': " + kind + " removes a key, and an append table has none;"
-                + " write only +I or +U rows to it");
+            throw new UserError(
+                "--csv "
+                    + file
+                    + " line "
+                    + number
+                    + ", column '"
+                    + ROW_KIND_COLUMN
+                    + "': "
+                    + kind
+                    + " removes a key, and an append table has none;"
+                    + " write only +I or +U rows to it");
           }
           kinds.add(kind);
         }
@@ -152,8 +210,13 @@ final class TableRows {
       }
     } catch (UncheckedIOException e) {
       // Commons CSV names the line where the unfinished quoted field starts.
-      throw new UserError("--csv " + file + ": a quote is not closed, or a quoted field is followed"
-          + " by text (" + e.getCause().getMessage() + ")");
+      throw new UserError(
+          "--csv "
+              + file
+              + ": a quote is not closed, or a quoted field is followed"
+              + " by text ("
+              + e.getCause().getMessage()
+              + ")");
     }
     return rows;
   }
@@ -179,8 +242,8 @@ final class TableRows {
   }
 
   /** {@code count} rows: row i holds i in numbers, "s-i" in strings, a day of 2024 in dates... */
-  static List<GenericRow> generate(long count, long offset, List<DataField> fields,
-      List<String> partitionKeys) {
+  static List<GenericRow> generate(
+      long count, long offset, List<DataField> fields, List<String> partitionKeys) {
     List<GenericRow> rows = new ArrayList<>();
     for (long n = offset; n < offset + count; n++) {
       Object[] row = new Object[fields.size()];
@@ -195,16 +258,26 @@ final class TableRows {
 
   private static Object generated(DataType type, long n) {
     switch (type.root()) {
-      case INT: return (int) n;
-      case BIGINT: return n;
-      case DOUBLE: return n / 2.0;
-      case BOOLEAN: return n % 2 == 0;
-      case BYTES: return Long.toString(n).getBytes(StandardCharsets.UTF_8);
-      case DECIMAL: return BigDecimal.valueOf(n % (long) Math.pow(10, Math.min(18,
-          Math.max(1, type.precision() - type.scale())))).setScale(type.scale(), RoundingMode.UNNECESSARY);
-      case DATE: return LocalDate.of(2024, 1, 1).plusDays(n % 366);
-      case TIMESTAMP: return LocalDateTime.of(2024, 1, 1, 0, 0).plusSeconds(n);
-      default: return "s-" + n;
+      case INT:
+        return (int) n;
+      case BIGINT:
+        return n;
+      case DOUBLE:
+        return n / 2.0;
+      case BOOLEAN:
+        return n % 2 == 0;
+      case BYTES:
+        return Long.toString(n).getBytes(StandardCharsets.UTF_8);
+      case DECIMAL:
+        return BigDecimal.valueOf(
+                n % (long) Math.pow(10, Math.min(18, Math.max(1, type.precision() - type.scale()))))
+            .setScale(type.scale(), RoundingMode.UNNECESSARY);
+      case DATE:
+        return LocalDate.of(2024, 1, 1).plusDays(n % 366);
+      case TIMESTAMP:
+        return LocalDateTime.of(2024, 1, 1, 0, 0).plusSeconds(n);
+      default:
+        return "s-" + n;
     }
   }
 
@@ -214,35 +287,48 @@ final class TableRows {
     }
     String t = type.root() == dev.lockstep.engine.types.DataTypeRoot.STRING ? text : text.trim();
     switch (type.root()) {
-      case INT: return Integer.parseInt(t);
-      case BIGINT: return Long.parseLong(t);
-      case DOUBLE: return Double.parseDouble(t);
+      case INT:
+        return Integer.parseInt(t);
+      case BIGINT:
+        return Long.parseLong(t);
+      case DOUBLE:
+        return Double.parseDouble(t);
       case BOOLEAN:
         if (!t.equalsIgnoreCase("true") && !t.equalsIgnoreCase("false")) {
           throw new IllegalArgumentException("write true or false");
         }
         return Boolean.parseBoolean(t);
-      case BYTES: return Base64.getDecoder().decode(t);
-      case DECIMAL: return new BigDecimal(t).setScale(type.scale(), RoundingMode.UNNECESSARY);
-      case DATE: return LocalDate.parse(t);
-      case TIMESTAMP: return LocalDateTime.parse(t.replace(' ', 'T'));
-      default: return text;
+      case BYTES:
+        return Base64.getDecoder().decode(t);
+      case DECIMAL:
+        return new BigDecimal(t).setScale(type.scale(), RoundingMode.UNNECESSARY);
+      case DATE:
+        return LocalDate.parse(t);
+      case TIMESTAMP:
+        return LocalDateTime.parse(t.replace(' ', 'T'));
+      default:
+        return text;
     }
   }
 
   /**
    * Appends one CSV record (and its line break) to {@code out}: fields are quoted only where needed
    * (a comma, quote or line break; a start with space, '!', '"' or '#'; a trailing space), {@code
-   * ""} for an empty string, and
-   * an empty unquoted field for null; bytes are Base64, decimals plain.
+   * ""} for an empty string, and an empty unquoted field for null; bytes are Base64, decimals
+   * plain.
    */
   static void appendRecord(Appendable out, List<?> values) {
     try {
       for (int i = 0; i < values.size(); i++) {
         Object value = values.get(i);
-        String text = value == null ? null : value instanceof byte[]
-            ? Base64.getEncoder().encodeToString((byte[]) value)
-            : value instanceof BigDecimal ? ((BigDecimal) value).toPlainString() : value.toString();
+        String text =
+            value == null
+                ? null
+                : value instanceof byte[]
+                    ? Base64.getEncoder().encodeToString((byte[]) value)
+                    : value instanceof BigDecimal
+                        ? ((BigDecimal) value).toPlainString()
+                        : value.toString();
         if (text == null) {
           if (i > 0) {
             out.append(WRITE.getDelimiterString());

@@ -10,27 +10,34 @@ import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
- * The options every {@code lockstep table} command shares: the warehouse, the table and the
- * catalog options. Options are checked (unknown keys refused with the nearest known key) and, for
- * commands that write, the store, commit strategy and lock are checked by {@link Preflight} before
- * anything is written.
+ * The options every {@code lockstep table} command shares: the warehouse, the table and the catalog
+ * options. Options are checked (unknown keys refused with the nearest known key) and, for commands
+ * that write, the store, commit strategy and lock are checked by {@link Preflight} before anything
+ * is written.
  */
 final class TableTarget {
 
-  @Option(names = "--warehouse", paramLabel = "URI", required = true,
+  @Option(
+      names = "--warehouse",
+      paramLabel = "URI",
+      required = true,
       description = "Warehouse URI: a local path, file://, s3://, oss:// or hdfs://")
   String warehouse;
 
-  @Option(names = "--table", paramLabel = "DB.TABLE", required = true,
+  @Option(
+      names = "--table",
+      paramLabel = "DB.TABLE",
+      required = true,
       description = "The table, as database.table")
   String table;
 
-  @Option(names = {"-o", "--option"}, paramLabel = "KEY=VALUE",
+  @Option(
+      names = {"-o", "--option"},
+      paramLabel = "KEY=VALUE",
       description = "A catalog or table option, repeatable (e.g. -o lock.enabled=true)")
   Map<String, String> options;
 
@@ -57,11 +64,13 @@ final class TableTarget {
     }
     FileIO io;
     try {
-      io = FileIODiscovery.open(Path.of(warehouse),
-          writes ? opts : Preflight.readOnly(warehouse, opts));
+      io =
+          FileIODiscovery.open(
+              Path.of(warehouse), writes ? opts : Preflight.readOnly(warehouse, opts));
     } catch (IOException e) {
-      throw new UserError("cannot open the warehouse " + warehouse + ": "
-          + OneLineErrors.describe(e), OneLineErrors.ENVIRONMENT);
+      throw new UserError(
+          "cannot open the warehouse " + warehouse + ": " + OneLineErrors.describe(e),
+          OneLineErrors.ENVIRONMENT);
     }
     return new Opened(io, new FileSystemCatalog(io, Path.of(warehouse), opts), null, opts);
   }
@@ -76,17 +85,32 @@ final class TableTarget {
       // commit against the live files of its partitions still refuses a different count there.
       String stored = t.schema().options().get(CoreOptions.BUCKET);
       if (writes && bucket != null && stored != null && !bucket.trim().equals(stored.trim())) {
-        throw new UserError("-o " + CoreOptions.BUCKET + "=" + bucket + " cannot change the"
-            + " bucket count of " + table + ", which is stored with " + CoreOptions.BUCKET + "="
-            + stored + " (a primary-key table would hold keys twice); drop -o "
-            + CoreOptions.BUCKET + ": the count is set once, by 'lockstep table create'");
+        throw new UserError(
+            "-o "
+                + CoreOptions.BUCKET
+                + "="
+                + bucket
+                + " cannot change the"
+                + " bucket count of "
+                + table
+                + ", which is stored with "
+                + CoreOptions.BUCKET
+                + "="
+                + stored
+                + " (a primary-key table would hold keys twice); drop -o "
+                + CoreOptions.BUCKET
+                + ": the count is set once, by 'lockstep table create'");
       }
       t = t.copyWithOptions(catalog.options());
       return new Opened(catalog.fileIO(), catalog.catalog(), t, catalog.options());
     } catch (TableNotFoundException e) {
       catalog.close();
-      throw new UserError("table " + table + " does not exist in " + warehouse
-          + "; create it with 'lockstep table create' or check --warehouse and --table");
+      throw new UserError(
+          "table "
+              + table
+              + " does not exist in "
+              + warehouse
+              + "; create it with 'lockstep table create' or check --warehouse and --table");
     } catch (IOException | RuntimeException e) {
       catalog.close();
       throw e;
@@ -99,8 +123,9 @@ final class TableTarget {
   }
 
   /** A table (or only its catalog) and its store, closed together. */
-  record Opened(FileIO fileIO, FileSystemCatalog catalog, FileStoreTable table,
-      Map<String, String> options) implements AutoCloseable {
+  record Opened(
+      FileIO fileIO, FileSystemCatalog catalog, FileStoreTable table, Map<String, String> options)
+      implements AutoCloseable {
     @Override
     public void close() throws IOException {
       try {

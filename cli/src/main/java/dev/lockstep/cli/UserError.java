@@ -1,8 +1,8 @@
 package dev.lockstep.cli;
 
 /**
- * A problem the user can fix: the message names the file or option and the fix. Printed as one line,
- * never with a stack trace.
+ * A problem the user can fix: the message names the file or option and the fix. Printed as one
+ * line, never with a stack trace.
  */
 final class UserError extends RuntimeException {
 

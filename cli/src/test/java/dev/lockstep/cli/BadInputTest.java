@@ -13,12 +13,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BadInputTest {
 
-  @TempDir
-  Path warehouse;
+  @TempDir Path warehouse;
 
   private static void assertOneLine(CliRun run, int exitCode, String... mentions) {
     assertThat(run.exitCode()).as(run.err()).isEqualTo(exitCode);
-    assertThat(run.err().strip()).startsWith("lockstep: ").doesNotContain("\n")
+    assertThat(run.err().strip())
+        .startsWith("lockstep: ")
+        .doesNotContain("\n")
         .doesNotContain("\tat ");
     for (String mention : mentions) {
       assertThat(run.err()).contains(mention);
@@ -40,17 +41,36 @@ class BadInputTest {
 
   @Test
   void anUnknownLockTypeListsTheTypesFound() throws Exception {
-    CliRun run = CliRun.of("stress", "--warehouse", warehouse.toString(), "-o", "lock.enabled=true",
-        "-o", "lock.type=zk");
+    CliRun run =
+        CliRun.of(
+            "stress",
+            "--warehouse",
+            warehouse.toString(),
+            "-o",
+            "lock.enabled=true",
+            "-o",
+            "lock.type=zk");
     assertOneLine(run, 2, "'zk'", "zookeeper", "jdbc", "hive");
     assertNothingWritten();
   }
 
   @Test
   void anUnreachableLockServerNamesTheConnectString() throws Exception {
-    CliRun run = CliRun.of("stress", "--warehouse", warehouse.toString(), "-o", "lock.enabled=true",
-        "-o", "lock.type=zookeeper", "-o", "lock.zookeeper.connect-string=127.0.0.1:1",
-        "-o", "lock-acquire-timeout=2 s", "-o", "lock.zookeeper.connection-timeout=1 s");
+    CliRun run =
+        CliRun.of(
+            "stress",
+            "--warehouse",
+            warehouse.toString(),
+            "-o",
+            "lock.enabled=true",
+            "-o",
+            "lock.type=zookeeper",
+            "-o",
+            "lock.zookeeper.connect-string=127.0.0.1:1",
+            "-o",
+            "lock-acquire-timeout=2 s",
+            "-o",
+            "lock.zookeeper.connection-timeout=1 s");
     assertOneLine(run, 3, "127.0.0.1:1");
     assertNothingWritten();
   }
@@ -63,8 +83,17 @@ class BadInputTest {
 
   @Test
   void aBadValueNamesTheOptionAndTheFix() throws Exception {
-    CliRun run = CliRun.of("stress", "--warehouse", warehouse.toString(), "-o",
-        "lock-acquire-timeout=soon", "-o", "lock.enabled=true", "-o", "lock.type=jdbc");
+    CliRun run =
+        CliRun.of(
+            "stress",
+            "--warehouse",
+            warehouse.toString(),
+            "-o",
+            "lock-acquire-timeout=soon",
+            "-o",
+            "lock.enabled=true",
+            "-o",
+            "lock.type=jdbc");
     assertOneLine(run, 2, "lock-acquire-timeout", "30 s");
     assertNothingWritten();
   }

@@ -16,12 +16,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BucketCountTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private CliRun run(String command, String... more) {
-    List<String> args = new ArrayList<>(List.of("table", command, "--warehouse",
-        dir.resolve("wh").toString(), "--table", "db.t"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "table", command, "--warehouse", dir.resolve("wh").toString(), "--table", "db.t"));
     args.addAll(List.of(more));
     return CliRun.of(args.toArray(String[]::new));
   }
@@ -44,17 +45,26 @@ class BucketCountTest {
 
   @Test
   void aWriteWithAnotherBucketCountIsRefusedAndEveryKeyStaysOnce() throws Exception {
-    ok("create", "--schema", "k INT NOT NULL, v BIGINT, s STRING", "--primary-key", "k",
-        "-o", "bucket=2");
+    ok(
+        "create",
+        "--schema",
+        "k INT NOT NULL, v BIGINT, s STRING",
+        "--primary-key",
+        "k",
+        "-o",
+        "bucket=2");
     ok("write", "--csv", csv("old", 0));
 
     CliRun refused = run("write", "--csv", csv("new", 100), "-o", "bucket=3");
     assertThat(refused.exitCode()).as(refused.err() + refused.out()).isEqualTo(2);
-    assertThat(refused.err().strip()).startsWith("lockstep: ").doesNotContain("\n")
+    assertThat(refused.err().strip())
+        .startsWith("lockstep: ")
+        .doesNotContain("\n")
         .contains("bucket", "2", "3", "stored");
     for (String command : List.of("overwrite", "compact")) {
-      List<String> more = new ArrayList<>(command.equals("overwrite")
-          ? List.of("--csv", csv("new", 100)) : List.of("--full"));
+      List<String> more =
+          new ArrayList<>(
+              command.equals("overwrite") ? List.of("--csv", csv("new", 100)) : List.of("--full"));
       more.addAll(List.of("-o", "bucket=3"));
       CliRun again = run(command, more.toArray(String[]::new));
       assertThat(again.exitCode()).as(command + ": " + again.err()).isEqualTo(2);
@@ -70,8 +80,14 @@ class BucketCountTest {
 
   @Test
   void theSameBucketCountAsStoredIsAccepted() throws Exception {
-    ok("create", "--schema", "k INT NOT NULL, v BIGINT, s STRING", "--primary-key", "k",
-        "-o", "bucket=2");
+    ok(
+        "create",
+        "--schema",
+        "k INT NOT NULL, v BIGINT, s STRING",
+        "--primary-key",
+        "k",
+        "-o",
+        "bucket=2");
     ok("write", "--csv", csv("old", 0), "-o", "bucket=2");
     assertThat(ok("read", "--count").out().trim()).isEqualTo("20");
   }

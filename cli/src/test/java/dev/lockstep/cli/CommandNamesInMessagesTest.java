@@ -13,12 +13,11 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * Issue 25: messages never send a user to a command or flag that does not exist. Every
- * {@code 'lockstep <command> [<subcommand>] [--flag ...]'} quoted in the main sources of the command
- * line, lock-api, the engine and the connectors
- * (messages join string literals, so the quote is searched in the source with the literal joins
- * removed, and a quote ends where a variable is joined in) names a real command, and each flag
- * after it is one of that command's options.
+ * Issue 25: messages never send a user to a command or flag that does not exist. Every {@code
+ * 'lockstep <command> [<subcommand>] [--flag ...]'} quoted in the main sources of the command line,
+ * lock-api, the engine and the connectors (messages join string literals, so the quote is searched
+ * in the source with the literal joins removed, and a quote ends where a variable is joined in)
+ * names a real command, and each flag after it is one of that command's options.
  */
 class CommandNamesInMessagesTest {
 
@@ -28,8 +27,8 @@ class CommandNamesInMessagesTest {
   void everyQuotedCommandAndFlagExists() throws Exception {
     List<String> quoted = new ArrayList<>();
     List<Path> sources = new ArrayList<>();
-    for (String module : List.of(".", "../lock-api", "../engine", "../spark",
-        "../flink/flink-common")) {
+    for (String module :
+        List.of(".", "../lock-api", "../engine", "../spark", "../flink/flink-common")) {
       try (Stream<Path> walk = Files.walk(Path.of(module, "src", "main", "java"))) {
         walk.filter(p -> p.toString().endsWith(".java")).forEach(sources::add);
       }
@@ -53,16 +52,18 @@ class CommandNamesInMessagesTest {
         i++;
       }
       assertThat(i).as("'lockstep %s' names a command", q).isPositive();
-      assertThat(i < words.length && !words[i].startsWith("-")
-          && !command.getSubcommands().isEmpty())
-          .as("'lockstep %s': '%s' has no subcommand '%s'", q,
-              command.getCommandSpec().qualifiedName(), i < words.length ? words[i] : "")
+      assertThat(
+              i < words.length && !words[i].startsWith("-") && !command.getSubcommands().isEmpty())
+          .as(
+              "'lockstep %s': '%s' has no subcommand '%s'",
+              q, command.getCommandSpec().qualifiedName(), i < words.length ? words[i] : "")
           .isFalse();
       for (; i < words.length; i++) {
         if (words[i].startsWith("-")) {
           assertThat(command.getCommandSpec().findOption(words[i]))
-              .as("'lockstep %s': option %s of '%s'", q, words[i],
-                  command.getCommandSpec().qualifiedName())
+              .as(
+                  "'lockstep %s': option %s of '%s'",
+                  q, words[i], command.getCommandSpec().qualifiedName())
               .isNotNull();
         } else if (!words[i].matches("[A-Z]+|[A-Z]+=.*|\\.\\.\\.|[a-z0-9_.=/-]+")) {
           throw new AssertionError("'lockstep " + q + "': unexpected word " + words[i]);

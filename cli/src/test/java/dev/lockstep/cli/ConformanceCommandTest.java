@@ -10,17 +10,27 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code lockstep conformance} against the local store, with no code. */
 class ConformanceCommandTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void theLocalStoreConformsAndTheReportsAreWritten() throws Exception {
     Path report = dir.resolve("report");
-    CliRun run = CliRun.of("conformance", "--store", dir.resolve("store").toString(),
-        "--report", report.toString(), "--json", "-o", "conformance.rounds=5",
-        "-o", "conformance.large-object-size=1048576");
+    CliRun run =
+        CliRun.of(
+            "conformance",
+            "--store",
+            dir.resolve("store").toString(),
+            "--report",
+            report.toString(),
+            "--json",
+            "-o",
+            "conformance.rounds=5",
+            "-o",
+            "conformance.large-object-size=1048576");
     assertThat(run.exitCode()).as(run.err() + run.out()).isZero();
-    assertThat(run.out()).contains("\"passed\":true").contains("\"failed\":0")
+    assertThat(run.out())
+        .contains("\"passed\":true")
+        .contains("\"failed\":0")
         .contains("\"atomic_create\":{\"declared\":true,\"observed\":\"HOLDS\"}");
     assertThat(Files.readString(report.resolve("conformance-report.html"))).contains("<table");
     assertThat(report.resolve("TEST-lockstep-conformance.xml")).exists();

@@ -15,11 +15,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CsvRoundTripTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private CliRun ok(String command, String table, String... more) {
-    String[] base = {"table", command, "--warehouse", dir.resolve("wh").toString(), "--table", table};
+    String[] base = {
+      "table", command, "--warehouse", dir.resolve("wh").toString(), "--table", table
+    };
     String[] all = new String[base.length + more.length];
     System.arraycopy(base, 0, all, 0, base.length);
     System.arraycopy(more, 0, all, base.length, more.length);
@@ -30,13 +31,14 @@ class CsvRoundTripTest {
 
   @Test
   void quotedLineBreaksQuotesEmptyStringsAndNullsSurviveAWriteAndAReadTwice() throws Exception {
-    String input = "k,v\n"
-        + "1,\"line one\nline two\"\n"
-        + "2,\"say \"\"hi\"\", then go\"\n"
-        + "3,\"\"\n"
-        + "4,\n"
-        + "5,\"windows\r\nbreak\"\n"
-        + "6,plain\n";
+    String input =
+        "k,v\n"
+            + "1,\"line one\nline two\"\n"
+            + "2,\"say \"\"hi\"\", then go\"\n"
+            + "3,\"\"\n"
+            + "4,\n"
+            + "5,\"windows\r\nbreak\"\n"
+            + "6,plain\n";
     Path csv = dir.resolve("in.csv");
     Files.writeString(csv, input, StandardCharsets.UTF_8);
     for (String table : new String[] {"db.first", "db.second"}) {

@@ -24,12 +24,18 @@ class IdempotentLoadTest {
   private static final int BATCH = 50;
   private static final int BATCHES = ROWS / BATCH;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private String[] args(String command, String... more) {
-    List<String> all = new ArrayList<>(List.of("table", command, "--warehouse",
-        dir.resolve("wh").toString(), "--table", "shop.events"));
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "table",
+                command,
+                "--warehouse",
+                dir.resolve("wh").toString(),
+                "--table",
+                "shop.events"));
     all.addAll(List.of(more));
     return all.toArray(String[]::new);
   }
@@ -51,13 +57,20 @@ class IdempotentLoadTest {
   }
 
   private Process start(String... cliArgs) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp",
-        System.getProperty("java.class.path"), LockstepCli.class.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LockstepCli.class.getName()));
     command.addAll(List.of(cliArgs));
-    return new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("child.log").toFile()).start();
+    return new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("child.log").toFile())
+        .start();
   }
 
   @Test
@@ -69,8 +82,7 @@ class IdempotentLoadTest {
     }
     Path csv = dir.resolve("events.csv");
     Files.write(csv, lines);
-    String[] load = args("write", "--csv", csv.toString(), "--batch-rows",
-        Integer.toString(BATCH));
+    String[] load = args("write", "--csv", csv.toString(), "--batch-rows", Integer.toString(BATCH));
 
     Random random = new Random();
     int killedMidway = 0;
@@ -95,14 +107,19 @@ class IdempotentLoadTest {
         finished = true;
       }
     }
-    assertThat(killedMidway).as("loads killed after some of their batches committed")
-        .isPositive();
+    assertThat(killedMidway).as("loads killed after some of their batches committed").isPositive();
 
     // The rerun to the end.
     CliRun last = ok("write", "--csv", csv.toString(), "--batch-rows", Integer.toString(BATCH));
 
-    List<Integer> ids = ok("read", "--columns", "id").out().lines().skip(1)
-        .map(Integer::parseInt).sorted().toList();
+    List<Integer> ids =
+        ok("read", "--columns", "id")
+            .out()
+            .lines()
+            .skip(1)
+            .map(Integer::parseInt)
+            .sorted()
+            .toList();
     List<Integer> expected = new ArrayList<>();
     for (int i = 0; i < ROWS; i++) {
       expected.add(i);

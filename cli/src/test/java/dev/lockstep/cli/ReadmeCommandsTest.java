@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReadmeCommandsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** One command of a README block, as its words. */
   private record Line(String text, List<String> words) {}
@@ -131,20 +130,50 @@ class ReadmeCommandsTest {
 
   @Test
   void theRootReadmesTableTourRuns() throws Exception {
-    Files.write(dir.resolve("orders.csv"), List.of("dt,id,amount,note",
-        "2024-05-01,1,10.50,first", "2024-05-01,2,3.25,", "2024-05-02,1,7.00,\"a, b\""));
+    Files.write(
+        dir.resolve("orders.csv"),
+        List.of(
+            "dt,id,amount,note",
+            "2024-05-01,1,10.50,first",
+            "2024-05-01,2,3.25,",
+            "2024-05-02,1,7.00,\"a, b\""));
     Files.write(dir.resolve("fix.csv"), List.of("dt,id,amount", "2024-05-01,1,11.00"));
     List<String> ran = runAll(Path.of("..", "README.md"));
-    assertThat(ran).contains("create", "write", "read", "snapshots", "overwrite", "compact",
-        "expire-snapshots", "remove-orphan-files", "files", "check", "create-tag", "tags",
-        "rollback", "delete-tag", "drop");
+    assertThat(ran)
+        .contains(
+            "create",
+            "write",
+            "read",
+            "snapshots",
+            "overwrite",
+            "compact",
+            "expire-snapshots",
+            "remove-orphan-files",
+            "files",
+            "check",
+            "create-tag",
+            "tags",
+            "rollback",
+            "delete-tag",
+            "drop");
   }
 
   @Test
   void theOperatorCommandsOfTheCliReadmeRun() throws Exception {
     List<String> ran = runAll(Path.of("README.md"));
-    assertThat(ran).contains("create", "write", "snapshots", "files", "check", "create-tag",
-        "tags", "read", "rollback", "delete-tag", "drop");
+    assertThat(ran)
+        .contains(
+            "create",
+            "write",
+            "snapshots",
+            "files",
+            "check",
+            "create-tag",
+            "tags",
+            "read",
+            "rollback",
+            "delete-tag",
+            "drop");
     assertThat(dir.resolve("wh/shop.db/orders")).doesNotExist();
   }
 }

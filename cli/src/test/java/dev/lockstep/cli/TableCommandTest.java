@@ -12,12 +12,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code lockstep table ...} end to end on a local warehouse, as a user runs it. */
 class TableCommandTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private String[] args(String command, String... more) {
-    String[] base = {"table", command, "--warehouse", dir.resolve("wh").toString(), "--table",
-        "shop.orders"};
+    String[] base = {
+      "table", command, "--warehouse", dir.resolve("wh").toString(), "--table", "shop.orders"
+    };
     String[] all = new String[base.length + more.length];
     System.arraycopy(base, 0, all, 0, base.length);
     System.arraycopy(more, 0, all, base.length, more.length);
@@ -38,20 +38,32 @@ class TableCommandTest {
 
   @Test
   void createWriteReadOverwriteAndList() throws Exception {
-    ok("create", "--schema", "dt STRING, id INT NOT NULL, amount DECIMAL(8, 2), note STRING",
-        "--primary-key", "dt,id", "--partition-keys", "dt", "-o", "bucket=2",
-        "-o", "snapshot.num-retained.min=5");
-    ok("write", "--csv", csv("dt,id,amount,note", "d1,1,1.50,first", "d1,2,2.00,\"a, b\"",
-        "d2,1,3.25,").toString());
+    ok(
+        "create",
+        "--schema",
+        "dt STRING, id INT NOT NULL, amount DECIMAL(8, 2), note STRING",
+        "--primary-key",
+        "dt,id",
+        "--partition-keys",
+        "dt",
+        "-o",
+        "bucket=2",
+        "-o",
+        "snapshot.num-retained.min=5");
+    ok(
+        "write",
+        "--csv",
+        csv("dt,id,amount,note", "d1,1,1.50,first", "d1,2,2.00,\"a, b\"", "d2,1,3.25,").toString());
     ok("write", "--csv", csv("id,dt,amount", "2,d1,9.99").toString());
 
-    assertThat(ok("read").out()).isEqualTo(String.join("\n", "dt,id,amount,note",
-        "d1,1,1.50,first", "d1,2,9.99,", "d2,1,3.25,", ""));
+    assertThat(ok("read").out())
+        .isEqualTo(
+            String.join(
+                "\n", "dt,id,amount,note", "d1,1,1.50,first", "d1,2,9.99,", "d2,1,3.25,", ""));
     assertThat(ok("read", "--count").out().trim()).isEqualTo("3");
     assertThat(ok("read", "--partition", "dt=d2", "--columns", "id,note").out())
         .isEqualTo("id,note\n1,\n");
-    assertThat(ok("read", "--snapshot", "1", "--columns", "note").out())
-        .contains("\"a, b\"");
+    assertThat(ok("read", "--snapshot", "1", "--columns", "note").out()).contains("\"a, b\"");
 
     // Static overwrite of d1 (rows must lie in it), then a dynamic one that only touches d3.
     ok("overwrite", "--partition", "dt=d1", "--csv", csv("dt,id,amount", "d1,7,7.00").toString());
@@ -63,8 +75,14 @@ class TableCommandTest {
     assertThat(snapshots).contains("APPEND", "OVERWRITE", "lockstep-cli-").contains("rows");
     // Snapshot 2 wrote key (d1, 2) again: 4 rows in its files, 3 live (issue 25: 'records'
     // counted the superseded one).
-    String[] second = snapshots.lines().map(String::trim).filter(l -> l.startsWith("2 "))
-        .findFirst().orElseThrow().split("\\s+");
+    String[] second =
+        snapshots
+            .lines()
+            .map(String::trim)
+            .filter(l -> l.startsWith("2 "))
+            .findFirst()
+            .orElseThrow()
+            .split("\\s+");
     assertThat(second[5]).as("rows").isEqualTo("3");
     assertThat(second[6]).as("delta").isEqualTo("0");
     assertThat(snapshots.lines().count()).isEqualTo(5);
@@ -79,8 +97,14 @@ class TableCommandTest {
     ok("create", "--schema", "k INT NOT NULL, v STRING", "--primary-key", "k");
     ok("write", "--csv", csv("k,v", "1,free").toString());
     try (TestingServer zookeeper = new TestingServer(true)) {
-      String[] lock = {"-o", "lock.enabled=true", "-o", "lock.type=zookeeper", "-o",
-          "lock.zookeeper.connect-string=" + zookeeper.getConnectString()};
+      String[] lock = {
+        "-o",
+        "lock.enabled=true",
+        "-o",
+        "lock.type=zookeeper",
+        "-o",
+        "lock.zookeeper.connect-string=" + zookeeper.getConnectString()
+      };
       ok("write", concat(new String[] {"--csv", csv("k,v", "2,locked").toString()}, lock));
       ok("write", concat(new String[] {"--csv", csv("k,v", "3,locked").toString()}, lock));
     }
@@ -103,8 +127,16 @@ class TableCommandTest {
 
   @Test
   void generateCompactExpireAndRemoveOrphans() throws Exception {
-    ok("create", "--schema", "k INT NOT NULL, v BIGINT, s STRING", "--primary-key", "k",
-        "-o", "bucket=2", "-o", "write-only=true");
+    ok(
+        "create",
+        "--schema",
+        "k INT NOT NULL, v BIGINT, s STRING",
+        "--primary-key",
+        "k",
+        "-o",
+        "bucket=2",
+        "-o",
+        "write-only=true");
     for (int i = 0; i < 4; i++) {
       ok("write", "--generate", "500", "--offset", Integer.toString(i * 100));
     }
@@ -113,20 +145,24 @@ class TableCommandTest {
     assertThat(ok("compact", "--continuous", "--interval", "50ms", "--for", "300ms").out())
         .contains("stopped after");
 
-    assertThat(ok("expire-snapshots", "--retain-min", "1", "--older-than", "0s", "--dry-run")
-        .out()).contains("would expire snapshots 1..4").contains("nothing deleted");
+    assertThat(ok("expire-snapshots", "--retain-min", "1", "--older-than", "0s", "--dry-run").out())
+        .contains("would expire snapshots 1..4")
+        .contains("nothing deleted");
     assertThat(ok("snapshots").out().lines().count()).isEqualTo(6);
     assertThat(ok("expire-snapshots", "--retain-min", "1", "--older-than", "0s").out())
-        .contains("expired snapshots 1..4").contains("earliest snapshot now 5");
+        .contains("expired snapshots 1..4")
+        .contains("earliest snapshot now 5");
     assertThat(ok("snapshots").out().lines().count()).isEqualTo(2);
     assertThat(ok("read", "--count").out().trim()).isEqualTo("800");
 
     Path orphan = dir.resolve("wh/shop.db/orders/bucket-0/data-orphan.avro");
     Files.write(orphan, new byte[42]);
     assertThat(ok("remove-orphan-files", "--older-than", "0s", "--dry-run").out())
-        .contains("orphan bucket-0/data-orphan.avro (42 bytes)").contains("found 1 orphan");
+        .contains("orphan bucket-0/data-orphan.avro (42 bytes)")
+        .contains("found 1 orphan");
     assertThat(orphan).exists();
-    assertThat(ok("remove-orphan-files").out()).contains("removed 0 orphan")
+    assertThat(ok("remove-orphan-files").out())
+        .contains("removed 0 orphan")
         .contains("1 unreferenced but younger than 1 d");
     assertThat(ok("remove-orphan-files", "--older-than", "0s").out())
         .contains("removed bucket-0/data-orphan.avro (42 bytes)");

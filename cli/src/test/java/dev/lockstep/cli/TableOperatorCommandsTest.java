@@ -21,12 +21,18 @@ class TableOperatorCommandsTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private String[] args(String command, String... more) {
-    List<String> all = new ArrayList<>(List.of("table", command, "--warehouse",
-        dir.resolve("wh").toString(), "--table", "shop.orders"));
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "table",
+                command,
+                "--warehouse",
+                dir.resolve("wh").toString(),
+                "--table",
+                "shop.orders"));
     all.addAll(List.of(more));
     return all.toArray(String[]::new);
   }
@@ -56,8 +62,18 @@ class TableOperatorCommandsTest {
 
   /** Three snapshots: 4 rows, then key (d1, 2) again and a new one, then (d2, 1) again. */
   private void threeSnapshots() throws Exception {
-    ok("create", "--schema", "dt STRING, id INT NOT NULL, note STRING", "--primary-key", "dt,id",
-        "--partition-keys", "dt", "-o", "bucket=2", "-o", "write-only=true");
+    ok(
+        "create",
+        "--schema",
+        "dt STRING, id INT NOT NULL, note STRING",
+        "--primary-key",
+        "dt,id",
+        "--partition-keys",
+        "dt",
+        "-o",
+        "bucket=2",
+        "-o",
+        "write-only=true");
     ok("write", "--csv", csv("dt,id,note", "d1,1,a", "d1,2,b", "d2,1,c", "d2,2,d").toString());
     ok("write", "--csv", csv("dt,id,note", "d1,2,b2", "d1,3,e").toString());
     ok("write", "--csv", csv("dt,id,note", "d2,1,c2").toString());
@@ -97,15 +113,19 @@ class TableOperatorCommandsTest {
       assertThat(f.get("partition").asText()).isIn("dt=d1", "dt=d2");
       assertThat(f.get("bucket").asInt()).isBetween(0, 1);
       assertThat(f.get("level").asInt()).isZero();
-      Path file = dir.resolve("wh/shop.db/orders").resolve(f.get("partition").asText())
-          .resolve("bucket-" + f.get("bucket").asInt()).resolve(f.get("file").asText());
+      Path file =
+          dir.resolve("wh/shop.db/orders")
+              .resolve(f.get("partition").asText())
+              .resolve("bucket-" + f.get("bucket").asInt())
+              .resolve(f.get("file").asText());
       assertThat(Files.size(file)).isEqualTo(f.get("bytes").asLong());
       bytes += f.get("bytes").asLong();
     }
     assertThat(files.get("bytes").asLong()).isEqualTo(bytes);
     String text = ok("files").out();
-    assertThat(text).contains("snapshot 3 of shop.orders").contains("partition", "bucket",
-        "level", "dt=d1", "dt=d2");
+    assertThat(text)
+        .contains("snapshot 3 of shop.orders")
+        .contains("partition", "bucket", "level", "dt=d1", "dt=d2");
   }
 
   @Test
@@ -116,14 +136,19 @@ class TableOperatorCommandsTest {
     assertThat(json("check").get("verdict").asText()).isEqualTo("ok");
 
     JsonNode first = json("files", "--snapshot", "1").get("files").get(0);
-    Path victim = dir.resolve("wh/shop.db/orders").resolve(first.get("partition").asText())
-        .resolve("bucket-" + first.get("bucket").asInt()).resolve(first.get("file").asText());
+    Path victim =
+        dir.resolve("wh/shop.db/orders")
+            .resolve(first.get("partition").asText())
+            .resolve("bucket-" + first.get("bucket").asInt())
+            .resolve(first.get("file").asText());
     Files.delete(victim);
     long snapshotsBefore = snapshotFiles();
     CliRun damaged = run("check");
     assertThat(damaged.exitCode()).isEqualTo(1);
-    assertThat(damaged.out()).contains("damaged: data file " + victim + " is missing")
-        .contains("snapshot 1").contains("verdict  DAMAGED: 1 problem(s)")
+    assertThat(damaged.out())
+        .contains("damaged: data file " + victim + " is missing")
+        .contains("snapshot 1")
+        .contains("verdict  DAMAGED: 1 problem(s)")
         .contains("lockstep table rollback");
     JsonNode report = JSON.readTree(run("check", "--json").out());
     assertThat(report.get("verdict").asText()).isEqualTo("damaged");
@@ -143,11 +168,13 @@ class TableOperatorCommandsTest {
     threeSnapshots();
     String atOne = ok("read", "--snapshot", "1").out();
     assertThat(ok("create-tag", "--name", "first", "--snapshot", "1", "--dry-run").out())
-        .contains("would create tag first").contains("nothing written");
+        .contains("would create tag first")
+        .contains("nothing written");
     assertThat(ok("tags").out()).contains("no tags");
     assertThat(ok("create-tag", "--name", "first", "--snapshot", "1").out())
         .contains("created tag first of shop.orders on snapshot 1");
-    assertThat(run("create-tag", "--name", "first").err()).contains("tag 'first'")
+    assertThat(run("create-tag", "--name", "first").err())
+        .contains("tag 'first'")
         .contains("exists already");
     assertThat(run("create-tag", "--name", "bad/name").exitCode()).isEqualTo(2);
     JsonNode tags = json("tags");
@@ -174,7 +201,8 @@ class TableOperatorCommandsTest {
     assertThat(ok("delete-tag", "--name", "first", "--dry-run").out())
         .contains("would delete tag first");
     assertThat(ok("delete-tag", "--name", "first").out()).contains("deleted tag first");
-    assertThat(run("delete-tag", "--name", "first").err()).contains("does not exist")
+    assertThat(run("delete-tag", "--name", "first").err())
+        .contains("does not exist")
         .contains("the tags are []");
     assertThat(ok("remove-orphan-files", "--older-than", "0s").out()).doesNotContain("removed 0");
     assertThat(ok("read").out()).isEqualTo(atOne);
@@ -214,10 +242,9 @@ class TableOperatorCommandsTest {
     CliRun read = run("read");
     assertThat(read.exitCode()).isNotZero();
     assertThat(read.err()).contains("does not exist");
-    assertThat(run("drop").err()).contains("its files are still under")
-        .contains("--purge");
-    assertThat(ok("drop", "--purge").out()).contains("dropped and purged shop.orders (dropped"
-        + " before)");
+    assertThat(run("drop").err()).contains("its files are still under").contains("--purge");
+    assertThat(ok("drop", "--purge").out())
+        .contains("dropped and purged shop.orders (dropped" + " before)");
     assertThat(table).doesNotExist();
 
     threeSnapshots();

@@ -15,14 +15,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A misspelt option gets one message wherever it is caught: the command line prints exactly what the
- * ZooKeeper and JDBC lock factories, the S3 store and the embedded engine throw when they are created
- * directly from Java with the same key.
+ * A misspelt option gets one message wherever it is caught: the command line prints exactly what
+ * the ZooKeeper and JDBC lock factories, the S3 store and the embedded engine throw when they are
+ * created directly from Java with the same key.
  */
 class UnknownOptionMessageTest {
 
-  @TempDir
-  Path warehouse;
+  @TempDir Path warehouse;
 
   private String cliError(String option) throws Exception {
     CliRun run = CliRun.of("stress", "--warehouse", warehouse.toString(), "-o", option);
@@ -48,40 +47,70 @@ class UnknownOptionMessageTest {
 
   @Test
   void zooKeeper() throws Exception {
-    String direct = thrown(() -> new ZooKeeperLockFactory().create(Map.of(
-        "lock.zookeeper.connect-string", "127.0.0.1:1", "lock.zookeeper.sesion-timeout", "5 s")));
+    String direct =
+        thrown(
+            () ->
+                new ZooKeeperLockFactory()
+                    .create(
+                        Map.of(
+                            "lock.zookeeper.connect-string",
+                            "127.0.0.1:1",
+                            "lock.zookeeper.sesion-timeout",
+                            "5 s")));
     assertThat(direct).contains("Did you mean 'lock.zookeeper.session-timeout'?");
     assertThat(cliError("lock.zookeeper.sesion-timeout=5 s")).isEqualTo(direct);
   }
 
   @Test
   void jdbc() throws Exception {
-    String direct = thrown(() -> new JdbcCatalogLockFactory().create(Map.of(
-        "lock.jdbc.url", "jdbc:mariadb://127.0.0.1:3306/test", "lock.jdbc.lease-tll", "5 s")));
+    String direct =
+        thrown(
+            () ->
+                new JdbcCatalogLockFactory()
+                    .create(
+                        Map.of(
+                            "lock.jdbc.url",
+                            "jdbc:mariadb://127.0.0.1:3306/test",
+                            "lock.jdbc.lease-tll",
+                            "5 s")));
     assertThat(direct).contains("Did you mean 'lock.jdbc.lease-ttl'?");
     assertThat(cliError("lock.jdbc.lease-tll=5 s")).isEqualTo(direct);
   }
 
   @Test
   void s3() throws Exception {
-    String direct = thrown(() -> FileIODiscovery.open(dev.lockstep.fs.Path.of("s3://bucket/w"),
-        Map.of("s3.endpoint", "http://127.0.0.1:1", "s3.acess-key", "k")));
+    String direct =
+        thrown(
+            () ->
+                FileIODiscovery.open(
+                    dev.lockstep.fs.Path.of("s3://bucket/w"),
+                    Map.of("s3.endpoint", "http://127.0.0.1:1", "s3.acess-key", "k")));
     assertThat(direct).contains("Did you mean 's3.access-key'?");
     assertThat(cliError("s3.acess-key=k")).isEqualTo(direct);
   }
 
   @Test
   void embeddedEngine() throws Exception {
-    String direct = thrown(() -> new FileSystemCatalog(new LocalFileIO(),
-        dev.lockstep.fs.Path.of(warehouse.toUri().toString()), Map.of("write-onyl", "true")));
+    String direct =
+        thrown(
+            () ->
+                new FileSystemCatalog(
+                    new LocalFileIO(),
+                    dev.lockstep.fs.Path.of(warehouse.toUri().toString()),
+                    Map.of("write-onyl", "true")));
     assertThat(direct).contains("Did you mean 'write-only'?");
     assertThat(cliError("write-onyl=true")).isEqualTo(direct);
   }
 
   @Test
   void aKeyNoComponentClaims() throws Exception {
-    String direct = thrown(() -> new FileSystemCatalog(new LocalFileIO(),
-        dev.lockstep.fs.Path.of(warehouse.toUri().toString()), Map.of("lock.enable", "true")));
+    String direct =
+        thrown(
+            () ->
+                new FileSystemCatalog(
+                    new LocalFileIO(),
+                    dev.lockstep.fs.Path.of(warehouse.toUri().toString()),
+                    Map.of("lock.enable", "true")));
     assertThat(direct).startsWith("Unknown option 'lock.enable'. Did you mean 'lock.enabled'?");
     assertThat(cliError("lock.enable=true")).isEqualTo(direct);
   }

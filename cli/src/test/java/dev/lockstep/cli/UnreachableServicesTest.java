@@ -26,11 +26,11 @@ class UnreachableServicesTest {
 
   private static final double TIMING =
       Double.parseDouble(System.getProperty("lockstep.test.timing", "1"));
+
   /** The bound for "cannot reach", JVM start included. */
   private static final Duration FAST = Duration.ofSeconds(10);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** The output of one {@code lockstep} process. */
   private record Run(int exitCode, List<String> lines, Duration took) {
@@ -40,22 +40,35 @@ class UnreachableServicesTest {
   }
 
   private Run lockstep(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-        "-cp", System.getProperty("java.class.path"), LockstepCli.class.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                LockstepCli.class.getName()));
     command.addAll(List.of(args));
     Path output = Files.createTempFile(dir, "lockstep-", ".out");
     long began = System.nanoTime();
-    Process process = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(output.toFile()).start();
+    Process process =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(output.toFile())
+            .start();
     if (!process.waitFor((long) (120 * TIMING), TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
-      throw new AssertionError("lockstep " + String.join(" ", args) + " did not end in 120 s:\n"
-          + Files.readString(output));
+      throw new AssertionError(
+          "lockstep "
+              + String.join(" ", args)
+              + " did not end in 120 s:\n"
+              + Files.readString(output));
     }
     Duration took = Duration.ofNanos(System.nanoTime() - began);
-    List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8).stream()
-        .filter(line -> !line.isBlank()).toList();
+    List<String> lines =
+        Files.readAllLines(output, StandardCharsets.UTF_8).stream()
+            .filter(line -> !line.isBlank())
+            .toList();
     return new Run(process.exitValue(), lines, took);
   }
 
@@ -68,25 +81,46 @@ class UnreachableServicesTest {
   @Test
   void conformanceAgainstAClosedPortSaysCannotReachWithTheEndpointAtOnce() throws Exception {
     String endpoint = "http://127.0.0.1:" + closedPort();
-    Run run = lockstep("conformance", "--store", "s3://bucket/conformance",
-        "-o", "s3.endpoint=" + endpoint, "-o", "s3.access-key=a", "-o", "s3.secret-key=b",
-        "-o", "s3.path-style-access=true");
+    Run run =
+        lockstep(
+            "conformance",
+            "--store",
+            "s3://bucket/conformance",
+            "-o",
+            "s3.endpoint=" + endpoint,
+            "-o",
+            "s3.access-key=a",
+            "-o",
+            "s3.secret-key=b",
+            "-o",
+            "s3.path-style-access=true");
     assertThat(run.exitCode()).as(run.text()).isEqualTo(OneLineErrors.ENVIRONMENT);
     assertThat(run.lines()).as(run.text()).hasSize(1);
-    assertThat(run.lines().get(0)).startsWith("lockstep: cannot reach the store s3://bucket/")
-        .contains(endpoint).doesNotContain("s3.conditional-writes").doesNotContain("broken");
+    assertThat(run.lines().get(0))
+        .startsWith("lockstep: cannot reach the store s3://bucket/")
+        .contains(endpoint)
+        .doesNotContain("s3.conditional-writes")
+        .doesNotContain("broken");
     assertThat(run.took()).isLessThanOrEqualTo(FAST.multipliedBy((long) Math.ceil(TIMING)));
   }
 
   @Test
   void aDeadZooKeeperIsOneLineByDefaultAndTheClientsLoggingWithVerbose() throws Exception {
     String connect = "127.0.0.1:" + closedPort();
-    String[] args = {"conformance", "--store", dir.resolve("store").toString(), "--lock",
-        "zookeeper", "-o", "lock.zookeeper.connect-string=" + connect};
+    String[] args = {
+      "conformance",
+      "--store",
+      dir.resolve("store").toString(),
+      "--lock",
+      "zookeeper",
+      "-o",
+      "lock.zookeeper.connect-string=" + connect
+    };
     Run run = lockstep(args);
     assertThat(run.exitCode()).as(run.text()).isEqualTo(OneLineErrors.ENVIRONMENT);
     assertThat(run.lines()).as(run.text()).hasSizeLessThanOrEqualTo(3);
-    assertThat(run.text()).contains("cannot reach the lock service lock.type=zookeeper")
+    assertThat(run.text())
+        .contains("cannot reach the lock service lock.type=zookeeper")
         .contains(connect);
     assertThat(run.took()).isLessThanOrEqualTo(FAST.multipliedBy((long) Math.ceil(TIMING)));
 
@@ -94,8 +128,10 @@ class UnreachableServicesTest {
     verbose.add("--verbose");
     Run shown = lockstep(verbose.toArray(String[]::new));
     assertThat(shown.exitCode()).isEqualTo(OneLineErrors.ENVIRONMENT);
-    assertThat(shown.text()).as("the ZooKeeper client's own logging")
-        .contains("org.apache.zookeeper").contains("cannot reach the lock service");
+    assertThat(shown.text())
+        .as("the ZooKeeper client's own logging")
+        .contains("org.apache.zookeeper")
+        .contains("cannot reach the lock service");
     assertThat(shown.lines().size()).isGreaterThan(3);
   }
 
@@ -113,14 +149,29 @@ class UnreachableServicesTest {
       recorder.start();
       String endpoint = "http://127.0.0.1:" + server.getLocalPort();
       for (String command : List.of("read", "snapshots")) {
-        Run run = lockstep("table", command, "--warehouse", "s3://bucket/warehouse",
-            "--table", "db.t", "-o", "s3.endpoint=" + endpoint, "-o", "s3.access-key=a",
-            "-o", "s3.secret-key=b", "-o", "s3.path-style-access=true");
+        Run run =
+            lockstep(
+                "table",
+                command,
+                "--warehouse",
+                "s3://bucket/warehouse",
+                "--table",
+                "db.t",
+                "-o",
+                "s3.endpoint=" + endpoint,
+                "-o",
+                "s3.access-key=a",
+                "-o",
+                "s3.secret-key=b",
+                "-o",
+                "s3.path-style-access=true");
         assertThat(run.exitCode()).as(run.text()).isNotZero();
         assertThat(run.lines()).as(run.text()).hasSize(1);
       }
     }
-    assertThat(requests).as("requests the read-only commands sent").isNotEmpty()
+    assertThat(requests)
+        .as("requests the read-only commands sent")
+        .isNotEmpty()
         .allSatisfy(request -> assertThat(request).matches("(GET|HEAD) .*"))
         .noneMatch(request -> request.contains(".lockstep-probe-"));
   }
@@ -136,11 +187,16 @@ class UnreachableServicesTest {
           line.append((char) c);
         }
         requests.add(line.toString().trim());
-        byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>NoSuchKey</Code>"
-            + "<Message>not here</Message></Error>").getBytes(StandardCharsets.UTF_8);
+        byte[] body =
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>NoSuchKey</Code>"
+                    + "<Message>not here</Message></Error>")
+                .getBytes(StandardCharsets.UTF_8);
         OutputStream out = socket.getOutputStream();
-        out.write(("HTTP/1.1 404 Not Found\r\nContent-Type: application/xml\r\nContent-Length: "
-            + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        out.write(
+            ("HTTP/1.1 404 Not Found\r\nContent-Type: application/xml\r\nContent-Length: "
+                    + body.length
+                    + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.UTF_8));
         out.write(body);
         out.flush();
       } catch (IOException e) {

@@ -65,7 +65,8 @@ public abstract class AtomicCreateContract extends ConformanceContract {
             catchThrowable(
                 () ->
                     SnapshotCommitter.builder(store, checkDirectory(), "conformance.create")
-                        .options(Map.of("commit.strategy", "atomic-create")).open()))
+                        .options(Map.of("commit.strategy", "atomic-create"))
+                        .open()))
         .as("commit.strategy=atomic-create on a store without it must be refused")
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("atomic create");

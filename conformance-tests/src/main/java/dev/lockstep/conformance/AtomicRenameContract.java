@@ -64,7 +64,8 @@ public abstract class AtomicRenameContract extends ConformanceContract {
             catchThrowable(
                 () ->
                     SnapshotCommitter.builder(store, checkDirectory(), "conformance.rename")
-                        .options(Map.of("commit.strategy", "rename")).open()))
+                        .options(Map.of("commit.strategy", "rename"))
+                        .open()))
         .as("commit.strategy=rename on a store without it must be refused")
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("atomic rename");

@@ -19,8 +19,8 @@ import java.util.Objects;
  *       store declares.
  *   <li>{@code newOutputStream(path, false)} is check-then-put: it asks {@link FileIO#exists} when
  *       the stream opens, then writes with replace ({@code overwrite=true}), so the bytes land at
- *       close over whatever another writer put there meanwhile. The store's own "create if
- *       absent" (a conditional PUT, or {@code link(2)} on a local disk) can never decide a race.
+ *       close over whatever another writer put there meanwhile. The store's own "create if absent"
+ *       (a conditional PUT, or {@code link(2)} on a local disk) can never decide a race.
  * </ul>
  *
  * Every other call goes to the store unchanged. The kit's main code cannot use lock-api's test

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The commit protocol on this backend, always checked: with every strategy the declarations allow
- * ({@code atomic-create}, {@code rename}, {@code lock} over a blind put), K committers x C
- * commits give exactly K*C snapshots with contiguous ids and each commit id once, also when a few
- * percent of store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
+ * ({@code atomic-create}, {@code rename}, {@code lock} over a blind put), K committers x C commits
+ * give exactly K*C snapshots with contiguous ids and each commit id once, also when a few percent
+ * of store calls fail or lose their answer ({@value ConformanceSettings#FAULT_RATE}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class CommitContract extends ConformanceContract {
@@ -48,7 +48,8 @@ public abstract class CommitContract extends ConformanceContract {
     if (create || rename) {
       try (SnapshotCommitter committer =
           SnapshotCommitter.builder(store, dir, "conformance.table")
-              .options(Map.of(CommitOptions.COMMIT_STRATEGY, "auto")).open()) {
+              .options(Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))
+              .open()) {
         assertThat(committer.strategy())
             .as("commit.strategy=auto without a lock")
             .isEqualTo(create ? "atomic-create" : "rename");
@@ -58,7 +59,8 @@ public abstract class CommitContract extends ConformanceContract {
               catchThrowable(
                   () ->
                       SnapshotCommitter.builder(store, dir, "conformance.table")
-                          .options(Map.of(CommitOptions.COMMIT_STRATEGY, "auto")).open()))
+                          .options(Map.of(CommitOptions.COMMIT_STRATEGY, "auto"))
+                          .open()))
           .as("a store without atomic create or rename must refuse to commit without a lock")
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true");
@@ -66,8 +68,10 @@ public abstract class CommitContract extends ConformanceContract {
     CommitOptions locked = CommitOptions.from(Map.of("lock.enabled", "true"));
     if (lock) {
       try (SnapshotCommitter committer =
-          SnapshotCommitter.builder(store, dir, "conformance.table").options(locked)
-              .lockService(openLock()).build()) {
+          SnapshotCommitter.builder(store, dir, "conformance.table")
+              .options(locked)
+              .lockService(openLock())
+              .build()) {
         assertThat(committer.strategy())
             .as("commit.strategy=auto with lock.enabled=true")
             .startsWith("lock");
@@ -75,8 +79,10 @@ public abstract class CommitContract extends ConformanceContract {
     } else {
       assertThat(
               catchThrowable(
-                  () -> SnapshotCommitter.builder(store, dir, "conformance.table").options(locked)
-                      .build()))
+                  () ->
+                      SnapshotCommitter.builder(store, dir, "conformance.table")
+                          .options(locked)
+                          .build()))
           .as("lock.enabled=true without a lock service must be refused")
           .isInstanceOf(CommitStrategyUnavailableException.class);
     }
@@ -104,8 +110,8 @@ public abstract class CommitContract extends ConformanceContract {
 
   /**
    * K x C concurrent commits under the lock over a blind put ({@link BlindPutStore}: no capability
-   * mixins, a plain write is check-then-put with replace, so only the lock keeps two writers apart):
-   * exactly K*C snapshots, contiguous, once each.
+   * mixins, a plain write is check-then-put with replace, so only the lock keeps two writers
+   * apart): exactly K*C snapshots, contiguous, once each.
    */
   @Test
   @Order(4)

@@ -120,7 +120,8 @@ final class CommitStress {
         continue;
       }
       try {
-        if (committer.commit(id, SnapshotContent.of(content)).outcome() == CommitOutcome.COMMITTED) {
+        if (committer.commit(id, SnapshotContent.of(content)).outcome()
+            == CommitOutcome.COMMITTED) {
           return id;
         }
       } catch (CommitStateUnknownException e) {

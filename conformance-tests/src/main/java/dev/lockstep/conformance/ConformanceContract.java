@@ -59,8 +59,8 @@ public abstract class ConformanceContract {
 
   /**
    * Links each check to what JUnit knows about it: the run of the {@link ConformanceRunner} (by the
-   * run id in the configuration parameters) and the enclosing {@link ConformanceSuite} instance. Runs
-   * before every {@code @BeforeEach}.
+   * run id in the configuration parameters) and the enclosing {@link ConformanceSuite} instance.
+   * Runs before every {@code @BeforeEach}.
    */
   static final class Context implements BeforeEachCallback {
     @Override

@@ -80,8 +80,8 @@ public final class ConformanceRunner {
   /**
    * Runs every contract against {@code target}.
    *
-   * @throws Reachability.UnreachableTargetException when the store or lock service cannot be reached
-   *     ({@link Reachability}); no contract ran
+   * @throws Reachability.UnreachableTargetException when the store or lock service cannot be
+   *     reached ({@link Reachability}); no contract ran
    */
   public static ConformanceResult run(ConformanceTarget target) {
     return run(target, RunnerContracts.all());
@@ -91,8 +91,8 @@ public final class ConformanceRunner {
    * Runs the given contracts (subclasses of the kit's contracts that return {@code target}, or the
    * runner's own) against {@code target}, once {@link Reachability} found the target reachable.
    *
-   * @throws Reachability.UnreachableTargetException when the store or lock service cannot be reached;
-   *     no contract ran
+   * @throws Reachability.UnreachableTargetException when the store or lock service cannot be
+   *     reached; no contract ran
    */
   public static ConformanceResult run(
       ConformanceTarget target, List<Class<? extends ConformanceContract>> contracts) {

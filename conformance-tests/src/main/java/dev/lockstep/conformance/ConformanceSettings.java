@@ -59,6 +59,7 @@ public record ConformanceSettings(
    * allowed, and every report flags them.
    */
   public static final long LARGE_OBJECT_SIZE_FOR_VERDICT = 64L << 20;
+
   public static final String TIME_FACTOR = "conformance.time-factor";
   public static final double TIME_FACTOR_DEFAULT = 1.0;
   public static final String TOLERANCE = "conformance.tolerance";
@@ -66,50 +67,90 @@ public record ConformanceSettings(
   public static final String KEEP_FILES = "conformance.keep-files";
   public static final boolean KEEP_FILES_DEFAULT = false;
 
-  static final ConfigOption<Integer> ROUNDS_OPTION = ConfigOption.key(ROUNDS).intType()
-      .defaultValue(ROUNDS_DEFAULT).require(Requirement.atLeast(1))
-      .withDescription("rounds of each atomic create / rename race");
-  static final ConfigOption<Integer> CONTENDERS_OPTION = ConfigOption.key(CONTENDERS).intType()
-      .defaultValue(CONTENDERS_DEFAULT).require(Requirement.atLeast(2))
-      .withDescription("contenders per race round and in the lock races");
-  static final ConfigOption<Integer> COMMITTERS_OPTION = ConfigOption.key(COMMITTERS).intType()
-      .defaultValue(COMMITTERS_DEFAULT).require(Requirement.atLeast(2))
-      .withDescription("K concurrent committers in the commit checks");
+  static final ConfigOption<Integer> ROUNDS_OPTION =
+      ConfigOption.key(ROUNDS)
+          .intType()
+          .defaultValue(ROUNDS_DEFAULT)
+          .require(Requirement.atLeast(1))
+          .withDescription("rounds of each atomic create / rename race");
+  static final ConfigOption<Integer> CONTENDERS_OPTION =
+      ConfigOption.key(CONTENDERS)
+          .intType()
+          .defaultValue(CONTENDERS_DEFAULT)
+          .require(Requirement.atLeast(2))
+          .withDescription("contenders per race round and in the lock races");
+  static final ConfigOption<Integer> COMMITTERS_OPTION =
+      ConfigOption.key(COMMITTERS)
+          .intType()
+          .defaultValue(COMMITTERS_DEFAULT)
+          .require(Requirement.atLeast(2))
+          .withDescription("K concurrent committers in the commit checks");
   static final ConfigOption<Integer> COMMITS_PER_COMMITTER_OPTION =
-      ConfigOption.key(COMMITS_PER_COMMITTER).intType().defaultValue(COMMITS_PER_COMMITTER_DEFAULT)
-          .require(Requirement.atLeast(1)).withDescription("C commits each (K*C snapshots)");
-  static final ConfigOption<Integer> LOCK_INCREMENTS_OPTION = ConfigOption.key(LOCK_INCREMENTS)
-      .intType().defaultValue(LOCK_INCREMENTS_DEFAULT).require(Requirement.atLeast(1))
-      .withDescription("critical sections per contender in the mutual-exclusion check, and"
-          + " sequential holders in the fencing check");
-  static final ConfigOption<Double> FAULT_RATE_OPTION = ConfigOption.key(FAULT_RATE).doubleType()
-      .defaultValue(FAULT_RATE_DEFAULT)
-      .require(r -> r > 0 && r < 0.5, "a share between 0 and 0.5, for example 0.05")
-      .withDescription("share of store calls that fail or lose their answer in the"
-          + " `...UnderFaults` checks");
-  static final ConfigOption<Long> LARGE_OBJECT_SIZE_OPTION = ConfigOption.key(LARGE_OBJECT_SIZE)
-      .sizeType().defaultValue(LARGE_OBJECT_SIZE_DEFAULT).require(b -> b >= 1, "positive")
-      .withDescription("size of the large-object check (keep at least 64 MiB so multi-part paths"
-          + " run; smaller runs are flagged as reduced in every report)");
-  static final ConfigOption<Double> TIME_FACTOR_OPTION = ConfigOption.key(TIME_FACTOR).doubleType()
-      .defaultValue(TIME_FACTOR_DEFAULT)
-      .require(f -> f >= 0.1 && f <= 100,
-          "a factor between 0.1 and 100, for example 2 on a slow machine")
-      .withDescription("scales every wait and tolerance of the kit (slow machines: 2 or 3)");
-  static final ConfigOption<Duration> TOLERANCE_OPTION = ConfigOption.key(TOLERANCE).durationType()
-      .defaultValue(TOLERANCE_DEFAULT)
-      .withDescription("slack beyond a stated bound (timed acquire, holder death), before scaling");
-  static final ConfigOption<Boolean> KEEP_FILES_OPTION = ConfigOption.key(KEEP_FILES).booleanType()
-      .defaultValue(KEEP_FILES_DEFAULT).withDescription("keep each check's files for inspection");
+      ConfigOption.key(COMMITS_PER_COMMITTER)
+          .intType()
+          .defaultValue(COMMITS_PER_COMMITTER_DEFAULT)
+          .require(Requirement.atLeast(1))
+          .withDescription("C commits each (K*C snapshots)");
+  static final ConfigOption<Integer> LOCK_INCREMENTS_OPTION =
+      ConfigOption.key(LOCK_INCREMENTS)
+          .intType()
+          .defaultValue(LOCK_INCREMENTS_DEFAULT)
+          .require(Requirement.atLeast(1))
+          .withDescription(
+              "critical sections per contender in the mutual-exclusion check, and"
+                  + " sequential holders in the fencing check");
+  static final ConfigOption<Double> FAULT_RATE_OPTION =
+      ConfigOption.key(FAULT_RATE)
+          .doubleType()
+          .defaultValue(FAULT_RATE_DEFAULT)
+          .require(r -> r > 0 && r < 0.5, "a share between 0 and 0.5, for example 0.05")
+          .withDescription(
+              "share of store calls that fail or lose their answer in the"
+                  + " `...UnderFaults` checks");
+  static final ConfigOption<Long> LARGE_OBJECT_SIZE_OPTION =
+      ConfigOption.key(LARGE_OBJECT_SIZE)
+          .sizeType()
+          .defaultValue(LARGE_OBJECT_SIZE_DEFAULT)
+          .require(b -> b >= 1, "positive")
+          .withDescription(
+              "size of the large-object check (keep at least 64 MiB so multi-part paths"
+                  + " run; smaller runs are flagged as reduced in every report)");
+  static final ConfigOption<Double> TIME_FACTOR_OPTION =
+      ConfigOption.key(TIME_FACTOR)
+          .doubleType()
+          .defaultValue(TIME_FACTOR_DEFAULT)
+          .require(
+              f -> f >= 0.1 && f <= 100,
+              "a factor between 0.1 and 100, for example 2 on a slow machine")
+          .withDescription("scales every wait and tolerance of the kit (slow machines: 2 or 3)");
+  static final ConfigOption<Duration> TOLERANCE_OPTION =
+      ConfigOption.key(TOLERANCE)
+          .durationType()
+          .defaultValue(TOLERANCE_DEFAULT)
+          .withDescription(
+              "slack beyond a stated bound (timed acquire, holder death), before scaling");
+  static final ConfigOption<Boolean> KEEP_FILES_OPTION =
+      ConfigOption.key(KEEP_FILES)
+          .booleanType()
+          .defaultValue(KEEP_FILES_DEFAULT)
+          .withDescription("keep each check's files for inspection");
 
   /** The kit's settings: every key under {@code conformance.}. */
-  public static final OptionSet OPTIONS = OptionSet.of("the conformance kit",
-          "conformance-tests/README.md")
-      .namespace("conformance.")
-      .option(ROUNDS_OPTION, CONTENDERS_OPTION, COMMITTERS_OPTION, COMMITS_PER_COMMITTER_OPTION,
-          LOCK_INCREMENTS_OPTION, FAULT_RATE_OPTION, LARGE_OBJECT_SIZE_OPTION, TIME_FACTOR_OPTION,
-          TOLERANCE_OPTION, KEEP_FILES_OPTION)
-      .build();
+  public static final OptionSet OPTIONS =
+      OptionSet.of("the conformance kit", "conformance-tests/README.md")
+          .namespace("conformance.")
+          .option(
+              ROUNDS_OPTION,
+              CONTENDERS_OPTION,
+              COMMITTERS_OPTION,
+              COMMITS_PER_COMMITTER_OPTION,
+              LOCK_INCREMENTS_OPTION,
+              FAULT_RATE_OPTION,
+              LARGE_OBJECT_SIZE_OPTION,
+              TIME_FACTOR_OPTION,
+              TOLERANCE_OPTION,
+              KEEP_FILES_OPTION)
+          .build();
 
   public ConformanceSettings {
     ROUNDS_OPTION.check(rounds);

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Nested;
  *
  * <p>Each contract's checks follow the declaration rules of {@link ConformanceContract}: a
  * capability declared absent has its checks skipped with the reason (and its declaration check
- * asserts that using it fails cleanly); an undeclared one fails. The suite holds no state of its own:
- * each nested contract finds its enclosing suite instance through JUnit ({@link
+ * asserts that using it fails cleanly); an undeclared one fails. The suite holds no state of its
+ * own: each nested contract finds its enclosing suite instance through JUnit ({@link
  * ConformanceContract#target()}) and asks it for the target.
  */
 public abstract class ConformanceSuite {

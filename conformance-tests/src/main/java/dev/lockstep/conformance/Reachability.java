@@ -22,8 +22,8 @@ import java.util.regex.Pattern;
 /**
  * Checks, before any contract runs, that the target's store and lock service answer at all (issue
  * 25): a kit run against an unreachable store otherwise spends minutes in client retries and then
- * reports the store as broken. Within {@link #BUDGET}: open the store and ask whether its URI exists;
- * open the lock service and try the key {@value #PROBE_KEY} once without waiting.
+ * reports the store as broken. Within {@link #BUDGET}: open the store and ask whether its URI
+ * exists; open the lock service and try the key {@value #PROBE_KEY} once without waiting.
  *
  * <p>Only "cannot reach" is decided here: no answer within the budget, or a failure caused by a
  * refused connection, an unknown host, no route or a connect timeout. Any other failure is left to
@@ -59,48 +59,59 @@ public final class Reachability {
   public static void check(ConformanceTarget target, Duration budget) {
     String[] asking = {"the store"};
     CompletableFuture<Void> probe = new CompletableFuture<>();
-    Thread thread = new Thread(() -> {
-      try {
-        if (target.hasStore()) {
-          asking[0] = "the store " + describeStore(target);
-          try (FileIO io = target.openStore()) {
-            if (target.uri() != null) {
-              io.exists(dev.lockstep.fs.Path.of(target.uri()));
-            }
-          }
-        }
-        if (target.hasLock()) {
-          asking[0] = "the lock service " + describeLock(target);
-          try (LockService service = target.openLock()) {
-            Optional<Lease> lease = service.acquire(PROBE_KEY, Duration.ZERO);
-            if (lease.isPresent()) {
-              lease.get().close();
-            }
-          }
-        }
-        probe.complete(null);
-      } catch (Throwable e) {
-        probe.completeExceptionally(e);
-      }
-    }, "lockstep-conformance-reachability");
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                if (target.hasStore()) {
+                  asking[0] = "the store " + describeStore(target);
+                  try (FileIO io = target.openStore()) {
+                    if (target.uri() != null) {
+                      io.exists(dev.lockstep.fs.Path.of(target.uri()));
+                    }
+                  }
+                }
+                if (target.hasLock()) {
+                  asking[0] = "the lock service " + describeLock(target);
+                  try (LockService service = target.openLock()) {
+                    Optional<Lease> lease = service.acquire(PROBE_KEY, Duration.ZERO);
+                    if (lease.isPresent()) {
+                      lease.get().close();
+                    }
+                  }
+                }
+                probe.complete(null);
+              } catch (Throwable e) {
+                probe.completeExceptionally(e);
+              }
+            },
+            "lockstep-conformance-reachability");
     thread.setDaemon(true); // a client that never answers must not keep the JVM alive
     thread.start();
     try {
       probe.get(budget.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       thread.interrupt();
-      throw new UnreachableTargetException("cannot reach " + asking[0] + ": no answer within "
-          + budget.toSeconds() + " s. Check the endpoint options and that the server is running.");
+      throw new UnreachableTargetException(
+          "cannot reach "
+              + asking[0]
+              + ": no answer within "
+              + budget.toSeconds()
+              + " s. Check the endpoint options and that the server is running.");
     } catch (InterruptedException e) {
       thread.interrupt();
       Thread.currentThread().interrupt();
-      throw new UnreachableTargetException("interrupted while checking that " + asking[0]
-          + " can be reached");
+      throw new UnreachableTargetException(
+          "interrupted while checking that " + asking[0] + " can be reached");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (isUnreachable(cause)) {
-        throw new UnreachableTargetException("cannot reach " + asking[0] + ": "
-            + String.valueOf(cause.getMessage()).replace('\n', ' '), cause);
+        throw new UnreachableTargetException(
+            "cannot reach "
+                + asking[0]
+                + ": "
+                + String.valueOf(cause.getMessage()).replace('\n', ' '),
+            cause);
       }
       // Reached, and failed otherwise: the contracts report it with the check it breaks.
     }
@@ -109,8 +120,10 @@ public final class Reachability {
   /** Whether no connection could be made: refused, unknown host, no route, connect timeout. */
   static boolean isUnreachable(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof ConnectException || c instanceof UnknownHostException
-          || c instanceof NoRouteToHostException || c instanceof SocketTimeoutException
+      if (c instanceof ConnectException
+          || c instanceof UnknownHostException
+          || c instanceof NoRouteToHostException
+          || c instanceof SocketTimeoutException
           || c.getClass().getSimpleName().equals("ConnectTimeoutException")
           || String.valueOf(c.getMessage()).toLowerCase(Locale.ROOT).startsWith("cannot reach")) {
         return true;
@@ -126,7 +139,8 @@ public final class Reachability {
   }
 
   private static String describeLock(ConformanceTarget target) {
-    String type = target.lockType() != null ? "lock.type=" + target.lockType() : "(from its factory)";
+    String type =
+        target.lockType() != null ? "lock.type=" + target.lockType() : "(from its factory)";
     String endpoints = endpoints(target.options(), true);
     return endpoints.isEmpty() ? type : type + " (" + endpoints + ")";
   }
@@ -134,14 +148,16 @@ public final class Reachability {
   /** The endpoint options (store or lock ones), secrets in URLs masked. */
   private static String endpoints(Map<String, String> options, boolean lock) {
     StringJoiner joined = new StringJoiner(", ");
-    options.forEach((key, value) -> {
-      String k = key.toLowerCase(Locale.ROOT);
-      if (k.startsWith("lock.") == lock && ENDPOINT_KEY.matcher(k).matches()
-          && !Options.isSecret(k)) {
-        String masked = URL_SECRET.matcher(value).replaceAll("$1******");
-        joined.add(key + "=" + URL_USERINFO.matcher(masked).replaceAll("//$1:******@"));
-      }
-    });
+    options.forEach(
+        (key, value) -> {
+          String k = key.toLowerCase(Locale.ROOT);
+          if (k.startsWith("lock.") == lock
+              && ENDPOINT_KEY.matcher(k).matches()
+              && !Options.isSecret(k)) {
+            String masked = URL_SECRET.matcher(value).replaceAll("$1******");
+            joined.add(key + "=" + URL_USERINFO.matcher(masked).replaceAll("//$1:******@"));
+          }
+        });
     return joined.toString();
   }
 

@@ -54,12 +54,14 @@ enum StrategyUnderTest {
         options.put(CommitOptions.COMMIT_STRATEGY, "atomic-create");
         options.put(LockOptions.LOCK_ENABLED, "false");
         return SnapshotCommitter.builder(store, snapshotDirectory, "conformance.table")
-            .options(CommitOptions.from(options)).build();
+            .options(CommitOptions.from(options))
+            .build();
       case RENAME:
         options.put(CommitOptions.COMMIT_STRATEGY, "rename");
         options.put(LockOptions.LOCK_ENABLED, "false");
         return SnapshotCommitter.builder(store, snapshotDirectory, "conformance.table")
-            .options(CommitOptions.from(options)).build();
+            .options(CommitOptions.from(options))
+            .build();
       case LOCK:
       default:
         options.put(CommitOptions.COMMIT_STRATEGY, "lock");
@@ -67,8 +69,11 @@ enum StrategyUnderTest {
         options.putIfAbsent(
             LockOptions.LOCK_ACQUIRE_TIMEOUT,
             settings.scaled(Duration.ofSeconds(120)).toMillis() + " ms");
-        return SnapshotCommitter.builder(BlindPutStore.over(store), snapshotDirectory, "conformance.table")
-            .options(CommitOptions.from(options)).lockService(lock).build();
+        return SnapshotCommitter.builder(
+                BlindPutStore.over(store), snapshotDirectory, "conformance.table")
+            .options(CommitOptions.from(options))
+            .lockService(lock)
+            .build();
     }
   }
 

@@ -81,7 +81,8 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       byte[] theirs = content(strategy, "theirs");
       try (SnapshotCommitter other =
           open(strategy, dir, FaultPlan.none(), new FaultInjectingStore.Injected())) {
-        assertThat(other.commit(1, SnapshotContent.of(theirs)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+        assertThat(other.commit(1, SnapshotContent.of(theirs)).outcome())
+            .isEqualTo(CommitOutcome.COMMITTED);
       }
       FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
       try (SnapshotCommitter committer =
@@ -123,8 +124,9 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
             .isEqualTo(CommitOutcome.COMMITTED);
       }
       assertThat(injected.failedBefore.get())
-          .as("%s: the first write of snapshot 1 must have failed before landing (%s)", strategy,
-              injected)
+          .as(
+              "%s: the first write of snapshot 1 must have failed before landing (%s)",
+              strategy, injected)
           .isEqualTo(1);
       assertThat(new SnapshotLog(checker, dir).read(1)).isEqualTo(content);
       assertThat(new SnapshotLog(checker, dir).listIds())
@@ -202,9 +204,9 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
   }
 
   /**
-   * The scenario happened: exactly one write landed and lost its answer. Without this a check
-   * whose fault never fired (a strategy that writes elsewhere, a plan that misses the path) would
-   * pass on an ordinary commit.
+   * The scenario happened: exactly one write landed and lost its answer. Without this a check whose
+   * fault never fired (a strategy that writes elsewhere, a plan that misses the path) would pass on
+   * an ordinary commit.
    */
   private static void assertAnswerLost(
       StrategyUnderTest strategy, String what, FaultInjectingStore.Injected injected) {

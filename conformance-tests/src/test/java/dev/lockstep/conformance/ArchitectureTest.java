@@ -3,7 +3,10 @@ package dev.lockstep.conformance;
 import dev.lockstep.architecture.ModuleArchitecture;
 import org.junit.jupiter.api.Test;
 
-/** conformance-tests keeps the architecture rules (docs/architecture.md; {@link ModuleArchitecture}). */
+/**
+ * conformance-tests keeps the architecture rules (docs/architecture.md; {@link
+ * ModuleArchitecture}).
+ */
 class ArchitectureTest {
 
   @Test

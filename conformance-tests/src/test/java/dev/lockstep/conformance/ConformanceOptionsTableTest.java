@@ -21,19 +21,23 @@ class ConformanceOptionsTableTest {
   @Test
   void aMisspeltSettingNamesTheNearestKeyAsTheCatalogDoes() {
     Map<String, String> options = Map.of("conformance.round", "5", "lock.type", "zookeeper");
-    Throwable direct = org.assertj.core.api.Assertions.catchThrowable(
-        () -> ConformanceSettings.from(options));
-    assertThat(direct).isInstanceOf(UnknownOptionException.class)
-        .hasMessageStartingWith("Unknown option 'conformance.round'. Did you mean"
-            + " 'conformance.rounds'?");
-    assertThatThrownBy(() -> CatalogOptions.onClassPath(getClass().getClassLoader())
-        .check(options)).hasMessage(direct.getMessage());
+    Throwable direct =
+        org.assertj.core.api.Assertions.catchThrowable(() -> ConformanceSettings.from(options));
+    assertThat(direct)
+        .isInstanceOf(UnknownOptionException.class)
+        .hasMessageStartingWith(
+            "Unknown option 'conformance.round'. Did you mean" + " 'conformance.rounds'?");
+    assertThatThrownBy(() -> CatalogOptions.onClassPath(getClass().getClassLoader()).check(options))
+        .hasMessage(direct.getMessage());
   }
 
   @Test
   void sizesAcceptBothSpellings() {
-    assertThat(ConformanceSettings.from(Map.of("conformance.large-object-size", "64 mb"))
-        .largeObjectBytes()).isEqualTo(ConformanceSettings.from(
-            Map.of("conformance.large-object-size", "64MiB")).largeObjectBytes());
+    assertThat(
+            ConformanceSettings.from(Map.of("conformance.large-object-size", "64 mb"))
+                .largeObjectBytes())
+        .isEqualTo(
+            ConformanceSettings.from(Map.of("conformance.large-object-size", "64MiB"))
+                .largeObjectBytes());
   }
 }

@@ -3,8 +3,8 @@ package dev.lockstep.conformance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The whole kit, through its one entry point, against {@code LocalFileIO} and the in-JVM file
- * lock: every contract of {@link ConformanceSuite}, as a vendor runs it.
+ * The whole kit, through its one entry point, against {@code LocalFileIO} and the in-JVM file lock:
+ * every contract of {@link ConformanceSuite}, as a vendor runs it.
  */
 class LocalConformanceTest extends ConformanceSuite {
 

@@ -41,8 +41,8 @@ import java.util.regex.Pattern;
  *   LocalCommitDemo [--processes 4] [--commits 250] [--dir DIR] [--option key=value]...
  * </pre>
  *
- * <p>Options such as {@code commit.strategy=rename} go to every process. The exit code is 0 only when
- * every check holds. {@code --worker} runs one committing process (used by the coordinator).
+ * <p>Options such as {@code commit.strategy=rename} go to every process. The exit code is 0 only
+ * when every check holds. {@code --worker} runs one committing process (used by the coordinator).
  */
 public final class LocalCommitDemo {
 
@@ -92,8 +92,10 @@ public final class LocalCommitDemo {
       System.exit(work(dir, flags.getOrDefault("user", "worker"), commits, options));
     }
     int processes = positive(flags.getOrDefault("processes", "4"), "--processes");
-    String dir = flags.containsKey("dir") ? flags.get("dir")
-        : Files.createTempDirectory("lockstep-demo-").toString();
+    String dir =
+        flags.containsKey("dir")
+            ? flags.get("dir")
+            : Files.createTempDirectory("lockstep-demo-").toString();
     System.exit(coordinate(dir, processes, commits, options) ? 0 : 1);
   }
 
@@ -109,15 +111,25 @@ public final class LocalCommitDemo {
         String commitId = UUID.randomUUID().toString();
         while (true) {
           long id = log.latestId().orElse(0) + 1;
-          CommitOutcome outcome = committer.commit(id, SnapshotContent.of(snapshotJson(id, user, identifier, commitId))).outcome();
+          CommitOutcome outcome =
+              committer
+                  .commit(id, SnapshotContent.of(snapshotJson(id, user, identifier, commitId)))
+                  .outcome();
           if (outcome == CommitOutcome.COMMITTED) {
             break;
           }
           conflicts++;
         }
       }
-      System.out.println("RESULT user=" + user + " committed=" + commits + " conflicts=" + conflicts
-          + " strategy=" + committer.strategy());
+      System.out.println(
+          "RESULT user="
+              + user
+              + " committed="
+              + commits
+              + " conflicts="
+              + conflicts
+              + " strategy="
+              + committer.strategy());
       return 0;
     } catch (CommitStateUnknownException e) {
       System.err.println("UNKNOWN " + e.getMessage());
@@ -128,8 +140,14 @@ public final class LocalCommitDemo {
   /** Launches the processes, waits for them, and checks the table. */
   static boolean coordinate(String dir, int processes, int commits, Map<String, String> options)
       throws IOException, InterruptedException {
-    System.out.println("Lockstep local commit demo: " + processes + " processes x " + commits
-        + " commits into " + dir + (options.isEmpty() ? "" : " with " + options));
+    System.out.println(
+        "Lockstep local commit demo: "
+            + processes
+            + " processes x "
+            + commits
+            + " commits into "
+            + dir
+            + (options.isEmpty() ? "" : " with " + options));
     long start = System.nanoTime();
     List<Process> running = new ArrayList<>();
     List<File> outputs = new ArrayList<>();
@@ -137,8 +155,8 @@ public final class LocalCommitDemo {
       File out = File.createTempFile("lockstep-demo-worker-" + p + "-", ".log");
       out.deleteOnExit();
       List<String> command = workerCommand(dir, "writer-" + p, commits, options);
-      running.add(new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(out).start());
+      running.add(
+          new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out).start());
       outputs.add(out);
     }
     boolean ok = true;
@@ -152,20 +170,35 @@ public final class LocalCommitDemo {
       String output = Files.readString(outputs.get(p).toPath());
       Matcher m = Pattern.compile("RESULT .* conflicts=(\\d+) strategy=(.*)").matcher(output);
       if (process.exitValue() != 0 || !m.find()) {
-        ok = check(false, "process writer-" + (p + 1) + " exited " + process.exitValue() + ": "
-            + output.trim());
+        ok =
+            check(
+                false,
+                "process writer-"
+                    + (p + 1)
+                    + " exited "
+                    + process.exitValue()
+                    + ": "
+                    + output.trim());
         continue;
       }
       conflicts += Integer.parseInt(m.group(1));
       strategies.add(m.group(2).trim());
     }
-    ok &= check(strategies.size() == processes, processes + " processes finished cleanly ("
-        + conflicts + " snapshot conflicts resolved by retrying at the next id)");
+    ok &=
+        check(
+            strategies.size() == processes,
+            processes
+                + " processes finished cleanly ("
+                + conflicts
+                + " snapshot conflicts resolved by retrying at the next id)");
     ok &= verify(dir, processes, commits);
-    ok &= check(strategies.stream().distinct().count() == 1,
-        "commit strategy used: " + String.join(", ", strategies.stream().distinct().toList()));
-    System.out.printf("%s in %.1f s%n", ok ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED",
-        (System.nanoTime() - start) / 1e9);
+    ok &=
+        check(
+            strategies.stream().distinct().count() == 1,
+            "commit strategy used: " + String.join(", ", strategies.stream().distinct().toList()));
+    System.out.printf(
+        "%s in %.1f s%n",
+        ok ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED", (System.nanoTime() - start) / 1e9);
     return ok;
   }
 
@@ -178,8 +211,15 @@ public final class LocalCommitDemo {
     for (int i = 0; i < ids.size() && contiguous; i++) {
       contiguous = ids.get(i) == i + 1;
     }
-    boolean ok = check(contiguous, "snapshots are exactly 1.." + total + " (found " + ids.size()
-        + (ids.isEmpty() ? "" : ", " + ids.get(0) + ".." + ids.get(ids.size() - 1)) + ")");
+    boolean ok =
+        check(
+            contiguous,
+            "snapshots are exactly 1.."
+                + total
+                + " (found "
+                + ids.size()
+                + (ids.isEmpty() ? "" : ", " + ids.get(0) + ".." + ids.get(ids.size() - 1))
+                + ")");
     Map<String, Integer> commitIds = new HashMap<>();
     Map<String, Integer> identifiers = new TreeMap<>();
     int misnamed = 0;
@@ -189,17 +229,25 @@ public final class LocalCommitDemo {
         misnamed++;
       }
       commitIds.merge(String.valueOf(fields.get("commitId")), 1, Integer::sum);
-      identifiers.merge(fields.get("commitUser") + "#" + fields.get("commitIdentifier"), 1,
-          Integer::sum);
+      identifiers.merge(
+          fields.get("commitUser") + "#" + fields.get("commitIdentifier"), 1, Integer::sum);
     }
     ok &= check(misnamed == 0, "every snapshot file carries its own id (" + misnamed + " do not)");
     long duplicated = commitIds.values().stream().filter(n -> n > 1).count();
-    ok &= check(commitIds.size() == total && duplicated == 0, "every commit id appears exactly once ("
-        + commitIds.size() + " distinct, " + duplicated + " duplicated)");
-    boolean identifiersOnce = identifiers.size() == total
-        && identifiers.values().stream().allMatch(n -> n == 1);
-    ok &= check(identifiersOnce, "each writer's commit identifiers 1.." + commits
-        + " appear exactly once");
+    ok &=
+        check(
+            commitIds.size() == total && duplicated == 0,
+            "every commit id appears exactly once ("
+                + commitIds.size()
+                + " distinct, "
+                + duplicated
+                + " duplicated)");
+    boolean identifiersOnce =
+        identifiers.size() == total && identifiers.values().stream().allMatch(n -> n == 1);
+    ok &=
+        check(
+            identifiersOnce,
+            "each writer's commit identifiers 1.." + commits + " appear exactly once");
     long latest = log.latestId().orElse(0);
     ok &= check(latest == total, "latest snapshot (LATEST hint, verified) is " + latest);
     return ok;
@@ -207,8 +255,16 @@ public final class LocalCommitDemo {
 
   /** The snapshot content: a small JSON object with a unique commit id. */
   static byte[] snapshotJson(long id, String user, long identifier, String commitId) {
-    return ("{\"id\":" + id + ",\"commitUser\":\"" + user + "\",\"commitIdentifier\":" + identifier
-        + ",\"commitId\":\"" + commitId + "\"}\n").getBytes(StandardCharsets.UTF_8);
+    return ("{\"id\":"
+            + id
+            + ",\"commitUser\":\""
+            + user
+            + "\",\"commitIdentifier\":"
+            + identifier
+            + ",\"commitId\":\""
+            + commitId
+            + "\"}\n")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   /** The fields of {@link #snapshotJson}. */
@@ -222,8 +278,8 @@ public final class LocalCommitDemo {
   }
 
   /** The command that runs one worker in a new JVM with this JVM's java and classpath. */
-  static List<String> workerCommand(String dir, String user, int commits,
-      Map<String, String> options) {
+  static List<String> workerCommand(
+      String dir, String user, int commits, Map<String, String> options) {
     List<String> command = new ArrayList<>();
     command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx128m");
@@ -232,8 +288,8 @@ public final class LocalCommitDemo {
     command.add("-cp");
     command.add(classpath());
     command.add(LocalCommitDemo.class.getName());
-    command.addAll(List.of("--worker", "--dir", dir, "--user", user, "--commits",
-        String.valueOf(commits)));
+    command.addAll(
+        List.of("--worker", "--dir", dir, "--user", user, "--commits", String.valueOf(commits)));
     options.forEach((k, v) -> command.addAll(List.of("--option", k + "=" + v)));
     return command;
   }
@@ -241,7 +297,8 @@ public final class LocalCommitDemo {
   /** This JVM's classpath; under Surefire the full test classpath rather than its booter jar. */
   static String classpath() {
     String surefire = System.getProperty("surefire.test.class.path");
-    return surefire != null && !surefire.isBlank() ? surefire
+    return surefire != null && !surefire.isBlank()
+        ? surefire
         : System.getProperty("java.class.path");
   }
 
@@ -270,9 +327,11 @@ public final class LocalCommitDemo {
   }
 
   private static IllegalArgumentException usage(String problem) {
-    return new IllegalArgumentException((problem.isEmpty() ? "" : problem + ". ")
-        + "Usage: LocalCommitDemo [--processes 4] [--commits 250] [--dir DIR]"
-        + " [--option key=value]... (for example --option " + CommitOptions.COMMIT_STRATEGY
-        + "=rename)");
+    return new IllegalArgumentException(
+        (problem.isEmpty() ? "" : problem + ". ")
+            + "Usage: LocalCommitDemo [--processes 4] [--commits 250] [--dir DIR]"
+            + " [--option key=value]... (for example --option "
+            + CommitOptions.COMMIT_STRATEGY
+            + "=rename)");
   }
 }

@@ -36,18 +36,20 @@ class LocalCommitDemoTest {
   }
 
   private void snapshot(long id, String user, long identifier, String commitId) throws IOException {
-    io.createAtomically(Path.of(dir.toString()).child("snapshot").child("snapshot-" + id),
+    io.createAtomically(
+        Path.of(dir.toString()).child("snapshot").child("snapshot-" + id),
         LocalCommitDemo.snapshotJson(id, user, identifier, commitId));
   }
 
   @Test
   void aRunOfTwoProcessesPassesEveryCheckAndNamesTheStrategy() throws Exception {
     boolean[] ok = new boolean[1];
-    String out = captured(() -> ok[0] = LocalCommitDemo.coordinate(dir.toString(), 2, 20,
-        Map.of()));
+    String out =
+        captured(() -> ok[0] = LocalCommitDemo.coordinate(dir.toString(), 2, 20, Map.of()));
 
     assertThat(ok[0]).as(out).isTrue();
-    assertThat(out).contains("[ok]     snapshots are exactly 1..40")
+    assertThat(out)
+        .contains("[ok]     snapshots are exactly 1..40")
         .contains("every commit id appears exactly once")
         .contains("commit strategy used: atomic-create")
         .contains("ALL CHECKS PASSED")
@@ -64,7 +66,8 @@ class LocalCommitDemoTest {
     String out = captured(() -> ok[0] = LocalCommitDemo.verify(dir.toString(), 1, 3));
 
     assertThat(ok[0]).isFalse();
-    assertThat(out).contains("[FAILED] snapshots are exactly 1..3")
+    assertThat(out)
+        .contains("[FAILED] snapshots are exactly 1..3")
         .contains("[FAILED] every commit id appears exactly once");
   }
 
@@ -72,7 +75,8 @@ class LocalCommitDemoTest {
   void badArgumentsAreRefusedWithTheUsage() {
     assertThatThrownBy(() -> LocalCommitDemo.main(new String[] {"--processes", "zero"}))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--processes").hasMessageContaining("Usage");
+        .hasMessageContaining("--processes")
+        .hasMessageContaining("Usage");
     assertThatThrownBy(() -> LocalCommitDemo.main(new String[] {"--option", "novalue"}))
         .hasMessageContaining("key=value");
   }

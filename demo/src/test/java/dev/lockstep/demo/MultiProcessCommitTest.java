@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Separate JVMs (java from {@code java.home}, this test's classpath) commit to one local table
- * directory: the local store must be safe across processes, not only threads. The checks here are the
- * test's own; they do not reuse the demo's.
+ * directory: the local store must be safe across processes, not only threads. The checks here are
+ * the test's own; they do not reuse the demo's.
  */
 class MultiProcessCommitTest {
 
@@ -51,11 +51,11 @@ class MultiProcessCommitTest {
       for (int p = 1; p <= processes; p++) {
         File log = dir.resolve("worker-" + p + ".log").toFile();
         List<String> command =
-            LocalCommitDemo.workerCommand(dir.resolve("table").toString(), "jvm-" + p, commits,
-                options);
+            LocalCommitDemo.workerCommand(
+                dir.resolve("table").toString(), "jvm-" + p, commits, options);
         assertThat(command.get(0)).startsWith(System.getProperty("java.home"));
-        running.add(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log)
-            .start());
+        running.add(
+            new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start());
         logs.add(log);
       }
       List<String> outputs = new ArrayList<>();
@@ -79,8 +79,9 @@ class MultiProcessCommitTest {
   /** Snapshots 1..N*M exist exactly once each, and every commit id appears exactly once. */
   private void assertTable(int processes, int commits) throws IOException {
     int total = processes * commits;
-    SnapshotLog log = new SnapshotLog(new LocalFileIO(), Path.of(dir.toString()).child("table")
-        .child("snapshot"));
+    SnapshotLog log =
+        new SnapshotLog(
+            new LocalFileIO(), Path.of(dir.toString()).child("table").child("snapshot"));
     List<Long> ids = log.listIds();
     List<Long> expected = new ArrayList<>();
     for (long id = 1; id <= total; id++) {
@@ -93,13 +94,15 @@ class MultiProcessCommitTest {
       Map<String, String> fields = LocalCommitDemo.parseSnapshot(log.read(id));
       assertThat(fields.get("id")).as("snapshot-%d names itself", id).isEqualTo(String.valueOf(id));
       Long previous = byCommitId.put(fields.get("commitId"), id);
-      assertThat(previous).as("commit id %s in snapshots %s and %s", fields.get("commitId"),
-          previous, id).isNull();
+      assertThat(previous)
+          .as("commit id %s in snapshots %s and %s", fields.get("commitId"), previous, id)
+          .isNull();
       perWriter.merge(fields.get("commitUser"), 1, Integer::sum);
     }
     assertThat(byCommitId).hasSize(total);
-    assertThat(perWriter).hasSize(processes).allSatisfy((writer, n) ->
-        assertThat(n).as(writer).isEqualTo(commits));
+    assertThat(perWriter)
+        .hasSize(processes)
+        .allSatisfy((writer, n) -> assertThat(n).as(writer).isEqualTo(commits));
     assertThat(log.latestId()).hasValue(total);
     assertThat(new String(log.read(total), UTF_8)).contains("\"id\":" + total);
   }

@@ -25,18 +25,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AppendTableTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FileStoreTable partitioned() throws Exception {
-    return TestTables.catalog(dir).createTable(new Identifier("db", "events"), Schema.newBuilder()
-        .column("day", DataType.date())
-        .column("id", DataType.bigint())
-        .column("payload", DataType.string())
-        .partitionKeys("day")
-        .option("bucket", "2")
-        .option("target-file-size", "4 kb")
-        .build());
+    return TestTables.catalog(dir)
+        .createTable(
+            new Identifier("db", "events"),
+            Schema.newBuilder()
+                .column("day", DataType.date())
+                .column("id", DataType.bigint())
+                .column("payload", DataType.string())
+                .partitionKeys("day")
+                .option("bucket", "2")
+                .option("target-file-size", "4 kb")
+                .build());
   }
 
   @Test
@@ -51,7 +53,8 @@ class AppendTableTest {
       List<CommitMessage> messages = write.prepareCommit();
       assertThat(messages).hasSize(4);
       assertThat(messages.stream().mapToInt(m -> m.newFiles().size()).sum())
-          .as("rolling at 4 kb").isGreaterThan(4);
+          .as("rolling at 4 kb")
+          .isGreaterThan(4);
       CommitResult result = table.newCommit("job-1").commit(1, messages);
       assertThat(result.dataSnapshotId()).isEqualTo(1);
     }
@@ -63,10 +66,13 @@ class AppendTableTest {
     assertThat(table.newRead().readAll(table.newScan().plan())).hasSize(8000);
     TableScan.Plan day1 = table.newScan().withPartition(Map.of("day", d1)).plan();
     List<GenericRow> rows = table.newRead().withProjection("id").readAll(day1);
-    assertThat(rows).hasSize(4000).allSatisfy(r -> {
-      assertThat(r.size()).isEqualTo(1);
-      assertThat((Long) r.get(0) % 2).isZero();
-    });
+    assertThat(rows)
+        .hasSize(4000)
+        .allSatisfy(
+            r -> {
+              assertThat(r.size()).isEqualTo(1);
+              assertThat((Long) r.get(0) % 2).isZero();
+            });
     assertThat(table.path().toString()).endsWith("db.db/events");
     assertThat(table.fileIO().exists(table.bucketPath("day=2024-05-01", 0))).isTrue();
   }
@@ -84,8 +90,9 @@ class AppendTableTest {
       wire = bytes.toByteArray();
     }
     @SuppressWarnings("unchecked")
-    List<CommitMessage> received = (List<CommitMessage>) new java.io.ObjectInputStream(
-        new java.io.ByteArrayInputStream(wire)).readObject();
+    List<CommitMessage> received =
+        (List<CommitMessage>)
+            new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(wire)).readObject();
     assertThat(table.newCommit("remote-writer").commit(1, received).dataSnapshotId()).isEqualTo(1);
     assertThat(table.newRead().readAll(table.newScan().plan()))
         .containsExactly(GenericRow.of("remote", 1L));
@@ -139,8 +146,12 @@ class AppendTableTest {
       write.write(GenericRow.of("u", 2L));
       List<CommitMessage> abandoned = write.prepareCommit();
       assertThat(commit.abort(2, abandoned)).isEqualTo(1);
-      assertThat(table.fileIO().exists(table.bucketPath("", 0)
-          .child(abandoned.get(0).newFiles().get(0).fileName()))).isFalse();
+      assertThat(
+              table
+                  .fileIO()
+                  .exists(
+                      table.bucketPath("", 0).child(abandoned.get(0).newFiles().get(0).fileName())))
+          .isFalse();
     }
     assertThat(table.newRead().readAll(table.newScan().plan())).hasSize(1);
   }
@@ -150,7 +161,8 @@ class AppendTableTest {
     FileStoreTable table = TestTables.appendTable(dir, Map.of());
     CommitMessage foreign = new CommitMessage("", 0, 3, List.of(), List.of(), List.of(), 0);
     assertThatThrownBy(() -> table.newCommit("u").commit(1, List.of(foreign)))
-        .isInstanceOf(CommitFailedException.class).hasMessageContaining("3 buckets");
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining("3 buckets");
   }
 
   @Test
@@ -186,7 +198,8 @@ class AppendTableTest {
     }
     TableCommit batch = table.newCommit("batch");
     assertThatThrownBy(() -> batch.overwrite(1, null, overwrite))
-        .isInstanceOf(CommitFailedException.class).hasMessageContaining("Overwrite conflict");
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining("Overwrite conflict");
 
     overwriter.write(GenericRow.of(d1, 11L, "new"));
     CommitResult result = batch.overwrite(2, null, overwriter.prepareCommit());
@@ -194,7 +207,8 @@ class AppendTableTest {
     assertThat(table.snapshotManager().get(result.dataSnapshotId()).commitKind())
         .isEqualTo(CommitKind.OVERWRITE);
     List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());
-    assertThat(rows).extracting(r -> r.get(1) + ":" + r.get(2))
+    assertThat(rows)
+        .extracting(r -> r.get(1) + ":" + r.get(2))
         .containsExactlyInAnyOrder("11:new", "2:old");
   }
 }

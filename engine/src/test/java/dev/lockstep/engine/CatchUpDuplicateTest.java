@@ -30,30 +30,29 @@ import org.junit.jupiter.api.io.TempDir;
  * carries our commit user, identifier and kind") is the only guard once the loop runs: the
  * exactly-once check of {@code TableCommit} runs once, before it. Here a second committer with the
  * same user and identifier (a restarted writer's predecessor, or an earlier attempt landing late)
- * lands the same messages while the first committer's attempt is losing a race: the table must
- * hold exactly one APPEND of that identifier. Removing the check makes the first committer publish
- * the same files a second time.
+ * lands the same messages while the first committer's attempt is losing a race: the table must hold
+ * exactly one APPEND of that identifier. Removing the check makes the first committer publish the
+ * same files a second time.
  */
 class CatchUpDuplicateTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private static final Identifier ID = new Identifier("db", "t");
-  private static final Schema SCHEMA = Schema.newBuilder()
-      .column("k", DataType.intType()).column("v", DataType.string()).build();
+  private static final Schema SCHEMA =
+      Schema.newBuilder().column("k", DataType.intType()).column("v", DataType.string()).build();
 
   @Test
   void aTwinThatLandsTheSameIdentifierWhileWeRetryMakesUsANoOp() throws Exception {
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable other = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(ID, SCHEMA);
+    FileStoreTable other =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     commit(other, "other", 1, 1);
 
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
     FileStoreTable first = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
-    FileStoreTable twin = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .getTable(ID);
+    FileStoreTable twin =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).getTable(ID);
     List<CommitMessage> messages;
     try (TableWrite write = first.newWrite("job")) {
       for (int k = 0; k < 10; k++) {
@@ -65,13 +64,15 @@ class CatchUpDuplicateTest {
     // (same user, same identifier, same messages) commits as 3. The first attempt then conflicts
     // and the loop catches up over 2 and 3.
     AtomicBoolean once = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().startsWith("snapshot-") && once.compareAndSet(false, true)) {
-        commit(other, "other", 2, 2);
-        CommitResult twinResult = twin.newCommit("job").commit(7, messages);
-        assertThat(twinResult.dataSnapshotId()).isEqualTo(3);
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().startsWith("snapshot-") && once.compareAndSet(false, true)) {
+            commit(other, "other", 2, 2);
+            CommitResult twinResult = twin.newCommit("job").commit(7, messages);
+            assertThat(twinResult.dataSnapshotId()).isEqualTo(3);
+          }
+        });
 
     CommitResult result = first.newCommit("job").commit(7, messages);
 
@@ -81,7 +82,8 @@ class CatchUpDuplicateTest {
     long latest = other.snapshotManager().latestId().getAsLong();
     for (long id = 1; id <= latest; id++) {
       Snapshot s = other.snapshotManager().get(id);
-      if (s.commitUser().equals("job") && s.commitIdentifier() == 7
+      if (s.commitUser().equals("job")
+          && s.commitIdentifier() == 7
           && s.commitKind() == CommitKind.APPEND) {
         appends.add(s);
       }

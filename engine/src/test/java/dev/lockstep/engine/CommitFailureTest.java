@@ -30,8 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** What a caller sees when the store fails under a commit, and what stays behind. */
 class CommitFailureTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private FaultInjectingFileIO store;
   private FileStoreTable table;
@@ -40,8 +39,14 @@ class CommitFailureTest {
   void createTable() throws IOException {
     store = FaultInjectingFileIO.wrap(new LocalFileIO());
     FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
-    table = catalog.createTable(new Identifier("db", "t"), Schema.newBuilder()
-        .column("k", DataType.intType()).column("v", DataType.string()).primaryKey("k").build());
+    table =
+        catalog.createTable(
+            new Identifier("db", "t"),
+            Schema.newBuilder()
+                .column("k", DataType.intType())
+                .column("v", DataType.string())
+                .primaryKey("k")
+                .build());
   }
 
   private List<CommitMessage> batch(String value) throws IOException {
@@ -55,14 +60,20 @@ class CommitFailureTest {
   @Test
   void anUnknownOutcomeIsSurfacedNothingIsCleanedUpAndARetryIsANoOp() throws Exception {
     List<CommitMessage> messages = batch("x");
-    store.failNextMatching(Operation.CREATE, p -> p.name().startsWith("snapshot-"),
-        Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    store.failNextMatching(
+        Operation.CREATE,
+        p -> p.name().startsWith("snapshot-"),
+        Fault.LOSE_ANSWER_AFTER_LANDING,
+        1);
     // Once the snapshot is being published, reading it back fails too: the outcome is unknown.
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().startsWith("snapshot-")) {
-        store.failNextMatching(Operation.READ, p -> p.equals(path), Fault.FAIL_BEFORE_LANDING, 10);
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().startsWith("snapshot-")) {
+            store.failNextMatching(
+                Operation.READ, p -> p.equals(path), Fault.FAIL_BEFORE_LANDING, 10);
+          }
+        });
     assertThatThrownBy(() -> table.newCommit("u").commit(1, messages))
         .isInstanceOf(CommitStateUnknownException.class)
         .hasMessageContaining("Do not clean up");
@@ -80,11 +91,12 @@ class CommitFailureTest {
   @Test
   void aFailedSnapshotWriteLeavesTheBatchCommittableLater() throws Exception {
     List<CommitMessage> messages = batch("y");
-    store.failNextMatching(Operation.CREATE, p -> p.name().startsWith("snapshot-"),
-        Fault.FAIL_BEFORE_LANDING, 3);
+    store.failNextMatching(
+        Operation.CREATE, p -> p.name().startsWith("snapshot-"), Fault.FAIL_BEFORE_LANDING, 3);
     TableCommit commit = table.newCommit("u");
     assertThatThrownBy(() -> commit.commit(1, messages))
-        .isInstanceOf(IOException.class).isNotInstanceOf(CommitStateUnknownException.class)
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(CommitStateUnknownException.class)
         .hasMessageContaining("nothing was committed");
     assertThat(table.snapshotManager().latestId()).isEmpty();
     assertThat(commit.commit(1, messages).dataSnapshotId()).isEqualTo(1);
@@ -106,12 +118,13 @@ class CommitFailureTest {
       outputs = messages.get(0).compactAfter();
       assertThat(outputs).isNotEmpty();
       // APPEND lands as snapshot 3; every write of the COMPACT snapshot 4 fails before landing.
-      store.failNextMatching(Operation.CREATE, p -> p.name().equals("snapshot-4"),
-          Fault.FAIL_BEFORE_LANDING, 3);
+      store.failNextMatching(
+          Operation.CREATE, p -> p.name().equals("snapshot-4"), Fault.FAIL_BEFORE_LANDING, 3);
       var result = commit.commit(3, messages);
       assertThat(result.dataSnapshotId()).isEqualTo(3);
       assertThat(result.compactSnapshotId()).isEqualTo(-1);
-      assertThat(result.droppedCompactions()).containsExactly(new dev.lockstep.engine.manifest.BucketId("", 0));
+      assertThat(result.droppedCompactions())
+          .containsExactly(new dev.lockstep.engine.manifest.BucketId("", 0));
     }
     for (DataFileMeta f : outputs) {
       assertThat(store.exists(table.bucketPath("", 0).child(f.fileName()))).isFalse();
@@ -122,12 +135,14 @@ class CommitFailureTest {
   @Test
   void aFailedDataFileWriteIsNeverCommittedAsAPartialBatch() throws Exception {
     FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
-    FileStoreTable log = catalog.createTable(new Identifier("db", "log"), Schema.newBuilder()
-        .column("n", DataType.bigint()).build());
+    FileStoreTable log =
+        catalog.createTable(
+            new Identifier("db", "log"),
+            Schema.newBuilder().column("n", DataType.bigint()).build());
     try (TableWrite write = log.newWrite("u")) {
       // The fault is decided when the data file opens and strikes when it closes.
-      store.failNextMatching(Operation.WRITE, p -> p.name().startsWith("data-"),
-          Fault.FAIL_BEFORE_LANDING, 1);
+      store.failNextMatching(
+          Operation.WRITE, p -> p.name().startsWith("data-"), Fault.FAIL_BEFORE_LANDING, 1);
       write.write(GenericRow.of(1L));
       assertThatThrownBy(write::prepareCommit).isInstanceOf(IOException.class);
       write.write(GenericRow.of(2L));
@@ -140,9 +155,11 @@ class CommitFailureTest {
 
   @Test
   void commitsRefuseAStoreWithoutASafePrimitiveNamingTheFix() throws Exception {
-    FileSystemCatalog plain = new FileSystemCatalog(
-        new dev.lockstep.testing.CapabilityHidingFileIO(new LocalFileIO()),
-        Path.of(dir.toString()), Map.of());
+    FileSystemCatalog plain =
+        new FileSystemCatalog(
+            new dev.lockstep.testing.CapabilityHidingFileIO(new LocalFileIO()),
+            Path.of(dir.toString()),
+            Map.of());
     FileStoreTable hidden = plain.getTable(Identifier.parse("db.t"));
     assertThatThrownBy(() -> hidden.newCommit("u").commit(1, batch("z")))
         .hasMessageContaining("lock.enabled=true");

@@ -32,8 +32,7 @@ class ConcurrentAppendCommitTest {
 
   static final int ROWS_PER_COMMIT = 3;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** Eight committers with the default retry budget (10): fair turns keep each within it. */
   @Test
@@ -58,29 +57,36 @@ class ConcurrentAppendCommitTest {
     List<Future<Integer>> results = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       String user = "writer-" + w;
-      results.add(pool.submit(() -> {
-        FileStoreTable table = TestTables.catalog(dir).getTable(Identifier.parse("db.log"));
-        int maxRetries = 0;
-        try (TableWrite write = table.newWrite(user)) {
-          TableCommit commit = table.newCommit(user);
-          start.await();
-          for (long c = 1; c <= commitsEach; c++) {
-            for (int r = 0; r < ROWS_PER_COMMIT; r++) {
-              write.write(GenericRow.of(user, c));
-            }
-            // A CommitFailedException (a commit given up) fails the test here.
-            maxRetries = Math.max(maxRetries, commit.commit(c, write.prepareCommit()).retries());
-          }
-        } finally {
-          table.close();
-        }
-        return maxRetries;
-      }));
+      results.add(
+          pool.submit(
+              () -> {
+                FileStoreTable table = TestTables.catalog(dir).getTable(Identifier.parse("db.log"));
+                int maxRetries = 0;
+                try (TableWrite write = table.newWrite(user)) {
+                  TableCommit commit = table.newCommit(user);
+                  start.await();
+                  for (long c = 1; c <= commitsEach; c++) {
+                    for (int r = 0; r < ROWS_PER_COMMIT; r++) {
+                      write.write(GenericRow.of(user, c));
+                    }
+                    // A CommitFailedException (a commit given up) fails the test here.
+                    maxRetries =
+                        Math.max(maxRetries, commit.commit(c, write.prepareCommit()).retries());
+                  }
+                } finally {
+                  table.close();
+                }
+                return maxRetries;
+              }));
     }
     int retries = 0;
     for (Future<Integer> f : results) {
-      retries = Math.max(retries, f.get(10 * TestTiming.FACTOR < 1 ? 10 : (long) (10 * TestTiming.FACTOR),
-          TimeUnit.MINUTES));
+      retries =
+          Math.max(
+              retries,
+              f.get(
+                  10 * TestTiming.FACTOR < 1 ? 10 : (long) (10 * TestTiming.FACTOR),
+                  TimeUnit.MINUTES));
     }
     pool.shutdown();
 
@@ -91,13 +97,15 @@ class ConcurrentAppendCommitTest {
     for (long id = 1; id <= latest; id++) {
       Snapshot s = table.snapshotManager().get(id);
       assertThat(commits.add(s.commitUser() + "/" + s.commitIdentifier()))
-          .as("snapshot %s doubles a commit", id).isTrue();
+          .as("snapshot %s doubles a commit", id)
+          .isTrue();
     }
     assertThat(commits).hasSize(writers * commitsEach);
     long rows = (long) writers * commitsEach * ROWS_PER_COMMIT;
     assertThat(table.snapshotManager().get(latest).totalRecordCount()).isEqualTo(rows);
     assertThat(table.newRead().readAll(table.newScan().plan())).hasSize((int) rows);
-    System.out.printf("%d writers: %d commits, at most %d snapshot conflicts in one commit%n",
+    System.out.printf(
+        "%d writers: %d commits, at most %d snapshot conflicts in one commit%n",
         writers, latest, retries);
   }
 }

@@ -24,13 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Concurrent writers and compactions on one primary-key bucket for {@code lockstep.stress.seconds}
- * (default 20): no exception reaches a writer, no writer restarts, and the table equals the expected
- * key-to-value map exactly.
+ * (default 20): no exception reaches a writer, no writer restarts, and the table equals the
+ * expected key-to-value map exactly.
  */
 class ConcurrentCompactionTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void twoCompactingWritersOnOneBucket() throws Exception {
@@ -49,43 +48,50 @@ class ConcurrentCompactionTest {
     assertThat(TestTables.readKeyValues(table)).isEqualTo(KeyValueWorkload.expected(workloads));
     assertThat(count(table, CommitKind.COMPACT)).as("compactions committed").isPositive();
     long dropped = workloads.stream().mapToLong(w -> w.droppedCompactions).sum();
-    System.out.printf("%d snapshots, %d compactions dropped after a file conflict, at most %d"
-        + " snapshot conflicts in one commit%n", table.snapshotManager().latestId().getAsLong(),
-        dropped, workloads.stream().mapToInt(w -> w.maxRetries).max().orElse(0));
+    System.out.printf(
+        "%d snapshots, %d compactions dropped after a file conflict, at most %d"
+            + " snapshot conflicts in one commit%n",
+        table.snapshotManager().latestId().getAsLong(),
+        dropped,
+        workloads.stream().mapToInt(w -> w.maxRetries).max().orElse(0));
   }
 
   @Test
   void fourWriteOnlyWritersAndOneCompactionLoopNeverConflict() throws Exception {
-    TestTables.catalog(dir).createTable(new Identifier("db", "kv"),
-        dev.lockstep.engine.schema.Schema.newBuilder()
-            .column("k", dev.lockstep.engine.types.DataType.intType())
-            .column("v", dev.lockstep.engine.types.DataType.string())
-            .primaryKey("k")
-            .option("num-sorted-run.compaction-trigger", "3")
-            .build());
+    TestTables.catalog(dir)
+        .createTable(
+            new Identifier("db", "kv"),
+            dev.lockstep.engine.schema.Schema.newBuilder()
+                .column("k", dev.lockstep.engine.types.DataType.intType())
+                .column("v", dev.lockstep.engine.types.DataType.string())
+                .primaryKey("k")
+                .option("num-sorted-run.compaction-trigger", "3")
+                .build());
     AtomicBoolean stop = new AtomicBoolean();
     CyclicBarrier start = new CyclicBarrier(5);
     ExecutorService pool = Executors.newFixedThreadPool(5);
     List<Future<KeyValueWorkload>> futures = new ArrayList<>();
     for (int w = 0; w < 4; w++) {
       FileStoreTable writerTable = load().copyWithOptions(Map.of("write-only", "true"));
-      futures.add(pool.submit(
-          new KeyValueWorkload(writerTable, "writer-" + w, 300, 20, start, stop, w)));
+      futures.add(
+          pool.submit(new KeyValueWorkload(writerTable, "writer-" + w, 300, 20, start, stop, w)));
     }
     TableCompactor compactor = load().newCompactor("compactor");
-    Future<Long> compactions = pool.submit(() -> {
-      long committed = 0;
-      start.await();
-      while (!stop.get()) {
-        Optional<CommitResult> result = compactor.compactOnce(false);
-        if (result.isPresent() && result.get().compactSnapshotId() > 0) {
-          committed++;
-        } else {
-          Thread.sleep(5);
-        }
-      }
-      return committed;
-    });
+    Future<Long> compactions =
+        pool.submit(
+            () -> {
+              long committed = 0;
+              start.await();
+              while (!stop.get()) {
+                Optional<CommitResult> result = compactor.compactOnce(false);
+                if (result.isPresent() && result.get().compactSnapshotId() > 0) {
+                  committed++;
+                } else {
+                  Thread.sleep(5);
+                }
+              }
+              return committed;
+            });
     List<KeyValueWorkload> workloads = finish(stop, pool, futures);
     long committed = compactions.get(1, TimeUnit.MINUTES);
     compactor.close();
@@ -96,8 +102,11 @@ class ConcurrentCompactionTest {
     assertThat(workloads).allSatisfy(w -> assertThat(w.fileConflicts).isZero());
     assertThat(committed).as("compactions committed").isPositive();
     assertThat(count(table, CommitKind.COMPACT)).isEqualTo(committed);
-    System.out.printf("write-only: %d snapshots, %d compactions, at most %d snapshot conflicts in"
-        + " one commit%n", table.snapshotManager().latestId().getAsLong(), committed,
+    System.out.printf(
+        "write-only: %d snapshots, %d compactions, at most %d snapshot conflicts in"
+            + " one commit%n",
+        table.snapshotManager().latestId().getAsLong(),
+        committed,
         workloads.stream().mapToInt(w -> w.maxRetries).max().orElse(0));
   }
 
@@ -105,8 +114,9 @@ class ConcurrentCompactionTest {
     return TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
   }
 
-  private static List<KeyValueWorkload> finish(AtomicBoolean stop, ExecutorService pool,
-      List<Future<KeyValueWorkload>> futures) throws Exception {
+  private static List<KeyValueWorkload> finish(
+      AtomicBoolean stop, ExecutorService pool, List<Future<KeyValueWorkload>> futures)
+      throws Exception {
     Thread.sleep(TestTables.stressMillis());
     stop.set(true);
     List<KeyValueWorkload> workloads = new ArrayList<>();

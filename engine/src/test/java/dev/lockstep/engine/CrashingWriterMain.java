@@ -10,9 +10,9 @@ import java.nio.file.Path;
 
 /**
  * The writer process of {@link WriterRestartTest}: commits identifiers 1..n of one commit user to
- * {@code db.log}, each with the same rows every time it runs, and prints a line per commit. A restart
- * runs all identifiers again from 1; the committer turns the ones already in a snapshot into
- * no-ops.
+ * {@code db.log}, each with the same rows every time it runs, and prints a line per commit. A
+ * restart runs all identifiers again from 1; the committer turns the ones already in a snapshot
+ * into no-ops.
  *
  * <p>Arguments: warehouse directory, commit user, number of commits, rows per commit.
  */

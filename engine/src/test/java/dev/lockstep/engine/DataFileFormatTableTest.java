@@ -9,10 +9,10 @@ import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.operation.TableCompactor;
+import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
-import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
@@ -35,13 +35,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code file.format} on tables: new tables are Parquet, tables stored without the option stay Avro,
- * and a table whose format changes reads the same rows from files of both formats.
+ * {@code file.format} on tables: new tables are Parquet, tables stored without the option stay
+ * Avro, and a table whose format changes reads the same rows from files of both formats.
  */
 class DataFileFormatTableTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private static final Identifier ORDERS = new Identifier("shop", "orders");
 
@@ -85,23 +84,37 @@ class DataFileFormatTableTest {
 
   @Test
   void aCatalogOrTableOptionChoosesTheFormatOfANewTable() throws Exception {
-    FileSystemCatalog avroCatalog = new FileSystemCatalog(new LocalFileIO(),
-        Path.of(dir.toString()), Map.of(CoreOptions.FILE_FORMAT, "avro"));
+    FileSystemCatalog avroCatalog =
+        new FileSystemCatalog(
+            new LocalFileIO(), Path.of(dir.toString()), Map.of(CoreOptions.FILE_FORMAT, "avro"));
     FileStoreTable table = avroCatalog.createTable(ORDERS, ordersSchema(Map.of()));
     assertThat(table.schema().options()).containsEntry(CoreOptions.FILE_FORMAT, "avro");
-    assertThat(table.options().fileCompression()).as("Avro's default, as before").isEqualTo("deflate");
-    FileStoreTable parquet = avroCatalog.createTable(new Identifier("shop", "p"),
-        ordersSchema(Map.of(CoreOptions.FILE_FORMAT, "parquet", CoreOptions.FILE_COMPRESSION,
-            "snappy")));
+    assertThat(table.options().fileCompression())
+        .as("Avro's default, as before")
+        .isEqualTo("deflate");
+    FileStoreTable parquet =
+        avroCatalog.createTable(
+            new Identifier("shop", "p"),
+            ordersSchema(
+                Map.of(
+                    CoreOptions.FILE_FORMAT, "parquet", CoreOptions.FILE_COMPRESSION, "snappy")));
     assertThat(parquet.schema().options()).containsEntry(CoreOptions.FILE_FORMAT, "parquet");
-    assertThatThrownBy(() -> avroCatalog.createTable(new Identifier("shop", "bad"),
-        ordersSchema(Map.of(CoreOptions.FILE_COMPRESSION, "lz4"))))
+    assertThatThrownBy(
+            () ->
+                avroCatalog.createTable(
+                    new Identifier("shop", "bad"),
+                    ordersSchema(Map.of(CoreOptions.FILE_COMPRESSION, "lz4"))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'file.compression'").hasMessageContaining("lz4 is for");
-    assertThatThrownBy(() -> avroCatalog.createTable(new Identifier("shop", "bad"),
-        ordersSchema(Map.of(CoreOptions.FILE_FORMAT, "orc"))))
+        .hasMessageContaining("'file.compression'")
+        .hasMessageContaining("lz4 is for");
+    assertThatThrownBy(
+            () ->
+                avroCatalog.createTable(
+                    new Identifier("shop", "bad"),
+                    ordersSchema(Map.of(CoreOptions.FILE_FORMAT, "orc"))))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'file.format'").hasMessageContaining("'parquet' or 'avro'");
+        .hasMessageContaining("'file.format'")
+        .hasMessageContaining("'parquet' or 'avro'");
   }
 
   @Test
@@ -123,8 +136,11 @@ class DataFileFormatTableTest {
   void aTableSwitchedFromAvroToParquetReadsTheSameRows() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     // Writers that never compact, so that files of both formats stay until the compactor runs.
-    FileStoreTable avro = catalog.createTable(ORDERS, ordersSchema(
-        Map.of(CoreOptions.FILE_FORMAT, "avro", "bucket", "2", "write-only", "true")));
+    FileStoreTable avro =
+        catalog.createTable(
+            ORDERS,
+            ordersSchema(
+                Map.of(CoreOptions.FILE_FORMAT, "avro", "bucket", "2", "write-only", "true")));
     Map<List<Object>, GenericRow> model = new TreeMap<>(KEY_ORDER);
     Random random = new Random(20);
     writeRandom(avro, model, 1, 5, random);
@@ -133,13 +149,15 @@ class DataFileFormatTableTest {
     assertThat(beforeSwitch).isEqualTo(new ArrayList<>(model.values()));
 
     FileStoreTable parquet = avro.copyWithOptions(Map.of(CoreOptions.FILE_FORMAT, "parquet"));
-    assertThat(read(parquet)).as("the same rows, read through the Parquet table object")
+    assertThat(read(parquet))
+        .as("the same rows, read through the Parquet table object")
         .isEqualTo(beforeSwitch);
     writeRandom(parquet, model, 6, 10, random);
     assertThat(extensions(parquet)).containsExactlyInAnyOrder("avro", "parquet");
     List<GenericRow> expected = new ArrayList<>(model.values());
     assertThat(read(parquet)).isEqualTo(expected);
-    assertThat(read(catalog.getTable(ORDERS))).as("and through the stored (Avro) table")
+    assertThat(read(catalog.getTable(ORDERS)))
+        .as("and through the stored (Avro) table")
         .isEqualTo(expected);
 
     // A full compaction merges files of both formats into Parquet files.
@@ -159,30 +177,42 @@ class DataFileFormatTableTest {
   void anAppendTableSwitchedToParquetReadsTheSameRows() throws Exception {
     FileStoreTable avro = TestTables.appendTable(dir, Map.of(CoreOptions.FILE_FORMAT, "avro"));
     List<GenericRow> written = new ArrayList<>();
-    commit(avro, 1, w -> {
-      for (long n = 0; n < 500; n++) {
-        written.add(GenericRow.of("avro", n));
-        w.write(written.get(written.size() - 1));
-      }
-    });
+    commit(
+        avro,
+        1,
+        w -> {
+          for (long n = 0; n < 500; n++) {
+            written.add(GenericRow.of("avro", n));
+            w.write(written.get(written.size() - 1));
+          }
+        });
     FileStoreTable parquet = avro.copyWithOptions(Map.of(CoreOptions.FILE_FORMAT, "parquet"));
-    commit(parquet, 2, w -> {
-      for (long n = 0; n < 500; n++) {
-        written.add(GenericRow.of(n % 3 == 0 ? null : "parquet", n));
-        w.write(written.get(written.size() - 1));
-      }
-    });
+    commit(
+        parquet,
+        2,
+        w -> {
+          for (long n = 0; n < 500; n++) {
+            written.add(GenericRow.of(n % 3 == 0 ? null : "parquet", n));
+            w.write(written.get(written.size() - 1));
+          }
+        });
     assertThat(extensions(parquet)).containsExactlyInAnyOrder("avro", "parquet");
     assertThat(avro.newRead().readAll(avro.newScan().plan()))
         .containsExactlyInAnyOrderElementsOf(written);
   }
 
-  private static final Comparator<List<Object>> KEY_ORDER = Comparator
-      .comparing((List<Object> k) -> (LocalDate) k.get(0)).thenComparing(k -> (Long) k.get(1));
+  private static final Comparator<List<Object>> KEY_ORDER =
+      Comparator.comparing((List<Object> k) -> (LocalDate) k.get(0))
+          .thenComparing(k -> (Long) k.get(1));
 
   /** Commits {@code first..last}: random upserts and deletes over a small key space. */
-  private static void writeRandom(FileStoreTable table, Map<List<Object>, GenericRow> model,
-      long first, long last, Random random) throws Exception {
+  private static void writeRandom(
+      FileStoreTable table,
+      Map<List<Object>, GenericRow> model,
+      long first,
+      long last,
+      Random random)
+      throws Exception {
     TableCommit commit = table.newCommit("writer");
     try (TableWrite write = table.newWrite("writer")) {
       for (long id = first; id <= last; id++) {
@@ -190,8 +220,8 @@ class DataFileFormatTableTest {
           LocalDate day = LocalDate.of(2024, 5, 1 + random.nextInt(3));
           long key = random.nextInt(150);
           if (random.nextInt(6) == 0) {
-            write.delete(GenericRow.of(day, key, null, null, null, null, null, null, null, null,
-                null));
+            write.delete(
+                GenericRow.of(day, key, null, null, null, null, null, null, null, null, null));
             model.remove(List.of(day, key));
           } else {
             GenericRow row = randomRow(day, key, random);
@@ -205,12 +235,19 @@ class DataFileFormatTableTest {
   }
 
   private static GenericRow randomRow(LocalDate day, long id, Random random) {
-    Object[] v = {day, id, random.nextInt(), random.nextDouble() * 1000, random.nextBoolean(),
-        "note " + random.nextInt(50), new byte[] {(byte) random.nextInt(), 7},
-        BigDecimal.valueOf(random.nextInt(1_000_000), 2),
-        BigDecimal.valueOf(random.nextLong() % 100_000_000_000_000L, 4),
-        new BigDecimal(new java.math.BigInteger(100, random), 10).negate(),
-        LocalDateTime.of(2024, 5, 1, 0, 0).plusNanos(random.nextInt(1_000_000_000) * 1000L)};
+    Object[] v = {
+      day,
+      id,
+      random.nextInt(),
+      random.nextDouble() * 1000,
+      random.nextBoolean(),
+      "note " + random.nextInt(50),
+      new byte[] {(byte) random.nextInt(), 7},
+      BigDecimal.valueOf(random.nextInt(1_000_000), 2),
+      BigDecimal.valueOf(random.nextLong() % 100_000_000_000_000L, 4),
+      new BigDecimal(new java.math.BigInteger(100, random), 10).negate(),
+      LocalDateTime.of(2024, 5, 1, 0, 0).plusNanos(random.nextInt(1_000_000_000) * 1000L)
+    };
     for (int i = 2; i < v.length; i++) {
       if (random.nextInt(7) == 0) {
         v[i] = null;
@@ -222,7 +259,8 @@ class DataFileFormatTableTest {
   /** The table's rows in key order (the model's order). */
   private static List<GenericRow> read(FileStoreTable table) throws IOException {
     List<GenericRow> rows = new ArrayList<>(table.newRead().readAll(table.newScan().plan()));
-    rows.sort((a, b) -> KEY_ORDER.compare(List.of(a.get(0), a.get(1)), List.of(b.get(0), b.get(1))));
+    rows.sort(
+        (a, b) -> KEY_ORDER.compare(List.of(a.get(0), a.get(1)), List.of(b.get(0), b.get(1))));
     return rows;
   }
 

@@ -9,8 +9,8 @@ import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.store.CoreOptions;
-import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.table.EngineOptions;
+import dev.lockstep.engine.types.DataType;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.options.OptionsTable;
@@ -26,8 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EngineOptionsTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   @Test
   void readmeTableIsCurrent() throws Exception {
@@ -36,22 +35,39 @@ class EngineOptionsTest {
 
   @Test
   void anEmbeddedCatalogRefusesAMisspeltKeyAsTheCatalogCheckDoes() {
-    Map<String, String> options = Map.of("lock.enabled", "false", "commit.strategy", "auto",
-        "num-sorted-run.compaction-triger", "3");
-    Throwable embedded = org.assertj.core.api.Assertions.catchThrowable(
-        () -> new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toUri().toString()), options));
-    assertThat(embedded).isInstanceOf(UnknownOptionException.class)
-        .hasMessageStartingWith("Unknown option 'num-sorted-run.compaction-triger'. Did you mean"
-            + " 'num-sorted-run.compaction-trigger'?");
+    Map<String, String> options =
+        Map.of(
+            "lock.enabled",
+            "false",
+            "commit.strategy",
+            "auto",
+            "num-sorted-run.compaction-triger",
+            "3");
+    Throwable embedded =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () ->
+                new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toUri().toString()), options));
+    assertThat(embedded)
+        .isInstanceOf(UnknownOptionException.class)
+        .hasMessageStartingWith(
+            "Unknown option 'num-sorted-run.compaction-triger'. Did you mean"
+                + " 'num-sorted-run.compaction-trigger'?");
     assertThatThrownBy(() -> CatalogOptions.check(options)).hasMessage(embedded.getMessage());
   }
 
   @Test
   void aMisspeltTableOptionIsRefusedAtCreate() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(new LocalFileIO(),
-        Path.of(dir.toUri().toString()), Map.of("write-only", "true", "snapshot.time-to-live", "2 h"));
-    Schema schema = Schema.newBuilder().column("k", DataType.intType()).primaryKey("k")
-        .option("buckets", "2").build();
+    FileSystemCatalog catalog =
+        new FileSystemCatalog(
+            new LocalFileIO(),
+            Path.of(dir.toUri().toString()),
+            Map.of("write-only", "true", "snapshot.time-to-live", "2 h"));
+    Schema schema =
+        Schema.newBuilder()
+            .column("k", DataType.intType())
+            .primaryKey("k")
+            .option("buckets", "2")
+            .build();
     assertThatThrownBy(() -> catalog.createTable(new Identifier("db", "t"), schema))
         .isInstanceOf(UnknownOptionException.class)
         .hasMessageStartingWith("Unknown option 'buckets'. Did you mean 'bucket'?");
@@ -63,7 +79,8 @@ class EngineOptionsTest {
     assertThat(CoreOptions.from(Map.of("write-buffer-size", "64mb")).writeBufferBytes())
         .isEqualTo(CoreOptions.from(Map.of("write-buffer-size", "64 MiB")).writeBufferBytes())
         .isEqualTo(64L << 20);
-    assertThatCode(() -> CatalogOptions.check(Map.of("snapshot.time-to-live", "1 h",
-        "warehouse", "/w"))).doesNotThrowAnyException();
+    assertThatCode(
+            () -> CatalogOptions.check(Map.of("snapshot.time-to-live", "1 h", "warehouse", "/w")))
+        .doesNotThrowAnyException();
   }
 }

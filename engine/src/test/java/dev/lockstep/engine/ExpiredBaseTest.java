@@ -26,16 +26,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A commit whose base snapshot expires while it runs must not publish: the snapshot numbers after
- * its base may have expired too, and publishing one would reuse a number another commit already had.
+ * its base may have expired too, and publishing one would reuse a number another commit already
+ * had.
  */
 class ExpiredBaseTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private static final Identifier ID = new Identifier("db", "t");
-  private static final Schema SCHEMA = Schema.newBuilder()
-      .column("k", DataType.intType()).column("v", DataType.string()).build();
+  private static final Schema SCHEMA =
+      Schema.newBuilder().column("k", DataType.intType()).column("v", DataType.string()).build();
 
   private static void commitOne(FileStoreTable table, String user, long identifier)
       throws IOException {
@@ -62,16 +62,18 @@ class ExpiredBaseTest {
     // While the slow commit writes its manifest, the table moves on by three snapshots and
     // expiration removes snapshots 1 to 3, keeping 4.
     AtomicBoolean once = new AtomicBoolean();
-    store.beforeLanding(Operation.WRITE, (operation, path) -> {
-      if (path.toString().contains("/manifest/") && once.compareAndSet(false, true)) {
-        for (long i = 2; i <= 4; i++) {
-          commitOne(other, "other", i);
-        }
-        for (long i = 1; i <= 3; i++) {
-          raw.delete(other.snapshotManager().log().snapshotPath(i), false);
-        }
-      }
-    });
+    store.beforeLanding(
+        Operation.WRITE,
+        (operation, path) -> {
+          if (path.toString().contains("/manifest/") && once.compareAndSet(false, true)) {
+            for (long i = 2; i <= 4; i++) {
+              commitOne(other, "other", i);
+            }
+            for (long i = 1; i <= 3; i++) {
+              raw.delete(other.snapshotManager().log().snapshotPath(i), false);
+            }
+          }
+        });
 
     assertThatThrownBy(() -> slow.newCommit("slow").commit(1, messages))
         .isInstanceOf(CommitFailedException.class)

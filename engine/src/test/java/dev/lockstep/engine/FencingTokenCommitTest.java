@@ -38,10 +38,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Snapshots committed under a lock record the lease's fencing token ({@link Snapshot#fencing()});
- * a writer whose lease lapsed and was taken over is refused once the newer holder has committed, and
- * its commit of the same messages later lands once. Store: a bare blind PUT (an object store without
- * conditional writes), so that only the lock and its tokens keep writers apart.
+ * Snapshots committed under a lock record the lease's fencing token ({@link Snapshot#fencing()}); a
+ * writer whose lease lapsed and was taken over is refused once the newer holder has committed, and
+ * its commit of the same messages later lands once. Store: a bare blind PUT (an object store
+ * without conditional writes), so that only the lock and its tokens keep writers apart.
  */
 class FencingTokenCommitTest {
 
@@ -56,7 +56,9 @@ class FencingTokenCommitTest {
   }
 
   private static Schema appendSchema() {
-    return Schema.newBuilder().column("writer", DataType.string()).column("n", DataType.bigint())
+    return Schema.newBuilder()
+        .column("writer", DataType.string())
+        .column("n", DataType.bigint())
         .build();
   }
 
@@ -70,7 +72,9 @@ class FencingTokenCommitTest {
 
   private static List<String> rows(FileStoreTable table) throws Exception {
     return table.newRead().readAll(table.newScan().plan()).stream()
-        .map(row -> row.get(0) + "/" + row.get(1)).sorted().collect(Collectors.toList());
+        .map(row -> row.get(0) + "/" + row.get(1))
+        .sorted()
+        .collect(Collectors.toList());
   }
 
   @Test
@@ -88,17 +92,22 @@ class FencingTokenCommitTest {
       List<CommitMessage> messages = write.prepareCommit();
       TableCommit commit = stale.newCommit("stale");
       // The stale writer pauses right after its last lease check; meanwhile its lease runs out and
-      // the newer writer takes the lock over and commits snapshot 2, the one the stale writer meant.
-      PausingInJvmLockFactory.PAUSING.pauseAfterCheck(2, lease -> {
-        SharedInJvmLockFactory.SHARED.expire(id.toString());
-        writeAndCommit(newer, "newer", 2);
-      });
+      // the newer writer takes the lock over and commits snapshot 2, the one the stale writer
+      // meant.
+      PausingInJvmLockFactory.PAUSING.pauseAfterCheck(
+          2,
+          lease -> {
+            SharedInJvmLockFactory.SHARED.expire(id.toString());
+            writeAndCommit(newer, "newer", 2);
+          });
 
       assertThatThrownBy(() -> commit.commit(1, messages))
-          .isInstanceOf(FencedCommitException.class).hasMessageContaining("snapshot-2");
+          .isInstanceOf(FencedCommitException.class)
+          .hasMessageContaining("snapshot-2");
 
       assertThat(stale.snapshotManager().latestId()).hasValue(2);
-      assertThat(rows(stale)).as("the newer writer's commit is intact, the stale one absent")
+      assertThat(rows(stale))
+          .as("the newer writer's commit is intact, the stale one absent")
           .containsExactly("newer/1", "newer/2");
 
       CommitResult again = commit.commit(1, messages);
@@ -127,15 +136,17 @@ class FencingTokenCommitTest {
     List<Future<?>> done = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       String user = "w" + w;
-      done.add(pool.submit(() -> {
-        try (FileStoreTable table = catalog(store, options).getTable(id)) {
-          start.await();
-          for (long c = 1; c <= commits; c++) {
-            writeAndCommit(table, user, c);
-          }
-        }
-        return null;
-      }));
+      done.add(
+          pool.submit(
+              () -> {
+                try (FileStoreTable table = catalog(store, options).getTable(id)) {
+                  start.await();
+                  for (long c = 1; c <= commits; c++) {
+                    writeAndCommit(table, user, c);
+                  }
+                }
+                return null;
+              }));
     }
     for (Future<?> f : done) {
       f.get((long) (3 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES);
@@ -157,8 +168,9 @@ class FencingTokenCommitTest {
 
   @Test
   void lockFreeCommitsRecordNoToken() throws Exception {
-    FileStoreTable table = catalog(new LocalFileIO(), Map.of())
-        .createTable(new Identifier("db", "free"), appendSchema());
+    FileStoreTable table =
+        catalog(new LocalFileIO(), Map.of())
+            .createTable(new Identifier("db", "free"), appendSchema());
     writeAndCommit(table, "u", 1);
 
     assertThat(table.committer().strategy()).isEqualTo("atomic-create");
@@ -171,7 +183,8 @@ class FencingTokenCommitTest {
   /** A snapshot file written before the field existed (the engine's JSON as it was). */
   @Test
   void aSnapshotWithoutTheFieldStillReads() throws Exception {
-    String old = """
+    String old =
+        """
         {
           "version" : 1,
           "id" : 1,

@@ -38,8 +38,14 @@ final class KeyValueWorkload implements Callable<KeyValueWorkload> {
   private final AtomicBoolean stop;
   private final Random random;
 
-  KeyValueWorkload(FileStoreTable table, String user, int keys, int writesPerBatch,
-      CyclicBarrier start, AtomicBoolean stop, long seed) {
+  KeyValueWorkload(
+      FileStoreTable table,
+      String user,
+      int keys,
+      int writesPerBatch,
+      CyclicBarrier start,
+      AtomicBoolean stop,
+      long seed) {
     this.table = table;
     this.user = user;
     this.keys = keys;

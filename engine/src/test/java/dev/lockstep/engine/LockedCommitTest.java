@@ -39,8 +39,7 @@ class LockedCommitTest {
   static final int WRITERS = 4;
   static final int COMMITS = 40;
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private FileSystemCatalog catalog(Map<String, String> options) {
     FileIO plain = new CapabilityHidingFileIO(new LocalFileIO());
@@ -49,31 +48,38 @@ class LockedCommitTest {
 
   @Test
   void concurrentWritersCommitUnderALockOnAStoreWithoutPrimitives() throws Exception {
-    Map<String, String> locked = Map.of("lock.enabled", "true",
-        "lock.type", SharedInJvmLockFactory.IDENTIFIER);
-    catalog(locked).createTable(new Identifier("db", "log"), Schema.newBuilder()
-        .column("writer", DataType.string()).column("n", DataType.bigint()).build());
+    Map<String, String> locked =
+        Map.of("lock.enabled", "true", "lock.type", SharedInJvmLockFactory.IDENTIFIER);
+    catalog(locked)
+        .createTable(
+            new Identifier("db", "log"),
+            Schema.newBuilder()
+                .column("writer", DataType.string())
+                .column("n", DataType.bigint())
+                .build());
     CyclicBarrier start = new CyclicBarrier(WRITERS);
     ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
     List<Future<?>> futures = new ArrayList<>();
     for (int w = 0; w < WRITERS; w++) {
       String user = "w" + w;
-      futures.add(pool.submit(() -> {
-        try (FileStoreTable table = catalog(locked).getTable(Identifier.parse("db.log"));
-            TableWrite write = table.newWrite(user)) {
-          assertThat(table.committer().strategy()).startsWith("lock");
-          TableCommit commit = table.newCommit(user);
-          start.await();
-          for (long c = 1; c <= COMMITS; c++) {
-            write.write(GenericRow.of(user, c));
-            // Under the lock each attempt rebases under its lease: locked committers never
-            // conflict with each other (they took turns in a tight loop and lost up to
-            // 'commit.max-retries' races in a row before the rebase moved under the lease).
-            assertThat(commit.commit(c, write.prepareCommit()).retries()).isZero();
-          }
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                try (FileStoreTable table = catalog(locked).getTable(Identifier.parse("db.log"));
+                    TableWrite write = table.newWrite(user)) {
+                  assertThat(table.committer().strategy()).startsWith("lock");
+                  TableCommit commit = table.newCommit(user);
+                  start.await();
+                  for (long c = 1; c <= COMMITS; c++) {
+                    write.write(GenericRow.of(user, c));
+                    // Under the lock each attempt rebases under its lease: locked committers never
+                    // conflict with each other (they took turns in a tight loop and lost up to
+                    // 'commit.max-retries' races in a row before the rebase moved under the lease).
+                    assertThat(commit.commit(c, write.prepareCommit()).retries()).isZero();
+                  }
+                }
+                return null;
+              }));
     }
     for (Future<?> f : futures) {
       f.get((long) (5 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES);
@@ -93,12 +99,16 @@ class LockedCommitTest {
 
   @Test
   void withoutALockTheSameStoreRefusesToCommit() throws Exception {
-    FileStoreTable table = catalog(Map.of()).createTable(new Identifier("db", "t"),
-        Schema.newBuilder().column("n", DataType.bigint()).build());
+    FileStoreTable table =
+        catalog(Map.of())
+            .createTable(
+                new Identifier("db", "t"),
+                Schema.newBuilder().column("n", DataType.bigint()).build());
     try (TableWrite write = table.newWrite("u")) {
       write.write(GenericRow.of(1L));
       assertThatThrownBy(() -> table.newCommit("u").commit(1, write.prepareCommit()))
-          .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
+          .hasMessageContaining("lock.enabled=true")
+          .hasMessageContaining("lock.type");
     }
   }
 }

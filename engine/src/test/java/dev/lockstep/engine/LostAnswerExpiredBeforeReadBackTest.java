@@ -28,8 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LostAnswerExpiredBeforeReadBackTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   @Test
   void aCommitWhoseSnapshotWasBuiltOnAndExpiredBeforeItsReadBackIsAcknowledgedOnce()
@@ -38,36 +37,44 @@ class LostAnswerExpiredBeforeReadBackTest {
     FileStoreTable others = TinyRetention.create(warehouse);
     TinyRetention.commit(others, "other", 1, 1);
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
-    FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of())
-        .getTable(TinyRetention.TABLE);
+    FileStoreTable slow =
+        new FileSystemCatalog(store, warehouse, Map.of()).getTable(TinyRetention.TABLE);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {
       write.write(GenericRow.of(100, "slow"));
       messages = write.prepareCommit();
     }
-    store.failNextMatching(Operation.CREATE, p -> p.name().equals("snapshot-2"),
-        Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    store.failNextMatching(
+        Operation.CREATE, p -> p.name().equals("snapshot-2"), Fault.LOSE_ANSWER_AFTER_LANDING, 1);
     AtomicBoolean landed = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().equals("snapshot-2")) {
-        landed.set(true);
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().equals("snapshot-2")) {
+            landed.set(true);
+          }
+        });
     AtomicBoolean raced = new AtomicBoolean();
-    store.beforeLanding(Operation.READ, (operation, path) -> {
-      if (landed.get() && path.name().equals("snapshot-2") && raced.compareAndSet(false, true)) {
-        // Right before the read-back: two more commits build on snapshot 2, and it expires.
-        TinyRetention.commit(others, "other", 2, 2);
-        TinyRetention.commit(others, "other", 3, 3);
-      }
-    });
+    store.beforeLanding(
+        Operation.READ,
+        (operation, path) -> {
+          if (landed.get()
+              && path.name().equals("snapshot-2")
+              && raced.compareAndSet(false, true)) {
+            // Right before the read-back: two more commits build on snapshot 2, and it expires.
+            TinyRetention.commit(others, "other", 2, 2);
+            TinyRetention.commit(others, "other", 3, 3);
+          }
+        });
 
     CommitResult result = slow.newCommit("slow").commit(1, messages);
 
     assertThat(raced).isTrue();
-    assertThat(result.dataSnapshotId()).as("the commit is acknowledged as the snapshot it landed")
+    assertThat(result.dataSnapshotId())
+        .as("the commit is acknowledged as the snapshot it landed")
         .isEqualTo(2);
-    assertThat(TinyRetention.keys(warehouse)).as("every commit once, readable by a fresh reader")
+    assertThat(TinyRetention.keys(warehouse))
+        .as("every commit once, readable by a fresh reader")
         .containsExactlyInAnyOrder(1, 2, 3, 100);
   }
 }

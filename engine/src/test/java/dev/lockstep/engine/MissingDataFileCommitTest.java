@@ -23,8 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MissingDataFileCommitTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static void write(FileStoreTable table, long identifier, int from, int to)
       throws IOException {
@@ -37,10 +36,10 @@ class MissingDataFileCommitTest {
   }
 
   private static Path firstFile(FileStoreTable table) throws IOException {
-    ManifestEntry e = table.store().liveFiles(table.snapshotManager().get(1)).values().iterator()
-        .next();
-    return Path.of(table.bucketPath(e.partition(), e.bucket()).child(e.file().fileName())
-        .pathPart());
+    ManifestEntry e =
+        table.store().liveFiles(table.snapshotManager().get(1)).values().iterator().next();
+    return Path.of(
+        table.bucketPath(e.partition(), e.bucket()).child(e.file().fileName()).pathPart());
   }
 
   @Test

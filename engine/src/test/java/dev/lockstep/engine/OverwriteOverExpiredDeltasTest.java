@@ -25,28 +25,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 18, item 4 (the same pattern in another commit kind): after a snapshot conflict, the
- * commit loop rebases by reading the deltas of the snapshots committed since its base. When those
- * expired before it could read them, the loop used to jump to the latest snapshot without checking
+ * Issue 18, item 4 (the same pattern in another commit kind): after a snapshot conflict, the commit
+ * loop rebases by reading the deltas of the snapshots committed since its base. When those expired
+ * before it could read them, the loop used to jump to the latest snapshot without checking
  * anything, so an OVERWRITE landed over APPENDs to its partitions that it never saw (the rule is:
  * it fails). Now it fails (nothing committed), and other kinds check the new base's live files.
  */
 class OverwriteOverExpiredDeltasTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private static final Identifier ID = new Identifier("db", "t");
-  private static final Schema SCHEMA = Schema.newBuilder()
-      .column("k", DataType.intType()).column("v", DataType.string())
-      .option("snapshot.num-retained.min", "1").option("snapshot.num-retained.max", "1")
-      .option("snapshot.time-retained", "1 ms").build();
+  private static final Schema SCHEMA =
+      Schema.newBuilder()
+          .column("k", DataType.intType())
+          .column("v", DataType.string())
+          .option("snapshot.num-retained.min", "1")
+          .option("snapshot.num-retained.max", "1")
+          .option("snapshot.time-retained", "1 ms")
+          .build();
 
   @Test
   void anOverwriteWhoseConcurrentDeltasExpiredFailsInsteadOfLandingUnchecked() throws Exception {
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(ID, SCHEMA);
+    FileStoreTable others =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     append(others, 1, 1);
 
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
@@ -61,22 +64,28 @@ class OverwriteOverExpiredDeltasTest {
     // first is lock-api's read-back), the other writer has appended 3 and 4 and expiration kept
     // only 4: the deltas the overwrite must check are gone.
     AtomicBoolean raced = new AtomicBoolean();
-    java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().startsWith("snapshot-") && raced.compareAndSet(false, true)) {
-        append(others, 2, 2);
-      }
-    });
-    store.beforeLanding(Operation.READ, (operation, path) -> {
-      if (raced.get() && path.name().equals("snapshot-2") && reads.incrementAndGet() == 2) {
-        append(others, 3, 3);
-        append(others, 4, 4);
-        assertThat(others.snapshotManager().log().listIds()).containsExactly(4L);
-      }
-    });
+    java.util.concurrent.atomic.AtomicInteger reads =
+        new java.util.concurrent.atomic.AtomicInteger();
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().startsWith("snapshot-") && raced.compareAndSet(false, true)) {
+            append(others, 2, 2);
+          }
+        });
+    store.beforeLanding(
+        Operation.READ,
+        (operation, path) -> {
+          if (raced.get() && path.name().equals("snapshot-2") && reads.incrementAndGet() == 2) {
+            append(others, 3, 3);
+            append(others, 4, 4);
+            assertThat(others.snapshotManager().log().listIds()).containsExactly(4L);
+          }
+        });
 
     assertThatThrownBy(() -> overwriter.newCommit("overwrite").overwrite(1, p -> true, messages))
-        .isInstanceOf(CommitFailedException.class).hasMessageContaining("nothing was committed")
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining("nothing was committed")
         .hasMessageContaining("expired before it could check them");
     assertThat(raced).isTrue();
     assertThat(reads).hasValueGreaterThanOrEqualTo(2);

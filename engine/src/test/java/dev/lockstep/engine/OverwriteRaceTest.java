@@ -6,8 +6,8 @@ import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
-import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.table.FileStoreTable;
@@ -32,16 +32,22 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OverwriteRaceTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   @Test
   void aCompactionLandingJustBeforeAnOverwriteMakesItReplan() throws Exception {
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
     FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
-    FileStoreTable table = catalog.createTable(new Identifier("db", "t"), Schema.newBuilder()
-        .column("p", DataType.intType()).column("k", DataType.intType())
-        .column("v", DataType.string()).partitionKeys("p").primaryKey("p", "k").build());
+    FileStoreTable table =
+        catalog.createTable(
+            new Identifier("db", "t"),
+            Schema.newBuilder()
+                .column("p", DataType.intType())
+                .column("k", DataType.intType())
+                .column("v", DataType.string())
+                .partitionKeys("p")
+                .primaryKey("p", "k")
+                .build());
     TableCommit loader = table.newCommit("loader");
     try (TableWrite write = table.newWrite("loader")) {
       for (int c = 1; c <= 3; c++) {
@@ -58,19 +64,22 @@ class OverwriteRaceTest {
     TableCompactor compactor = table.newCompactor("compactor");
     AtomicBoolean raced = new AtomicBoolean();
     AtomicBoolean inCompaction = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().startsWith("snapshot-") && !inCompaction.get() && raced.compareAndSet(false,
-          true)) {
-        inCompaction.set(true);
-        try {
-          assertThat(compactor.compactOnce(true)).isPresent();
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        } finally {
-          inCompaction.set(false);
-        }
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().startsWith("snapshot-")
+              && !inCompaction.get()
+              && raced.compareAndSet(false, true)) {
+            inCompaction.set(true);
+            try {
+              assertThat(compactor.compactOnce(true)).isPresent();
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            } finally {
+              inCompaction.set(false);
+            }
+          }
+        });
     TableCommit batch = table.newCommit("batch");
     CommitResult result = batch.overwrite(1, null, messages);
     store.clearFaults();
@@ -82,7 +91,11 @@ class OverwriteRaceTest {
     assertThat(table.snapshotManager().get(result.dataSnapshotId()).commitKind())
         .isEqualTo(CommitKind.OVERWRITE);
     List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());
-    assertThat(rows).containsExactlyInAnyOrder(GenericRow.of(1, 100, "new"),
-        GenericRow.of(2, 1, "keep"), GenericRow.of(2, 2, "keep"), GenericRow.of(2, 3, "keep"));
+    assertThat(rows)
+        .containsExactlyInAnyOrder(
+            GenericRow.of(1, 100, "new"),
+            GenericRow.of(2, 1, "keep"),
+            GenericRow.of(2, 2, "keep"),
+            GenericRow.of(2, 3, "keep"));
   }
 }

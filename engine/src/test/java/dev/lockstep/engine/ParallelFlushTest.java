@@ -26,18 +26,19 @@ import org.junit.jupiter.api.io.TempDir;
 /** Buckets flush on several threads at the end of a batch; a failed bucket loses nothing. */
 class ParallelFlushTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private FileStoreTable table(FaultInjectingFileIO store, String threads) throws IOException {
     return new FileSystemCatalog(store, Path.of(dir.toString()), Map.of())
-        .createTable(new Identifier("db", "t" + threads), Schema.newBuilder()
-            .column("k", DataType.intType())
-            .column("v", DataType.string())
-            .primaryKey("k")
-            .option("bucket", "8")
-            .option("write.flush-threads", threads)
-            .build());
+        .createTable(
+            new Identifier("db", "t" + threads),
+            Schema.newBuilder()
+                .column("k", DataType.intType())
+                .column("v", DataType.string())
+                .primaryKey("k")
+                .option("bucket", "8")
+                .option("write.flush-threads", threads)
+                .build());
   }
 
   @Test
@@ -50,12 +51,16 @@ class ParallelFlushTest {
         write.write(GenericRow.of(k, "v" + k));
         expected.put(k, "v" + k);
       }
-      store.failNextMatching(Operation.WRITE, p -> p.parent().name().equals("bucket-3")
-          && p.name().startsWith("data-"), Fault.FAIL_BEFORE_LANDING, 1);
+      store.failNextMatching(
+          Operation.WRITE,
+          p -> p.parent().name().equals("bucket-3") && p.name().startsWith("data-"),
+          Fault.FAIL_BEFORE_LANDING,
+          1);
       assertThatThrownBy(write::prepareCommit).isInstanceOf(IOException.class);
       assertThat(store.injected()).isEqualTo(1);
       List<CommitMessage> messages = write.prepareCommit();
-      assertThat(messages).extracting(CommitMessage::bucket)
+      assertThat(messages)
+          .extracting(CommitMessage::bucket)
           .containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6, 7);
       table.newCommit("u").commit(1, messages);
     }
@@ -77,7 +82,8 @@ class ParallelFlushTest {
         }
       }
     }
-    assertThat(TestTables.readKeyValues(parallel)).isEqualTo(TestTables.readKeyValues(serial))
+    assertThat(TestTables.readKeyValues(parallel))
+        .isEqualTo(TestTables.readKeyValues(serial))
         .hasSize(2000);
   }
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.TableCommit;
-import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.schema.Schema;
@@ -23,24 +23,28 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A partitioned primary-key table with four buckets: routing, merged reads, filters, compaction. */
+/**
+ * A partitioned primary-key table with four buckets: routing, merged reads, filters, compaction.
+ */
 class PartitionedBucketsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void keysSpreadOverBucketsAndReadBackMergedPerPartition() throws Exception {
-    FileStoreTable table = TestTables.catalog(dir).createTable(new Identifier("shop", "orders"),
-        Schema.newBuilder()
-            .column("day", DataType.date())
-            .column("id", DataType.bigint())
-            .column("amount", DataType.decimal(12, 2))
-            .column("note", DataType.string())
-            .partitionKeys("day")
-            .primaryKey("day", "id")
-            .option("bucket", "4")
-            .build());
+    FileStoreTable table =
+        TestTables.catalog(dir)
+            .createTable(
+                new Identifier("shop", "orders"),
+                Schema.newBuilder()
+                    .column("day", DataType.date())
+                    .column("id", DataType.bigint())
+                    .column("amount", DataType.decimal(12, 2))
+                    .column("note", DataType.string())
+                    .partitionKeys("day")
+                    .primaryKey("day", "id")
+                    .option("bucket", "4")
+                    .build());
     LocalDate d1 = LocalDate.of(2024, 5, 1);
     LocalDate d2 = LocalDate.of(2024, 5, 2);
     Map<String, BigDecimal> expected = new HashMap<>();
@@ -58,8 +62,8 @@ class PartitionedBucketsTest {
     }
     TableScan.Plan plan = table.newScan().plan();
     assertThat(plan.splits()).hasSize(8);
-    Set<String> partitions = plan.splits().stream().map(Split::partition)
-        .collect(Collectors.toSet());
+    Set<String> partitions =
+        plan.splits().stream().map(Split::partition).collect(Collectors.toSet());
     assertThat(partitions).containsExactlyInAnyOrder("day=2024-05-01", "day=2024-05-02");
     assertThat(read(table, null)).isEqualTo(expected);
 
@@ -71,8 +75,11 @@ class PartitionedBucketsTest {
 
     Map<String, BigDecimal> day1 = read(table, d1);
     assertThat(day1).hasSize(100).allSatisfy((k, v) -> assertThat(k).startsWith("2024-05-01"));
-    List<GenericRow> projected = table.newRead().withProjection("note", "id")
-        .readAll(table.newScan().withPartition(Map.of("day", d2)).plan());
+    List<GenericRow> projected =
+        table
+            .newRead()
+            .withProjection("note", "id")
+            .readAll(table.newScan().withPartition(Map.of("day", d2)).plan());
     assertThat(projected).hasSize(100).allSatisfy(r -> assertThat(r.get(0)).isEqualTo("b4"));
   }
 

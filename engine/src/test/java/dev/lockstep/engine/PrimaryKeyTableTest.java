@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
-import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.compact.UniversalCompaction;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
@@ -21,8 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PrimaryKeyTableTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void withinOneCommitTheLaterWriteWinsAcrossFlushes() throws Exception {
@@ -34,7 +33,9 @@ class PrimaryKeyTableTest {
         }
       }
       List<CommitMessage> messages = write.prepareCommit();
-      assertThat(messages.get(0).newFiles()).as("the small buffer flushed often").hasSizeGreaterThan(3);
+      assertThat(messages.get(0).newFiles())
+          .as("the small buffer flushed often")
+          .hasSizeGreaterThan(3);
       table.newCommit("u").commit(1, messages);
     }
     Map<Integer, String> content = TestTables.readKeyValues(table);
@@ -67,7 +68,8 @@ class PrimaryKeyTableTest {
     }
     assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
     assertThat(table.snapshotManager().latest().orElseThrow().totalRecordCount())
-        .as("the delete marker is gone after a full compaction").isEqualTo(9);
+        .as("the delete marker is gone after a full compaction")
+        .isEqualTo(9);
   }
 
   @Test
@@ -99,8 +101,8 @@ class PrimaryKeyTableTest {
 
   @Test
   void aConflictingCompactionIsDroppedAndItsFilesDeletedWithoutAnException() throws Exception {
-    FileStoreTable table = TestTables.keyValueTable(dir, Map.of("num-sorted-run.compaction-trigger",
-        "2"));
+    FileStoreTable table =
+        TestTables.keyValueTable(dir, Map.of("num-sorted-run.compaction-trigger", "2"));
     Map<Integer, String> expected = new HashMap<>();
     TableWrite a = table.newWrite("a");
     TableWrite b = table.newWrite("b");
@@ -120,7 +122,8 @@ class PrimaryKeyTableTest {
     assertThat(commitA.commit(10, fromA).compactSnapshotId()).isPositive();
     CommitResult resultB = commitB.commit(10, fromB);
     assertThat(resultB.compactSnapshotId()).isEqualTo(-1);
-    assertThat(resultB.droppedCompactions()).containsExactly(new dev.lockstep.engine.manifest.BucketId("", 0));
+    assertThat(resultB.droppedCompactions())
+        .containsExactly(new dev.lockstep.engine.manifest.BucketId("", 0));
     assertThat(commitB.fileConflicts()).isEqualTo(1);
     for (DataFileMeta f : outputOfB) {
       assertThat(table.fileIO().exists(table.bucketPath("", 0).child(f.fileName()))).isFalse();
@@ -145,8 +148,9 @@ class PrimaryKeyTableTest {
 
   @Test
   void backgroundCompactionKeepsSortedRunsBoundedAndWriteOnlyNeverCompacts() throws Exception {
-    FileStoreTable table = TestTables.keyValueTable(dir, Map.of(
-        "num-sorted-run.compaction-trigger", "3", "compaction.max.thread", "2"));
+    FileStoreTable table =
+        TestTables.keyValueTable(
+            dir, Map.of("num-sorted-run.compaction-trigger", "3", "compaction.max.thread", "2"));
     Map<Integer, String> expected = new HashMap<>();
     try (TableWrite write = table.newWrite("u")) {
       TableCommit commit = table.newCommit("u");

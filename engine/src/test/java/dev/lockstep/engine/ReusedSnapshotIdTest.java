@@ -37,20 +37,29 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReusedSnapshotIdTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private static final Identifier ID = new Identifier("db", "t");
-  private static final Map<String, String> RETAIN_ONE = Map.of("snapshot.num-retained.min", "1",
-      "snapshot.num-retained.max", "1", "snapshot.time-retained", "1 ms");
-  private static final Schema SCHEMA = Schema.newBuilder()
-      .column("k", DataType.intType()).column("v", DataType.string()).options(RETAIN_ONE).build();
+  private static final Map<String, String> RETAIN_ONE =
+      Map.of(
+          "snapshot.num-retained.min",
+          "1",
+          "snapshot.num-retained.max",
+          "1",
+          "snapshot.time-retained",
+          "1 ms");
+  private static final Schema SCHEMA =
+      Schema.newBuilder()
+          .column("k", DataType.intType())
+          .column("v", DataType.string())
+          .options(RETAIN_ONE)
+          .build();
 
   @Test
   void aPausedCommitterNeverPublishesAnExpiredIdAndNoAcknowledgedCommitIsLost() throws Exception {
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(ID, SCHEMA);
+    FileStoreTable others =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
     commit(others, "other", 1, 1, acknowledged);
 
@@ -64,13 +73,15 @@ class ReusedSnapshotIdTest {
     // The slow committer checked that its base, snapshot 1, exists; right before its snapshot
     // lands, two other commits land and expire everything but the newest.
     AtomicBoolean paused = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().startsWith("snapshot-") && paused.compareAndSet(false, true)) {
-        commit(others, "other", 2, 2, acknowledged);
-        commit(others, "other", 3, 3, acknowledged);
-        assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().startsWith("snapshot-") && paused.compareAndSet(false, true)) {
+            commit(others, "other", 2, 2, acknowledged);
+            commit(others, "other", 3, 3, acknowledged);
+            assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
+          }
+        });
     TreeSet<Long> seen = new TreeSet<>(others.snapshotManager().log().listIds());
     Long slowId = null;
     try {
@@ -84,7 +95,9 @@ class ReusedSnapshotIdTest {
       acknowledged.add(100);
     }
     assertThat(paused).isTrue();
-    assertThat(slowId).as("the slow commit's id is newer than every id that existed").isGreaterThan(3);
+    assertThat(slowId)
+        .as("the slow commit's id is newer than every id that existed")
+        .isGreaterThan(3);
 
     // Later commits expire the rest: every acknowledged row must still be there.
     commit(others, "other", 4, 4, acknowledged);
@@ -104,8 +117,8 @@ class ReusedSnapshotIdTest {
   @Test
   void aCommitterThatFoundTheTableEmptyNeverPublishesAnExpiredSnapshotOne() throws Exception {
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(ID, SCHEMA);
+    FileStoreTable others =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
@@ -115,14 +128,16 @@ class ReusedSnapshotIdTest {
       messages = write.prepareCommit();
     }
     AtomicBoolean paused = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
-        for (int i = 1; i <= 3; i++) {
-          commit(others, "other", i, i, acknowledged);
-        }
-        assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
+            for (int i = 1; i <= 3; i++) {
+              commit(others, "other", i, i, acknowledged);
+            }
+            assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
+          }
+        });
     long slowId;
     try {
       slowId = slow.newCommit("slow").commit(1, messages).dataSnapshotId();
@@ -154,8 +169,8 @@ class ReusedSnapshotIdTest {
   @Test
   void aReCommitNeverTakesASnapshotBelowTheHistoryForItsOwn() throws Exception {
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(ID, SCHEMA);
+    FileStoreTable others =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
@@ -165,19 +180,27 @@ class ReusedSnapshotIdTest {
       messages = write.prepareCommit();
     }
     AtomicBoolean paused = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
-        for (int i = 1; i <= 3; i++) {
-          commit(others, "other", i, i, acknowledged);
-        }
-        assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
-        // The stale snapshot 1 lands, its answer is lost and so is the read-back: unknown.
-        store.failNextMatching(Operation.READ, p -> p.name().equals("snapshot-1"),
-            FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING, 1);
-      }
-    });
-    store.failNextMatching(Operation.CREATE, path -> path.name().equals("snapshot-1"),
-        FaultInjectingFileIO.Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
+            for (int i = 1; i <= 3; i++) {
+              commit(others, "other", i, i, acknowledged);
+            }
+            assertThat(others.snapshotManager().log().listIds()).containsExactly(3L);
+            // The stale snapshot 1 lands, its answer is lost and so is the read-back: unknown.
+            store.failNextMatching(
+                Operation.READ,
+                p -> p.name().equals("snapshot-1"),
+                FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING,
+                1);
+          }
+        });
+    store.failNextMatching(
+        Operation.CREATE,
+        path -> path.name().equals("snapshot-1"),
+        FaultInjectingFileIO.Fault.LOSE_ANSWER_AFTER_LANDING,
+        1);
     assertThatThrownBy(() -> slow.newCommit("slow").commit(1, messages))
         .isInstanceOf(CommitStateUnknownException.class);
     assertThat(others.snapshotManager().log().listIds()).containsExactly(1L, 3L);
@@ -188,12 +211,14 @@ class ReusedSnapshotIdTest {
     // The re-commit: each time it reads the newest snapshot for the first time, another commit
     // lands and expires it (snapshot.num-retained.max = 1), as a racing expirer would.
     AtomicInteger raced = new AtomicInteger();
-    store.beforeLanding(Operation.READ, (operation, path) -> {
-      int n = raced.get();
-      if (n < 2 && path.name().equals("snapshot-" + (3 + n)) && raced.compareAndSet(n, n + 1)) {
-        commit(others, "other", 4 + n, 4 + n, acknowledged);
-      }
-    });
+    store.beforeLanding(
+        Operation.READ,
+        (operation, path) -> {
+          int n = raced.get();
+          if (n < 2 && path.name().equals("snapshot-" + (3 + n)) && raced.compareAndSet(n, n + 1)) {
+            commit(others, "other", 4 + n, 4 + n, acknowledged);
+          }
+        });
     long slowId;
     try {
       slowId = slow.newCommit("slow").commit(1, messages).dataSnapshotId();
@@ -204,7 +229,8 @@ class ReusedSnapshotIdTest {
     }
     acknowledged.add(100);
     assertThat(raced).hasValue(2);
-    assertThat(slowId).as("the acknowledged snapshot is in the history, not the stray snapshot 1")
+    assertThat(slowId)
+        .as("the acknowledged snapshot is in the history, not the stray snapshot 1")
         .isGreaterThan(5);
     List<Long> ids = others.snapshotManager().log().listIds();
     assertThat(ids).contains(slowId);
@@ -223,8 +249,8 @@ class ReusedSnapshotIdTest {
   @Test
   void aFreshSnapshotThatExpiredRightAfterLandingIsAcknowledged() throws Exception {
     Path warehouse = Path.of(dir.toString());
-    FileStoreTable others = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(ID, SCHEMA);
+    FileStoreTable others =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
     commit(others, "other", 1, 1, acknowledged);
     FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
@@ -236,20 +262,26 @@ class ReusedSnapshotIdTest {
     }
     AtomicBoolean landing = new AtomicBoolean();
     AtomicBoolean checked = new AtomicBoolean();
-    store.beforeLanding(Operation.CREATE, (operation, path) -> {
-      if (path.name().equals("snapshot-2")) {
-        landing.set(true);
-      }
-    });
+    store.beforeLanding(
+        Operation.CREATE,
+        (operation, path) -> {
+          if (path.name().equals("snapshot-2")) {
+            landing.set(true);
+          }
+        });
     // The first read of the base after our snapshot landed: others build two snapshots on ours
     // and expire everything but the newest, ours and its base included.
-    store.beforeLanding(Operation.READ, (operation, path) -> {
-      if (landing.get() && path.name().equals("snapshot-1") && checked.compareAndSet(false, true)) {
-        commit(others, "other", 2, 2, acknowledged);
-        commit(others, "other", 3, 3, acknowledged);
-        assertThat(others.snapshotManager().log().listIds()).containsExactly(4L);
-      }
-    });
+    store.beforeLanding(
+        Operation.READ,
+        (operation, path) -> {
+          if (landing.get()
+              && path.name().equals("snapshot-1")
+              && checked.compareAndSet(false, true)) {
+            commit(others, "other", 2, 2, acknowledged);
+            commit(others, "other", 3, 3, acknowledged);
+            assertThat(others.snapshotManager().log().listIds()).containsExactly(4L);
+          }
+        });
     CommitResult result = slow.newCommit("slow").commit(1, messages);
     acknowledged.add(100);
     assertThat(checked).isTrue();
@@ -261,8 +293,9 @@ class ReusedSnapshotIdTest {
     assertThat(keys).containsExactlyInAnyOrderElementsOf(acknowledged);
   }
 
-  private static void commit(FileStoreTable table, String user, long identifier, int key,
-      List<Integer> acknowledged) throws IOException {
+  private static void commit(
+      FileStoreTable table, String user, long identifier, int key, List<Integer> acknowledged)
+      throws IOException {
     try (TableWrite write = table.newWrite(user)) {
       write.write(GenericRow.of(key, user));
       table.newCommit(user).commit(identifier, write.prepareCommit());

@@ -8,7 +8,6 @@ import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,14 +42,15 @@ class RowKindPropertyTest {
   record Commit() implements Action {}
 
   @Property(tries = 30)
-  void readsEqualTheModelAndFullCompactionDropsRetractions(
-      @ForAll("actions") List<Action> actions) throws Exception {
+  void readsEqualTheModelAndFullCompactionDropsRetractions(@ForAll("actions") List<Action> actions)
+      throws Exception {
     TestTables.inTempDirectory("lockstep-rowkind", dir -> run(dir, actions));
   }
 
   private static void run(Path dir, List<Action> actions) throws Exception {
-    FileStoreTable table = TestTables.keyValueTable(dir, Map.of(
-        "num-sorted-run.compaction-trigger", "3", "write-buffer-size", "1 kb"));
+    FileStoreTable table =
+        TestTables.keyValueTable(
+            dir, Map.of("num-sorted-run.compaction-trigger", "3", "write-buffer-size", "1 kb"));
     Map<Integer, String> model = new TreeMap<>();
     Map<Integer, String> pending = new TreeMap<>(model);
     TableCommit commit = table.newCommit("u");
@@ -72,7 +72,8 @@ class RowKindPropertyTest {
           }
           pending.put(u.key(), value);
         } else if (action instanceof Retract r) {
-          write.write(r.delete() ? RowKind.DELETE : RowKind.UPDATE_BEFORE,
+          write.write(
+              r.delete() ? RowKind.DELETE : RowKind.UPDATE_BEFORE,
               GenericRow.of(r.key(), pending.get(r.key())));
           pending.remove(r.key());
         } else if (action instanceof Flush) {
@@ -82,7 +83,8 @@ class RowKindPropertyTest {
         } else {
           commit.commit(++identifier, write.prepareCommit());
           model = new TreeMap<>(pending);
-          assertThat(TestTables.readKeyValues(table)).as("after step %d of %s", step, actions)
+          assertThat(TestTables.readKeyValues(table))
+              .as("after step %d of %s", step, actions)
               .isEqualTo(model);
         }
       }
@@ -90,10 +92,10 @@ class RowKindPropertyTest {
     try (TableCompactor compactor = table.newCompactor("c")) {
       compactor.compactOnce(true);
     }
-    assertThat(TestTables.readKeyValues(table)).as("after a full compaction of %s", actions)
+    assertThat(TestTables.readKeyValues(table))
+        .as("after a full compaction of %s", actions)
         .isEqualTo(model);
-    assertThat(RowKindTest.retractionsInFiles(table)).as("retractions left in files")
-        .isZero();
+    assertThat(RowKindTest.retractionsInFiles(table)).as("retractions left in files").isZero();
     assertThat(RowKindTest.rowsInFiles(table)).as("rows in files").isEqualTo(model.size());
     table.close();
   }
@@ -101,24 +103,27 @@ class RowKindPropertyTest {
   @Provide
   Arbitrary<List<Action>> actions() {
     Arbitrary<Integer> key = Arbitraries.integers().between(0, 19);
-    Arbitrary<Action> upsert = key.flatMap(k -> Arbitraries.integers().between(0, 2)
-        .map(style -> new Upsert(k, style)));
-    Arbitrary<Action> retract = key.flatMap(k -> Arbitraries.of(true, false)
-        .map(delete -> new Retract(k, delete)));
+    Arbitrary<Action> upsert =
+        key.flatMap(k -> Arbitraries.integers().between(0, 2).map(style -> new Upsert(k, style)));
+    Arbitrary<Action> retract =
+        key.flatMap(k -> Arbitraries.of(true, false).map(delete -> new Retract(k, delete)));
     Arbitrary<Action> flush = Arbitraries.just(new Flush());
     Arbitrary<Action> compact = Arbitraries.of(true, false).map(Compact::new);
     Arbitrary<Action> commit = Arbitraries.just(new Commit());
     return Arbitraries.frequencyOf(
-        Tuple.of(10, upsert),
-        Tuple.of(5, retract),
-        Tuple.of(2, flush),
-        Tuple.of(2, compact),
-        Tuple.of(4, commit))
-        .list().ofMinSize(5).ofMaxSize(60)
-        .map(list -> {
-          List<Action> all = new ArrayList<>(list);
-          all.add(new Commit());
-          return all;
-        });
+            Tuple.of(10, upsert),
+            Tuple.of(5, retract),
+            Tuple.of(2, flush),
+            Tuple.of(2, compact),
+            Tuple.of(4, commit))
+        .list()
+        .ofMinSize(5)
+        .ofMaxSize(60)
+        .map(
+            list -> {
+              List<Action> all = new ArrayList<>(list);
+              all.add(new Commit());
+              return all;
+            });
   }
 }

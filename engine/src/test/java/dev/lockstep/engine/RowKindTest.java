@@ -33,8 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Row kinds (+I, -U, +U, -D) and {@code sequence.field} (issue 19). */
 class RowKindTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void retractionsRemoveTheKeyAndReadsShowTheWinningKind() throws Exception {
@@ -47,32 +46,46 @@ class RowKindTest {
       commit.commit(1, write.prepareCommit());
       write.write(RowKind.UPDATE_BEFORE, GenericRow.of(1, "v1"));
       write.write(RowKind.UPDATE_AFTER, GenericRow.of(1, "v1 updated"));
-      write.write(RowKind.UPDATE_BEFORE, GenericRow.of(2, "v2"));   // -U alone: the key goes
+      write.write(RowKind.UPDATE_BEFORE, GenericRow.of(2, "v2")); // -U alone: the key goes
       write.write(RowKind.DELETE, GenericRow.of(3, null));
-      write.delete(GenericRow.of(99, null));                      // a key that never existed
+      write.delete(GenericRow.of(99, null)); // a key that never existed
       write.write(RowKind.DELETE, GenericRow.of(4, null));
       write.write(RowKind.INSERT, GenericRow.of(4, "back"));
       write.write(RowKind.UPDATE_AFTER, GenericRow.of(5, "upsert without -U"));
       commit.commit(2, write.prepareCommit());
     }
-    Map<Integer, String> expected = new TreeMap<>(Map.of(0, "v0", 1, "v1 updated", 4, "back",
-        5, "upsert without -U"));
+    Map<Integer, String> expected =
+        new TreeMap<>(Map.of(0, "v0", 1, "v1 updated", 4, "back", 5, "upsert without -U"));
     assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
-    assertThat(kinds(table)).isEqualTo(Map.of(0, RowKind.INSERT, 1, RowKind.UPDATE_AFTER,
-        4, RowKind.INSERT, 5, RowKind.UPDATE_AFTER));
+    assertThat(kinds(table))
+        .isEqualTo(
+            Map.of(
+                0,
+                RowKind.INSERT,
+                1,
+                RowKind.UPDATE_AFTER,
+                4,
+                RowKind.INSERT,
+                5,
+                RowKind.UPDATE_AFTER));
     try (TableCompactor compactor = table.newCompactor("c")) {
       assertThat(compactor.compactOnce(true)).isPresent();
     }
     assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
-    assertThat(kinds(table)).as("compaction keeps each winner's kind").containsEntry(1,
-        RowKind.UPDATE_AFTER).containsEntry(0, RowKind.INSERT);
+    assertThat(kinds(table))
+        .as("compaction keeps each winner's kind")
+        .containsEntry(1, RowKind.UPDATE_AFTER)
+        .containsEntry(0, RowKind.INSERT);
   }
 
   @Test
   void retractionsStayUntilTheOutputIsAtTheHighestLevel() throws Exception {
     // trigger 2, 4 levels: a minor compaction of two level-0 runs writes below the highest level.
-    FileStoreTable table = TestTables.keyValueTable(dir, Map.of(
-        "num-sorted-run.compaction-trigger", "2", "num-levels", "4", "write-only", "true"));
+    FileStoreTable table =
+        TestTables.keyValueTable(
+            dir,
+            Map.of(
+                "num-sorted-run.compaction-trigger", "2", "num-levels", "4", "write-only", "true"));
     TableCommit commit = table.newCommit("u");
     try (TableWrite write = table.newWrite("u")) {
       for (int k = 0; k < 20; k++) {
@@ -81,7 +94,7 @@ class RowKindTest {
       commit.commit(1, write.prepareCommit());
     }
     try (TableCompactor compactor = table.newCompactor("c")) {
-      assertThat(compactor.compactOnce(true)).isPresent();    // level 3: the highest
+      assertThat(compactor.compactOnce(true)).isPresent(); // level 3: the highest
     }
     try (TableWrite write = table.newWrite("u")) {
       for (int k = 0; k < 20; k += 2) {
@@ -92,11 +105,14 @@ class RowKindTest {
       commit.commit(3, write.prepareCommit());
     }
     try (TableCompactor compactor = table.newCompactor("c")) {
-      assertThat(compactor.compactOnce(false)).isPresent();   // the two level-0 runs, to level 2
+      assertThat(compactor.compactOnce(false)).isPresent(); // the two level-0 runs, to level 2
     }
     assertThat(levels(table)).containsExactlyInAnyOrder(2, 3);
-    assertThat(retractionsInFiles(table)).as("a level-2 output keeps the retractions: the level-3"
-        + " file below still holds the keys").isEqualTo(10);
+    assertThat(retractionsInFiles(table))
+        .as(
+            "a level-2 output keeps the retractions: the level-3"
+                + " file below still holds the keys")
+        .isEqualTo(10);
     Map<Integer, String> expected = new TreeMap<>();
     for (int k = 1; k < 20; k += 2) {
       expected.put(k, "v" + k);
@@ -127,8 +143,8 @@ class RowKindTest {
       writer.write(GenericRow.of(2, null, -1L, 1L, true));
       writer.write(GenericRow.of(3, "kept", -1L, 2L, false));
     }
-    try (FormatReader reader = table.format().createReader(table.fileIO(), path,
-        table.dataFileRowType())) {
+    try (FormatReader reader =
+        table.format().createReader(table.fileIO(), path, table.dataFileRowType())) {
       GenericRow first = reader.next();
       assertThat(first.size()).isEqualTo(6);
       assertThat(first.get(5)).as("_ROW_KIND of an old file").isNull();
@@ -142,9 +158,19 @@ class RowKindTest {
       commit.commit(1, write.prepareCommit());
     }
     long size = table.fileIO().getStatus(path).length();
-    DataFileMeta meta = new DataFileMeta(name, size, 3, table.keyCodec().encode(GenericRow.of(1)),
-        table.keyCodec().encode(GenericRow.of(3)), 0, 2, table.schema().id(), 0,
-        System.currentTimeMillis(), DataFileMeta.UNCOMMITTED);
+    DataFileMeta meta =
+        new DataFileMeta(
+            name,
+            size,
+            3,
+            table.keyCodec().encode(GenericRow.of(1)),
+            table.keyCodec().encode(GenericRow.of(3)),
+            0,
+            2,
+            table.schema().id(),
+            0,
+            System.currentTimeMillis(),
+            DataFileMeta.UNCOMMITTED);
     commit.commit(2, List.of(new CommitMessage("", 0, 1, List.of(meta), List.of(), List.of(), 1)));
     Map<Integer, String> expected = Map.of(1, "inserted", 3, "kept");
     assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
@@ -167,9 +193,12 @@ class RowKindTest {
       for (RowKind kind : List.of(RowKind.DELETE, RowKind.UPDATE_BEFORE)) {
         assertThatThrownBy(() -> write.write(kind, GenericRow.of("w", 1L)))
             .isInstanceOf(IllegalArgumentException.class)
-            .hasMessage("db.log is an append table: it keeps every row and has no key to remove,"
-                + " so it refuses " + kind.shortString() + " rows; write only +I and +U to it, or"
-                + " use a primary-key table for changes.");
+            .hasMessage(
+                "db.log is an append table: it keeps every row and has no key to remove,"
+                    + " so it refuses "
+                    + kind.shortString()
+                    + " rows; write only +I and +U to it, or"
+                    + " use a primary-key table for changes.");
       }
       assertThatThrownBy(() -> write.delete(GenericRow.of("w", 1L)))
           .hasMessageContaining("refuses -D rows");
@@ -187,7 +216,8 @@ class RowKindTest {
     FileStoreTable table = TestTables.keyValueTable(dir, Map.of("write-buffer-size", "1 kb"));
     TableCommit commitA = table.newCommit("a");
     TableCommit commitB = table.newCommit("b");
-    try (TableWrite a = table.newWrite("a"); TableWrite b = table.newWrite("b")) {
+    try (TableWrite a = table.newWrite("a");
+        TableWrite b = table.newWrite("b")) {
       // a writes and flushes first, b deletes and upserts later; b commits first, then a.
       for (int k = 0; k < 10; k++) {
         a.write(GenericRow.of(k, "a1"));
@@ -243,15 +273,18 @@ class RowKindTest {
   // ---- sequence.field ----
 
   private FileStoreTable sequencedTable(String sequenceField) throws Exception {
-    return TestTables.catalog(dir).createTable(new Identifier("db", "seq"), Schema.newBuilder()
-        .column("k", DataType.intType())
-        .column("v", DataType.string())
-        .column("ts", DataType.bigint())
-        .column("flag", DataType.booleanType())
-        .primaryKey("k")
-        .option("sequence.field", sequenceField)
-        .option("write-buffer-size", "1 kb")
-        .build());
+    return TestTables.catalog(dir)
+        .createTable(
+            new Identifier("db", "seq"),
+            Schema.newBuilder()
+                .column("k", DataType.intType())
+                .column("v", DataType.string())
+                .column("ts", DataType.bigint())
+                .column("flag", DataType.booleanType())
+                .primaryKey("k")
+                .option("sequence.field", sequenceField)
+                .option("write-buffer-size", "1 kb")
+                .build());
   }
 
   private static Map<Integer, String> values(FileStoreTable table) throws Exception {
@@ -272,16 +305,16 @@ class RowKindTest {
       write.write(GenericRow.of(1, "ts 9", 9L, null));
       write.write(GenericRow.of(1, "ts 2, later", 2L, null));
       write.write(GenericRow.of(2, "ts 5", 5L, null));
-      write.write(GenericRow.of(2, "ts 5, later", 5L, null));      // a tie: the later one
+      write.write(GenericRow.of(2, "ts 5, later", 5L, null)); // a tie: the later one
       write.write(GenericRow.of(3, "null ts", null, null));
-      write.write(GenericRow.of(3, "ts 0", 0L, null));              // NULL is the smallest
+      write.write(GenericRow.of(3, "ts 0", 0L, null)); // NULL is the smallest
       write.write(GenericRow.of(4, "ts 7", 7L, null));
       write.flush();
       write.write(GenericRow.of(4, "ts 6, later flush", 6L, null));
       write.write(GenericRow.of(5, "ts 1", 1L, null));
       commit.commit(1, write.prepareCommit());
-      assertThat(values(table)).isEqualTo(Map.of(1, "ts 9", 2, "ts 5, later", 3, "ts 0",
-          4, "ts 7", 5, "ts 1"));
+      assertThat(values(table))
+          .isEqualTo(Map.of(1, "ts 9", 2, "ts 5, later", 3, "ts 0", 4, "ts 7", 5, "ts 1"));
       // A later commit with a smaller ts loses; a delete loses or wins by its own ts.
       write.write(GenericRow.of(1, "ts 8, committed later", 8L, null));
       write.write(GenericRow.of(3, "null again", null, null));
@@ -313,15 +346,18 @@ class RowKindTest {
 
   @Test
   void severalSequenceFieldsCompareInOrder() throws Exception {
-    FileStoreTable table = TestTables.catalog(dir).createTable(new Identifier("db", "seq2"),
-        Schema.newBuilder()
-            .column("k", DataType.intType())
-            .column("v", DataType.string())
-            .column("day", DataType.date())
-            .column("n", DataType.intType())
-            .primaryKey("k")
-            .option("sequence.field", "day, n")
-            .build());
+    FileStoreTable table =
+        TestTables.catalog(dir)
+            .createTable(
+                new Identifier("db", "seq2"),
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .column("day", DataType.date())
+                    .column("n", DataType.intType())
+                    .primaryKey("k")
+                    .option("sequence.field", "day, n")
+                    .build());
     java.time.LocalDate d1 = java.time.LocalDate.of(2024, 5, 1);
     java.time.LocalDate d2 = d1.plusDays(1);
     TableCommit commit = table.newCommit("u");
@@ -341,21 +377,27 @@ class RowKindTest {
   @Test
   void sequenceFieldIsCheckedAtCreateWithOneLine() throws Exception {
     Map<String, String> cases = new LinkedHashMap<>();
-    cases.put("missing", "Option 'sequence.field' = 'missing' names column 'missing', which the"
-        + " table does not have; name one of [k, v, ts, flag].");
-    cases.put("flag", "Option 'sequence.field' = 'flag' names column 'flag' of type BOOLEAN,"
-        + " which does not order updates; name an INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or"
-        + " STRING column.");
+    cases.put(
+        "missing",
+        "Option 'sequence.field' = 'missing' names column 'missing', which the"
+            + " table does not have; name one of [k, v, ts, flag].");
+    cases.put(
+        "flag",
+        "Option 'sequence.field' = 'flag' names column 'flag' of type BOOLEAN,"
+            + " which does not order updates; name an INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or"
+            + " STRING column.");
     cases.put("ts,ts", "Option 'sequence.field' = 'ts,ts' names column 'ts' twice; name it once.");
     for (Map.Entry<String, String> c : cases.entrySet()) {
       assertThatThrownBy(() -> sequencedTable(c.getKey()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessage(c.getValue());
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(c.getValue());
       assertThat(dir.resolve("db.db").resolve("seq")).as("nothing written").doesNotExist();
     }
     assertThatThrownBy(() -> TestTables.appendTable(dir, Map.of("sequence.field", "n")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Option 'sequence.field' = 'n' needs a primary-key table; append tables keep"
-            + " every row. Declare a primary key or drop the option.");
+        .hasMessage(
+            "Option 'sequence.field' = 'n' needs a primary-key table; append tables keep"
+                + " every row. Declare a primary key or drop the option.");
   }
 
   @Test
@@ -365,22 +407,35 @@ class RowKindTest {
         .containsExactly(2);
     assertThatThrownBy(() -> table.copyWithOptions(Map.of("sequence.field", "v")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Table db.seq is stored with sequence.field=ts; option 'sequence.field=v'"
-            + " would order its rows differently. Drop the 'sequence.field' option: it is set when"
-            + " the table is created.");
+        .hasMessage(
+            "Table db.seq is stored with sequence.field=ts; option 'sequence.field=v'"
+                + " would order its rows differently. Drop the 'sequence.field' option: it is set when"
+                + " the table is created.");
     FileStoreTable plain = TestTables.keyValueTable(dir, Map.of());
     assertThatThrownBy(() -> plain.copyWithOptions(Map.of("sequence.field", "k")))
-        .hasMessageStartingWith("Table db.kv is stored with no sequence.field; option"
-            + " 'sequence.field=k' would order");
+        .hasMessageStartingWith(
+            "Table db.kv is stored with no sequence.field; option"
+                + " 'sequence.field=k' would order");
     // A catalog default is stored with the table it creates.
-    FileSystemCatalog catalog = new FileSystemCatalog(new LocalFileIO(),
-        dev.lockstep.fs.Path.of(dir.toString()), Map.of("sequence.field", "ts"));
-    FileStoreTable created = catalog.createTable(new Identifier("db", "fromcatalog"),
-        Schema.newBuilder().column("k", DataType.intType()).column("ts", DataType.bigint())
-            .primaryKey("k").build());
+    FileSystemCatalog catalog =
+        new FileSystemCatalog(
+            new LocalFileIO(),
+            dev.lockstep.fs.Path.of(dir.toString()),
+            Map.of("sequence.field", "ts"));
+    FileStoreTable created =
+        catalog.createTable(
+            new Identifier("db", "fromcatalog"),
+            Schema.newBuilder()
+                .column("k", DataType.intType())
+                .column("ts", DataType.bigint())
+                .primaryKey("k")
+                .build());
     assertThat(created.schema().options()).containsEntry("sequence.field", "ts");
-    assertThat(TestTables.catalog(dir).getTable(new Identifier("db", "fromcatalog"))
-        .sequenceFieldIndexes()).containsExactly(1);
+    assertThat(
+            TestTables.catalog(dir)
+                .getTable(new Identifier("db", "fromcatalog"))
+                .sequenceFieldIndexes())
+        .containsExactly(1);
   }
 
   // ---- helpers ----
@@ -406,9 +461,13 @@ class RowKindTest {
     List<GenericRow> rows = new ArrayList<>();
     for (Split split : table.newScan().plan().splits()) {
       for (DataFileMeta file : split.files()) {
-        try (FormatReader reader = table.format().createReader(table.fileIO(),
-            table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
-            table.dataFileRowType())) {
+        try (FormatReader reader =
+            table
+                .format()
+                .createReader(
+                    table.fileIO(),
+                    table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
+                    table.dataFileRowType())) {
           for (GenericRow r = reader.next(); r != null; r = reader.next()) {
             rows.add(r);
           }

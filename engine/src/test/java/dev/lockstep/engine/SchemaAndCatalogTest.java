@@ -21,19 +21,30 @@ import org.junit.jupiter.api.io.TempDir;
 
 class SchemaAndCatalogTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void typesPrintAndParseBack() {
-    for (String text : new String[] {"INT", "BIGINT NOT NULL", "DOUBLE", "BOOLEAN", "STRING",
-        "BYTES", "DECIMAL(10, 2)", "DECIMAL(38, 0) NOT NULL", "DATE", "TIMESTAMP"}) {
+    for (String text :
+        new String[] {
+          "INT",
+          "BIGINT NOT NULL",
+          "DOUBLE",
+          "BOOLEAN",
+          "STRING",
+          "BYTES",
+          "DECIMAL(10, 2)",
+          "DECIMAL(38, 0) NOT NULL",
+          "DATE",
+          "TIMESTAMP"
+        }) {
       assertThat(DataType.parse(text).toString()).isEqualTo(text);
     }
     assertThat(DataType.parse("integer not null")).isEqualTo(DataType.intType().notNull());
     assertThat(DataType.parse("decimal").root()).isEqualTo(DataTypeRoot.DECIMAL);
     assertThatThrownBy(() -> DataType.parse("VARCHAR(3)"))
-        .hasMessageContaining("Unknown column type 'VARCHAR(3)'").hasMessageContaining("DECIMAL");
+        .hasMessageContaining("Unknown column type 'VARCHAR(3)'")
+        .hasMessageContaining("DECIMAL");
     assertThatThrownBy(() -> DataType.decimal(40, 2)).hasMessageContaining("precision must be");
   }
 
@@ -51,17 +62,19 @@ class SchemaAndCatalogTest {
   void createLoadListAndDropTables() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Identifier id = new Identifier("sales", "orders");
-    Schema schema = Schema.newBuilder()
-        .column("id", DataType.bigint())
-        .column("day", DataType.date())
-        .column("amount", DataType.decimal(12, 2))
-        .primaryKey("day", "id")
-        .partitionKeys("day")
-        .option("bucket", "4")
-        .build();
+    Schema schema =
+        Schema.newBuilder()
+            .column("id", DataType.bigint())
+            .column("day", DataType.date())
+            .column("amount", DataType.decimal(12, 2))
+            .primaryKey("day", "id")
+            .partitionKeys("day")
+            .option("bucket", "4")
+            .build();
     FileStoreTable created = catalog.createTable(id, schema);
     assertThat(created.path().toString()).endsWith("sales.db/orders");
-    assertThatThrownBy(() -> catalog.createTable(id, schema)).isInstanceOf(TableExistsException.class);
+    assertThatThrownBy(() -> catalog.createTable(id, schema))
+        .isInstanceOf(TableExistsException.class);
 
     FileStoreTable loaded = catalog.getTable(id);
     assertThat(loaded.schema().primaryKeys()).containsExactly("day", "id");
@@ -76,8 +89,8 @@ class SchemaAndCatalogTest {
 
   @Test
   void schemaVersionsAreCreatedOnceAndReadBack() throws Exception {
-    SchemaManager schemas = new SchemaManager(new LocalFileIO(),
-        dev.lockstep.fs.Path.of(dir.toString()));
+    SchemaManager schemas =
+        new SchemaManager(new LocalFileIO(), dev.lockstep.fs.Path.of(dir.toString()));
     Schema schema = Schema.newBuilder().column("a", DataType.timestamp()).build();
     schemas.create(TableSchema.of(0, schema, 1));
     schemas.create(TableSchema.of(1, schema, 2));
@@ -91,18 +104,40 @@ class SchemaAndCatalogTest {
   void invalidSchemasAndOptionsAreRefusedWithTheFix() {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Identifier id = new Identifier("db", "t");
-    assertThatThrownBy(() -> catalog.createTable(id, Schema.newBuilder()
-        .column("k", DataType.intType()).column("p", DataType.string())
-        .primaryKey("k").partitionKeys("p").build()))
+    assertThatThrownBy(
+            () ->
+                catalog.createTable(
+                    id,
+                    Schema.newBuilder()
+                        .column("k", DataType.intType())
+                        .column("p", DataType.string())
+                        .primaryKey("k")
+                        .partitionKeys("p")
+                        .build()))
         .hasMessageContaining("must contain every partition key");
-    assertThatThrownBy(() -> catalog.createTable(id, Schema.newBuilder()
-        .column("k", DataType.intType()).primaryKey("x").build()))
+    assertThatThrownBy(
+            () ->
+                catalog.createTable(
+                    id,
+                    Schema.newBuilder().column("k", DataType.intType()).primaryKey("x").build()))
         .hasMessageContaining("No column 'x'");
-    assertThatThrownBy(() -> catalog.createTable(id, Schema.newBuilder()
-        .column("k", DataType.intType()).options(Map.of("bucket", "0")).build()))
+    assertThatThrownBy(
+            () ->
+                catalog.createTable(
+                    id,
+                    Schema.newBuilder()
+                        .column("k", DataType.intType())
+                        .options(Map.of("bucket", "0"))
+                        .build()))
         .hasMessageContaining("Option 'bucket' is 0");
-    assertThatThrownBy(() -> catalog.createTable(id, Schema.newBuilder()
-        .column("k", DataType.intType()).options(Map.of("merge-engine", "aggregation")).build()))
+    assertThatThrownBy(
+            () ->
+                catalog.createTable(
+                    id,
+                    Schema.newBuilder()
+                        .column("k", DataType.intType())
+                        .options(Map.of("merge-engine", "aggregation"))
+                        .build()))
         .hasMessageContaining("only 'deduplicate'");
     assertThatThrownBy(() -> Identifier.parse("nodot")).hasMessageContaining("database.table");
   }

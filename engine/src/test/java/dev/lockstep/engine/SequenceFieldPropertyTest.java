@@ -26,10 +26,10 @@ import net.jqwik.api.Tuple;
 /**
  * {@code sequence.field} under random interleavings of two writers: upserts with random, repeated
  * and NULL sequence values arrive out of order, with flushes, minor and full compactions and
- * commits. After every commit the table equals a model that keeps per key the row with the
- * greatest (ts, commit order, write order), NULL smallest (issue 19). Retractions are left out:
- * a retraction dropped at the highest level is forgotten by design (README, "Row kinds and
- * sequence.field"), which RowKindTest shows on its own.
+ * commits. After every commit the table equals a model that keeps per key the row with the greatest
+ * (ts, commit order, write order), NULL smallest (issue 19). Retractions are left out: a retraction
+ * dropped at the highest level is forgotten by design (README, "Row kinds and sequence.field"),
+ * which RowKindTest shows on its own.
  */
 class SequenceFieldPropertyTest {
 
@@ -53,16 +53,19 @@ class SequenceFieldPropertyTest {
   }
 
   private static void run(Path dir, List<Action> actions) throws Exception {
-    FileStoreTable table = TestTables.catalog(dir).createTable(new Identifier("db", "seq"),
-        Schema.newBuilder()
-            .column("k", DataType.intType())
-            .column("v", DataType.string())
-            .column("ts", DataType.bigint())
-            .primaryKey("k")
-            .option("sequence.field", "ts")
-            .option("num-sorted-run.compaction-trigger", "3")
-            .option("write-buffer-size", "1 kb")
-            .build());
+    FileStoreTable table =
+        TestTables.catalog(dir)
+            .createTable(
+                new Identifier("db", "seq"),
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .column("ts", DataType.bigint())
+                    .primaryKey("k")
+                    .option("sequence.field", "ts")
+                    .option("num-sorted-run.compaction-trigger", "3")
+                    .option("write-buffer-size", "1 kb")
+                    .build());
     TableWrite[] writes = {table.newWrite("a"), table.newWrite("b")};
     TableCommit[] commits = {table.newCommit("a"), table.newCommit("b")};
     long[] identifiers = {0, 0};
@@ -74,7 +77,8 @@ class SequenceFieldPropertyTest {
         step++;
         if (action instanceof Upsert u) {
           String value = "w" + u.writer() + "-s" + step;
-          writes[u.writer()].write(u.updateAfter() ? RowKind.UPDATE_AFTER : RowKind.INSERT,
+          writes[u.writer()].write(
+              u.updateAfter() ? RowKind.UPDATE_AFTER : RowKind.INSERT,
               GenericRow.of(u.key(), value, u.ts()));
           pending.get(u.writer()).add(Map.entry(u.key(), new Row(u.ts(), value)));
         } else if (action instanceof Flush f) {
@@ -114,7 +118,8 @@ class SequenceFieldPropertyTest {
     Map<Integer, Row> rows = new TreeMap<>();
     for (GenericRow row : table.newRead().readAll(table.newScan().plan())) {
       assertThat(rows.put((Integer) row.get(0), new Row((Long) row.get(2), (String) row.get(1))))
-          .as("key %s read twice", row.get(0)).isNull();
+          .as("key %s read twice", row.get(0))
+          .isNull();
     }
     return rows;
   }
@@ -123,24 +128,25 @@ class SequenceFieldPropertyTest {
   Arbitrary<List<Action>> actions() {
     Arbitrary<Integer> writer = Arbitraries.integers().between(0, 1);
     Arbitrary<Long> ts = Arbitraries.longs().between(0, 5).injectNull(0.15);
-    Arbitrary<Action> upsert = net.jqwik.api.Combinators.combine(writer,
-        Arbitraries.integers().between(0, 11), ts, Arbitraries.of(true, false))
-        .as(Upsert::new);
+    Arbitrary<Action> upsert =
+        net.jqwik.api.Combinators.combine(
+                writer, Arbitraries.integers().between(0, 11), ts, Arbitraries.of(true, false))
+            .as(Upsert::new);
     Arbitrary<Action> flush = writer.map(Flush::new);
-    Arbitrary<Action> compact = writer.flatMap(w -> Arbitraries.of(true, false)
-        .map(full -> new Compact(w, full)));
+    Arbitrary<Action> compact =
+        writer.flatMap(w -> Arbitraries.of(true, false).map(full -> new Compact(w, full)));
     Arbitrary<Action> commit = writer.map(Commit::new);
     return Arbitraries.frequencyOf(
-        Tuple.of(10, upsert),
-        Tuple.of(2, flush),
-        Tuple.of(2, compact),
-        Tuple.of(4, commit))
-        .list().ofMinSize(5).ofMaxSize(50)
-        .map(list -> {
-          List<Action> all = new ArrayList<>(list);
-          all.add(new Commit(0));
-          all.add(new Commit(1));
-          return all;
-        });
+            Tuple.of(10, upsert), Tuple.of(2, flush), Tuple.of(2, compact), Tuple.of(4, commit))
+        .list()
+        .ofMinSize(5)
+        .ofMaxSize(50)
+        .map(
+            list -> {
+              List<Action> all = new ArrayList<>(list);
+              all.add(new Commit(0));
+              all.add(new Commit(1));
+              return all;
+            });
   }
 }

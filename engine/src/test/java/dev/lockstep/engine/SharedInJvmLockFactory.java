@@ -13,9 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code lock.type=engine-shared-in-jvm}, for the engine's tests only: every table object in the JVM
- * gets a view of one shared {@link InJvmLockService}, as separate processes would share one real
- * lock server. Closing a view does not close the shared service.
+ * {@code lock.type=engine-shared-in-jvm}, for the engine's tests only: every table object in the
+ * JVM gets a view of one shared {@link InJvmLockService}, as separate processes would share one
+ * real lock server. Closing a view does not close the shared service.
  */
 public final class SharedInJvmLockFactory implements CatalogLockFactory {
 

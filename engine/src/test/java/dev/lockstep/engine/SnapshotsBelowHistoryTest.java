@@ -39,14 +39,13 @@ import org.junit.jupiter.api.io.TempDir;
  * replayed as "latest 55 after 59"): committers that waited for the lock on neighbouring bases
  * published neighbouring expired ids at once, lock-api pointed {@code LATEST} at one of them, and
  * {@code SnapshotManager.latestId()} trusted the hint because the snapshot before it existed, while
- * that one was below the history as well. Built by hand here: history 1..8, 1..6 expired, then
- * late writes put snapshot-4 (built on the first 3) and snapshot-5 (built on the first 4) back, and
- * the hint names 5.
+ * that one was below the history as well. Built by hand here: history 1..8, 1..6 expired, then late
+ * writes put snapshot-4 (built on the first 3) and snapshot-5 (built on the first 4) back, and the
+ * hint names 5.
  */
 class SnapshotsBelowHistoryTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private FileStoreTable table;
   private final Map<Long, Snapshot> firstHolders = new TreeMap<>();
@@ -119,8 +118,8 @@ class SnapshotsBelowHistoryTest {
 
   /**
    * The narrow case the link check cannot tell: both late writes carry the first holders' own
-   * commit ids (a publish retried with the same content after the first copy had expired), so
-   * 5 links to 4. A reader that has answered 8 never answers 5 afterwards.
+   * commit ids (a publish retried with the same content after the first copy had expired), so 5
+   * links to 4. A reader that has answered 8 never answers 5 afterwards.
    */
   @Test
   void oneReaderNeverGoesBack() throws IOException {
@@ -140,24 +139,27 @@ class SnapshotsBelowHistoryTest {
   @Test
   void oneReaderListsAgainWhenAListingMissedTheRetainedSnapshots() throws IOException {
     AtomicInteger racingListings = new AtomicInteger();
-    FileIO store = new CapabilityHidingFileIO(table.fileIO()) {
-      @Override
-      public List<FileStatus> list(Path directory) throws IOException {
-        List<FileStatus> all = super.list(directory);
-        if (racingListings.getAndDecrement() <= 0) {
-          return all;
-        }
-        List<FileStatus> older = new ArrayList<>();
-        for (FileStatus status : all) {
-          if (!status.path().name().matches("snapshot-[78]")) {
-            older.add(status);
+    FileIO store =
+        new CapabilityHidingFileIO(table.fileIO()) {
+          @Override
+          public List<FileStatus> list(Path directory) throws IOException {
+            List<FileStatus> all = super.list(directory);
+            if (racingListings.getAndDecrement() <= 0) {
+              return all;
+            }
+            List<FileStatus> older = new ArrayList<>();
+            for (FileStatus status : all) {
+              if (!status.path().name().matches("snapshot-[78]")) {
+                older.add(status);
+              }
+            }
+            return older;
           }
-        }
-        return older;
-      }
-    };
-    SnapshotManager snapshots = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of())
-        .getTable(new Identifier("db", "log")).snapshotManager();
+        };
+    SnapshotManager snapshots =
+        new FileSystemCatalog(store, Path.of(dir.toString()), Map.of())
+            .getTable(new Identifier("db", "log"))
+            .snapshotManager();
     assertThat(snapshots.latestId()).hasValue(8);
     neighbouringStraysAndAHintOnThem();
     racingListings.set(1);
@@ -175,12 +177,23 @@ class SnapshotsBelowHistoryTest {
     assertThat(reader.newRead().readAll(reader.newScan().plan())).hasSize(8);
     for (long id : List.of(4L, 5L)) {
       Snapshot stray = reader.snapshotManager().readUncached(id).orElseThrow();
-      assertThat(reader.fileIO().exists(reader.path().child("manifest")
-          .child(stray.deltaManifestList()))).isTrue();
+      assertThat(
+              reader
+                  .fileIO()
+                  .exists(reader.path().child("manifest").child(stray.deltaManifestList())))
+          .isTrue();
     }
-    new SnapshotExpiration(reopen(), MaintenanceOptions.from(Map.of(
-        "snapshot.num-retained.min", "1", "snapshot.num-retained.max", "1",
-        "snapshot.time-retained", "1 ms"))).expire();
+    new SnapshotExpiration(
+            reopen(),
+            MaintenanceOptions.from(
+                Map.of(
+                    "snapshot.num-retained.min",
+                    "1",
+                    "snapshot.num-retained.max",
+                    "1",
+                    "snapshot.time-retained",
+                    "1 ms")))
+        .expire();
     assertThat(table.snapshotManager().log().listIds()).containsExactly(4L, 5L, 8L);
     FileStoreTable after = reopen();
     assertThat(after.snapshotManager().latestId()).hasValue(8);
@@ -204,10 +217,22 @@ class SnapshotsBelowHistoryTest {
 
   /** A late write of another commit under {@code first}'s id, built on the same base. */
   private static Snapshot stray(Snapshot first, String user, long identifier) {
-    return new Snapshot(first.version(), first.id(), first.schemaId(), first.baseManifestList(),
-        first.priorDeltas(), first.deltaManifestList(), user, identifier, first.commitKind(),
-        first.timeMillis(), first.totalRecordCount(), first.deltaRecordCount(),
-        UUID.randomUUID().toString(), first.fencing(), first.parentCommitId());
+    return new Snapshot(
+        first.version(),
+        first.id(),
+        first.schemaId(),
+        first.baseManifestList(),
+        first.priorDeltas(),
+        first.deltaManifestList(),
+        user,
+        identifier,
+        first.commitKind(),
+        first.timeMillis(),
+        first.totalRecordCount(),
+        first.deltaRecordCount(),
+        UUID.randomUUID().toString(),
+        first.fencing(),
+        first.parentCommitId());
   }
 
   private void writeSnapshot(Snapshot s) throws IOException {
@@ -215,12 +240,14 @@ class SnapshotsBelowHistoryTest {
   }
 
   private void writeHint(String text) throws IOException {
-    write(table.snapshotManager().log().directory().child("LATEST"),
+    write(
+        table.snapshotManager().log().directory().child("LATEST"),
         text.getBytes(StandardCharsets.US_ASCII));
   }
 
   private void writeEarliestHint(String text) throws IOException {
-    write(table.snapshotManager().log().directory().child("EARLIEST"),
+    write(
+        table.snapshotManager().log().directory().child("EARLIEST"),
         text.getBytes(StandardCharsets.US_ASCII));
   }
 

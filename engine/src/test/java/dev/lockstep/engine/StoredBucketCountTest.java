@@ -29,13 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StoredBucketCountTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private static final Identifier ID = new Identifier("db", "t");
-  private static final Schema SCHEMA = Schema.newBuilder()
-      .column("k", DataType.intType().notNull()).column("v", DataType.bigint())
-      .primaryKey("k").build();
+  private static final Schema SCHEMA =
+      Schema.newBuilder()
+          .column("k", DataType.intType().notNull())
+          .column("v", DataType.bigint())
+          .primaryKey("k")
+          .build();
 
   private static void write(FileStoreTable table, String user, long identifier, long offset)
       throws IOException {
@@ -53,21 +55,24 @@ class StoredBucketCountTest {
 
   @Test
   void theBucketCountIsStoredAndAWriterWithAnotherIsRefusedBeforeWriting() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toString()),
-        Map.of("bucket", "2"));
+    FileSystemCatalog catalog =
+        new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toString()), Map.of("bucket", "2"));
     FileStoreTable table = catalog.createTable(ID, SCHEMA);
     assertThat(table.schema().options()).containsEntry("bucket", "2");
     write(table, "a", 1, 0);
 
     // A catalog with another default does not change the stored table.
-    FileStoreTable other = new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toString()),
-        Map.of("bucket", "3")).getTable(ID);
+    FileStoreTable other =
+        new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toString()), Map.of("bucket", "3"))
+            .getTable(ID);
     assertThat(other.options().bucket()).isEqualTo(2);
     write(other, "b", 1, 100);
 
     FileStoreTable three = table.copyWithOptions(Map.of("bucket", "3"));
-    assertThatThrownBy(() -> three.newWrite("c")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("stored with bucket=2").hasMessageContaining("bucket=3");
+    assertThatThrownBy(() -> three.newWrite("c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("stored with bucket=2")
+        .hasMessageContaining("bucket=3");
     assertThatThrownBy(() -> three.newCommit("c")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> three.newCompactor("c")).isInstanceOf(IllegalArgumentException.class);
     table.copyWithOptions(Map.of("bucket", "2")).newWrite("c").close();
@@ -81,19 +86,23 @@ class StoredBucketCountTest {
     LocalFileIO io = new LocalFileIO();
     // A table created before the bucket count was stored: no 'bucket' in its schema.
     new SchemaManager(io, path).create(TableSchema.of(0, SCHEMA, System.currentTimeMillis()));
-    FileStoreTable two = new FileSystemCatalog(io, Path.of(dir.toString()), Map.of("bucket", "2"))
-        .getTable(ID);
+    FileStoreTable two =
+        new FileSystemCatalog(io, Path.of(dir.toString()), Map.of("bucket", "2")).getTable(ID);
     assertThat(two.schema().options()).doesNotContainKey("bucket");
     write(two, "a", 1, 0);
 
-    FileStoreTable three = new FileSystemCatalog(io, Path.of(dir.toString()),
-        Map.of("bucket", "3")).getTable(ID);
+    FileStoreTable three =
+        new FileSystemCatalog(io, Path.of(dir.toString()), Map.of("bucket", "3")).getTable(ID);
     assertThatThrownBy(() -> write(three, "b", 1, 100))
         .isInstanceOf(CommitFailedException.class)
         .hasMessageContaining("written with 2 buckets; this commit uses 3");
     assertThat(two.snapshotManager().latestId()).hasValue(1);
     assertThat(count(two)).isEqualTo(20);
-    assertThat(two.newRead().readAll(two.newScan().plan()).stream()
-        .filter(r -> (Integer) r.get(0) == 7).map(r -> r.get(1)).toList()).isEqualTo(List.of(7L));
+    assertThat(
+            two.newRead().readAll(two.newScan().plan()).stream()
+                .filter(r -> (Integer) r.get(0) == 7)
+                .map(r -> r.get(1))
+                .toList())
+        .isEqualTo(List.of(7L));
   }
 }

@@ -31,22 +31,28 @@ public final class TestTables {
   /** {@code db.kv}: k INT primary key, v STRING, optional options. */
   public static FileStoreTable keyValueTable(java.nio.file.Path dir, Map<String, String> options)
       throws IOException {
-    return catalog(dir).createTable(new Identifier("db", "kv"), Schema.newBuilder()
-        .column("k", DataType.intType())
-        .column("v", DataType.string())
-        .primaryKey("k")
-        .options(options)
-        .build());
+    return catalog(dir)
+        .createTable(
+            new Identifier("db", "kv"),
+            Schema.newBuilder()
+                .column("k", DataType.intType())
+                .column("v", DataType.string())
+                .primaryKey("k")
+                .options(options)
+                .build());
   }
 
   /** {@code db.log}: writer STRING, n BIGINT, append only. */
   public static FileStoreTable appendTable(java.nio.file.Path dir, Map<String, String> options)
       throws IOException {
-    return catalog(dir).createTable(new Identifier("db", "log"), Schema.newBuilder()
-        .column("writer", DataType.string())
-        .column("n", DataType.bigint())
-        .options(options)
-        .build());
+    return catalog(dir)
+        .createTable(
+            new Identifier("db", "log"),
+            Schema.newBuilder()
+                .column("writer", DataType.string())
+                .column("n", DataType.bigint())
+                .options(options)
+                .build());
   }
 
   /** A test body that works in a directory. */

@@ -15,23 +15,33 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A table {@code db.t} (k INT, v STRING) that keeps one snapshot and expires the rest after 1 ms, so
- * that a paused commit can see its id expire in one step: for the tests of the commit's real
+ * A table {@code db.t} (k INT, v STRING) that keeps one snapshot and expires the rest after 1 ms,
+ * so that a paused commit can see its id expire in one step: for the tests of the commit's real
  * windows.
  */
 final class TinyRetention {
 
   static final Identifier TABLE = new Identifier("db", "t");
 
-  private TinyRetention() {
-  }
+  private TinyRetention() {}
 
   /** Creates the table in {@code warehouse}; the returned object writes through the local store. */
   static FileStoreTable create(Path warehouse) throws IOException {
     return new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .createTable(TABLE, Schema.newBuilder().column("k", DataType.intType())
-            .column("v", DataType.string()).options(Map.of("snapshot.num-retained.min", "1",
-                "snapshot.num-retained.max", "1", "snapshot.time-retained", "1 ms")).build());
+        .createTable(
+            TABLE,
+            Schema.newBuilder()
+                .column("k", DataType.intType())
+                .column("v", DataType.string())
+                .options(
+                    Map.of(
+                        "snapshot.num-retained.min",
+                        "1",
+                        "snapshot.num-retained.max",
+                        "1",
+                        "snapshot.time-retained",
+                        "1 ms"))
+                .build());
   }
 
   /** One row ({@code key}, {@code user}) committed as {@code identifier} of {@code user}. */
@@ -45,8 +55,8 @@ final class TinyRetention {
 
   /** The keys a fresh reader of the table sees, duplicates included. */
   static List<Object> keys(Path warehouse) throws IOException {
-    FileStoreTable fresh = new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of())
-        .getTable(TABLE);
+    FileStoreTable fresh =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).getTable(TABLE);
     List<Object> keys = new ArrayList<>();
     for (GenericRow row : fresh.newRead().readAll(fresh.newScan().plan())) {
       keys.add(row.get(0));

@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WriteBufferOrderTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void intKeysWithTiesNegativesAndDeletes() throws Exception {
@@ -44,11 +43,16 @@ class WriteBufferOrderTest {
 
   @Test
   void bigintKeysAtTheExtremes() throws Exception {
-    check("bigints", DataType.bigint(), null, r -> switch (r.nextInt(4)) {
-      case 0 -> Long.MIN_VALUE + r.nextInt(5);
-      case 1 -> Long.MAX_VALUE - r.nextInt(5);
-      default -> (long) r.nextInt(300) - 150;
-    });
+    check(
+        "bigints",
+        DataType.bigint(),
+        null,
+        r ->
+            switch (r.nextInt(4)) {
+              case 0 -> Long.MIN_VALUE + r.nextInt(5);
+              case 1 -> Long.MAX_VALUE - r.nextInt(5);
+              default -> (long) r.nextInt(300) - 150;
+            });
   }
 
   private interface KeyGen {
@@ -62,12 +66,13 @@ class WriteBufferOrderTest {
       schema.column("b", second);
       keyColumns.add("b");
     }
-    schema.column("v", DataType.bigint())
+    schema
+        .column("v", DataType.bigint())
         .primaryKey(keyColumns.toArray(new String[0]))
         .option("bucket", "2")
         .option("write-buffer-size", "4 kb");
-    FileStoreTable table = TestTables.catalog(dir)
-        .createTable(new Identifier("db", name), schema.build());
+    FileStoreTable table =
+        TestTables.catalog(dir).createTable(new Identifier("db", name), schema.build());
     Random random = new Random(42);
     TreeMap<GenericRow, GenericRow> model = new TreeMap<>(RowComparator.INSTANCE);
     try (TableWrite write = table.newWrite("u")) {
@@ -76,8 +81,10 @@ class WriteBufferOrderTest {
           Object a = keys.next(random);
           Object b = second == null ? null : "b" + random.nextInt(3);
           GenericRow key = second == null ? GenericRow.of(a) : GenericRow.of(a, b);
-          GenericRow row = second == null ? GenericRow.of(a, (long) (batch * 100_000 + i))
-              : GenericRow.of(a, b, (long) (batch * 100_000 + i));
+          GenericRow row =
+              second == null
+                  ? GenericRow.of(a, (long) (batch * 100_000 + i))
+                  : GenericRow.of(a, b, (long) (batch * 100_000 + i));
           if (random.nextInt(10) == 0) {
             write.delete(row);
             model.remove(key);
@@ -90,8 +97,8 @@ class WriteBufferOrderTest {
       }
     }
     List<GenericRow> read = table.newRead().readAll(table.newScan().plan());
-    read.sort((x, y) -> RowComparator.compare(x, y, second == null ? new int[] {0}
-        : new int[] {0, 1}));
+    read.sort(
+        (x, y) -> RowComparator.compare(x, y, second == null ? new int[] {0} : new int[] {0, 1}));
     assertThat(read).containsExactlyElementsOf(model.values());
   }
 

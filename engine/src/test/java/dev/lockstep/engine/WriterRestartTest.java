@@ -33,8 +33,7 @@ class WriterRestartTest {
   static final int ROWS = 4;
   static final String USER = "restarting-writer";
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void killedAndRestartedWriterCommitsEveryIdentifierExactlyOnce() throws Exception {
@@ -50,8 +49,9 @@ class WriterRestartTest {
       // kill anywhere inside the next commit; the last runs are left to finish.
       int killAfterLines = run < 8 ? random.nextInt(10) : Integer.MAX_VALUE;
       Process child = startChild();
-      try (BufferedReader out = new BufferedReader(
-          new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      try (BufferedReader out =
+          new BufferedReader(
+              new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
         int lines = 0;
         String line;
         while ((line = out.readLine()) != null) {
@@ -71,8 +71,13 @@ class WriterRestartTest {
         }
       }
       if (!done && killAfterLines == Integer.MAX_VALUE && child.exitValue() != 0) {
-        throw new AssertionError("The writer failed with exit code " + child.exitValue()
-            + "; see " + dir.resolve("child.err") + "; log " + log);
+        throw new AssertionError(
+            "The writer failed with exit code "
+                + child.exitValue()
+                + "; see "
+                + dir.resolve("child.err")
+                + "; log "
+                + log);
       }
     }
     assertThat(done).as("the writer finished (seed %s): %s", seed, log).isTrue();
@@ -87,14 +92,16 @@ class WriterRestartTest {
     for (long id = 1; id <= COMMITS; id++) {
       expected.put(id, ROWS);
     }
-    assertThat(rowsPerCommit).as("rows per identifier (seed %s, %d kills)", seed, kills)
+    assertThat(rowsPerCommit)
+        .as("rows per identifier (seed %s, %d kills)", seed, kills)
         .isEqualTo(expected);
     Set<Long> identifiers = new HashSet<>();
     long latest = table.snapshotManager().latestId().getAsLong();
     for (long id = 1; id <= latest; id++) {
       Snapshot s = table.snapshotManager().get(id);
-      assertThat(identifiers.add(s.commitIdentifier())).as("identifier %s twice",
-          s.commitIdentifier()).isTrue();
+      assertThat(identifiers.add(s.commitIdentifier()))
+          .as("identifier %s twice", s.commitIdentifier())
+          .isTrue();
     }
     assertThat(identifiers).hasSize(COMMITS);
     System.out.printf("%d kills, %d snapshots%n", kills, latest);
@@ -102,11 +109,20 @@ class WriterRestartTest {
 
   private Process startChild() throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String classpath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-        "-cp", classpath, CrashingWriterMain.class.getName(), dir.toString(), USER,
-        Integer.toString(COMMITS), Integer.toString(ROWS));
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            java,
+            "-Xmx128m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            classpath,
+            CrashingWriterMain.class.getName(),
+            dir.toString(),
+            USER,
+            Integer.toString(COMMITS),
+            Integer.toString(ROWS));
     File err = dir.resolve("child.err").toFile();
     builder.redirectError(ProcessBuilder.Redirect.appendTo(err));
     return builder.start();

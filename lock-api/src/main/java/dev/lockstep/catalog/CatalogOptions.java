@@ -15,11 +15,12 @@ import java.util.TreeMap;
 
 /**
  * The catalog-level option check: every component on the class path that declares options (every
- * {@link FileIOLoader}, every {@link CatalogLockFactory}, and every {@link OptionsProvider} service:
- * the commit protocol, the engine, the conformance kit), found with {@link ServiceLoader}.
+ * {@link FileIOLoader}, every {@link CatalogLockFactory}, and every {@link OptionsProvider}
+ * service: the commit protocol, the engine, the conformance kit), found with {@link ServiceLoader}.
  *
- * <p>Use it where all catalog options arrive together (the command line, an engine's catalog), never
- * inside one factory: a factory sees other components' keys too and checks only its namespace.
+ * <p>Use it where all catalog options arrive together (the command line, an engine's catalog),
+ * never inside one factory: a factory sees other components' keys too and checks only its
+ * namespace.
  */
 public final class CatalogOptions {
 

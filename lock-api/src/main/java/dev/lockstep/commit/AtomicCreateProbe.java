@@ -37,10 +37,12 @@ import org.slf4j.LoggerFactory;
  * win a snapshot. Only a race shows it.
  *
  * <ol>
- *   <li>Verdict known in this process for the store's {@link StoreEndpoint#endpointIdentity}: use it.
+ *   <li>Verdict known in this process for the store's {@link StoreEndpoint#endpointIdentity}: use
+ *       it.
  *   <li>A record {@code <root>/.lockstep/atomic-create-probe/<hash>.passed} naming that endpoint (a
- *       previous process passed it): passed. {@code <root>} is the option {@code warehouse} when set,
- *       else the parent of the snapshot directory (the table's directory in the engine layout).
+ *       previous process passed it): passed. {@code <root>} is the option {@code warehouse} when
+ *       set, else the parent of the snapshot directory (the table's directory in the engine
+ *       layout).
  *   <li>Otherwise race: {@value #ROUNDS} rounds; in each, {@value #CONTENDERS} threads start on a
  *       barrier and create one fresh scratch key {@code <root>/.lockstep/atomic-create-probe/
  *       <uuid>/round-<n>}, each with its own bytes. Exactly one create may succeed and the key must
@@ -57,10 +59,10 @@ import org.slf4j.LoggerFactory;
  * (36 of 60 with two), so {@code p} ≈ 0.73 per round and the probe misses that store with
  * probability {@code 0.27^32} ≈ 6·10⁻¹⁹. For a store whose window is as narrow as in the issue's
  * unsynchronised two-writer commit stress ({@code p} ≈ 0.2), {@code 0.8^32} ≈ 8·10⁻⁴: still caught
- * almost always, and a store that narrow loses a commit only as rarely. The first failing round ends
- * the probe. Cost on a correct store: {@value #ROUNDS} round trips of {@value #CONTENDERS} parallel
- * creates (the store's own conflict answers included), then the deletes in parallel; once per
- * endpoint per process, and once per endpoint and root ever (the record).
+ * almost always, and a store that narrow loses a commit only as rarely. The first failing round
+ * ends the probe. Cost on a correct store: {@value #ROUNDS} round trips of {@value #CONTENDERS}
+ * parallel creates (the store's own conflict answers included), then the deletes in parallel; once
+ * per endpoint per process, and once per endpoint and root ever (the record).
  *
  * <p>Read paths never get here: the probe runs from the lock-free publisher, right before the first
  * snapshot it would publish.
@@ -73,7 +75,9 @@ final class AtomicCreateProbe {
   static final int CONTENDERS = 4;
   static final String DIRECTORY = ".lockstep/atomic-create-probe";
 
-  /** Endpoint identity → verdict (a failed probe is removed, so that the next commit tries again). */
+  /**
+   * Endpoint identity → verdict (a failed probe is removed, so that the next commit tries again).
+   */
   private static final Map<String, CompletableFuture<Verdict>> VERDICTS = new ConcurrentHashMap<>();
 
   /** What the probe found; {@code finding} is empty when the store passed. */
@@ -95,13 +99,15 @@ final class AtomicCreateProbe {
    * none applies: the option is off, or the store names no endpoint (the local store's create is
    * the kernel's {@code link(2)}; a vendor store implements {@link StoreEndpoint} to be probed).
    */
-  static AtomicCreateProbe forStore(SupportsAtomicCreate store, Path snapshotDirectory,
-      CommitOptions options) {
+  static AtomicCreateProbe forStore(
+      SupportsAtomicCreate store, Path snapshotDirectory, CommitOptions options) {
     if (!options.atomicCreateProbe() || !(store instanceof StoreEndpoint)) {
       return null;
     }
-    Path root = options.warehouse() != null ? Path.of(options.warehouse())
-        : snapshotDirectory.parent() != null ? snapshotDirectory.parent() : snapshotDirectory;
+    Path root =
+        options.warehouse() != null
+            ? Path.of(options.warehouse())
+            : snapshotDirectory.parent() != null ? snapshotDirectory.parent() : snapshotDirectory;
     return new AtomicCreateProbe(store, ((StoreEndpoint) store).endpointIdentity(root), root);
   }
 
@@ -117,10 +123,14 @@ final class AtomicCreateProbe {
     }
     Verdict verdict = verdict();
     if (!verdict.atomic()) {
-      throw new CommitStrategyUnavailableException("Refusing lock-free commits on " + endpoint
-          + ": its atomic create is not atomic (" + verdict.finding() + "), so two writers could"
-          + " both win a snapshot. Set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or"
-          + " hive), or run 'lockstep conformance' against this store and fix it.");
+      throw new CommitStrategyUnavailableException(
+          "Refusing lock-free commits on "
+              + endpoint
+              + ": its atomic create is not atomic ("
+              + verdict.finding()
+              + "), so two writers could"
+              + " both win a snapshot. Set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or"
+              + " hive), or run 'lockstep conformance' against this store and fix it.");
     }
     passed = true;
   }
@@ -143,8 +153,8 @@ final class AtomicCreateProbe {
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof IOException) {
-        throw new IOException("The atomic-create probe of " + endpoint + " failed: "
-            + cause.getMessage(), cause);
+        throw new IOException(
+            "The atomic-create probe of " + endpoint + " failed: " + cause.getMessage(), cause);
       }
       throw new IOException("The atomic-create probe of " + endpoint + " failed", cause);
     }
@@ -160,8 +170,12 @@ final class AtomicCreateProbe {
     Verdict verdict = race(root.child(DIRECTORY).child(UUID.randomUUID().toString()));
     if (verdict.atomic()) {
       writeRecord(record);
-      LOG.info("Atomic create of {} passed the race probe ({} rounds x {} creates, {} ms)", endpoint,
-          ROUNDS, CONTENDERS, (System.nanoTime() - start) / 1_000_000);
+      LOG.info(
+          "Atomic create of {} passed the race probe ({} rounds x {} creates, {} ms)",
+          endpoint,
+          ROUNDS,
+          CONTENDERS,
+          (System.nanoTime() - start) / 1_000_000);
     } else {
       LOG.warn("Atomic create of {} failed the race probe: {}", endpoint, verdict.finding());
     }
@@ -170,11 +184,14 @@ final class AtomicCreateProbe {
 
   /** Step 3: the rounds, each on a fresh key; every key is deleted at the end, in parallel. */
   private Verdict race(Path scratch) throws IOException, InterruptedException {
-    ExecutorService pool = Executors.newFixedThreadPool(CONTENDERS, runnable -> {
-      Thread thread = new Thread(runnable, "lockstep-atomic-create-probe");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            CONTENDERS,
+            runnable -> {
+              Thread thread = new Thread(runnable, "lockstep-atomic-create-probe");
+              thread.setDaemon(true);
+              return thread;
+            });
     CyclicBarrier start = new CyclicBarrier(CONTENDERS);
     List<Path> keys = new ArrayList<>();
     try {
@@ -221,17 +238,19 @@ final class AtomicCreateProbe {
     for (int c = 0; c < CONTENDERS; c++) {
       byte[] content = ("lockstep atomic-create probe " + UUID.randomUUID()).getBytes(UTF_8);
       contents.add(content);
-      creates.add(pool.submit(() -> {
-        start.await();
-        try {
-          store.createAtomically(key, content);
-          return Boolean.TRUE;
-        } catch (FileAlreadyExistsException e) {
-          return Boolean.FALSE;
-        } catch (UncertainWriteException e) {
-          return null; // decided below by what the key holds
-        }
-      }));
+      creates.add(
+          pool.submit(
+              () -> {
+                start.await();
+                try {
+                  store.createAtomically(key, content);
+                  return Boolean.TRUE;
+                } catch (FileAlreadyExistsException e) {
+                  return Boolean.FALSE;
+                } catch (UncertainWriteException e) {
+                  return null; // decided below by what the key holds
+                }
+              }));
     }
     int winners = 0;
     int uncertain = 0;
@@ -253,8 +272,9 @@ final class AtomicCreateProbe {
       }
     }
     if (failure != null) {
-      throw new IOException("The atomic-create probe of " + endpoint + " could not create " + key
-          + ": " + failure, failure);
+      throw new IOException(
+          "The atomic-create probe of " + endpoint + " could not create " + key + ": " + failure,
+          failure);
     }
     if (winners > 1) {
       return winners + " of " + CONTENDERS + " concurrent creates of one new key all succeeded";
@@ -270,8 +290,15 @@ final class AtomicCreateProbe {
       return "a create succeeded, and then the key held another create's bytes";
     }
     if (winners == 0 && (uncertain == 0 || holder < 0)) {
-      throw new IOException("The atomic-create probe of " + endpoint + " could not decide: no"
-          + " create of the new key " + key + " succeeded (" + uncertain + " uncertain)");
+      throw new IOException(
+          "The atomic-create probe of "
+              + endpoint
+              + " could not decide: no"
+              + " create of the new key "
+              + key
+              + " succeeded ("
+              + uncertain
+              + " uncertain)");
     }
     return null;
   }
@@ -291,7 +318,9 @@ final class AtomicCreateProbe {
         return;
       } catch (IOException e) {
         if (attempt == 2) {
-          LOG.warn("Could not delete the atomic-create probe object {}; delete it by hand: {}", key,
+          LOG.warn(
+              "Could not delete the atomic-create probe object {}; delete it by hand: {}",
+              key,
               e.toString());
         }
       }
@@ -308,15 +337,26 @@ final class AtomicCreateProbe {
   }
 
   private void writeRecord(Path record) {
-    String text = "endpoint=" + endpoint + "\nverdict=atomic\nrounds=" + ROUNDS + "\ncontenders="
-        + CONTENDERS + "\nprobed-at=" + Instant.now() + "\n";
+    String text =
+        "endpoint="
+            + endpoint
+            + "\nverdict=atomic\nrounds="
+            + ROUNDS
+            + "\ncontenders="
+            + CONTENDERS
+            + "\nprobed-at="
+            + Instant.now()
+            + "\n";
     try {
       store.createAtomically(record, text.getBytes(UTF_8));
     } catch (FileAlreadyExistsException e) {
       // Another process recorded it first.
     } catch (IOException e) {
-      LOG.warn("Could not record the atomic-create probe verdict at {} (the next process probes"
-          + " again): {}", record, e.toString());
+      LOG.warn(
+          "Could not record the atomic-create probe verdict at {} (the next process probes"
+              + " again): {}",
+          record,
+          e.toString());
     }
   }
 

@@ -21,7 +21,9 @@ final class AtomicCreatePublisher implements SnapshotPublisher {
     this(store, null);
   }
 
-  /** @param probe must pass before the first publish, or {@code null} for none */
+  /**
+   * @param probe must pass before the first publish, or {@code null} for none
+   */
   AtomicCreatePublisher(SupportsAtomicCreate store, AtomicCreateProbe probe) {
     this.store = store;
     this.probe = probe;

@@ -10,5 +10,4 @@ package dev.lockstep.commit;
  * does an unexpected failure (a store error in the middle of a commit, a bug): what such a failure
  * leaves behind is kept, and orphan-file removal collects it once it is old enough.
  */
-public interface CleanableFailure {
-}
+public interface CleanableFailure {}

@@ -7,8 +7,8 @@ package dev.lockstep.commit;
  *     CommitOutcome#UNKNOWN} (that is thrown as {@link CommitStateUnknownException})
  * @param lockContended under {@code commit.strategy=lock}: another holder had the table's lock when
  *     this attempt asked for it (also when the attempt then timed out on the lock and found the
- *     snapshot taken). Always {@code false} for the lock-free strategies, which have no lock. It
- *     is observed (the first acquire does not wait), never guessed from timings. A caller retrying
+ *     snapshot taken). Always {@code false} for the lock-free strategies, which have no lock. It is
+ *     observed (the first acquire does not wait), never guessed from timings. A caller retrying
  *     after a CONFLICT backs off when it is {@code true} and retries at once when it is {@code
  *     false}: the conflict then only means its base snapshot was stale.
  */

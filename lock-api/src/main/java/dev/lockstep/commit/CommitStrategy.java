@@ -11,7 +11,10 @@ public enum CommitStrategy {
   ATOMIC_CREATE("atomic-create"),
   /** Write a temporary file and rename it without replace. No lock. */
   RENAME("rename"),
-  /** Under a lease of {@code lock.type}, using the store's primitive inside the lock when it has one. */
+  /**
+   * Under a lease of {@code lock.type}, using the store's primitive inside the lock when it has
+   * one.
+   */
   LOCK("lock");
 
   private final String value;
@@ -32,8 +35,14 @@ public enum CommitStrategy {
         return strategy;
       }
     }
-    throw new IllegalArgumentException("Option '" + CommitOptions.COMMIT_STRATEGY + "' is '" + text
-        + "'; write one of " + Arrays.stream(values()).map(CommitStrategy::value).toList() + ".");
+    throw new IllegalArgumentException(
+        "Option '"
+            + CommitOptions.COMMIT_STRATEGY
+            + "' is '"
+            + text
+            + "'; write one of "
+            + Arrays.stream(values()).map(CommitStrategy::value).toList()
+            + ".");
   }
 
   @Override

@@ -9,11 +9,11 @@ import dev.lockstep.lock.LockLostException;
  * an expired session) and another writer took the lock over. Nothing was written by this attempt.
  *
  * <p>Not retried by the committer and not a conflict: this holder must not publish on the strength
- * of a lease that someone else has replaced. The caller's commit failed cleanly; committing the same
- * change again starts over with a new lease (for the engine: commit the same messages with the same
- * identifier again). If it happens more than rarely, this process pauses for longer than the lease:
- * look at garbage-collection pauses and machine load, or give the lock a longer lease or session
- * timeout.
+ * of a lease that someone else has replaced. The caller's commit failed cleanly; committing the
+ * same change again starts over with a new lease (for the engine: commit the same messages with the
+ * same identifier again). If it happens more than rarely, this process pauses for longer than the
+ * lease: look at garbage-collection pauses and machine load, or give the lock a longer lease or
+ * session timeout.
  */
 public class FencedCommitException extends LockLostException implements CleanableFailure {
 
@@ -22,14 +22,23 @@ public class FencedCommitException extends LockLostException implements Cleanabl
   private final Path newerSnapshot;
   private final FencingToken newer;
 
-  public FencedCommitException(Path snapshotPath, FencingToken ours, Path newerSnapshot,
-      FencingToken newer) {
-    super("Refusing to publish " + snapshotPath + " under fencing token " + ours.token()
-        + " of lock '" + ours.lock() + "': " + newerSnapshot + " was committed under the newer token "
-        + newer.token() + ", so this holder's lease lapsed and another writer took the lock over."
-        + " Nothing was written. Commit again (a new attempt takes a new lease); if this repeats,"
-        + " look for pauses longer than the lease (GC, an overloaded host) or give the lock a"
-        + " longer lease or session timeout.");
+  public FencedCommitException(
+      Path snapshotPath, FencingToken ours, Path newerSnapshot, FencingToken newer) {
+    super(
+        "Refusing to publish "
+            + snapshotPath
+            + " under fencing token "
+            + ours.token()
+            + " of lock '"
+            + ours.lock()
+            + "': "
+            + newerSnapshot
+            + " was committed under the newer token "
+            + newer.token()
+            + ", so this holder's lease lapsed and another writer took the lock over."
+            + " Nothing was written. Commit again (a new attempt takes a new lease); if this repeats,"
+            + " look for pauses longer than the lease (GC, an overloaded host) or give the lock a"
+            + " longer lease or session timeout.");
     this.snapshotPath = snapshotPath;
     this.ours = ours;
     this.newerSnapshot = newerSnapshot;

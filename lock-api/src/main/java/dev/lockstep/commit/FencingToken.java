@@ -3,8 +3,8 @@ package dev.lockstep.commit;
 import java.util.Objects;
 
 /**
- * The lease a snapshot was committed under, as the snapshot records it: which lock, and that lease's
- * {@link dev.lockstep.lock.Lease#fencingToken() fencing token}.
+ * The lease a snapshot was committed under, as the snapshot records it: which lock, and that
+ * lease's {@link dev.lockstep.lock.Lease#fencingToken() fencing token}.
  *
  * <p>Tokens are compared only between equal {@code lock}s: a token strictly increases for every new
  * holder of one key of one lock service, and means nothing against another key or service.

@@ -5,9 +5,9 @@ import java.util.Optional;
 
 /**
  * Finds the {@link FencingToken} a committed snapshot recorded. The snapshot format is the caller's
- * (the engine's JSON), so the caller that writes the token through {@link SnapshotContent} also says
- * how to read it back. Given to {@link SnapshotCommitter.Builder#fencing}; without one, the {@code
- * lock} strategy cannot see tokens and makes no fencing check.
+ * (the engine's JSON), so the caller that writes the token through {@link SnapshotContent} also
+ * says how to read it back. Given to {@link SnapshotCommitter.Builder#fencing}; without one, the
+ * {@code lock} strategy cannot see tokens and makes no fencing check.
  */
 @FunctionalInterface
 public interface FencingTokenReader {

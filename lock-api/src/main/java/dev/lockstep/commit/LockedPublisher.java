@@ -56,9 +56,9 @@ import org.slf4j.LoggerFactory;
  *       own outcome, since cancelling a request already on the wire only makes a known outcome
  *       unknown. A write over its budget is cancelled, and the lease is still kept until it has
  *       settled (its call returned or threw) or the lease's own time runs out: the request may
- *       still land, and the next holder must not check, write and be told COMMITTED before it
- *       does. Settled: its own outcome stands (a failure after the cancel is uncertain). Not settled
- *       when the lease runs out: uncertain, and released with the write pending (the window below).
+ *       still land, and the next holder must not check, write and be told COMMITTED before it does.
+ *       Settled: its own outcome stands (a failure after the cancel is uncertain). Not settled when
+ *       the lease runs out: uncertain, and released with the write pending (the window below).
  *   <li>{@code ensureHeld()} again. For a plain write, read the target back: another content there
  *       means a holder that lost its lease raced us: conflict.
  *   <li>Release the lease (also after any failure); an interrupt received meanwhile is given back
@@ -66,12 +66,13 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Race timeline this guards against: holder A pauses after step 2 past its lease, B acquires,
- * writes N and releases; A wakes. A's step-3 deadline has passed, so A's write is abandoned (a write
- * already in flight is reported uncertain and read back). If A's lease still looks held to A (its
- * pause fell right after its last {@code ensureHeld()}, or the lease's own view of time is off), the
- * step-4 fencing check finds B's newer token and refuses. Neither closes a pause that falls between
- * the fencing check and the write, nor a request already sent and landing late: the store does not
- * check tokens. Only a store's conditional write closes that window; that is why step 5 prefers it.
+ * writes N and releases; A wakes. A's step-3 deadline has passed, so A's write is abandoned (a
+ * write already in flight is reported uncertain and read back). If A's lease still looks held to A
+ * (its pause fell right after its last {@code ensureHeld()}, or the lease's own view of time is
+ * off), the step-4 fencing check finds B's newer token and refuses. Neither closes a pause that
+ * falls between the fencing check and the write, nor a request already sent and landing late: the
+ * store does not check tokens. Only a store's conditional write closes that window; that is why
+ * step 5 prefers it.
  *
  * <p>What remains: a write that has not settled when the lease runs out. With {@link
  * SupportsWriteDeadline} (S3, OSS) the request carries the budget as its deadline, so the client
@@ -102,11 +103,17 @@ final class LockedPublisher implements SnapshotPublisher {
   private final ExecutorService writer;
 
   /**
-   * @param primitive the store's atomic publisher, or {@code null} for a plain write under the lease
+   * @param primitive the store's atomic publisher, or {@code null} for a plain write under the
+   *     lease
    * @param tokenReader reads the token of a committed snapshot, or {@code null}: no fencing check
    */
-  LockedPublisher(FileIO store, SnapshotPublisher primitive, LockService lockService, String lockKey,
-      CommitOptions options, FencingTokenReader tokenReader) {
+  LockedPublisher(
+      FileIO store,
+      SnapshotPublisher primitive,
+      LockService lockService,
+      String lockKey,
+      CommitOptions options,
+      FencingTokenReader tokenReader) {
     this.store = store;
     this.primitive = primitive;
     this.lockService = lockService;
@@ -114,22 +121,24 @@ final class LockedPublisher implements SnapshotPublisher {
     this.options = options;
     this.tokenReader = tokenReader;
     this.fencingLock = options.fencingScope() + ":" + lockKey;
-    this.writer = Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "lockstep-locked-write");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.writer =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "lockstep-locked-write");
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   @Override
   public String describe() {
-    return CommitStrategy.LOCK.value() + (primitive == null ? " (plain write)" : " + "
-        + primitive.describe());
+    return CommitStrategy.LOCK.value()
+        + (primitive == null ? " (plain write)" : " + " + primitive.describe());
   }
 
   @Override
   public void publish(Path target, byte[] content) throws IOException, InterruptedException {
-    publish(target, fencing -> content, () -> { }, new ArrayList<>());
+    publish(target, fencing -> content, () -> {}, new ArrayList<>());
   }
 
   /**
@@ -137,10 +146,10 @@ final class LockedPublisher implements SnapshotPublisher {
    * when the lock was contended.
    *
    * <p>Contention is observed, not guessed from how long the acquire took: the first acquire does
-   * not wait, and only when it comes back empty (another holder has the lease) is
-   * {@code onContended} run, before the second acquire waits up to {@code lock-acquire-timeout}.
-   * An uncontended lock costs no extra call; a contended one costs one acquire that does not wait
-   * (on a fair queue such as ZooKeeper's, the waiter queues a moment later than it would have).
+   * not wait, and only when it comes back empty (another holder has the lease) is {@code
+   * onContended} run, before the second acquire waits up to {@code lock-acquire-timeout}. An
+   * uncontended lock costs no extra call; a contended one costs one acquire that does not wait (on
+   * a fair queue such as ZooKeeper's, the waiter queues a moment later than it would have).
    *
    * @param content made once the lease is held, with its token
    * @param onContended run at most once, before anything is written, when another holder had the
@@ -193,9 +202,13 @@ final class LockedPublisher implements SnapshotPublisher {
       acquired = lockService.acquire(lockKey, acquireTimeout);
     }
     if (acquired.isEmpty()) {
-      throw new LockNotAcquiredException("Could not acquire the lock '" + lockKey + "' within "
-          + Durations.format(acquireTimeout) + " (option 'lock-acquire-timeout'); nothing was"
-          + " written. Another writer holds it, or the lock service is slow.");
+      throw new LockNotAcquiredException(
+          "Could not acquire the lock '"
+              + lockKey
+              + "' within "
+              + Durations.format(acquireTimeout)
+              + " (option 'lock-acquire-timeout'); nothing was"
+              + " written. Another writer holds it, or the lock service is slow.");
     }
     return acquired.get();
   }
@@ -209,8 +222,12 @@ final class LockedPublisher implements SnapshotPublisher {
       if (primary != null) {
         primary.addSuppressed(e);
       } else {
-        LOG.warn("Could not release the lock '{}' after {}; the lock service frees it within {}:"
-            + " {}", lockKey, after, Durations.format(lockService.holderDeathBound()),
+        LOG.warn(
+            "Could not release the lock '{}' after {}; the lock service frees it within {}:"
+                + " {}",
+            lockKey,
+            after,
+            Durations.format(lockService.holderDeathBound()),
             e.toString());
       }
     } finally {
@@ -221,7 +238,7 @@ final class LockedPublisher implements SnapshotPublisher {
   }
 
   /** The lease a thread holds inside {@link #holding}, and whether it had to wait for it. */
-  private record Hold(Lease lease, boolean contended) { }
+  private record Hold(Lease lease, boolean contended) {}
 
   private final ThreadLocal<Hold> held = new ThreadLocal<>();
 
@@ -238,10 +255,12 @@ final class LockedPublisher implements SnapshotPublisher {
       throw new IllegalStateException("Already holding the lock '" + lockKey + "' on this thread");
     }
     boolean[] contended = {false};
-    Lease lease = acquire(() -> {
-      contended[0] = true;
-      onContended.run();
-    });
+    Lease lease =
+        acquire(
+            () -> {
+              contended[0] = true;
+              onContended.run();
+            });
     Exception primary = null;
     held.set(new Hold(lease, contended[0]));
     try {
@@ -255,55 +274,77 @@ final class LockedPublisher implements SnapshotPublisher {
     }
   }
 
-  private void publishUnder(Lease lease, Path target, SnapshotContent contentUnderLease,
-      List<byte[]> tried, AtomicBoolean interrupted) throws IOException, InterruptedException {
+  private void publishUnder(
+      Lease lease,
+      Path target,
+      SnapshotContent contentUnderLease,
+      List<byte[]> tried,
+      AtomicBoolean interrupted)
+      throws IOException, InterruptedException {
     lease.ensureHeld();
     // With a token reader, the fencing check right before the write reads the target anyway.
     if (tokenReader == null && store.exists(target)) {
-      throw new FileAlreadyExistsException(target.toString(), null,
-          "snapshot already committed by another writer");
+      throw new FileAlreadyExistsException(
+          target.toString(), null, "snapshot already committed by another writer");
     }
     FencingToken ours = new FencingToken(fencingLock, lease.fencingToken());
     byte[] content = contentUnderLease.bytes(Optional.of(ours));
     tried.add(content);
     Duration budget = lease.timeLeft().minus(options.leaseMargin());
     if (budget.isNegative() || budget.isZero()) {
-      throw new LockLostException("Only " + Durations.format(lease.timeLeft()) + " of the lease on '"
-          + lockKey + "' is left, less than 'commit.lease-margin' "
-          + Durations.format(options.leaseMargin()) + "; nothing was written.");
+      throw new LockLostException(
+          "Only "
+              + Durations.format(lease.timeLeft())
+              + " of the lease on '"
+              + lockKey
+              + "' is left, less than 'commit.lease-margin' "
+              + Durations.format(options.leaseMargin())
+              + "; nothing was written.");
     }
     long deadline = System.nanoTime() + budget.toNanos();
     WriteInFlight write = new WriteInFlight();
-    write.start(() -> {
-      // The task may start late (a busy machine, a paused JVM): check again right before writing.
-      if (System.nanoTime() - deadline >= 0) {
-        throw new LockLostException("The write to " + target + " did not start before the lease"
-            + " budget ran out; nothing was written.");
-      }
-      lease.ensureHeld();
-      checkFence(target, ours);
-      if (primitive != null) {
-        primitive.publish(target, content);
-      } else if (store instanceof SupportsWriteDeadline) {
-        // The store bounds the request itself: a stalled upload is aborted, not left to land late.
-        ((SupportsWriteDeadline) store).writeWithin(target, content, false,
-            Duration.ofNanos(deadline - System.nanoTime()));
-      } else {
-        try (OutputStream out = store.newOutputStream(target, false)) {
-          out.write(content);
-        }
-      }
-    });
+    write.start(
+        () -> {
+          // The task may start late (a busy machine, a paused JVM): check again right before
+          // writing.
+          if (System.nanoTime() - deadline >= 0) {
+            throw new LockLostException(
+                "The write to "
+                    + target
+                    + " did not start before the lease"
+                    + " budget ran out; nothing was written.");
+          }
+          lease.ensureHeld();
+          checkFence(target, ours);
+          if (primitive != null) {
+            primitive.publish(target, content);
+          } else if (store instanceof SupportsWriteDeadline) {
+            // The store bounds the request itself: a stalled upload is aborted, not left to land
+            // late.
+            ((SupportsWriteDeadline) store)
+                .writeWithin(
+                    target, content, false, Duration.ofNanos(deadline - System.nanoTime()));
+          } else {
+            try (OutputStream out = store.newOutputStream(target, false)) {
+              out.write(content);
+            }
+          }
+        });
     // An interrupt does not cut the write short: cancelling a request already on the wire only
     // turns a known outcome into an unknown one (the server may still apply it). The write is
     // waited for within its budget as usual, and the interrupt given back after the release.
     String abandoned = null;
     if (!awaitUntil(write, deadline, interrupted)) {
-      abandoned = "the write did not finish within the lease time left ("
-          + Durations.format(budget) + ")";
+      abandoned =
+          "the write did not finish within the lease time left (" + Durations.format(budget) + ")";
       if (!settleAbandoned(lease, target, write, abandoned, interrupted)) {
-        throw new LockLostException("The write to " + target + " did not start within the lease"
-            + " budget (" + Durations.format(budget) + "); nothing was written.");
+        throw new LockLostException(
+            "The write to "
+                + target
+                + " did not start within the lease"
+                + " budget ("
+                + Durations.format(budget)
+                + "); nothing was written.");
       }
     }
     write.rethrowFailure(target, abandoned);
@@ -313,10 +354,13 @@ final class LockedPublisher implements SnapshotPublisher {
       if (primitive == null) {
         throw new UncertainWriteException(target, "the lease was lost while writing", e);
       }
-      // The atomic primitive decided the outcome on its own; losing the lease afterwards is harmless.
+      // The atomic primitive decided the outcome on its own; losing the lease afterwards is
+      // harmless.
     }
     if (primitive == null && !Arrays.equals(readBack(target), content)) {
-      throw new FileAlreadyExistsException(target.toString(), null,
+      throw new FileAlreadyExistsException(
+          target.toString(),
+          null,
           "another writer's snapshot replaced ours while the lease was in doubt");
     }
   }
@@ -345,22 +389,23 @@ final class LockedPublisher implements SnapshotPublisher {
 
   /**
    * Gives up waiting for {@code write} (over its budget) without giving up the lease while the
-   * write can still land: a write already sent may be applied late, and a
-   * next holder must not check, write and be told COMMITTED before that.
+   * write can still land: a write already sent may be applied late, and a next holder must not
+   * check, write and be told COMMITTED before that.
    *
    * <ol>
    *   <li>Not started yet: it never will; returns {@code false} (nothing was written).
-   *   <li>Otherwise cancel it (its thread is interrupted; a store whose request carries the deadline
-   *       aborts it anyway at that deadline) and wait, not interruptibly (an interrupt meanwhile is
-   *       noted in {@code interrupted} and given back after the release), until it settles or the lease's own time runs out
-   *       (its time left now, never extended by renewals), then return {@code true}; the write's own
-   *       outcome is then known.
-   *   <li>Not settled by then: {@link UncertainWriteException}. The lease is released with the write
-   *       still pending: the window the class javadoc states.
+   *   <li>Otherwise cancel it (its thread is interrupted; a store whose request carries the
+   *       deadline aborts it anyway at that deadline) and wait, not interruptibly (an interrupt
+   *       meanwhile is noted in {@code interrupted} and given back after the release), until it
+   *       settles or the lease's own time runs out (its time left now, never extended by renewals),
+   *       then return {@code true}; the write's own outcome is then known.
+   *   <li>Not settled by then: {@link UncertainWriteException}. The lease is released with the
+   *       write still pending: the window the class javadoc states.
    * </ol>
    */
-  private boolean settleAbandoned(Lease lease, Path target, WriteInFlight write, String reason,
-      AtomicBoolean interrupted) throws UncertainWriteException {
+  private boolean settleAbandoned(
+      Lease lease, Path target, WriteInFlight write, String reason, AtomicBoolean interrupted)
+      throws UncertainWriteException {
     if (write.abandonIfNotStarted()) {
       return false;
     }
@@ -380,16 +425,23 @@ final class LockedPublisher implements SnapshotPublisher {
         interrupted.set(true); // given back once the lease is released, see publish()
       }
     }
-    LOG.warn("The write to {} had not settled when the lease on '{}' ran out ({} after it was"
-        + " abandoned: {}); the lock is released with that write possibly still landing", target,
-        lockKey, Durations.format(leaseLeft), reason);
-    throw new UncertainWriteException(target, reason + ", and it had not settled when the lease ran"
-        + " out; it may still land", null);
+    LOG.warn(
+        "The write to {} had not settled when the lease on '{}' ran out ({} after it was"
+            + " abandoned: {}); the lock is released with that write possibly still landing",
+        target,
+        lockKey,
+        Durations.format(leaseLeft),
+        reason);
+    throw new UncertainWriteException(
+        target,
+        reason + ", and it had not settled when the lease ran" + " out; it may still land",
+        null);
   }
 
   /**
-   * Step 4: refuses when {@code snapshot-N}, or the latest committed snapshot {@code snapshot-(N-1)}
-   * when N is absent, carries a newer token of our lock; N present otherwise is a conflict.
+   * Step 4: refuses when {@code snapshot-N}, or the latest committed snapshot {@code
+   * snapshot-(N-1)} when N is absent, carries a newer token of our lock; N present otherwise is a
+   * conflict.
    */
   private void checkFence(Path target, FencingToken ours) throws IOException {
     if (tokenReader == null) {
@@ -398,8 +450,8 @@ final class LockedPublisher implements SnapshotPublisher {
     byte[] taken = readIfPresent(target);
     if (taken != null) {
       refuseIfNewer(target, target, ours, taken);
-      throw new FileAlreadyExistsException(target.toString(), null,
-          "snapshot already committed by another writer");
+      throw new FileAlreadyExistsException(
+          target.toString(), null, "snapshot already committed by another writer");
     }
     long id = SnapshotLog.parseId(target.name());
     if (id > 1) {
@@ -458,18 +510,20 @@ final class LockedPublisher implements SnapshotPublisher {
     private volatile Future<?> future;
 
     void start(WriteAction action) {
-      future = writer.submit(() -> {
-        if (!phase.compareAndSet(PENDING, RUNNING)) {
-          return; // abandoned before it started: nothing is written
-        }
-        try {
-          action.run();
-        } catch (Throwable t) {
-          failure = t;
-        } finally {
-          settled.countDown();
-        }
-      });
+      future =
+          writer.submit(
+              () -> {
+                if (!phase.compareAndSet(PENDING, RUNNING)) {
+                  return; // abandoned before it started: nothing is written
+                }
+                try {
+                  action.run();
+                } catch (Throwable t) {
+                  failure = t;
+                } finally {
+                  settled.countDown();
+                }
+              });
     }
 
     /** Waits up to {@code timeout}; whether the write has settled. */
@@ -496,8 +550,10 @@ final class LockedPublisher implements SnapshotPublisher {
       if (cause == null) {
         return;
       }
-      boolean definite = cause instanceof FileAlreadyExistsException
-          || cause instanceof LockLostException || cause instanceof UncertainWriteException;
+      boolean definite =
+          cause instanceof FileAlreadyExistsException
+              || cause instanceof LockLostException
+              || cause instanceof UncertainWriteException;
       if (abandoned != null && !definite) {
         throw new UncertainWriteException(target, abandoned, cause);
       }

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>{@code commit.strategy=auto}: {@code lock} when {@code lock.enabled=true}; else {@code
  *       atomic-create} when the store {@link SupportsAtomicCreate}; else {@code rename} when it
- *       {@link SupportsAtomicRename}; else refuse with the fix ({@code lock.enabled=true} and a {@code
- *       lock.type}). Never an unsafe write.
+ *       {@link SupportsAtomicRename}; else refuse with the fix ({@code lock.enabled=true} and a
+ *       {@code lock.type}). Never an unsafe write.
  *   <li>An explicit strategy the store or options cannot support is refused the same way.
  * </ol>
  *
@@ -39,24 +39,26 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Publish {@code snapshot-N} through the strategy.
- *   <li>After a conflict, a failure or an uncertain outcome, read {@code snapshot-N} back. Our content
- *       (it carries a unique commit id, so equal bytes mean our commit) means COMMITTED, another
- *       content means CONFLICT, absence means the write did not land: retry, up to {@code
- *       commit.write-attempts}; but absence after an uncertain write while a newer snapshot
- *       exists means ours may have landed, been built on and expired meanwhile: {@link
- *       CommitStateUnknownException}, never a second write of the same commit. A lock that could not be had within {@code lock-acquire-timeout}
- *       is not retried: after the read-back, {@link LockNotAcquiredException} (the option's
- *       timeout holds for the whole commit, not once per write attempt).
+ *   <li>After a conflict, a failure or an uncertain outcome, read {@code snapshot-N} back. Our
+ *       content (it carries a unique commit id, so equal bytes mean our commit) means COMMITTED,
+ *       another content means CONFLICT, absence means the write did not land: retry, up to {@code
+ *       commit.write-attempts}; but absence after an uncertain write while a newer snapshot exists
+ *       means ours may have landed, been built on and expired meanwhile: {@link
+ *       CommitStateUnknownException}, never a second write of the same commit. A lock that could
+ *       not be had within {@code lock-acquire-timeout} is not retried: after the read-back, {@link
+ *       LockNotAcquiredException} (the option's timeout holds for the whole commit, not once per
+ *       write attempt).
  *   <li>A read-back that itself fails, or attempts exhausted after uncertain outcomes, raise {@link
  *       CommitStateUnknownException}: nothing may be cleaned up.
  *   <li>After COMMITTED, the {@code LATEST} hint is written, best effort.
  * </ol>
  *
- * <p>Fencing ({@code lock} strategy): with {@link #commit(long, SnapshotContent)} the snapshot is made
- * under the lease and records its {@link FencingToken}; with a {@link FencingTokenReader} the
+ * <p>Fencing ({@code lock} strategy): with {@link #commit(long, SnapshotContent)} the snapshot is
+ * made under the lease and records its {@link FencingToken}; with a {@link FencingTokenReader} the
  * committer refuses to publish over, or on top of, a snapshot that a newer holder of the same lock
  * committed ({@link FencedCommitException}: nothing written, not retried, never reported as unknown
- * unless an earlier attempt of the same commit was uncertain). Lock-free strategies record no token.
+ * unless an earlier attempt of the same commit was uncertain). Lock-free strategies record no
+ * token.
  *
  * <p>Thread-safe; committers of one table may run in many threads and processes.
  */
@@ -70,8 +72,12 @@ public final class SnapshotCommitter implements Closeable {
   private final CommitOptions options;
   private final LockService ownedLockService;
 
-  private SnapshotCommitter(FileIO store, SnapshotLog log, SnapshotPublisher publisher,
-      CommitOptions options, LockService ownedLockService) {
+  private SnapshotCommitter(
+      FileIO store,
+      SnapshotLog log,
+      SnapshotPublisher publisher,
+      CommitOptions options,
+      LockService ownedLockService) {
     this.store = store;
     this.log = log;
     this.publisher = publisher;
@@ -146,9 +152,10 @@ public final class SnapshotCommitter implements Closeable {
      */
     public SnapshotCommitter build() {
       if (commitOptions == null || catalogOptions != null) {
-        throw new IllegalStateException("build() assembles a committer from options(CommitOptions)"
-            + " and a caller-owned lockService; with catalog options (options(Map)) use open(),"
-            + " which opens the lock service they name");
+        throw new IllegalStateException(
+            "build() assembles a committer from options(CommitOptions)"
+                + " and a caller-owned lockService; with catalog options (options(Map)) use open(),"
+                + " which opens the lock service they name");
       }
       return create(store, snapshotDirectory, lockKey, commitOptions, lockService, tokenReader);
     }
@@ -163,39 +170,55 @@ public final class SnapshotCommitter implements Closeable {
      */
     public SnapshotCommitter open() throws IOException {
       if (catalogOptions == null || commitOptions != null || lockService != null) {
-        throw new IllegalStateException("open() is for catalog options (options(Map)), and opens"
-            + " the lock service they name; parsed options and a caller-owned lock service go"
-            + " with build()");
+        throw new IllegalStateException(
+            "open() is for catalog options (options(Map)), and opens"
+                + " the lock service they name; parsed options and a caller-owned lock service go"
+                + " with build()");
       }
       return SnapshotCommitter.open(store, snapshotDirectory, lockKey, catalogOptions, tokenReader);
     }
   }
 
-  private static SnapshotCommitter open(FileIO store, Path snapshotDirectory, String lockKey,
-      Map<String, String> options, FencingTokenReader tokenReader) throws IOException {
+  private static SnapshotCommitter open(
+      FileIO store,
+      Path snapshotDirectory,
+      String lockKey,
+      Map<String, String> options,
+      FencingTokenReader tokenReader)
+      throws IOException {
     CommitOptions commitOptions = CommitOptions.from(options);
     // Only 'lock', or 'auto' with lock.enabled=true, commits under the lock: an explicit lock-free
     // strategy does not open a lock service it would never use.
-    boolean needsLock = commitOptions.strategy() == CommitStrategy.LOCK
-        || (commitOptions.strategy() == CommitStrategy.AUTO && commitOptions.lock().enabled());
+    boolean needsLock =
+        commitOptions.strategy() == CommitStrategy.LOCK
+            || (commitOptions.strategy() == CommitStrategy.AUTO && commitOptions.lock().enabled());
     if (!needsLock) {
       return create(store, snapshotDirectory, lockKey, commitOptions, null, tokenReader);
     }
     if (!commitOptions.lock().enabled()) {
-      throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
-          + "=lock' needs '" + LockOptions.LOCK_ENABLED + "=true' and a '" + LockOptions.LOCK_TYPE
-          + "'.");
+      throw new CommitStrategyUnavailableException(
+          "'"
+              + CommitOptions.COMMIT_STRATEGY
+              + "=lock' needs '"
+              + LockOptions.LOCK_ENABLED
+              + "=true' and a '"
+              + LockOptions.LOCK_TYPE
+              + "'.");
     }
     if (commitOptions.lock().type() == null) {
-      throw new CommitStrategyUnavailableException("'" + LockOptions.LOCK_ENABLED + "=true' needs a '"
-          + LockOptions.LOCK_TYPE + "' (zookeeper, jdbc, hive or a vendor's identifier).");
+      throw new CommitStrategyUnavailableException(
+          "'"
+              + LockOptions.LOCK_ENABLED
+              + "=true' needs a '"
+              + LockOptions.LOCK_TYPE
+              + "' (zookeeper, jdbc, hive or a vendor's identifier).");
     }
     LockService lockService = LockServiceDiscovery.open(options);
     try {
       SnapshotCommitter committer =
           create(store, snapshotDirectory, lockKey, commitOptions, lockService, tokenReader);
-      return new SnapshotCommitter(committer.store, committer.log, committer.publisher,
-          committer.options, lockService);
+      return new SnapshotCommitter(
+          committer.store, committer.log, committer.publisher, committer.options, lockService);
     } catch (RuntimeException e) {
       try {
         lockService.close();
@@ -205,39 +228,58 @@ public final class SnapshotCommitter implements Closeable {
       throw e;
     }
   }
-  private static SnapshotCommitter create(FileIO store, Path snapshotDirectory, String lockKey,
-      CommitOptions options, LockService lockService, FencingTokenReader tokenReader) {
+
+  private static SnapshotCommitter create(
+      FileIO store,
+      Path snapshotDirectory,
+      String lockKey,
+      CommitOptions options,
+      LockService lockService,
+      FencingTokenReader tokenReader) {
     SnapshotPublisher publisher =
         resolve(store, snapshotDirectory, options, lockService, lockKey, tokenReader);
     LOG.debug("Snapshots of {} commit with strategy {}", lockKey, publisher.describe());
-    return new SnapshotCommitter(store, new SnapshotLog(store, snapshotDirectory), publisher, options,
-        null);
+    return new SnapshotCommitter(
+        store, new SnapshotLog(store, snapshotDirectory), publisher, options, null);
   }
+
   /** Chooses the publisher as the class javadoc says, or refuses. */
-  static SnapshotPublisher resolve(FileIO store, CommitOptions options, LockService lockService,
-      String lockKey) {
+  static SnapshotPublisher resolve(
+      FileIO store, CommitOptions options, LockService lockService, String lockKey) {
     return resolve(store, null, options, lockService, lockKey, null);
   }
 
-  /** @param snapshotDirectory where snapshots go, or {@code null}: no atomic-create probe */
-  private static SnapshotPublisher resolve(FileIO store, Path snapshotDirectory,
-      CommitOptions options, LockService lockService, String lockKey,
+  /**
+   * @param snapshotDirectory where snapshots go, or {@code null}: no atomic-create probe
+   */
+  private static SnapshotPublisher resolve(
+      FileIO store,
+      Path snapshotDirectory,
+      CommitOptions options,
+      LockService lockService,
+      String lockKey,
       FencingTokenReader tokenReader) {
     SnapshotPublisher primitive = primitiveOf(store);
     switch (options.strategy()) {
       case ATOMIC_CREATE:
         if (!(store instanceof SupportsAtomicCreate)) {
-          throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
-              + "=atomic-create' needs a store with atomic create, and " + describe(store)
-              + " has none. Use 'commit.strategy=auto' with 'lock.enabled=true' and a 'lock.type'.");
+          throw new CommitStrategyUnavailableException(
+              "'"
+                  + CommitOptions.COMMIT_STRATEGY
+                  + "=atomic-create' needs a store with atomic create, and "
+                  + describe(store)
+                  + " has none. Use 'commit.strategy=auto' with 'lock.enabled=true' and a 'lock.type'.");
         }
         return lockFreeAtomicCreate((SupportsAtomicCreate) store, snapshotDirectory, options);
       case RENAME:
         if (!(store instanceof SupportsAtomicRename)) {
-          throw new CommitStrategyUnavailableException("'" + CommitOptions.COMMIT_STRATEGY
-              + "=rename' needs a store with atomic rename, and " + describe(store)
-              + " has none (rename on object stores is copy + delete). Use 'commit.strategy=auto'"
-              + " with 'lock.enabled=true' and a 'lock.type'.");
+          throw new CommitStrategyUnavailableException(
+              "'"
+                  + CommitOptions.COMMIT_STRATEGY
+                  + "=rename' needs a store with atomic rename, and "
+                  + describe(store)
+                  + " has none (rename on object stores is copy + delete). Use 'commit.strategy=auto'"
+                  + " with 'lock.enabled=true' and a 'lock.type'.");
         }
         return new RenamePublisher((SupportsAtomicRename) store);
       case LOCK:
@@ -253,28 +295,38 @@ public final class SnapshotCommitter implements Closeable {
         if (primitive != null) {
           return primitive;
         }
-        throw new CommitStrategyUnavailableException("Refusing to commit: " + describe(store)
-            + " has neither atomic create nor atomic rename, so two writers could both win a"
-            + " snapshot. Set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive) with"
-            + " its options, or use a store with conditional writes.");
+        throw new CommitStrategyUnavailableException(
+            "Refusing to commit: "
+                + describe(store)
+                + " has neither atomic create nor atomic rename, so two writers could both win a"
+                + " snapshot. Set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive) with"
+                + " its options, or use a store with conditional writes.");
     }
   }
 
-  private static SnapshotPublisher locked(FileIO store, SnapshotPublisher primitive,
-      CommitOptions options, LockService lockService, String lockKey,
+  private static SnapshotPublisher locked(
+      FileIO store,
+      SnapshotPublisher primitive,
+      CommitOptions options,
+      LockService lockService,
+      String lockKey,
       FencingTokenReader tokenReader) {
     if (lockService == null) {
-      throw new CommitStrategyUnavailableException("Committing under a lock needs a lock service:"
-          + " set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive).");
+      throw new CommitStrategyUnavailableException(
+          "Committing under a lock needs a lock service:"
+              + " set 'lock.enabled=true' and a 'lock.type' (zookeeper, jdbc or hive).");
     }
     return new LockedPublisher(store, primitive, lockService, lockKey, options, tokenReader);
   }
 
   /** Lock-free atomic create: nothing but the store's create keeps writers apart, so probe it. */
-  private static SnapshotPublisher lockFreeAtomicCreate(SupportsAtomicCreate store,
-      Path snapshotDirectory, CommitOptions options) {
-    return new AtomicCreatePublisher(store, snapshotDirectory == null ? null
-        : AtomicCreateProbe.forStore(store, snapshotDirectory, options));
+  private static SnapshotPublisher lockFreeAtomicCreate(
+      SupportsAtomicCreate store, Path snapshotDirectory, CommitOptions options) {
+    return new AtomicCreatePublisher(
+        store,
+        snapshotDirectory == null
+            ? null
+            : AtomicCreateProbe.forStore(store, snapshotDirectory, options));
   }
 
   private static SnapshotPublisher primitiveOf(FileIO store) {
@@ -311,12 +363,12 @@ public final class SnapshotCommitter implements Closeable {
    * Runs {@code work} under one lease of the table's lock ({@code lock} strategy), so that a
    * committer can read the latest snapshot, make its successor and publish it with no other holder
    * committing in between: under a lock, a commit that waited for the lock then rebases instead of
-   * losing the race to the holder it waited for. Every {@link #commit} that
-   * {@code work} makes on this thread publishes under that lease (with its fencing token) and does
-   * not take one of its own; their {@link CommitAttempt#lockContended()} says whether this lease had
-   * to be waited for. The lease is released when {@code work} returns or throws. Keep {@code work}
-   * short: the lease's time left still bounds each write ({@code commit.lease-margin}), and a lease
-   * lost meanwhile fails the publish as it would otherwise.
+   * losing the race to the holder it waited for. Every {@link #commit} that {@code work} makes on
+   * this thread publishes under that lease (with its fencing token) and does not take one of its
+   * own; their {@link CommitAttempt#lockContended()} says whether this lease had to be waited for.
+   * The lease is released when {@code work} returns or throws. Keep {@code work} short: the lease's
+   * time left still bounds each write ({@code commit.lease-margin}), and a lease lost meanwhile
+   * fails the publish as it would otherwise.
    *
    * <p>Lock-free strategies have no lease: {@code work} just runs.
    *
@@ -329,7 +381,7 @@ public final class SnapshotCommitter implements Closeable {
     if (!(publisher instanceof LockedPublisher)) {
       return work.run();
     }
-    return ((LockedPublisher) publisher).holding(work, () -> { });
+    return ((LockedPublisher) publisher).holding(work, () -> {});
   }
 
   /** The snapshot files this committer writes. */
@@ -345,15 +397,15 @@ public final class SnapshotCommitter implements Closeable {
    * its token, so the bytes may differ between attempts and reading back recognises any of them as
    * ours; lock-free strategies call it once, with an empty token.
    *
-   * @param content the snapshot file's bytes; must carry a unique commit id, so that equal bytes mean
-   *     this very commit
+   * @param content the snapshot file's bytes; must carry a unique commit id, so that equal bytes
+   *     mean this very commit
    * @return {@link CommitOutcome#COMMITTED} or {@link CommitOutcome#CONFLICT} (never UNKNOWN), and
    *     whether the table's lock was contended on the way ({@link CommitAttempt#lockContended()}),
    *     so that a caller retrying after a conflict can choose between an immediate retry and
    *     backing off
    * @throws CommitStateUnknownException when it cannot be told whether the commit landed
-   * @throws FencedCommitException under the {@code lock} strategy with a token reader: a newer holder
-   *     of the lock committed since this attempt's lease was granted; nothing was written
+   * @throws FencedCommitException under the {@code lock} strategy with a token reader: a newer
+   *     holder of the lock committed since this attempt's lease was granted; nothing was written
    * @throws SnapshotNotPublishedException when every attempt failed before landing; nothing was
    *     published ({@link CleanableFailure})
    */
@@ -373,8 +425,9 @@ public final class SnapshotCommitter implements Closeable {
     return new CommitAttempt(outcome, contended[0]);
   }
 
-  private CommitOutcome publishAndReadBack(long id, SnapshotContent content, byte[] fixed,
-      Runnable onLockContended) throws IOException, InterruptedException {
+  private CommitOutcome publishAndReadBack(
+      long id, SnapshotContent content, byte[] fixed, Runnable onLockContended)
+      throws IOException, InterruptedException {
     if (id < 1) {
       throw new IllegalArgumentException("Snapshot ids start at 1: " + id);
     }
@@ -441,7 +494,8 @@ public final class SnapshotCommitter implements Closeable {
       if (readBack == CommitOutcome.CONFLICT) {
         return CommitOutcome.CONFLICT;
       }
-      LOG.debug("Snapshot {} did not land on attempt {}: {}", target, attempt, lastFailure.toString());
+      LOG.debug(
+          "Snapshot {} did not land on attempt {}: {}", target, attempt, lastFailure.toString());
       if (uncertain && Thread.currentThread().isInterrupted()) {
         // Interrupted after an uncertain write that may still land: stop, and say we cannot tell.
         throw new CommitStateUnknownException(target, lastFailure);
@@ -450,9 +504,14 @@ public final class SnapshotCommitter implements Closeable {
         // An uncertain write, snapshot N absent, and a newer snapshot exists: ours may have landed,
         // been built on and expired before the read-back. Writing N again would publish the same
         // commit a second time under an id that had existed; say we cannot tell instead.
-        throw new CommitStateUnknownException(target, new IOException("Snapshot " + id
-            + " is absent after an uncertain write, but a newer snapshot exists: the write may"
-            + " have landed and expired since", lastFailure));
+        throw new CommitStateUnknownException(
+            target,
+            new IOException(
+                "Snapshot "
+                    + id
+                    + " is absent after an uncertain write, but a newer snapshot exists: the write may"
+                    + " have landed and expired since",
+                lastFailure));
       }
     }
     if (uncertain) {
@@ -461,9 +520,14 @@ public final class SnapshotCommitter implements Closeable {
     if (lockUnavailable) {
       throw (LockNotAcquiredException) lastFailure;
     }
-    throw new SnapshotNotPublishedException("Could not write snapshot " + target + " in "
-        + options.writeAttempts()
-        + " attempts (option '" + CommitOptions.COMMIT_WRITE_ATTEMPTS + "'); nothing was committed.",
+    throw new SnapshotNotPublishedException(
+        "Could not write snapshot "
+            + target
+            + " in "
+            + options.writeAttempts()
+            + " attempts (option '"
+            + CommitOptions.COMMIT_WRITE_ATTEMPTS
+            + "'); nothing was committed.",
         lastFailure);
   }
 
@@ -479,7 +543,8 @@ public final class SnapshotCommitter implements Closeable {
 
   /**
    * Reads {@code target} back after {@code cause}: COMMITTED when it holds any of the bytes this
-   * commit tried, CONFLICT when it holds another's, UNKNOWN (returned, not thrown) when it is absent.
+   * commit tried, CONFLICT when it holds another's, UNKNOWN (returned, not thrown) when it is
+   * absent.
    *
    * @throws CommitStateUnknownException when the read itself fails
    */

@@ -9,8 +9,8 @@ import java.util.Optional;
  *
  * <p>Called at most once per write attempt, under the lease for the {@code lock} strategy (so keep
  * it quick: it runs inside the lock), once per commit for the lock-free strategies. The bytes must
- * carry the commit's unique id, as for {@link #of(byte[])}; with the token
- * they may differ from attempt to attempt, and the committer recognises any of them as its own.
+ * carry the commit's unique id, as for {@link #of(byte[])}; with the token they may differ from
+ * attempt to attempt, and the committer recognises any of them as its own.
  */
 @FunctionalInterface
 public interface SnapshotContent {

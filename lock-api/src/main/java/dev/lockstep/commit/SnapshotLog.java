@@ -16,13 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The snapshot files of one table: {@code <dir>/snapshot-<id>}, with the best-effort hint files {@code
- * LATEST} and {@code EARLIEST}.
+ * The snapshot files of one table: {@code <dir>/snapshot-<id>}, with the best-effort hint files
+ * {@code LATEST} and {@code EARLIEST}.
  *
  * <p>Hints are never trusted alone. {@link #latestId()} reads {@code LATEST} = h, then checks that
- * {@code snapshot-h} exists and walks forward while {@code snapshot-(h+1)} exists; a missing, torn or
- * stale hint falls back to listing. {@link #earliestId()} does the same backwards. Names that are not
- * {@code snapshot-<digits>} (temporary files, hints) are ignored by listings.
+ * {@code snapshot-h} exists and walks forward while {@code snapshot-(h+1)} exists; a missing, torn
+ * or stale hint falls back to listing. {@link #earliestId()} does the same backwards. Names that
+ * are not {@code snapshot-<digits>} (temporary files, hints) are ignored by listings.
  */
 public final class SnapshotLog {
 
@@ -79,12 +79,12 @@ public final class SnapshotLog {
    * The newest snapshot id, or empty when the table has none.
    *
    * <p>Where snapshots are deleted (expired) and an expired id can be published again (a late write
-   * of unknown outcome, or a committer paused past the expiration of its id), such a file sits below
-   * the newest one, with a gap above it, and the hint may name it (it is written on COMMITTED, and
-   * may land late). This log knows no snapshot format and cannot tell it from the newest: a
-   * caller whose format links each snapshot to its parent verifies the answer (the engine's
-   * {@code SnapshotManager.latestId()} takes it only when the snapshot before it is its parent, and
-   * lists otherwise). The newest listed id is always right.
+   * of unknown outcome, or a committer paused past the expiration of its id), such a file sits
+   * below the newest one, with a gap above it, and the hint may name it (it is written on
+   * COMMITTED, and may land late). This log knows no snapshot format and cannot tell it from the
+   * newest: a caller whose format links each snapshot to its parent verifies the answer (the
+   * engine's {@code SnapshotManager.latestId()} takes it only when the snapshot before it is its
+   * parent, and lists otherwise). The newest listed id is always right.
    */
   public OptionalLong latestId() throws IOException {
     OptionalLong hint = readHint(LATEST);
@@ -109,7 +109,8 @@ public final class SnapshotLog {
    */
   public OptionalLong earliestId() throws IOException {
     OptionalLong hint = readHint(EARLIEST);
-    if (hint.isPresent() && exists(hint.getAsLong())
+    if (hint.isPresent()
+        && exists(hint.getAsLong())
         && (hint.getAsLong() == 1 || !exists(hint.getAsLong() - 1))) {
       return hint;
     }

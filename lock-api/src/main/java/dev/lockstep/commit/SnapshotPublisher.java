@@ -11,7 +11,8 @@ import java.nio.file.FileAlreadyExistsException;
  *
  * <ul>
  *   <li>return: {@code target} holds our content;
- *   <li>{@link FileAlreadyExistsException}: someone else's snapshot is there, ours was not published;
+ *   <li>{@link FileAlreadyExistsException}: someone else's snapshot is there, ours was not
+ *       published;
  *   <li>{@link UncertainWriteException}: ours may or may not be there;
  *   <li>any other {@link IOException}: ours was not published, as far as the publisher knows (the
  *       committer reads back all the same).
@@ -23,7 +24,8 @@ public interface SnapshotPublisher {
   String describe();
 
   /**
-   * Publishes {@code content} at {@code target} if nothing is there; outcomes as in the class javadoc.
+   * Publishes {@code content} at {@code target} if nothing is there; outcomes as in the class
+   * javadoc.
    *
    * @throws InterruptedException only while nothing has been written yet (waiting for a lock); an
    *     interrupt while a write is in flight is reported as {@link UncertainWriteException}

@@ -13,16 +13,17 @@ import java.util.List;
  * <p>The base contract every store keeps:
  *
  * <ol>
- *   <li>Read-after-write: once {@link #newOutputStream} closes without error, every client reads the
- *       new bytes whole.
+ *   <li>Read-after-write: once {@link #newOutputStream} closes without error, every client reads
+ *       the new bytes whole.
  *   <li>On object stores nothing written is visible before the output stream closes.
  *   <li>A missing file raises {@link FileNotFoundException}; never {@code null}.
- *   <li>A write whose answer was lost raises {@link UncertainWriteException}, never a plain failure.
+ *   <li>A write whose answer was lost raises {@link UncertainWriteException}, never a plain
+ *       failure.
  * </ol>
  *
- * <p>Stronger guarantees are capabilities, found with {@code instanceof}: {@link SupportsAtomicCreate}
- * and {@link SupportsAtomicRename}. A store declares only what truly holds on it; the conformance kit
- * checks the declaration.
+ * <p>Stronger guarantees are capabilities, found with {@code instanceof}: {@link
+ * SupportsAtomicCreate} and {@link SupportsAtomicRename}. A store declares only what truly holds on
+ * it; the conformance kit checks the declaration.
  *
  * <p>Implementations are thread-safe.
  */
@@ -38,9 +39,9 @@ public interface FileIO extends Closeable {
   /**
    * Opens a file for writing. With {@code overwrite=false} an existing file raises {@link
    * FileAlreadyExistsException}; that check is <em>not</em> atomic against a concurrent writer (use
-   * {@link SupportsAtomicCreate} for that). On an object store the bytes become visible only when the
-   * stream closes; a failed close leaves either the old content or nothing, never a torn file, except
-   * where the store documents otherwise.
+   * {@link SupportsAtomicCreate} for that). On an object store the bytes become visible only when
+   * the stream closes; a failed close leaves either the old content or nothing, never a torn file,
+   * except where the store documents otherwise.
    *
    * @throws FileAlreadyExistsException when {@code overwrite=false} and the file already exists
    */
@@ -57,8 +58,9 @@ public interface FileIO extends Closeable {
   boolean exists(Path path) throws IOException;
 
   /**
-   * The direct children of a directory (files and sub-directories), in no particular order. A missing
-   * directory lists as empty: on object stores a directory exists only through its children.
+   * The direct children of a directory (files and sub-directories), in no particular order. A
+   * missing directory lists as empty: on object stores a directory exists only through its
+   * children.
    */
   List<FileStatus> list(Path directory) throws IOException;
 

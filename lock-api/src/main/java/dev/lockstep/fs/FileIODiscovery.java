@@ -30,8 +30,8 @@ public final class FileIODiscovery {
   /**
    * Opens the store for {@code path}. A bare path is served by the {@code file} scheme.
    *
-   * @throws IllegalArgumentException when no loader serves the scheme; the message lists the schemes
-   *     found and the jars that serve the usual ones
+   * @throws IllegalArgumentException when no loader serves the scheme; the message lists the
+   *     schemes found and the jars that serve the usual ones
    */
   public static FileIO open(Path path, Map<String, String> options, ClassLoader classLoader)
       throws IOException {
@@ -42,17 +42,30 @@ public final class FileIODiscovery {
     if (loader == null && alias != null) {
       loader = loaders.get(alias.trim().toLowerCase(java.util.Locale.ROOT));
       if (loader == null) {
-        throw new IllegalArgumentException("Option '" + SCHEME_ALIAS_PREFIX + scheme + "=" + alias
-            + "' names a scheme no store serves. Schemes found on the classpath: "
-            + loaders.keySet() + ".");
+        throw new IllegalArgumentException(
+            "Option '"
+                + SCHEME_ALIAS_PREFIX
+                + scheme
+                + "="
+                + alias
+                + "' names a scheme no store serves. Schemes found on the classpath: "
+                + loaders.keySet()
+                + ".");
       }
     }
     if (loader == null) {
-      throw new IllegalArgumentException("No store serves the scheme '" + scheme + "' of " + path
-          + ". Schemes found on the classpath: " + loaders.keySet()
-          + ". Add the jar that serves it (lockstep-fs-s3 for s3/s3a, lockstep-fs-oss for oss,"
-          + " lockstep-fs-hdfs for hdfs/viewfs), or serve it with another scheme's store through '"
-          + SCHEME_ALIAS_PREFIX + scheme + "=<scheme>'.");
+      throw new IllegalArgumentException(
+          "No store serves the scheme '"
+              + scheme
+              + "' of "
+              + path
+              + ". Schemes found on the classpath: "
+              + loaders.keySet()
+              + ". Add the jar that serves it (lockstep-fs-s3 for s3/s3a, lockstep-fs-oss for oss,"
+              + " lockstep-fs-hdfs for hdfs/viewfs), or serve it with another scheme's store through '"
+              + SCHEME_ALIAS_PREFIX
+              + scheme
+              + "=<scheme>'.");
     }
     return loader.load(path, options);
   }

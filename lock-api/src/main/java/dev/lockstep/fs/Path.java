@@ -5,10 +5,10 @@ import java.util.Objects;
 /**
  * A location in a store: {@code scheme://authority/a/b/c} or a bare local path {@code /a/b/c}.
  *
- * <p>A path is kept as the exact string it was given, never URL-encoded or decoded, so that names with
- * spaces, unicode or {@code %} stay what the caller wrote. Each store maps the string to its own
- * addressing (an object key, a local file, an HDFS path). Trailing slashes are removed; {@code //}
- * inside the path part is folded to one slash.
+ * <p>A path is kept as the exact string it was given, never URL-encoded or decoded, so that names
+ * with spaces, unicode or {@code %} stay what the caller wrote. Each store maps the string to its
+ * own addressing (an object key, a local file, an HDFS path). Trailing slashes are removed; {@code
+ * //} inside the path part is folded to one slash.
  */
 public final class Path implements Comparable<Path> {
 

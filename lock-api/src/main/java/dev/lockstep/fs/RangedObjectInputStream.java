@@ -7,24 +7,24 @@ import java.util.Objects;
 
 /**
  * A {@link SeekableInputStream} over one version of an object in an object store, read with ranged
- * GETs. For store implementations (fs-s3 and fs-oss use it): the store says how to open a byte range
- * of the object and how to let go of an answer; this class keeps the positions and decides when to
- * skip, when to open a new range and when to discard a connection.
+ * GETs. For store implementations (fs-s3 and fs-oss use it): the store says how to open a byte
+ * range of the object and how to let go of an answer; this class keeps the positions and decides
+ * when to skip, when to open a new range and when to discard a connection.
  *
  * <ol>
- *   <li>The store opens the object with one GET of the whole object. That answer fixes the length and
- *       the version (the store pins it, for example with {@code If-Match: <etag>}, in every {@link
- *       #openRange}), and its body, handed to the constructor, serves the first sequential reads: a
- *       small file costs one request.
+ *   <li>The store opens the object with one GET of the whole object. That answer fixes the length
+ *       and the version (the store pins it, for example with {@code If-Match: <etag>}, in every
+ *       {@link #openRange}), and its body, handed to the constructor, serves the first sequential
+ *       reads: a small file costs one request.
  *   <li>Sequential reads stream from the open answer, never past the length.
  *   <li>{@link #seek} only moves the position. At the next read, a forward gap of at most {@code
- *       skipLimit} bytes is skipped on the open answer; any other gap lets go of it and opens {@code
- *       bytes=position-}.
- *   <li>{@link #readFully(long, byte[], int, int)} opens exactly {@code bytes=at-(at+len-1)} and does
- *       not move the stream.
- *   <li>An answer let go of is aborted (its connection discarded) when it failed or more than {@code
- *       drainLimit} of its bytes remain; otherwise it is closed, which drains it and keeps the
- *       connection pooled. An answer read to its end is closed at once.
+ *       skipLimit} bytes is skipped on the open answer; any other gap lets go of it and opens
+ *       {@code bytes=position-}.
+ *   <li>{@link #readFully(long, byte[], int, int)} opens exactly {@code bytes=at-(at+len-1)} and
+ *       does not move the stream.
+ *   <li>An answer let go of is aborted (its connection discarded) when it failed or more than
+ *       {@code drainLimit} of its bytes remain; otherwise it is closed, which drains it and keeps
+ *       the connection pooled. An answer read to its end is closed at once.
  *   <li>A read that fails mid-stream lets go of the answer and, when the store asks for it ({@code
  *       reopenOnFailure}), is tried once more on a new range at the same position; then it fails
  *       naming the object and the position. An answer that ends before the length is an {@link
@@ -52,16 +52,22 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
   private final long skipLimit;
   private final long drainLimit;
   private final boolean reopenOnFailure;
+
   /** The object's last bytes, held in memory (empty: none). */
   private final byte[] tail;
+
   /** Where {@link #tail} starts: {@code length} when there is none. Ranges end before it. */
   private final long tailStart;
+
   /** The open answer, or null. */
   private R answer;
+
   /** Position of the next byte the open answer's body yields. */
   private long answerPosition;
+
   /** Position of the next byte the caller reads. */
   private long position;
+
   private boolean closed;
 
   /**
@@ -73,8 +79,13 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
    * @param drainLimit the most bytes left in an answer that closing drains rather than aborts
    * @param reopenOnFailure whether a read that fails mid-stream is tried once more on a new range
    */
-  protected RangedObjectInputStream(String object, long length, R first, long skipLimit,
-      long drainLimit, boolean reopenOnFailure) {
+  protected RangedObjectInputStream(
+      String object,
+      long length,
+      R first,
+      long skipLimit,
+      long drainLimit,
+      boolean reopenOnFailure) {
     this(object, length, first, new byte[0], skipLimit, drainLimit, reopenOnFailure);
   }
 
@@ -84,16 +95,27 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
    * @param tail the object's last {@code tail.length} bytes (all of them when as long as the
    *     object), served from memory
    */
-  protected RangedObjectInputStream(String object, long length, byte[] tail, long skipLimit,
-      long drainLimit, boolean reopenOnFailure) {
+  protected RangedObjectInputStream(
+      String object,
+      long length,
+      byte[] tail,
+      long skipLimit,
+      long drainLimit,
+      boolean reopenOnFailure) {
     this(object, length, null, tail, skipLimit, drainLimit, reopenOnFailure);
   }
 
-  private RangedObjectInputStream(String object, long length, R first, byte[] tail,
-      long skipLimit, long drainLimit, boolean reopenOnFailure) {
+  private RangedObjectInputStream(
+      String object,
+      long length,
+      R first,
+      byte[] tail,
+      long skipLimit,
+      long drainLimit,
+      boolean reopenOnFailure) {
     if (tail.length > length) {
-      throw new IllegalArgumentException("A tail of " + tail.length + " bytes of " + object
-          + " of length " + length);
+      throw new IllegalArgumentException(
+          "A tail of " + tail.length + " bytes of " + object + " of length " + length);
     }
     this.object = object;
     this.length = length;
@@ -106,9 +128,10 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
   }
 
   /**
-   * Sends one GET of bytes {@code first} to {@code last} (inclusive; {@code last < 0}: to the end) of
-   * the version this stream reads. The store translates its failures: an object replaced since it
-   * was opened fails with an {@link IOException} that says so, never with the new version's bytes.
+   * Sends one GET of bytes {@code first} to {@code last} (inclusive; {@code last < 0}: to the end)
+   * of the version this stream reads. The store translates its failures: an object replaced since
+   * it was opened fails with an {@link IOException} that says so, never with the new version's
+   * bytes.
    */
   protected abstract R openRange(long first, long last) throws IOException;
 
@@ -119,9 +142,9 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
   protected abstract InputStream body(R answer);
 
   /**
-   * Lets go of an answer: with {@code abort}, discards its connection; otherwise closes it, draining
-   * what is left so the connection can be reused. Never throws: the caller's state does not depend
-   * on that connection any more.
+   * Lets go of an answer: with {@code abort}, discards its connection; otherwise closes it,
+   * draining what is left so the connection can be reused. Never throws: the caller's state does
+   * not depend on that connection any more.
    */
   protected abstract void release(R answer, boolean abort);
 
@@ -134,8 +157,8 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
   public final void seek(long newPosition) throws IOException {
     checkOpen();
     if (newPosition < 0 || newPosition > length) {
-      throw new EOFException("Cannot seek to " + newPosition + " in " + object + " of length "
-          + length);
+      throw new EOFException(
+          "Cannot seek to " + newPosition + " in " + object + " of length " + length);
     }
     position = newPosition;
   }
@@ -184,9 +207,15 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
       }
       if (n < 0) {
         letGo(true);
-        throw new EOFException(object + " ended at " + position + ", before "
-            + (tailStart == length ? "its length " + length : "the tail it was opened with at "
-            + tailStart) + " (was it replaced while being read?)");
+        throw new EOFException(
+            object
+                + " ended at "
+                + position
+                + ", before "
+                + (tailStart == length
+                    ? "its length " + length
+                    : "the tail it was opened with at " + tailStart)
+                + " (was it replaced while being read?)");
       }
       position += n;
       answerPosition += n;
@@ -215,8 +244,9 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
     if (answer == null || position != answerPosition) {
       return 0;
     }
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, Math.min(body(answer).available(),
-        length - position)));
+    return (int)
+        Math.min(
+            Integer.MAX_VALUE, Math.max(0, Math.min(body(answer).available(), length - position)));
   }
 
   /**
@@ -228,13 +258,17 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
     checkOpen();
     Objects.checkFromIndexSize(offset, len, buffer.length);
     if (at < 0 || at + len > length) {
-      throw new EOFException("Cannot read " + len + " bytes at " + at + " of " + object
-          + " of length " + length);
+      throw new EOFException(
+          "Cannot read " + len + " bytes at " + at + " of " + object + " of length " + length);
     }
     if (at + len > tailStart) {
       int fromTail = (int) Math.min(len, at + len - tailStart);
-      System.arraycopy(tail, (int) (Math.max(at, tailStart) - tailStart), buffer,
-          offset + len - fromTail, fromTail);
+      System.arraycopy(
+          tail,
+          (int) (Math.max(at, tailStart) - tailStart),
+          buffer,
+          offset + len - fromTail,
+          fromTail);
       len -= fromTail;
     }
     if (len == 0) {
@@ -248,7 +282,8 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
       while (done < len) {
         int n = in.read(buffer, offset + done, len - done);
         if (n < 0) {
-          throw new EOFException(object + " ended after " + done + " of " + len + " bytes at " + at);
+          throw new EOFException(
+              object + " ended after " + done + " of " + len + " bytes at " + at);
         }
         done += n;
       }
@@ -266,7 +301,9 @@ public abstract class RangedObjectInputStream<R> extends SeekableInputStream {
     }
   }
 
-  /** Makes the open answer yield the byte at {@link #position}: skips ahead or opens a new range. */
+  /**
+   * Makes the open answer yield the byte at {@link #position}: skips ahead or opens a new range.
+   */
   private void positionAnswer() throws IOException {
     if (answer != null && position != answerPosition) {
       long gap = position - answerPosition;

@@ -14,8 +14,8 @@ public abstract class SeekableInputStream extends InputStream {
   public abstract long position() throws IOException;
 
   /**
-   * Reads exactly {@code length} bytes starting at {@code position}. The stream position afterwards is
-   * unspecified unless an implementation says otherwise.
+   * Reads exactly {@code length} bytes starting at {@code position}. The stream position afterwards
+   * is unspecified unless an implementation says otherwise.
    *
    * @throws EOFException when the file ends before {@code length} bytes were read
    */

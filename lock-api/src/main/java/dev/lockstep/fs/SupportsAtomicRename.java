@@ -16,8 +16,8 @@ public interface SupportsAtomicRename extends FileIO {
    * <ul>
    *   <li>After success: {@code target} holds what {@code source} held; {@code source} is gone (a
    *       leftover source after a crash is harmless and may be deleted).
-   *   <li>After {@link FileAlreadyExistsException}: {@code target} is untouched and {@code source} is
-   *       still there for the caller to delete.
+   *   <li>After {@link FileAlreadyExistsException}: {@code target} is untouched and {@code source}
+   *       is still there for the caller to delete.
    *   <li>After {@link FileNotFoundException}: {@code source} was missing; nothing changed.
    *   <li>After {@link UncertainWriteException}: read {@code target} back.
    * </ul>

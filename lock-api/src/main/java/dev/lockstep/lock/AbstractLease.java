@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The state machine every {@link Lease} of a lock backend shares: held, in doubt, lost, released; a
- * local deadline that only confirmed contact with the lock service moves; a heartbeat; fencing token
- * and key. A backend supplies only its primitive operations:
+ * local deadline that only confirmed contact with the lock service moves; a heartbeat; fencing
+ * token and key. A backend supplies only its primitive operations:
  *
  * <ul>
  *   <li>{@link #heartbeat()}: one renewal (or ownership check) sent to the service; it reports the
@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  *   <li>released: {@link #close()} ran.
  * </ol>
  *
- * <p>A confirmation that arrives after the deadline does not revive the lease: during the gap another
- * holder may have taken the key. The first reason a lease stopped being held is kept, and a later
- * escalation to lost is appended, so {@link LockLostException}'s message tells the whole story.
+ * <p>A confirmation that arrives after the deadline does not revive the lease: during the gap
+ * another holder may have taken the key. The first reason a lease stopped being held is kept, and a
+ * later escalation to lost is appended, so {@link LockLostException}'s message tells the whole
+ * story.
  */
 public abstract class AbstractLease implements Lease {
 
@@ -48,7 +49,10 @@ public abstract class AbstractLease implements Lease {
 
   /** The lease's states, in the only order it moves through them. */
   protected enum State {
-    HELD("held"), IN_DOUBT("in doubt"), LOST("lost"), RELEASED("released");
+    HELD("held"),
+    IN_DOUBT("in doubt"),
+    LOST("lost"),
+    RELEASED("released");
 
     private final String words;
 
@@ -66,8 +70,13 @@ public abstract class AbstractLease implements Lease {
   private final long fencingToken;
   private final long validityNanos;
   private final AtomicBoolean closed = new AtomicBoolean();
-  /** Guarded by {@code this} for writes; {@link System#nanoTime()} after which the lease is in doubt. */
+
+  /**
+   * Guarded by {@code this} for writes; {@link System#nanoTime()} after which the lease is in
+   * doubt.
+   */
   private volatile long deadlineNanos;
+
   private volatile State state = State.HELD;
   private volatile String problem;
   private volatile Throwable cause;
@@ -76,8 +85,9 @@ public abstract class AbstractLease implements Lease {
   /**
    * @param validity how long after a confirmed contact was sent the service keeps the lock at least
    *     (session timeout, lease TTL, lock timeout)
-   * @param deadlineNanos the {@link System#nanoTime()} until which the acquisition's own confirmation
-   *     keeps the lease held: at most the acquiring request's send time plus {@code validity}
+   * @param deadlineNanos the {@link System#nanoTime()} until which the acquisition's own
+   *     confirmation keeps the lease held: at most the acquiring request's send time plus {@code
+   *     validity}
    */
   protected AbstractLease(String key, long fencingToken, Duration validity, long deadlineNanos) {
     this.key = key;
@@ -154,8 +164,8 @@ public abstract class AbstractLease implements Lease {
   }
 
   /**
-   * Starts the heartbeat: {@link #heartbeat()} every {@code period} (at least 20 ms) while the lease
-   * is held; it stops by itself once the lease is not.
+   * Starts the heartbeat: {@link #heartbeat()} every {@code period} (at least 20 ms) while the
+   * lease is held; it stops by itself once the lease is not.
    *
    * @throws java.util.concurrent.RejectedExecutionException when the executor was shut down
    */
@@ -169,8 +179,8 @@ public abstract class AbstractLease implements Lease {
 
   /**
    * The service confirmed ownership with a request sent at {@code sentNanos}: the deadline moves to
-   * {@code sentNanos + validity} unless it was later already. Ignored once the lease is not held, and
-   * once the deadline has passed (a late answer cannot revive it).
+   * {@code sentNanos + validity} unless it was later already. Ignored once the lease is not held,
+   * and once the deadline has passed (a late answer cannot revive it).
    */
   protected final void confirmed(long sentNanos) {
     synchronized (this) {
@@ -196,8 +206,9 @@ public abstract class AbstractLease implements Lease {
 
   /** The exception {@link #ensureHeld()} throws now: names the lease, its state and why. */
   protected final LockLostException lostException() {
-    return new LockLostException(describe() + " is " + state + ": " + problem
-        + ". Do not publish anything under it.", cause);
+    return new LockLostException(
+        describe() + " is " + state + ": " + problem + ". Do not publish anything under it.",
+        cause);
   }
 
   /** One renewal or ownership check, run on the heartbeat thread while the lease is held. */
@@ -213,7 +224,9 @@ public abstract class AbstractLease implements Lease {
   /** Names the lease in messages, e.g. "The ZooKeeper lock 'db.t' (node ..., token 7)". */
   protected abstract String describe();
 
-  /** Why a lease whose deadline passed is in doubt, given the time since its last confirmed send. */
+  /**
+   * Why a lease whose deadline passed is in doubt, given the time since its last confirmed send.
+   */
   protected abstract String expiredReason(Duration sinceContact);
 
   /**
@@ -229,15 +242,13 @@ public abstract class AbstractLease implements Lease {
    * confirm ownership on each use; it reports through {@link #confirmed(long)} or {@link
    * #markLost(String, Throwable)}. Does nothing by default.
    */
-  protected void renewBeforeUse() {
-  }
+  protected void renewBeforeUse() {}
 
   /**
    * Runs once, on the thread that saw the lease stop being held (never under the lease's monitor),
    * to give back what only a held lease needs. Must not block for long. Does nothing by default.
    */
-  protected void afterLoss() {
-  }
+  protected void afterLoss() {}
 
   private long refresh() {
     if (state != State.HELD) {

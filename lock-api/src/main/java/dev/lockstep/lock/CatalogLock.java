@@ -59,14 +59,20 @@ public final class CatalogLock implements Closeable {
   }
 
   /** Like {@link #runWithLock}, handing the lease to the action. */
-  public <T> T runWithLease(String database, String table, LeasedAction<T> action) throws Exception {
+  public <T> T runWithLease(String database, String table, LeasedAction<T> action)
+      throws Exception {
     String key = key(database, table);
     Optional<Lease> acquired = service.acquire(key, acquireTimeout);
     if (acquired.isEmpty()) {
-      throw new TimeoutException("Could not acquire the lock of " + key + " within "
-          + dev.lockstep.options.Durations.format(acquireTimeout) + " (option '"
-          + LockOptions.LOCK_ACQUIRE_TIMEOUT + "'). Another writer holds it; raise the timeout or"
-          + " find the holder.");
+      throw new TimeoutException(
+          "Could not acquire the lock of "
+              + key
+              + " within "
+              + dev.lockstep.options.Durations.format(acquireTimeout)
+              + " (option '"
+              + LockOptions.LOCK_ACQUIRE_TIMEOUT
+              + "'). Another writer holds it; raise the timeout or"
+              + " find the holder.");
     }
     Lease lease = acquired.get();
     Throwable primary = null;

@@ -9,8 +9,8 @@ import java.util.Map;
  * META-INF/services/dev.lockstep.lock.CatalogLockFactory} and chosen by {@code lock.type}.
  *
  * <p>{@link #options()} declares the keys the backend reads and its namespace ({@code
- * lock.<identifier>.}): {@link #create} refuses an unknown key inside that namespace, with the nearest
- * known key, and ignores every other key (Paimon hands a lock factory all catalog options).
+ * lock.<identifier>.}): {@link #create} refuses an unknown key inside that namespace, with the
+ * nearest known key, and ignores every other key (Paimon hands a lock factory all catalog options).
  */
 public interface CatalogLockFactory extends OptionsProvider {
 
@@ -18,11 +18,12 @@ public interface CatalogLockFactory extends OptionsProvider {
   String identifier();
 
   /**
-   * Builds the lock service from catalog options. Each backend reads its own {@code lock.<identifier>.*}
-   * keys and the generic {@link LockOptions} keys.
+   * Builds the lock service from catalog options. Each backend reads its own {@code
+   * lock.<identifier>.*} keys and the generic {@link LockOptions} keys.
    *
-   * @throws IllegalArgumentException when an option is missing or invalid, naming the key and the fix
-   *     ({@link dev.lockstep.options.UnknownOptionException} for an unknown key in its namespace)
+   * @throws IllegalArgumentException when an option is missing or invalid, naming the key and the
+   *     fix ({@link dev.lockstep.options.UnknownOptionException} for an unknown key in its
+   *     namespace)
    * @throws IOException when the service cannot be set up
    */
   LockService create(Map<String, String> options) throws IOException;

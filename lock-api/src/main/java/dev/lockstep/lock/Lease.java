@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 
 /**
- * A held lock on one key: a handle, not a thread. Obtained from {@link LockService#acquire}; released by
- * {@link #close()}, which is idempotent.
+ * A held lock on one key: a handle, not a thread. Obtained from {@link LockService#acquire};
+ * released by {@link #close()}, which is idempotent.
  *
  * <p>A lease can be lost without its holder doing anything: the ZooKeeper session expires, a
  * heartbeat fails, a TTL passes while the process is paused. Before each step that publishes, call
@@ -18,15 +18,15 @@ public interface Lease extends AutoCloseable {
 
   /**
    * A number that strictly increases for every new holder of the same key (ZooKeeper node sequence,
-   * JDBC per-key counter, metastore lock id). Comparing two tokens of one key tells which holder came
-   * later.
+   * JDBC per-key counter, metastore lock id). Comparing two tokens of one key tells which holder
+   * came later.
    */
   long fencingToken();
 
   /**
-   * How long the lease is guaranteed to stay held if this holder stopped talking to the lock service
-   * right now; {@link Duration#ZERO} once lost or in doubt. A holder must not start a write that may
-   * outlast it.
+   * How long the lease is guaranteed to stay held if this holder stopped talking to the lock
+   * service right now; {@link Duration#ZERO} once lost or in doubt. A holder must not start a write
+   * that may outlast it.
    */
   Duration timeLeft();
 
@@ -44,8 +44,8 @@ public interface Lease extends AutoCloseable {
    * Releases the lease if this holder still owns it; never touches a lease that another holder took
    * over. Idempotent: later calls do nothing.
    *
-   * @throws IOException when the release could not be confirmed; the lock service then frees the lock
-   *     within its holder-death bound
+   * @throws IOException when the release could not be confirmed; the lock service then frees the
+   *     lock within its holder-death bound
    */
   @Override
   void close() throws IOException;

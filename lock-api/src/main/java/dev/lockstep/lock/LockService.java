@@ -6,8 +6,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * A distributed lock service (ZooKeeper, Hive Metastore, a JDBC database) that hands out {@link Lease}s
- * on string keys. Implementations are thread-safe and may be shared by every table of a catalog.
+ * A distributed lock service (ZooKeeper, Hive Metastore, a JDBC database) that hands out {@link
+ * Lease}s on string keys. Implementations are thread-safe and may be shared by every table of a
+ * catalog.
  *
  * <p>Guarantees every implementation keeps:
  *
@@ -25,8 +26,8 @@ public interface LockService extends Closeable {
    * Acquires {@code key}, waiting at most {@code timeout}.
    *
    * @return the lease, or empty when the timeout passed first (not an error)
-   * @throws IOException when the service cannot be reached or answers with an error; the message names
-   *     the service address
+   * @throws IOException when the service cannot be reached or answers with an error; the message
+   *     names the service address
    * @throws InterruptedException when interrupted while waiting; nothing is held afterwards
    */
   Optional<Lease> acquire(String key, Duration timeout) throws IOException, InterruptedException;

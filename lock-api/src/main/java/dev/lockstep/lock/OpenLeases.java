@@ -119,11 +119,14 @@ public final class OpenLeases<L extends Lease> {
    * removed at once.
    */
   public static ScheduledThreadPoolExecutor heartbeatExecutor(String name, int threads) {
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, runnable -> {
-      Thread thread = new Thread(runnable, name + "-" + THREADS.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(
+            threads,
+            runnable -> {
+              Thread thread = new Thread(runnable, name + "-" + THREADS.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
     executor.setRemoveOnCancelPolicy(true);
     return executor;
   }

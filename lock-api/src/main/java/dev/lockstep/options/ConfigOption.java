@@ -14,9 +14,9 @@ import java.util.function.Predicate;
  * One typed option: its key, how its value is parsed and printed, its default, what it means, the
  * older keys it is still read under, what a valid value is, and whether it is a secret.
  *
- * <p>Declared once as a constant next to the module's options record, then used three ways: to
- * read the value ({@link #read(Map)}, which names the key and the fix when the value is bad), to
- * check a value built in code ({@link #check(Object)}, called from the record's constructor), and to
+ * <p>Declared once as a constant next to the module's options record, then used three ways: to read
+ * the value ({@link #read(Map)}, which names the key and the fix when the value is bad), to check a
+ * value built in code ({@link #check(Object)}, called from the record's constructor), and to
  * describe the option ({@link OptionSet}, the README tables, the unknown-key check).
  *
  * <pre>{@code
@@ -46,23 +46,27 @@ public final class ConfigOption<T> {
         new Type<>("double", ValueParsers::decimal, ConfigOption::formatDecimal);
     public static final Type<Duration> DURATION =
         new Type<>("duration", ValueParsers::duration, Durations::format);
+
     /** A number of bytes, written with a unit: see {@link ValueParsers#size}. */
-    public static final Type<Long> SIZE = new Type<>("size", ValueParsers::size,
-        ValueParsers::formatSize);
+    public static final Type<Long> SIZE =
+        new Type<>("size", ValueParsers::size, ValueParsers::formatSize);
 
     /** An enum written in lower case with '-' for '_', any case accepted. */
     public static <E extends Enum<E>> Type<E> enumType(Class<E> type) {
       E[] values = type.getEnumConstants();
-      return new Type<>("enum", text -> {
-        String normalized = text.trim().toLowerCase(Locale.ROOT);
-        for (E value : values) {
-          if (spell(value).equals(normalized)) {
-            return value;
-          }
-        }
-        throw new IllegalArgumentException("write one of "
-            + Arrays.stream(values).map(ConfigOption::spell).toList());
-      }, ConfigOption::spell);
+      return new Type<>(
+          "enum",
+          text -> {
+            String normalized = text.trim().toLowerCase(Locale.ROOT);
+            for (E value : values) {
+              if (spell(value).equals(normalized)) {
+                return value;
+              }
+            }
+            throw new IllegalArgumentException(
+                "write one of " + Arrays.stream(values).map(ConfigOption::spell).toList());
+          },
+          ConfigOption::spell);
     }
   }
 
@@ -90,8 +94,9 @@ public final class ConfigOption<T> {
     }
 
     public static Requirement<Long> sizeBetween(long min, long max) {
-      return new Requirement<>(b -> b >= min && b <= max, ValueParsers.formatSize(min) + " to "
-          + ValueParsers.formatSize(max));
+      return new Requirement<>(
+          b -> b >= min && b <= max,
+          ValueParsers.formatSize(min) + " to " + ValueParsers.formatSize(max));
     }
 
     public static Requirement<String> oneOf(String... values) {
@@ -109,8 +114,14 @@ public final class ConfigOption<T> {
   private final List<Requirement<? super T>> requirements;
   private final boolean secret;
 
-  private ConfigOption(String key, Type<T> type, T defaultValue, String defaultText,
-      String description, List<String> fallbackKeys, List<Requirement<? super T>> requirements,
+  private ConfigOption(
+      String key,
+      Type<T> type,
+      T defaultValue,
+      String defaultText,
+      String description,
+      List<String> fallbackKeys,
+      List<Requirement<? super T>> requirements,
       boolean secret) {
     this.key = key;
     this.type = type;
@@ -196,14 +207,14 @@ public final class ConfigOption<T> {
   }
 
   public ConfigOption<T> withDescription(String text) {
-    return new ConfigOption<>(key, type, defaultValue, defaultText, text, fallbackKeys,
-        requirements, secret);
+    return new ConfigOption<>(
+        key, type, defaultValue, defaultText, text, fallbackKeys, requirements, secret);
   }
 
   /** How the default reads in documentation when it is not a constant ("trigger + 3"). */
   public ConfigOption<T> withDefaultText(String text) {
-    return new ConfigOption<>(key, type, defaultValue, text, description, fallbackKeys,
-        requirements, secret);
+    return new ConfigOption<>(
+        key, type, defaultValue, text, description, fallbackKeys, requirements, secret);
   }
 
   /**
@@ -213,16 +224,16 @@ public final class ConfigOption<T> {
   public ConfigOption<T> withFallbackKeys(String... keys) {
     List<String> all = new ArrayList<>(fallbackKeys);
     all.addAll(List.of(keys));
-    return new ConfigOption<>(key, type, defaultValue, defaultText, description, all, requirements,
-        secret);
+    return new ConfigOption<>(
+        key, type, defaultValue, defaultText, description, all, requirements, secret);
   }
 
   /** A value that fails {@code requirement} is refused with "it must be ...". */
   public ConfigOption<T> require(Requirement<? super T> requirement) {
     List<Requirement<? super T>> all = new ArrayList<>(requirements);
     all.add(requirement);
-    return new ConfigOption<>(key, type, defaultValue, defaultText, description, fallbackKeys, all,
-        secret);
+    return new ConfigOption<>(
+        key, type, defaultValue, defaultText, description, fallbackKeys, all, secret);
   }
 
   /** A value that fails {@code test} is refused with "it must be {@code mustBe}". */
@@ -232,8 +243,8 @@ public final class ConfigOption<T> {
 
   /** Marks a secret: never printed, never in a message, masked in {@link Options#toString()}. */
   public ConfigOption<T> secret() {
-    return new ConfigOption<>(key, type, defaultValue, defaultText, description, fallbackKeys,
-        requirements, true);
+    return new ConfigOption<>(
+        key, type, defaultValue, defaultText, description, fallbackKeys, requirements, true);
   }
 
   public String key() {
@@ -286,22 +297,30 @@ public final class ConfigOption<T> {
   /**
    * Parses the text given under {@code givenKey} (this key or a fallback key) and checks it.
    *
-   * @throws IllegalArgumentException "Option 'key' is 'text'; write ..." (the text masked for a secret)
+   * @throws IllegalArgumentException "Option 'key' is 'text'; write ..." (the text masked for a
+   *     secret)
    */
   public T parse(String givenKey, String text) {
     T value;
     try {
       value = type.parser().apply(text);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Option '" + givenKey + "' is '" + (secret ? "******" : text)
-          + "'; " + e.getMessage() + ".", e);
+      throw new IllegalArgumentException(
+          "Option '"
+              + givenKey
+              + "' is '"
+              + (secret ? "******" : text)
+              + "'; "
+              + e.getMessage()
+              + ".",
+          e);
     }
     return check(givenKey, value);
   }
 
   /**
-   * The value of this option in {@code options}: the main key, else the first fallback key set, else
-   * the default. Bad values are refused naming the key used and the fix.
+   * The value of this option in {@code options}: the main key, else the first fallback key set,
+   * else the default. Bad values are refused naming the key used and the fix.
    */
   public T read(Map<String, String> options) {
     String used = keyIn(options);
@@ -337,8 +356,14 @@ public final class ConfigOption<T> {
     }
     for (Requirement<? super T> requirement : requirements) {
       if (!requirement.test().test(value)) {
-        throw new IllegalArgumentException("Option '" + givenKey + "' is "
-            + (secret ? "******" : format(value)) + "; it must be " + requirement.mustBe() + ".");
+        throw new IllegalArgumentException(
+            "Option '"
+                + givenKey
+                + "' is "
+                + (secret ? "******" : format(value))
+                + "; it must be "
+                + requirement.mustBe()
+                + ".");
       }
     }
     return value;
@@ -363,6 +388,7 @@ public final class ConfigOption<T> {
 
   private static String formatDecimal(double value) {
     return value == Math.rint(value) && Math.abs(value) < 1e15
-        ? String.valueOf((long) value) : String.valueOf(value);
+        ? String.valueOf((long) value)
+        : String.valueOf(value);
   }
 }

@@ -5,7 +5,8 @@ import java.util.Locale;
 
 /**
  * Parses and prints durations with units, as options write them: {@code "30 s"}, {@code "8 min"},
- * {@code "500ms"}, {@code "1 h"}, {@code "2 d"}. A bare number is milliseconds (as in Apache Paimon).
+ * {@code "500ms"}, {@code "1 h"}, {@code "2 d"}. A bare number is milliseconds (as in Apache
+ * Paimon).
  */
 public final class Durations {
 
@@ -74,14 +75,23 @@ public final class Durations {
     }
   }
 
-  /** Prints {@code duration} in the largest unit that keeps it exact, for example {@code "8 min"}. */
+  /**
+   * Prints {@code duration} in the largest unit that keeps it exact, for example {@code "8 min"}.
+   */
   public static String format(Duration duration) {
     long nanos = duration.toNanos();
     if (nanos == 0) {
       return "0 ms";
     }
-    long[] sizes = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L,
-        1_000_000L, 1_000L, 1L};
+    long[] sizes = {
+      86_400_000_000_000L,
+      3_600_000_000_000L,
+      60_000_000_000L,
+      1_000_000_000L,
+      1_000_000L,
+      1_000L,
+      1L
+    };
     String[] names = {"d", "h", "min", "s", "ms", "us", "ns"};
     for (int k = 0; k < sizes.length; k++) {
       if (nanos % sizes[k] == 0) {
@@ -92,7 +102,10 @@ public final class Durations {
   }
 
   private static IllegalArgumentException invalid(String text) {
-    return new IllegalArgumentException("Cannot read '" + text + "' as a duration. Write a whole number"
-        + " and a unit, for example \"500 ms\", \"30 s\", \"8 min\", \"1 h\" or \"2 d\".");
+    return new IllegalArgumentException(
+        "Cannot read '"
+            + text
+            + "' as a duration. Write a whole number"
+            + " and a unit, for example \"500 ms\", \"30 s\", \"8 min\", \"1 h\" or \"2 d\".");
   }
 }

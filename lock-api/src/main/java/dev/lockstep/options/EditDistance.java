@@ -11,8 +11,7 @@ import java.util.Optional;
  */
 public final class EditDistance {
 
-  private EditDistance() {
-  }
+  private EditDistance() {}
 
   /** The number of single-character insertions, deletions and substitutions from a to b. */
   public static int between(String a, String b) {
@@ -25,7 +24,8 @@ public final class EditDistance {
       current[0] = i;
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+        current[j] =
+            Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
       }
       int[] swap = previous;
       previous = current;
@@ -35,11 +35,11 @@ public final class EditDistance {
   }
 
   /**
-   * The candidate nearest to {@code word} (case-insensitive; ties go to the first in sorted
-   * order), when it is at most {@code maxDistance} away.
+   * The candidate nearest to {@code word} (case-insensitive; ties go to the first in sorted order),
+   * when it is at most {@code maxDistance} away.
    */
-  public static Optional<String> nearest(String word, Collection<String> candidates,
-      int maxDistance) {
+  public static Optional<String> nearest(
+      String word, Collection<String> candidates, int maxDistance) {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     String lower = word.toLowerCase(Locale.ROOT);

@@ -10,9 +10,9 @@ import java.util.TreeSet;
  * Every declared option of a set of components: the one place where unknown keys are found. The
  * command line, an engine's catalog and the conformance kit check the options a user gave with
  * {@link #check(Map)}; a component created directly checks its own namespace with {@link
- * OptionSet#checkNamespace(Map)}. Both throw the same {@link UnknownOptionException} for the same key:
- * a key inside a component's namespace is reported by that component's {@link OptionSet}; a key
- * outside every namespace that no component reads is reported with the nearest key of all.
+ * OptionSet#checkNamespace(Map)}. Both throw the same {@link UnknownOptionException} for the same
+ * key: a key inside a component's namespace is reported by that component's {@link OptionSet}; a
+ * key outside every namespace that no component reads is reported with the nearest key of all.
  *
  * <p>Build one from the class path with {@code dev.lockstep.catalog.CatalogOptions}.
  */

@@ -8,16 +8,16 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The options one component reads (a store, a lock backend, the engine, the kit), as it declares them
- * through {@link OptionsProvider#options()}.
+ * The options one component reads (a store, a lock backend, the engine, the kit), as it declares
+ * them through {@link OptionsProvider#options()}.
  *
  * <p>A component may own <em>namespaces</em>: key prefixes that no one else reads ({@code
- * lock.zookeeper.}, {@code s3.}). Inside its namespaces it refuses every key it does not know ({@link
- * #checkNamespace(Map)}), with the nearest known key; outside them it ignores every key, because
- * engines hand all catalog options to every factory (Paimon gives a lock factory the whole catalog's
- * options). Keys under a <em>pass-through</em> prefix ({@code hadoop.}, {@code lock.jdbc.property.})
- * go unchecked to a third-party configuration. Keys no component claims are found by {@link
- * OptionCatalog}, which knows every component on the class path.
+ * lock.zookeeper.}, {@code s3.}). Inside its namespaces it refuses every key it does not know
+ * ({@link #checkNamespace(Map)}), with the nearest known key; outside them it ignores every key,
+ * because engines hand all catalog options to every factory (Paimon gives a lock factory the whole
+ * catalog's options). Keys under a <em>pass-through</em> prefix ({@code hadoop.}, {@code
+ * lock.jdbc.property.}) go unchecked to a third-party configuration. Keys no component claims are
+ * found by {@link OptionCatalog}, which knows every component on the class path.
  *
  * @param owner who reads these options, as a message names it ("the ZooKeeper lock")
  * @param documentation where the options table lives ("lock-zookeeper/README.md")
@@ -25,8 +25,12 @@ import java.util.Set;
  * @param options the options read
  * @param passThrough key prefixes passed on unchecked
  */
-public record OptionSet(String owner, String documentation, List<String> namespaces,
-    List<ConfigOption<?>> options, List<String> passThrough) {
+public record OptionSet(
+    String owner,
+    String documentation,
+    List<String> namespaces,
+    List<ConfigOption<?>> options,
+    List<String> passThrough) {
 
   public OptionSet {
     Objects.requireNonNull(owner, "owner");

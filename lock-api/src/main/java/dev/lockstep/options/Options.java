@@ -8,9 +8,9 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 /**
- * An immutable view of catalog options with typed getters. Every getter that fails names the key, the
- * value and what is accepted. {@link #toString()} masks secrets: keys containing {@code secret},
- * {@code password}, {@code token} or {@code credential} are never printed.
+ * An immutable view of catalog options with typed getters. Every getter that fails names the key,
+ * the value and what is accepted. {@link #toString()} masks secrets: keys containing {@code
+ * secret}, {@code password}, {@code token} or {@code credential} are never printed.
  */
 public final class Options {
 
@@ -62,8 +62,8 @@ public final class Options {
   }
 
   /**
-   * The value of a typed option: its key, else a fallback key, else its default; the value is parsed
-   * by the one parser ({@link ValueParsers}) and checked against the option's requirements.
+   * The value of a typed option: its key, else a fallback key, else its default; the value is
+   * parsed by the one parser ({@link ValueParsers}) and checked against the option's requirements.
    *
    * @throws IllegalArgumentException naming the key, the value and the fix
    */
@@ -93,7 +93,9 @@ public final class Options {
     return get(ConfigOption.key(key).durationType().noDefaultValue(), defaultValue);
   }
 
-  /** A size in bytes ({@code 64 mb}, {@code 64MiB}, {@code 1024}); see {@link ValueParsers#size}. */
+  /**
+   * A size in bytes ({@code 64 mb}, {@code 64MiB}, {@code 1024}); see {@link ValueParsers#size}.
+   */
   public long getSize(String key, long defaultValue) {
     return get(ConfigOption.key(key).sizeType().defaultValue(defaultValue));
   }
@@ -101,30 +103,34 @@ public final class Options {
   /** The options whose keys start with {@code prefix}, with the prefix removed. */
   public Map<String, String> withPrefix(String prefix) {
     Map<String, String> out = new TreeMap<>();
-    values.forEach((k, v) -> {
-      if (k.startsWith(prefix)) {
-        out.put(k.substring(prefix.length()), v);
-      }
-    });
+    values.forEach(
+        (k, v) -> {
+          if (k.startsWith(prefix)) {
+            out.put(k.substring(prefix.length()), v);
+          }
+        });
     return out;
   }
 
   /** Whether a key names a secret that must never be printed. */
   public static boolean isSecret(String key) {
     String k = key.toLowerCase(Locale.ROOT);
-    return k.contains("secret") || k.contains("password") || k.contains("token")
+    return k.contains("secret")
+        || k.contains("password")
+        || k.contains("token")
         || k.contains("credential");
   }
 
   @Override
   public String toString() {
     StringBuilder sb = new StringBuilder("{");
-    values.forEach((k, v) -> {
-      if (sb.length() > 1) {
-        sb.append(", ");
-      }
-      sb.append(k).append('=').append(isSecret(k) ? "******" : v);
-    });
+    values.forEach(
+        (k, v) -> {
+          if (sb.length() > 1) {
+            sb.append(", ");
+          }
+          sb.append(k).append('=').append(isSecret(k) ? "******" : v);
+        });
     return sb.append('}').toString();
   }
 

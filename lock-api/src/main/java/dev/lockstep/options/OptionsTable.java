@@ -6,9 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Renders an {@link OptionSet} as the Markdown options table of a module README, and keeps the README
- * in step: the table sits between {@code <!-- options:begin NAME -->} and {@code <!-- options:end
- * NAME -->}, everything else is hand-written.
+ * Renders an {@link OptionSet} as the Markdown options table of a module README, and keeps the
+ * README in step: the table sits between {@code <!-- options:begin NAME -->} and {@code <!--
+ * options:end NAME -->}, everything else is hand-written.
  *
  * <p>Each module has a test that calls {@link #verify} and fails when a table is stale; run it with
  * {@code -D}{@value #REGENERATE_PROPERTY}{@code =true} to rewrite the tables instead (see
@@ -30,7 +30,8 @@ public final class OptionsTable {
         sb.append(" (also `").append(String.join("`, `", option.fallbackKeys())).append("`)");
       }
       String def = option.defaultText();
-      sb.append(" | ").append(option.hasDefaultText() || !option.hasDefault() ? def : "`" + def + "`");
+      sb.append(" | ")
+          .append(option.hasDefaultText() || !option.hasDefault() ? def : "`" + def + "`");
       sb.append(" | ").append(option.description().replace("|", "\\|"));
       if (option.isSecret()
           && !option.description().toLowerCase(java.util.Locale.ROOT).contains("**secret**")) {
@@ -52,8 +53,15 @@ public final class OptionsTable {
     int from = text.indexOf(begin);
     int to = text.indexOf(end);
     if (from < 0 || to < from) {
-      throw new IllegalArgumentException("The README has no options table '" + name + "': add the"
-          + " lines '" + begin.strip() + "' and '" + end + "' where it goes.");
+      throw new IllegalArgumentException(
+          "The README has no options table '"
+              + name
+              + "': add the"
+              + " lines '"
+              + begin.strip()
+              + "' and '"
+              + end
+              + "' where it goes.");
     }
     return text.substring(0, from + begin.length()) + render(set) + text.substring(to);
   }
@@ -74,9 +82,15 @@ public final class OptionsTable {
       Files.writeString(readme, expected, StandardCharsets.UTF_8);
       return;
     }
-    throw new AssertionError("The options table '" + name + "' in " + readme.toAbsolutePath()
-        + " is stale: it differs from the options the code declares. Regenerate it with"
-        + " ./mvnw -B -o -q -pl <module> -am verify -Dtest='*OptionsTable*'"
-        + " -Dsurefire.failIfNoSpecifiedTests=false -D" + REGENERATE_PROPERTY + "=true");
+    throw new AssertionError(
+        "The options table '"
+            + name
+            + "' in "
+            + readme.toAbsolutePath()
+            + " is stale: it differs from the options the code declares. Regenerate it with"
+            + " ./mvnw -B -o -q -pl <module> -am verify -Dtest='*OptionsTable*'"
+            + " -Dsurefire.failIfNoSpecifiedTests=false -D"
+            + REGENERATE_PROPERTY
+            + "=true");
   }
 }

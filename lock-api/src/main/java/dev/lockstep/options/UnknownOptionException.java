@@ -23,22 +23,45 @@ public final class UnknownOptionException extends IllegalArgumentException {
   static UnknownOptionException inNamespace(String key, OptionSet set) {
     String nearest = nearest(key, set.keys());
     String namespace = set.namespaceOf(key);
-    String passes = set.passThrough().isEmpty() ? ""
-        : " (keys under " + String.join(", ", set.passThrough()) + " pass through)";
-    return new UnknownOptionException("Unknown option '" + key + "'." + didYouMean(nearest)
-        + " Keys under '" + namespace + "' are read by " + set.owner() + passes
-        + "; see the options table in " + set.documentation() + ".", key, nearest);
+    String passes =
+        set.passThrough().isEmpty()
+            ? ""
+            : " (keys under " + String.join(", ", set.passThrough()) + " pass through)";
+    return new UnknownOptionException(
+        "Unknown option '"
+            + key
+            + "'."
+            + didYouMean(nearest)
+            + " Keys under '"
+            + namespace
+            + "' are read by "
+            + set.owner()
+            + passes
+            + "; see the options table in "
+            + set.documentation()
+            + ".",
+        key,
+        nearest);
   }
 
   /** A key outside every namespace that no component on the class path reads. */
-  static UnknownOptionException unclaimed(String key, Collection<String> known,
-      Collection<String> passThrough) {
+  static UnknownOptionException unclaimed(
+      String key, Collection<String> known, Collection<String> passThrough) {
     String nearest = nearest(key, known);
-    String passes = passThrough.isEmpty() ? ""
-        : " Keys under " + String.join(", ", passThrough) + " pass through unchecked.";
-    return new UnknownOptionException("Unknown option '" + key + "'." + didYouMean(nearest)
-        + " No component on the class path reads it." + passes
-        + " See the options tables in the module READMEs.", key, nearest);
+    String passes =
+        passThrough.isEmpty()
+            ? ""
+            : " Keys under " + String.join(", ", passThrough) + " pass through unchecked.";
+    return new UnknownOptionException(
+        "Unknown option '"
+            + key
+            + "'."
+            + didYouMean(nearest)
+            + " No component on the class path reads it."
+            + passes
+            + " See the options tables in the module READMEs.",
+        key,
+        nearest);
   }
 
   /** The unknown key. */

@@ -5,8 +5,8 @@ import java.util.Locale;
 
 /**
  * The one parser for option values: durations, sizes, booleans and numbers. Every module reads its
- * options through {@link ConfigOption}, which calls these, so {@code "64 mb"} and {@code "64mb"} mean
- * the same everywhere.
+ * options through {@link ConfigOption}, which calls these, so {@code "64 mb"} and {@code "64mb"}
+ * mean the same everywhere.
  *
  * <ul>
  *   <li>Durations: see {@link Durations#parse}: a whole number and a unit, {@code "500 ms"}, {@code
@@ -19,8 +19,8 @@ import java.util.Locale;
  *   <li>Booleans: {@code true} or {@code false}, any case.
  * </ul>
  *
- * <p>Each parser throws an {@link IllegalArgumentException} whose message is the fix ("write true or
- * false"); {@link ConfigOption} prefixes it with the key and the value.
+ * <p>Each parser throws an {@link IllegalArgumentException} whose message is the fix ("write true
+ * or false"); {@link ConfigOption} prefixes it with the key and the value.
  */
 public final class ValueParsers {
 
@@ -34,8 +34,10 @@ public final class ValueParsers {
     try {
       return Durations.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("write a whole number and a unit, for example \"500 ms\","
-          + " \"30 s\", \"8 min\", \"1 h\" or \"2 d\"", e);
+      throw new IllegalArgumentException(
+          "write a whole number and a unit, for example \"500 ms\","
+              + " \"30 s\", \"8 min\", \"1 h\" or \"2 d\"",
+          e);
     }
   }
 
@@ -46,17 +48,19 @@ public final class ValueParsers {
     while (i < t.length() && Character.isDigit(t.charAt(i))) {
       i++;
     }
-    int shift = switch (t.substring(i).trim()) {
-      case "", "b", "byte", "bytes" -> 0;
-      case "k", "kb", "kib" -> 10;
-      case "m", "mb", "mib" -> 20;
-      case "g", "gb", "gib" -> 30;
-      case "t", "tb", "tib" -> 40;
-      default -> -1;
-    };
+    int shift =
+        switch (t.substring(i).trim()) {
+          case "", "b", "byte", "bytes" -> 0;
+          case "k", "kb", "kib" -> 10;
+          case "m", "mb", "mib" -> 20;
+          case "g", "gb", "gib" -> 30;
+          case "t", "tb", "tib" -> 40;
+          default -> -1;
+        };
     if (i == 0 || shift < 0) {
-      throw new IllegalArgumentException("write a whole number of bytes with an optional unit, for"
-          + " example \"512 kb\", \"8 MiB\", \"64mb\" or \"1 gb\" (units are powers of 1024)");
+      throw new IllegalArgumentException(
+          "write a whole number of bytes with an optional unit, for"
+              + " example \"512 kb\", \"8 MiB\", \"64mb\" or \"1 gb\" (units are powers of 1024)");
     }
     try {
       return Math.multiplyExact(Long.parseLong(t.substring(0, i)), 1L << shift);

@@ -75,15 +75,17 @@ class PathTest {
 
   @Test
   void emptyAndNullLocationsAreRejected() {
-    assertThatThrownBy(() -> Path.of("")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Path.of(""))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("empty");
     assertThatThrownBy(() -> Path.of(null)).isInstanceOf(NullPointerException.class);
   }
 
   @Test
   void equalityAndOrderFollowTheLocationString() {
-    assertThat(Path.of("s3://b/a")).isEqualTo(Path.of("s3://b/a/")).hasSameHashCodeAs(
-        Path.of("s3://b//a"));
+    assertThat(Path.of("s3://b/a"))
+        .isEqualTo(Path.of("s3://b/a/"))
+        .hasSameHashCodeAs(Path.of("s3://b//a"));
     assertThat(Path.of("s3://b/a")).isLessThan(Path.of("s3://b/b"));
   }
 }

@@ -34,7 +34,8 @@ class RangedObjectInputStreamTest {
       in.seek(20); // backwards
       assertThat(in.read()).isEqualTo(CONTENT[20] & 0xff);
       assertThat(in.opened).containsExactly("500-", "20-");
-      assertThat(in.released).as("939 and 495 bytes were left: above the drain limit (50)")
+      assertThat(in.released)
+          .as("939 and 495 bytes were left: above the drain limit (50)")
           .containsExactly("abort", "abort");
       in.seek(CONTENT.length);
       assertThat(in.read()).isEqualTo(-1);
@@ -52,7 +53,8 @@ class RangedObjectInputStreamTest {
       assertThat(in.opened).containsExactly("200-209");
       assertThat(in.released).containsExactly("close");
       assertThatThrownBy(() -> in.readFully(995, new byte[10], 0, 10))
-          .isInstanceOf(EOFException.class).hasMessageContaining("mem://object");
+          .isInstanceOf(EOFException.class)
+          .hasMessageContaining("mem://object");
       assertThat(in.opened).as("nothing sent for a range past the end").hasSize(1);
     }
   }
@@ -63,7 +65,8 @@ class RangedObjectInputStreamTest {
     nearTheEnd.seek(960);
     nearTheEnd.read();
     nearTheEnd.close();
-    assertThat(nearTheEnd.released).as("the first answer, dropped by the seek; then 39 bytes left")
+    assertThat(nearTheEnd.released)
+        .as("the first answer, dropped by the seek; then 39 bytes left")
         .containsExactly("abort", "close");
     assertThatThrownBy(nearTheEnd::read).hasMessageContaining("closed");
 
@@ -80,13 +83,15 @@ class RangedObjectInputStreamTest {
       reopening.seek(300);
       assertThat(reopening.readNBytes(4)).isEqualTo(slice(300, 4));
       assertThat(reopening.opened).containsExactly("300-", "300-");
-      assertThat(reopening.released).as("the first answer (the seek), then the broken one")
+      assertThat(reopening.released)
+          .as("the first answer (the seek), then the broken one")
           .containsExactly("abort", "abort");
     }
     try (MemoryObject failing = new MemoryObject(false)) {
       failing.breakNextAnswer = true;
       failing.seek(300);
-      assertThatThrownBy(failing::read).isInstanceOf(IOException.class)
+      assertThatThrownBy(failing::read)
+          .isInstanceOf(IOException.class)
           .hasMessage("Reading mem://object at 300 failed");
       assertThat(failing.position()).isEqualTo(300);
     }
@@ -98,7 +103,8 @@ class RangedObjectInputStreamTest {
       in.truncateAnswersAt = 600;
       in.seek(590);
       assertThat(in.readNBytes(10)).isEqualTo(slice(590, 10));
-      assertThatThrownBy(in::read).isInstanceOf(EOFException.class)
+      assertThatThrownBy(in::read)
+          .isInstanceOf(EOFException.class)
           .hasMessageContaining("ended at 600, before its length 1000");
     }
   }
@@ -161,7 +167,8 @@ class RangedObjectInputStreamTest {
       in.truncateAnswersAt = 600;
       in.seek(590);
       assertThat(in.readNBytes(10)).isEqualTo(slice(590, 10));
-      assertThatThrownBy(in::read).isInstanceOf(EOFException.class)
+      assertThatThrownBy(in::read)
+          .isInstanceOf(EOFException.class)
           .hasMessageContaining("ended at 600, before the tail it was opened with at 900");
     }
   }
@@ -174,7 +181,12 @@ class RangedObjectInputStreamTest {
     int truncateAnswersAt = CONTENT.length;
 
     MemoryObject(boolean reopenOnFailure) {
-      super("mem://object", CONTENT.length, new ByteArrayInputStream(CONTENT), 100, 50,
+      super(
+          "mem://object",
+          CONTENT.length,
+          new ByteArrayInputStream(CONTENT),
+          100,
+          50,
           reopenOnFailure);
     }
 

@@ -10,21 +10,32 @@ import org.junit.jupiter.api.Test;
 
 class ConfigOptionTest {
 
-  private static final ConfigOption<Duration> TIMEOUT = ConfigOption.key("x.timeout")
-      .durationType().defaultValue(Duration.ofSeconds(30)).withFallbackKeys("x.old-timeout")
-      .require(Requirement.positive()).withDescription("how long");
+  private static final ConfigOption<Duration> TIMEOUT =
+      ConfigOption.key("x.timeout")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(30))
+          .withFallbackKeys("x.old-timeout")
+          .require(Requirement.positive())
+          .withDescription("how long");
   private static final ConfigOption<String> PASSWORD =
-      ConfigOption.key("x.password").stringType().noDefaultValue().secret()
+      ConfigOption.key("x.password")
+          .stringType()
+          .noDefaultValue()
+          .secret()
           .require(p -> p.length() >= 4, "at least 4 characters");
 
-  private enum Mode { AUTO, ALWAYS_ON }
+  private enum Mode {
+    AUTO,
+    ALWAYS_ON
+  }
 
   @Test
   void readsTheKeyThenTheFallbackKeyThenTheDefault() {
     assertThat(TIMEOUT.read(Map.of())).isEqualTo(Duration.ofSeconds(30));
     assertThat(TIMEOUT.read(Map.of("x.old-timeout", "5 s"))).isEqualTo(Duration.ofSeconds(5));
     assertThat(TIMEOUT.read(Map.of("x.old-timeout", "5 s", "x.timeout", "7 s")))
-        .as("the main key wins").isEqualTo(Duration.ofSeconds(7));
+        .as("the main key wins")
+        .isEqualTo(Duration.ofSeconds(7));
     assertThat(TIMEOUT.keys()).containsExactly("x.timeout", "x.old-timeout");
   }
 
@@ -32,7 +43,8 @@ class ConfigOptionTest {
   void aBadValueNamesTheKeyUsedTheValueAndTheFix() {
     assertThatThrownBy(() -> TIMEOUT.read(Map.of("x.old-timeout", "soon")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("Option 'x.old-timeout' is 'soon'; write a whole number and a unit");
+        .hasMessageStartingWith(
+            "Option 'x.old-timeout' is 'soon'; write a whole number and a unit");
     assertThatThrownBy(() -> TIMEOUT.read(Map.of("x.timeout", "0 s")))
         .hasMessage("Option 'x.timeout' is 0 ms; it must be positive.");
     assertThatThrownBy(() -> TIMEOUT.check(Duration.ofSeconds(-1)))
@@ -50,8 +62,8 @@ class ConfigOptionTest {
 
   @Test
   void enumsAreWrittenInLowerCaseWithDashes() {
-    ConfigOption<Mode> mode = ConfigOption.key("x.mode").enumType(Mode.class)
-        .defaultValue(Mode.AUTO);
+    ConfigOption<Mode> mode =
+        ConfigOption.key("x.mode").enumType(Mode.class).defaultValue(Mode.AUTO);
     assertThat(mode.read(Map.of("x.mode", "Always-On"))).isEqualTo(Mode.ALWAYS_ON);
     assertThat(mode.defaultText()).isEqualTo("auto");
     assertThatThrownBy(() -> mode.read(Map.of("x.mode", "never")))

@@ -27,7 +27,8 @@ class DurationsTest {
   @Test
   void rejectsTextThatIsNotAWholeNumberAndAUnit() {
     for (String bad : new String[] {"", "s", "1.5 s", "-3 s", "10 fortnights", "ten s"}) {
-      assertThatThrownBy(() -> Durations.parse(bad)).as(bad)
+      assertThatThrownBy(() -> Durations.parse(bad))
+          .as(bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'" + bad + "'")
           .hasMessageContaining("\"30 s\"");
@@ -41,8 +42,10 @@ class DurationsTest {
     assertThat(Durations.format(Duration.ofSeconds(90))).isEqualTo("90 s");
     assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1500 ms");
     assertThat(Durations.format(Duration.ZERO)).isEqualTo("0 ms");
-    for (Duration d : new Duration[] {Duration.ofDays(3), Duration.ofNanos(7),
-        Duration.ofMillis(8001), Duration.ofHours(25)}) {
+    for (Duration d :
+        new Duration[] {
+          Duration.ofDays(3), Duration.ofNanos(7), Duration.ofMillis(8001), Duration.ofHours(25)
+        }) {
       assertThat(Durations.parse(Durations.format(d))).isEqualTo(d);
     }
   }

@@ -17,13 +17,18 @@ class OptionsTest {
     Options options = Options.of(Map.of("a", "yes", "b", "12x", "c", "soon"));
 
     assertThatThrownBy(() -> options.getBoolean("a", false))
-        .hasMessageContaining("'a'").hasMessageContaining("'yes'").hasMessageContaining("true or false");
+        .hasMessageContaining("'a'")
+        .hasMessageContaining("'yes'")
+        .hasMessageContaining("true or false");
     assertThatThrownBy(() -> options.getInt("b", 1))
-        .hasMessageContaining("'b'").hasMessageContaining("whole number");
+        .hasMessageContaining("'b'")
+        .hasMessageContaining("whole number");
     assertThatThrownBy(() -> options.getDuration("c", Duration.ZERO))
-        .hasMessageContaining("'c'").hasMessageContaining("'soon'");
+        .hasMessageContaining("'c'")
+        .hasMessageContaining("'soon'");
     assertThatThrownBy(() -> options.getRequired("missing", "the store's endpoint"))
-        .hasMessageContaining("'missing'").hasMessageContaining("the store's endpoint");
+        .hasMessageContaining("'missing'")
+        .hasMessageContaining("the store's endpoint");
   }
 
   @Test
@@ -39,12 +44,24 @@ class OptionsTest {
 
   @Test
   void prefixedOptionsAreCutOutAndSecretsAreNeverPrinted() {
-    Options options = Options.of(Map.of("lock.jdbc.url", "jdbc:x", "lock.jdbc.password", "hunter2",
-        "s3.secret-key", "abc", "other", "1"));
+    Options options =
+        Options.of(
+            Map.of(
+                "lock.jdbc.url",
+                "jdbc:x",
+                "lock.jdbc.password",
+                "hunter2",
+                "s3.secret-key",
+                "abc",
+                "other",
+                "1"));
 
     assertThat(options.withPrefix("lock.jdbc.")).containsOnlyKeys("url", "password");
-    assertThat(options.toString()).doesNotContain("hunter2").doesNotContain("abc")
-        .contains("lock.jdbc.url=jdbc:x").contains("******");
+    assertThat(options.toString())
+        .doesNotContain("hunter2")
+        .doesNotContain("abc")
+        .contains("lock.jdbc.url=jdbc:x")
+        .contains("******");
   }
 
   @Test
@@ -59,11 +76,20 @@ class OptionsTest {
 
   @Test
   void lockOptionsAreParsedOnceWithUnits() {
-    LockOptions lock = LockOptions.from(Map.of("lock.enabled", "true", "lock.type", " jdbc ",
-        "lock-acquire-timeout", "30 s", "lock-check-max-sleep", "200 ms"));
+    LockOptions lock =
+        LockOptions.from(
+            Map.of(
+                "lock.enabled",
+                "true",
+                "lock.type",
+                " jdbc ",
+                "lock-acquire-timeout",
+                "30 s",
+                "lock-check-max-sleep",
+                "200 ms"));
 
-    assertThat(lock).isEqualTo(new LockOptions(true, "jdbc", Duration.ofSeconds(30),
-        Duration.ofMillis(200)));
+    assertThat(lock)
+        .isEqualTo(new LockOptions(true, "jdbc", Duration.ofSeconds(30), Duration.ofMillis(200)));
     assertThatThrownBy(() -> LockOptions.from(Map.of("lock-check-max-sleep", "0 s")))
         .hasMessageContaining("lock-check-max-sleep");
   }

@@ -25,8 +25,10 @@ class ValueParsersTest {
   @Test
   void badSizesAreRefusedWithTheFix() {
     for (String bad : List.of("", "mb", "64 xb", "-1 mb", "1.5 mb", "99999999999 tb")) {
-      assertThatThrownBy(() -> ValueParsers.size(bad)).as(bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("write");
+      assertThatThrownBy(() -> ValueParsers.size(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("write");
     }
   }
 

@@ -42,20 +42,25 @@ class ConfigurationErrorsTest {
 
   /** Some message in the cause chain is one line and contains every part. */
   private static Condition<Throwable> oneLineSaying(String... parts) {
-    return new Condition<>(thrown -> {
-      for (Throwable t = thrown; t != null; t = t.getCause()) {
-        String message = t.getMessage();
-        if (message != null && !message.contains("\n")
-            && List.of(parts).stream().allMatch(message::contains)) {
-          return true;
-        }
-      }
-      return false;
-    }, "a one-line message containing %s", List.of(parts));
+    return new Condition<>(
+        thrown -> {
+          for (Throwable t = thrown; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null
+                && !message.contains("\n")
+                && List.of(parts).stream().allMatch(message::contains)) {
+              return true;
+            }
+          }
+          return false;
+        },
+        "a one-line message containing %s",
+        List.of(parts));
   }
 
   private static Map<String, String> withLock(Map<String, String> lock) {
-    Map<String, String> options = new HashMap<>(LockBackends.blindStore(S3Warehouse.options(server)));
+    Map<String, String> options =
+        new HashMap<>(LockBackends.blindStore(S3Warehouse.options(server)));
     options.putAll(lock);
     return options;
   }
@@ -69,8 +74,13 @@ class ConfigurationErrorsTest {
   void aMisspeltLockTypeOnLockstepsFileIoIsOneLineNamingTheIdentifiers() {
     Map<String, String> options = withLock(Map.of("lock.type", "lockstep-zk"));
     assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
-        .is(oneLineSaying("'lock.type' = 'lockstep-zk'", "'lockstep-zookeeper'", "'lockstep-jdbc'",
-            "'lockstep-hive'", "did you mean 'lockstep-zookeeper'?"));
+        .is(
+            oneLineSaying(
+                "'lock.type' = 'lockstep-zk'",
+                "'lockstep-zookeeper'",
+                "'lockstep-jdbc'",
+                "'lockstep-hive'",
+                "did you mean 'lockstep-zookeeper'?"));
   }
 
   /** The identifier of the bundles README before issue 24 ({@code 'lock.type' = 'zookeeper'}). */
@@ -82,8 +92,8 @@ class ConfigurationErrorsTest {
   }
 
   /**
-   * With {@code lock.enabled = false} Paimon ignores {@code lock.type}; so does the check (here on a
-   * store with conditional writes, which needs no lock).
+   * With {@code lock.enabled = false} Paimon ignores {@code lock.type}; so does the check (here on
+   * a store with conditional writes, which needs no lock).
    */
   @Test
   void aDisabledLockIsNotChecked() throws Exception {
@@ -102,8 +112,14 @@ class ConfigurationErrorsTest {
   @Test
   void onAnotherFileIoAnUnknownLockTypeGetsPaimonsMessageListingTheLockstepIdentifiers(
       @TempDir java.nio.file.Path warehouse) {
-    Map<String, String> options = Map.of("warehouse", warehouse.toUri().toString(),
-        "lock.enabled", "true", "lock.type", "lockstep-zk");
+    Map<String, String> options =
+        Map.of(
+            "warehouse",
+            warehouse.toUri().toString(),
+            "lock.enabled",
+            "true",
+            "lock.type",
+            "lockstep-zk");
     assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
         .hasStackTraceContaining("Could not find any factory for identifier 'lockstep-zk'")
         .hasStackTraceContaining("lockstep-zookeeper")
@@ -128,8 +144,7 @@ class ConfigurationErrorsTest {
   @Test
   void aMissingMetastoreUriIsNamed() {
     Map<String, String> options = withLock(Map.of("lock.type", "lockstep-hive"));
-    assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
-        .is(oneLineSaying("uri"));
+    assertThatThrownBy(() -> PaimonTables.create(options, "db", "t")).is(oneLineSaying("uri"));
   }
 
   @Test
@@ -168,15 +183,21 @@ class ConfigurationErrorsTest {
    */
   @Test
   void aRoleThatCannotBeAssumedFailsTheFirstTableOperationInOneLine() throws Exception {
-    try (dev.lockstep.fs.s3.testing.StsTestServer sts = new dev.lockstep.fs.s3.testing.StsTestServer(
-        S3ProxyServer.ACCESS_KEY, "arn:aws:iam::123456789012:role/paimon", null,
-        new String[] {"temporary-key", "temporary-secret", "token"}, java.time.Duration.ofHours(1))) {
+    try (dev.lockstep.fs.s3.testing.StsTestServer sts =
+        new dev.lockstep.fs.s3.testing.StsTestServer(
+            S3ProxyServer.ACCESS_KEY,
+            "arn:aws:iam::123456789012:role/paimon",
+            null,
+            new String[] {"temporary-key", "temporary-secret", "token"},
+            java.time.Duration.ofHours(1))) {
       Map<String, String> options = S3Warehouse.options(server);
       options.put("s3.assumed.role.arn", "arn:aws:iam::123456789012:role/someone-elses");
       options.put("s3.assumed.role.sts.endpoint", sts.endpoint().toString());
       assertThatThrownBy(() -> PaimonTables.create(options, "db", "t"))
-          .is(oneLineSaying("Cannot assume the role 'arn:aws:iam::123456789012:role/someone-elses'",
-              "'s3.assumed-role.arn' (AccessDenied: "));
+          .is(
+              oneLineSaying(
+                  "Cannot assume the role 'arn:aws:iam::123456789012:role/someone-elses'",
+                  "'s3.assumed-role.arn' (AccessDenied: "));
       assertThat(sts.requests()).hasSize(1);
       assertThat(sts.requests().get(0).form())
           .containsEntry("RoleArn", "arn:aws:iam::123456789012:role/someone-elses");
@@ -191,8 +212,9 @@ class ConfigurationErrorsTest {
   void besidePaimonS3PaimonRefusesTheSchemeTwice() throws Exception {
     List<String> arguments = new ArrayList<>(List.of("db", "t", "0", "1"));
     S3Warehouse.options(server).forEach((key, value) -> arguments.add(key + "=" + value));
-    Process child = ConcurrentAppends.start(ClassPath.BOTH,
-        dev.lockstep.paimon.testing.PaimonAppender.class.getName(), arguments);
+    Process child =
+        ConcurrentAppends.start(
+            ClassPath.BOTH, dev.lockstep.paimon.testing.PaimonAppender.class.getName(), arguments);
     String output;
     try {
       output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -205,8 +227,8 @@ class ConfigurationErrorsTest {
         .contains("org.apache.paimon.s3.S3Loader")
         .contains("dev.lockstep.paimon.fs.LockstepS3Loader")
         .doesNotContain("READY");
-    System.out.println("paimon-s3 beside lockstep-paimon: " + output.lines()
-        .filter(l -> l.contains("Multiple FileIO")).findFirst().orElse(""));
+    System.out.println(
+        "paimon-s3 beside lockstep-paimon: "
+            + output.lines().filter(l -> l.contains("Multiple FileIO")).findFirst().orElse(""));
   }
-
 }

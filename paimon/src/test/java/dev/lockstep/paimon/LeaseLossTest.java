@@ -33,10 +33,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A lost lease never reports success. Writer A (a child JVM) is frozen (SIGSTOP, like a long GC pause)
- * inside {@code runWithLock}, right before it writes {@code snapshot-1} on a blind-put store, until
- * its lease is gone: its ZooKeeper session expires on the server, or its JDBC lease row passes its
- * TTL. Writer B then takes the lock and commits {@code snapshot-1}. A is thawed:
+ * A lost lease never reports success. Writer A (a child JVM) is frozen (SIGSTOP, like a long GC
+ * pause) inside {@code runWithLock}, right before it writes {@code snapshot-1} on a blind-put
+ * store, until its lease is gone: its ZooKeeper session expires on the server, or its JDBC lease
+ * row passes its TTL. Writer B then takes the lock and commits {@code snapshot-1}. A is thawed:
  *
  * <ul>
  *   <li>A never writes under the lost lease: {@code snapshot-1} stays B's (without the lease check
@@ -75,19 +75,20 @@ class LeaseLossTest {
   }
 
   private static void loseTheLeaseDuringTheCommit(Map<String, String> lock) throws Exception {
-    Map<String, String> options = new HashMap<>(LockBackends.blindStore(S3Warehouse.options(server)));
+    Map<String, String> options =
+        new HashMap<>(LockBackends.blindStore(S3Warehouse.options(server)));
     options.putAll(lock);
     PaimonTables.create(options, "db", "t");
 
     List<String> arguments = new ArrayList<>(List.of("db", "t", "0", "writer-a"));
     options.forEach((key, value) -> arguments.add(key + "=" + value));
-    Process a = ConcurrentAppends.start(ClassPath.LOCKSTEP, PausedCommitter.class.getName(),
-        arguments);
+    Process a =
+        ConcurrentAppends.start(ClassPath.LOCKSTEP, PausedCommitter.class.getName(), arguments);
     List<String> aOutput = new ArrayList<>();
     boolean aAcked;
     try {
-      BufferedReader aOut = new BufferedReader(
-          new InputStreamReader(a.getInputStream(), StandardCharsets.UTF_8));
+      BufferedReader aOut =
+          new BufferedReader(new InputStreamReader(a.getInputStream(), StandardCharsets.UTF_8));
       String line;
       while ((line = aOut.readLine()) != null && !line.startsWith("PAUSED")) {
         aOutput.add(line);
@@ -112,8 +113,10 @@ class LeaseLossTest {
     } finally {
       a.destroyForcibly();
     }
-    System.out.println(lock.get("lock.type") + ": writer A after losing its lease: "
-        + String.join(" / ", aOutput));
+    System.out.println(
+        lock.get("lock.type")
+            + ": writer A after losing its lease: "
+            + String.join(" / ", aOutput));
 
     try (Catalog catalog = PaimonTables.catalog(options)) {
       FileStoreTable table = (FileStoreTable) catalog.getTable(Identifier.create("db", "t"));
@@ -130,8 +133,11 @@ class LeaseLossTest {
 
   private static void commitAsB(Map<String, String> options) throws Exception {
     try (Catalog catalog = PaimonTables.catalog(options)) {
-      StreamWriteBuilder builder = catalog.getTable(Identifier.create("db", "t"))
-          .newStreamWriteBuilder().withCommitUser("writer-b");
+      StreamWriteBuilder builder =
+          catalog
+              .getTable(Identifier.create("db", "t"))
+              .newStreamWriteBuilder()
+              .withCommitUser("writer-b");
       try (StreamTableWrite write = builder.newWrite();
           StreamTableCommit commit = builder.newCommit()) {
         write.write(GenericRow.of(1, 1));
@@ -141,8 +147,8 @@ class LeaseLossTest {
   }
 
   private static void signal(Process process, String signal) throws Exception {
-    Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-        .inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
     assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(kill.exitValue()).isZero();
   }

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Four writer JVMs on a blind-put store (Lockstep's S3 store with {@code s3.conditional-writes =
  * false}: no conditional create, a plain PUT overwrites) under each {@code lockstep-*} lock, each
- * appending {@code lockstep.paimon.commits} one-row commits (default 200, the issue's size):
- * every commit acknowledged, every acknowledged row in the table once, one snapshot per commit.
+ * appending {@code lockstep.paimon.commits} one-row commits (default 200, the issue's size): every
+ * commit acknowledged, every acknowledged row in the table once, one snapshot per commit.
  *
  * <p>The servers are shared by the four runs (one s3proxy, one ZooKeeper, one metastore; each run a
  * fresh warehouse and, for JDBC, a fresh lock table). The locks' timeouts are generous (a starved
@@ -70,12 +70,14 @@ class LockedCommitTest {
 
   @Test
   void lockstepJdbcOnMariaDb() throws Exception {
-    appendUnder("lockstep-jdbc MariaDB", LockBackends.jdbc(LockBackends.MARIADB_URL, "root", "30 s"));
+    appendUnder(
+        "lockstep-jdbc MariaDB", LockBackends.jdbc(LockBackends.MARIADB_URL, "root", "30 s"));
   }
 
   @Test
   void lockstepJdbcOnPostgreSql() throws Exception {
-    appendUnder("lockstep-jdbc PostgreSQL",
+    appendUnder(
+        "lockstep-jdbc PostgreSQL",
         LockBackends.jdbc(LockBackends.POSTGRESQL_URL, "postgres", "30 s"));
   }
 
@@ -85,20 +87,31 @@ class LockedCommitTest {
   }
 
   private static void appendUnder(String name, Map<String, String> lock) throws Exception {
-    Map<String, String> options = new HashMap<>(LockBackends.blindStore(S3Warehouse.options(server)));
+    Map<String, String> options =
+        new HashMap<>(LockBackends.blindStore(S3Warehouse.options(server)));
     options.putAll(lock);
     PaimonTables.create(options, "db", "t");
 
     long started = System.nanoTime();
-    Outcome outcome = ConcurrentAppends.run(ClassPath.LOCKSTEP, WRITERS, COMMITS, options, "db", "t");
+    Outcome outcome =
+        ConcurrentAppends.run(ClassPath.LOCKSTEP, WRITERS, COMMITS, options, "db", "t");
     long seconds = (System.nanoTime() - started) / 1_000_000_000;
 
     Map<Integer, Set<Integer>> rows = PaimonTables.rows(options, "db", "t");
     long rowsRead = PaimonTables.rowsRead(options, "db", "t");
     int snapshots = PaimonTables.snapshotFiles(options, "db", "t");
-    System.out.printf("%s, blind store, %d JVMs x %d commits: %d acknowledged, %d failed, %d rows"
-        + " read (%d distinct), %d snapshots, %d s%n", name, WRITERS, COMMITS, outcome.ackedCount(),
-        outcome.errors().size(), rowsRead, PaimonTables.rowCount(rows), snapshots, seconds);
+    System.out.printf(
+        "%s, blind store, %d JVMs x %d commits: %d acknowledged, %d failed, %d rows"
+            + " read (%d distinct), %d snapshots, %d s%n",
+        name,
+        WRITERS,
+        COMMITS,
+        outcome.ackedCount(),
+        outcome.errors().size(),
+        rowsRead,
+        PaimonTables.rowCount(rows),
+        snapshots,
+        seconds);
     assertThat(outcome.errors()).isEmpty();
     assertThat(outcome.ackedCount()).isEqualTo(WRITERS * COMMITS);
     assertThat(rows).isEqualTo(outcome.acked());

@@ -16,10 +16,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Four JVMs, each a Paimon 1.3.1 filesystem catalog on one s3proxy bucket with no {@code lock.type},
- * each appending {@code lockstep.paimon.commits} one-row commits (default 200, the issue's size; a
- * smaller number for a quick local run) to one table: on Paimon's own {@code paimon-s3} commits are
- * lost (counted, printed, and recorded in the README); on Lockstep's s3 FileIO none is.
+ * Four JVMs, each a Paimon 1.3.1 filesystem catalog on one s3proxy bucket with no {@code
+ * lock.type}, each appending {@code lockstep.paimon.commits} one-row commits (default 200, the
+ * issue's size; a smaller number for a quick local run) to one table: on Paimon's own {@code
+ * paimon-s3} commits are lost (counted, printed, and recorded in the README); on Lockstep's s3
+ * FileIO none is.
  */
 class LostCommitTest {
 
@@ -43,14 +44,22 @@ class LostCommitTest {
     Map<String, String> options = S3Warehouse.options(server);
     PaimonTables.create(options, "db", "t");
 
-    Outcome outcome = ConcurrentAppends.run(ClassPath.LOCKSTEP, WRITERS, COMMITS, options, "db", "t");
+    Outcome outcome =
+        ConcurrentAppends.run(ClassPath.LOCKSTEP, WRITERS, COMMITS, options, "db", "t");
 
     Map<Integer, Set<Integer>> rows = PaimonTables.rows(options, "db", "t");
     long rowsRead = PaimonTables.rowsRead(options, "db", "t");
     int snapshots = PaimonTables.snapshotFiles(options, "db", "t");
-    System.out.printf("Lockstep s3, no lock, %d JVMs x %d commits: %d acknowledged, %d failed,"
-        + " %d rows read (%d distinct), %d snapshots%n", WRITERS, COMMITS, outcome.ackedCount(),
-        outcome.errors().size(), rowsRead, PaimonTables.rowCount(rows), snapshots);
+    System.out.printf(
+        "Lockstep s3, no lock, %d JVMs x %d commits: %d acknowledged, %d failed,"
+            + " %d rows read (%d distinct), %d snapshots%n",
+        WRITERS,
+        COMMITS,
+        outcome.ackedCount(),
+        outcome.errors().size(),
+        rowsRead,
+        PaimonTables.rowCount(rows),
+        snapshots);
     assertThat(outcome.errors()).isEmpty();
     assertThat(outcome.ackedCount()).isEqualTo(WRITERS * COMMITS);
     assertThat(rows).isEqualTo(outcome.acked());
@@ -69,7 +78,8 @@ class LostCommitTest {
     Map<String, String> options = S3Warehouse.options(server);
     PaimonTables.create(options, "db", "t");
 
-    Outcome outcome = ConcurrentAppends.run(ClassPath.PAIMON_S3, WRITERS, COMMITS, options, "db", "t");
+    Outcome outcome =
+        ConcurrentAppends.run(ClassPath.PAIMON_S3, WRITERS, COMMITS, options, "db", "t");
 
     Map<Integer, Set<Integer>> rows = PaimonTables.rows(options, "db", "t");
     int snapshots = PaimonTables.snapshotFiles(options, "db", "t");
@@ -79,9 +89,16 @@ class LostCommitTest {
       missing.removeAll(rows.getOrDefault(writer.getKey(), Set.of()));
       lost += missing.size();
     }
-    System.out.printf("paimon-s3, no lock, %d JVMs x %d commits: %d reported committed, %d failed,"
-        + " %d rows, %d snapshots, %d acknowledged commits lost (%.1f %%)%n", WRITERS, COMMITS,
-        outcome.ackedCount(), outcome.errors().size(), PaimonTables.rowCount(rows), snapshots, lost,
+    System.out.printf(
+        "paimon-s3, no lock, %d JVMs x %d commits: %d reported committed, %d failed,"
+            + " %d rows, %d snapshots, %d acknowledged commits lost (%.1f %%)%n",
+        WRITERS,
+        COMMITS,
+        outcome.ackedCount(),
+        outcome.errors().size(),
+        PaimonTables.rowCount(rows),
+        snapshots,
+        lost,
         100.0 * lost / Math.max(1, outcome.ackedCount()));
     outcome.errors().stream().limit(5).forEach(System.out::println);
     assertThat(snapshots).isEqualTo(PaimonTables.rowCount(rows));

@@ -17,8 +17,8 @@ import java.util.regex.Pattern;
  * @param positional positional arguments, in order
  * @param named named arguments, names lower case
  */
-record CallStatement(String catalog, String procedure, List<Object> positional,
-    Map<String, Object> named) {
+record CallStatement(
+    String catalog, String procedure, List<Object> positional, Map<String, Object> named) {
 
   private static final Pattern CALL = Pattern.compile("(?is)^\\s*CALL\\s+.*");
   private static final Pattern EXPLAIN_CALL =
@@ -79,8 +79,8 @@ record CallStatement(String catalog, String procedure, List<Object> positional,
     } else if (parts.size() == 2 && parts.get(0).equalsIgnoreCase("sys")) {
       catalog = null;
     } else {
-      throw t.error("a procedure is named [catalog.]sys.<procedure>, got "
-          + String.join(".", parts));
+      throw t.error(
+          "a procedure is named [catalog.]sys.<procedure>, got " + String.join(".", parts));
     }
     String procedure = parts.get(parts.size() - 1).toLowerCase(Locale.ROOT);
     t.expect('(');
@@ -126,8 +126,12 @@ record CallStatement(String catalog, String procedure, List<Object> positional,
     }
 
     IllegalArgumentException error(String what) {
-      return new IllegalArgumentException("Cannot parse the CALL statement at position " + pos
-          + ": " + what + " (write CALL catalog.sys.procedure(table => 'db.t', arg => value))");
+      return new IllegalArgumentException(
+          "Cannot parse the CALL statement at position "
+              + pos
+              + ": "
+              + what
+              + " (write CALL catalog.sys.procedure(table => 'db.t', arg => value))");
     }
 
     void skipSpace() {
@@ -234,7 +238,8 @@ record CallStatement(String catalog, String procedure, List<Object> positional,
         if (pos < text.length() && (text.charAt(pos) == 'L' || text.charAt(pos) == 'l')) {
           pos++;
         }
-        return number.contains(".") ? (Object) Double.parseDouble(number)
+        return number.contains(".")
+            ? (Object) Double.parseDouble(number)
             : (Object) Long.parseLong(number);
       }
       String word = tryIdentifier();

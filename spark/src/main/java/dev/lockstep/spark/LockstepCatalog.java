@@ -55,13 +55,20 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
 
   static final String WAREHOUSE = "warehouse";
   static final String PRIMARY_KEY = "primary-key";
+
   /** Table properties Spark adds itself; never stored as table options. */
-  private static final Set<String> SPARK_RESERVED = Set.of(TableCatalog.PROP_PROVIDER,
-      TableCatalog.PROP_OWNER, TableCatalog.PROP_LOCATION, TableCatalog.PROP_COMMENT,
-      TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION);
+  private static final Set<String> SPARK_RESERVED =
+      Set.of(
+          TableCatalog.PROP_PROVIDER,
+          TableCatalog.PROP_OWNER,
+          TableCatalog.PROP_LOCATION,
+          TableCatalog.PROP_COMMENT,
+          TableCatalog.PROP_EXTERNAL,
+          TableCatalog.PROP_IS_MANAGED_LOCATION);
+
   /** Options fixed at creation: changing them would make the stored files unreadable or wrong. */
-  private static final Set<String> IMMUTABLE = Set.of(CoreOptions.BUCKET, PRIMARY_KEY,
-      CoreOptions.MERGE_ENGINE);
+  private static final Set<String> IMMUTABLE =
+      Set.of(CoreOptions.BUCKET, PRIMARY_KEY, CoreOptions.MERGE_ENGINE);
 
   private String name;
   private String warehouse;
@@ -77,8 +84,13 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     sparkOptions.asCaseSensitiveMap().forEach(opts::put);
     String wh = opts.remove(WAREHOUSE);
     if (wh == null || wh.isBlank()) {
-      throw new IllegalArgumentException("Spark catalog '" + name + "' needs a warehouse: set"
-          + " spark.sql.catalog." + name + ".warehouse=<path or URI of the Lockstep warehouse>");
+      throw new IllegalArgumentException(
+          "Spark catalog '"
+              + name
+              + "' needs a warehouse: set"
+              + " spark.sql.catalog."
+              + name
+              + ".warehouse=<path or URI of the Lockstep warehouse>");
     }
     this.warehouse = wh;
     this.options = Map.copyOf(opts);
@@ -120,8 +132,10 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
 
   private static String database(String[] namespace) {
     if (namespace.length != 1) {
-      throw new IllegalArgumentException("Lockstep namespaces are one level deep (a database),"
-          + " got " + String.join(".", namespace));
+      throw new IllegalArgumentException(
+          "Lockstep namespaces are one level deep (a database),"
+              + " got "
+              + String.join(".", namespace));
     }
     return namespace[0];
   }
@@ -222,8 +236,8 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
 
   static dev.lockstep.engine.catalog.Identifier toEngine(Identifier ident) {
     if (ident.namespace().length != 1) {
-      throw new IllegalArgumentException("A Lockstep table is named <database>.<table>, got "
-          + ident);
+      throw new IllegalArgumentException(
+          "A Lockstep table is named <database>.<table>, got " + ident);
     }
     return new dev.lockstep.engine.catalog.Identifier(ident.namespace()[0], ident.name());
   }
@@ -235,7 +249,8 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
       throw new NoSuchNamespaceException(namespace);
     }
     try {
-      return catalog.listTables(db).stream().map(t -> Identifier.of(namespace, t))
+      return catalog.listTables(db).stream()
+          .map(t -> Identifier.of(namespace, t))
           .toArray(Identifier[]::new);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -249,8 +264,10 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     }
     dev.lockstep.engine.catalog.Identifier id = toEngine(ident);
     try {
-      TableSchema schema = new SchemaManager(fileIO, catalog.tablePath(id)).latest()
-          .orElseThrow(() -> new NoSuchTableException(ident));
+      TableSchema schema =
+          new SchemaManager(fileIO, catalog.tablePath(id))
+              .latest()
+              .orElseThrow(() -> new NoSuchTableException(ident));
       return new LockstepSparkTable(this, id, schema, null);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -264,10 +281,15 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     try {
       snapshot = Long.parseLong(version.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("VERSION AS OF '" + version + "': a Lockstep version is"
-          + " a snapshot id; a tag's snapshot is restored by CALL sys.rollback(table => ...,"
-          + " version => '" + version + "') or read with 'lockstep table read --tag', not by"
-          + " VERSION AS OF");
+      throw new IllegalArgumentException(
+          "VERSION AS OF '"
+              + version
+              + "': a Lockstep version is"
+              + " a snapshot id; a tag's snapshot is restored by CALL sys.rollback(table => ...,"
+              + " version => '"
+              + version
+              + "') or read with 'lockstep table read --tag', not by"
+              + " VERSION AS OF");
     }
     LockstepSparkTable latest = (LockstepSparkTable) loadTable(ident);
     return new LockstepSparkTable(this, latest.identifier(), latest.tableSchema(), snapshot);
@@ -279,9 +301,12 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   @Override
-  public Table createTable(Identifier ident, StructType sparkSchema, Transform[] partitions,
-      Map<String, String> properties) throws TableAlreadyExistsException,
-      NoSuchNamespaceException {
+  public Table createTable(
+      Identifier ident,
+      StructType sparkSchema,
+      Transform[] partitions,
+      Map<String, String> properties)
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
     dev.lockstep.engine.catalog.Identifier id = toEngine(ident);
     if (!namespaceExists(ident.namespace())) {
       throw new NoSuchNamespaceException(ident.namespace());
@@ -293,9 +318,12 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     List<String> partitionKeys = new ArrayList<>();
     for (Transform t : partitions) {
       if (!(t instanceof IdentityTransform identity)) {
-        throw new IllegalArgumentException("Lockstep tables are partitioned by columns only;"
-            + " PARTITIONED BY " + t.describe() + " is not supported: partition by a column"
-            + " holding the value instead");
+        throw new IllegalArgumentException(
+            "Lockstep tables are partitioned by columns only;"
+                + " PARTITIONED BY "
+                + t.describe()
+                + " is not supported: partition by a column"
+                + " holding the value instead");
       }
       partitionKeys.add(String.join(".", identity.reference().fieldNames()));
     }
@@ -304,8 +332,11 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     for (Map.Entry<String, String> e : properties.entrySet()) {
       String key = e.getKey();
       if (key.equals(PRIMARY_KEY)) {
-        String[] keys = Arrays.stream(e.getValue().split(",")).map(String::trim)
-            .filter(s -> !s.isEmpty()).toArray(String[]::new);
+        String[] keys =
+            Arrays.stream(e.getValue().split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .toArray(String[]::new);
         builder.primaryKey(keys);
       } else if (key.startsWith(TableCatalog.OPTION_PREFIX)) {
         tableOptions.put(key.substring(TableCatalog.OPTION_PREFIX.length()), e.getValue());
@@ -314,8 +345,9 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
       }
     }
     if (properties.containsKey(TableCatalog.PROP_LOCATION)) {
-      throw new IllegalArgumentException("Lockstep tables live in the warehouse"
-          + " (<warehouse>/<database>.db/<table>); drop the LOCATION clause");
+      throw new IllegalArgumentException(
+          "Lockstep tables live in the warehouse"
+              + " (<warehouse>/<database>.db/<table>); drop the LOCATION clause");
     }
     builder.options(tableOptions);
     try {
@@ -354,20 +386,27 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
           requireMutable(remove.property());
           newOptions.remove(remove.property());
         } else {
-          throw new UnsupportedOperationException("Lockstep tables have no schema evolution yet;"
-              + " only ALTER TABLE ... SET/UNSET TBLPROPERTIES is supported, not "
-              + change.getClass().getSimpleName());
+          throw new UnsupportedOperationException(
+              "Lockstep tables have no schema evolution yet;"
+                  + " only ALTER TABLE ... SET/UNSET TBLPROPERTIES is supported, not "
+                  + change.getClass().getSimpleName());
         }
       }
       Map<String, String> merged = new HashMap<>(options);
       merged.putAll(newOptions);
       CoreOptions.from(merged);
       dev.lockstep.engine.maintenance.MaintenanceOptions.from(merged);
-      schemas.create(new TableSchema(latest.id() + 1, latest.fields(), latest.partitionKeys(),
-          latest.primaryKeys(), newOptions, System.currentTimeMillis()));
+      schemas.create(
+          new TableSchema(
+              latest.id() + 1,
+              latest.fields(),
+              latest.partitionKeys(),
+              latest.primaryKeys(),
+              newOptions,
+              System.currentTimeMillis()));
     } catch (java.nio.file.FileAlreadyExistsException e) {
-      throw new IllegalStateException("Table " + ident + " was altered concurrently; run the"
-          + " ALTER TABLE again", e);
+      throw new IllegalStateException(
+          "Table " + ident + " was altered concurrently; run the" + " ALTER TABLE again", e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -376,8 +415,11 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
 
   private static void requireMutable(String key) {
     if (IMMUTABLE.contains(key)) {
-      throw new IllegalArgumentException("'" + key + "' of a Lockstep table is fixed when the"
-          + " table is created; create a new table and INSERT INTO it to change it");
+      throw new IllegalArgumentException(
+          "'"
+              + key
+              + "' of a Lockstep table is fixed when the"
+              + " table is created; create a new table and INSERT INTO it to change it");
     }
   }
 
@@ -398,7 +440,8 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public void renameTable(Identifier oldIdent, Identifier newIdent) {
-    throw new UnsupportedOperationException("Lockstep tables cannot be renamed yet: their path is"
-        + " their name; create the new table and INSERT INTO it");
+    throw new UnsupportedOperationException(
+        "Lockstep tables cannot be renamed yet: their path is"
+            + " their name; create the new table and INSERT INTO it");
   }
 }

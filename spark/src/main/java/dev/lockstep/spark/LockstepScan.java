@@ -3,7 +3,6 @@ package dev.lockstep.spark;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
-import dev.lockstep.engine.schema.TableSchema;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.RowType;
@@ -48,8 +47,11 @@ final class LockstepScan implements Scan, Batch {
   private final Long snapshotId;
   private TableScan.Plan plan;
 
-  private LockstepScan(LockstepSparkTable table, StructType readSchema,
-      List<Filter> partitionFilters, Long snapshotId) {
+  private LockstepScan(
+      LockstepSparkTable table,
+      StructType readSchema,
+      List<Filter> partitionFilters,
+      Long snapshotId) {
     this.table = table;
     this.readSchema = readSchema;
     this.partitionFilters = partitionFilters;
@@ -63,7 +65,10 @@ final class LockstepScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "lockstep " + table.name() + " partition filters " + partitionFilters
+    return "lockstep "
+        + table.name()
+        + " partition filters "
+        + partitionFilters
         + (snapshotId == null ? "" : " snapshot " + snapshotId);
   }
 
@@ -76,15 +81,17 @@ final class LockstepScan implements Scan, Batch {
   synchronized TableScan.Plan plan() {
     if (plan == null) {
       try (FileStoreTable t = table.catalog().openTable(table.identifier())) {
-        TableScan scan = t.newScan()
-            .withPartitionFilter(PartitionFilters.predicate(partitionFilters, table.tableSchema()));
+        TableScan scan =
+            t.newScan()
+                .withPartitionFilter(
+                    PartitionFilters.predicate(partitionFilters, table.tableSchema()));
         if (snapshotId != null) {
           scan.withSnapshot(snapshotId);
         }
         plan = scan.plan();
       } catch (IOException e) {
-        throw new UncheckedIOException("Cannot plan a read of " + table.name() + ": "
-            + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "Cannot plan a read of " + table.name() + ": " + e.getMessage(), e);
       }
     }
     return plan;
@@ -139,8 +146,10 @@ final class LockstepScan implements Scan, Batch {
     private boolean done;
 
     SplitReader(TableLoader loader, String[] columns, Split split) {
-      this.producer = new Thread(() -> produce(loader, columns, split),
-          "lockstep-read-" + split.partition() + "-" + split.bucket());
+      this.producer =
+          new Thread(
+              () -> produce(loader, columns, split),
+              "lockstep-read-" + split.partition() + "-" + split.bucket());
       producer.setDaemon(true);
       producer.start();
     }
@@ -149,8 +158,10 @@ final class LockstepScan implements Scan, Batch {
       Object last = END;
       try (TableLoader.Opened opened = loader.open(Map.of())) {
         RowType rowType = opened.table().schema().rowType();
-        types = Arrays.stream(columns).map(c -> rowType.field(rowType.indexOf(c)).type())
-            .toArray(DataType[]::new);
+        types =
+            Arrays.stream(columns)
+                .map(c -> rowType.field(rowType.indexOf(c)).type())
+                .toArray(DataType[]::new);
         opened.table().newRead().withProjection(columns).forEach(split, row -> put(row));
       } catch (Throwable t) {
         last = t;
@@ -226,8 +237,8 @@ final class LockstepScan implements Scan, Batch {
   }
 
   /** Pushes required columns and partition filters; see the class javadoc. */
-  static final class Builder implements ScanBuilder, SupportsPushDownFilters,
-      SupportsPushDownRequiredColumns {
+  static final class Builder
+      implements ScanBuilder, SupportsPushDownFilters, SupportsPushDownRequiredColumns {
     private final LockstepSparkTable table;
     private final Long snapshotId;
     private StructType required;

@@ -13,17 +13,18 @@ public class LockstepSparkExtensions implements Function1<SparkSessionExtensions
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectParser(new scala.runtime.AbstractFunction2<
-        org.apache.spark.sql.SparkSession,
-        org.apache.spark.sql.catalyst.parser.ParserInterface,
-        org.apache.spark.sql.catalyst.parser.ParserInterface>() {
-      @Override
-      public org.apache.spark.sql.catalyst.parser.ParserInterface apply(
-          org.apache.spark.sql.SparkSession session,
-          org.apache.spark.sql.catalyst.parser.ParserInterface delegate) {
-        return new LockstepSqlParser(session, delegate);
-      }
-    });
+    extensions.injectParser(
+        new scala.runtime.AbstractFunction2<
+            org.apache.spark.sql.SparkSession,
+            org.apache.spark.sql.catalyst.parser.ParserInterface,
+            org.apache.spark.sql.catalyst.parser.ParserInterface>() {
+          @Override
+          public org.apache.spark.sql.catalyst.parser.ParserInterface apply(
+              org.apache.spark.sql.SparkSession session,
+              org.apache.spark.sql.catalyst.parser.ParserInterface delegate) {
+            return new LockstepSqlParser(session, delegate);
+          }
+        });
     return BoxedUnit.UNIT;
   }
 }

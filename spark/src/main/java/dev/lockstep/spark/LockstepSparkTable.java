@@ -23,11 +23,12 @@ final class LockstepSparkTable implements SupportsRead, SupportsWrite {
   private final LockstepCatalog catalog;
   private final Identifier identifier;
   private final TableSchema schema;
+
   /** The snapshot of {@code VERSION AS OF}, or null for the latest. */
   private final Long snapshotId;
 
-  LockstepSparkTable(LockstepCatalog catalog, Identifier identifier, TableSchema schema,
-      Long snapshotId) {
+  LockstepSparkTable(
+      LockstepCatalog catalog, Identifier identifier, TableSchema schema, Long snapshotId) {
     this.catalog = catalog;
     this.identifier = identifier;
     this.schema = schema;
@@ -52,7 +53,9 @@ final class LockstepSparkTable implements SupportsRead, SupportsWrite {
 
   @Override
   public String name() {
-    return catalog.name() + "." + identifier.fullName()
+    return catalog.name()
+        + "."
+        + identifier.fullName()
         + (snapshotId == null ? "" : " VERSION AS OF " + snapshotId);
   }
 
@@ -82,8 +85,11 @@ final class LockstepSparkTable implements SupportsRead, SupportsWrite {
     if (snapshotId != null) {
       return EnumSet.of(TableCapability.BATCH_READ);
     }
-    return EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-        TableCapability.TRUNCATE, TableCapability.OVERWRITE_BY_FILTER,
+    return EnumSet.of(
+        TableCapability.BATCH_READ,
+        TableCapability.BATCH_WRITE,
+        TableCapability.TRUNCATE,
+        TableCapability.OVERWRITE_BY_FILTER,
         TableCapability.OVERWRITE_DYNAMIC);
   }
 

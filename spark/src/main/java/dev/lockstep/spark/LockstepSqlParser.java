@@ -21,8 +21,8 @@ import org.apache.spark.sql.types.StructType;
  * procedure's result. {@code spark.sql(...)} and the spark-sql shell parse a statement once, right
  * before they would run a command, so a CALL behaves like one of Spark's own commands (it runs
  * eagerly, once). This keeps the connector in Java: a planned CALL would need a logical plan node,
- * an analyzer rule and a physical operator written in Scala, as Iceberg and Paimon have. The
- * price: {@code EXPLAIN CALL ...} is not supported (it is refused, not run).
+ * an analyzer rule and a physical operator written in Scala, as Iceberg and Paimon have. The price:
+ * {@code EXPLAIN CALL ...} is not supported (it is refused, not run).
  */
 final class LockstepSqlParser implements ParserInterface {
 
@@ -39,21 +39,31 @@ final class LockstepSqlParser implements ParserInterface {
     String text = CallStatement.stripComments(sqlText);
     if (CallStatement.isCall(text)) {
       CallStatement call = CallStatement.parse(text);
-      CatalogPlugin plugin = call.catalog() == null
-          ? session.sessionState().catalogManager().currentCatalog()
-          : session.sessionState().catalogManager().catalog(call.catalog());
+      CatalogPlugin plugin =
+          call.catalog() == null
+              ? session.sessionState().catalogManager().currentCatalog()
+              : session.sessionState().catalogManager().catalog(call.catalog());
       if (!(plugin instanceof LockstepCatalog catalog)) {
-        throw new IllegalArgumentException("CALL " + call.name() + ": catalog '" + plugin.name()
-            + "' is not a Lockstep catalog (" + LockstepCatalog.class.getName() + "); write"
-            + " CALL <lockstep catalog>.sys." + call.procedure() + "(...)");
+        throw new IllegalArgumentException(
+            "CALL "
+                + call.name()
+                + ": catalog '"
+                + plugin.name()
+                + "' is not a Lockstep catalog ("
+                + LockstepCatalog.class.getName()
+                + "); write"
+                + " CALL <lockstep catalog>.sys."
+                + call.procedure()
+                + "(...)");
       }
       Procedures.Result result = Procedures.run(session, catalog, call);
       List<Row> rows = result.rows();
       return session.createDataFrame(rows, result.schema()).logicalPlan();
     }
     if (CallStatement.isExplainCall(text)) {
-      throw new IllegalArgumentException("EXPLAIN CALL is not supported: a Lockstep procedure"
-          + " runs when its CALL statement is parsed; run the CALL itself");
+      throw new IllegalArgumentException(
+          "EXPLAIN CALL is not supported: a Lockstep procedure"
+              + " runs when its CALL statement is parsed; run the CALL itself");
     }
     return delegate.parsePlan(sqlText);
   }

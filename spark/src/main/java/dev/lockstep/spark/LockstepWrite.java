@@ -53,9 +53,9 @@ import org.slf4j.LoggerFactory;
  *       records the table's latest snapshot: the overwrite's base. An overwrite fails when another
  *       commit added data to a replaced partition after it.
  *   <li>Each task writes with its own engine {@link TableWrite} (write-only: tasks never compact or
- *       expire) and hands its {@link CommitMessage}s to the driver in its Spark commit message.
- *       An aborted task (failed, retried, or a speculative copy denied by Spark's commit
- *       coordinator) deletes every file it wrote.
+ *       expire) and hands its {@link CommitMessage}s to the driver in its Spark commit message. An
+ *       aborted task (failed, retried, or a speculative copy denied by Spark's commit coordinator)
+ *       deletes every file it wrote.
  *   <li>The driver commits all messages in one engine commit under a commit user unique to this
  *       write ({@code spark-<query id>-<uuid>}, identifier 1), so a retried commit after an unknown
  *       outcome lands at most once. Messages of a task attempt that reached the driver but is not
@@ -68,15 +68,19 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
 
   private static final Logger LOG = LoggerFactory.getLogger(LockstepWrite.class);
 
-  enum Mode { APPEND, STATIC_OVERWRITE, DYNAMIC_OVERWRITE }
+  enum Mode {
+    APPEND,
+    STATIC_OVERWRITE,
+    DYNAMIC_OVERWRITE
+  }
 
   private final LockstepSparkTable table;
   private final LogicalWriteInfo info;
   private final Mode mode;
   private final List<Filter> overwriteFilters;
 
-  private LockstepWrite(LockstepSparkTable table, LogicalWriteInfo info, Mode mode,
-      List<Filter> overwriteFilters) {
+  private LockstepWrite(
+      LockstepSparkTable table, LogicalWriteInfo info, Mode mode, List<Filter> overwriteFilters) {
     this.table = table;
     this.info = info;
     this.mode = mode;
@@ -94,8 +98,8 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     if (keys.isEmpty()) {
       return Distributions.unspecified();
     }
-    return Distributions.clustered(keys.stream().map(Expressions::column)
-        .toArray(Expression[]::new));
+    return Distributions.clustered(
+        keys.stream().map(Expressions::column).toArray(Expression[]::new));
   }
 
   @Override
@@ -125,12 +129,18 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     private final List<Filter> overwriteFilters;
     private final long baseSnapshot;
     private final String commitUser;
+
     /** Every task attempt's message that reached the driver, by task id. */
     private final Map<Long, TaskMessage> received = new ConcurrentHashMap<>();
+
     private volatile boolean outcomeUnknown;
     private volatile CommitResult result;
 
-    Batch(LockstepSparkTable table, Mode mode, List<Filter> overwriteFilters, long baseSnapshot,
+    Batch(
+        LockstepSparkTable table,
+        Mode mode,
+        List<Filter> overwriteFilters,
+        long baseSnapshot,
         String commitUser) {
       this.table = table;
       this.mode = mode;
@@ -172,8 +182,11 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
       for (WriterCommitMessage wm : messages) {
         if (wm instanceof TaskMessage m) {
           if (!partitions.add(m.partitionId())) {
-            throw new IllegalStateException("Two task attempts of Spark partition "
-                + m.partitionId() + " were handed to the commit of " + table.name());
+            throw new IllegalStateException(
+                "Two task attempts of Spark partition "
+                    + m.partitionId()
+                    + " were handed to the commit of "
+                    + table.name());
           }
           chosen.add(m.taskId());
           for (CommitMessage c : m.messages()) {
@@ -200,8 +213,8 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
       }
     }
 
-    private CommitResult commitWithRetries(FileStoreTable t, TableCommit commit,
-        List<CommitMessage> all) throws IOException {
+    private CommitResult commitWithRetries(
+        FileStoreTable t, TableCommit commit, List<CommitMessage> all) throws IOException {
       for (int attempt = 1; ; attempt++) {
         try {
           switch (mode) {
@@ -215,20 +228,31 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
             default:
               List<CommitMessage> withBase = new ArrayList<>(all);
               // An empty message carries the driver's base when no task wrote anything.
-              withBase.add(new CommitMessage("", 0, t.options().bucket(), List.of(), List.of(),
-                  List.of(), baseSnapshot));
+              withBase.add(
+                  new CommitMessage(
+                      "", 0, t.options().bucket(), List.of(), List.of(), List.of(), baseSnapshot));
               return commit.overwrite(1, pathFilter(t), withBase);
           }
         } catch (CommitStateUnknownException e) {
           outcomeUnknown = true;
           if (attempt >= 3) {
-            throw new IllegalStateException("The commit of " + table.name() + " by "
-                + commitUser + " has an unknown outcome after " + attempt + " attempts; its"
-                + " files were kept. Check the table's snapshots for this commit user: "
-                + e.getMessage(), e);
+            throw new IllegalStateException(
+                "The commit of "
+                    + table.name()
+                    + " by "
+                    + commitUser
+                    + " has an unknown outcome after "
+                    + attempt
+                    + " attempts; its"
+                    + " files were kept. Check the table's snapshots for this commit user: "
+                    + e.getMessage(),
+                e);
           }
-          LOG.warn("Commit of {} by {} has an unknown outcome; committing again", table.name(),
-              commitUser, e);
+          LOG.warn(
+              "Commit of {} by {} has an unknown outcome; committing again",
+              table.name(),
+              commitUser,
+              e);
           outcomeUnknown = false;
         }
       }
@@ -246,8 +270,11 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     private void deleteUnchosen(FileStoreTable t, Set<Long> chosen) {
       for (TaskMessage m : received.values()) {
         if (!chosen.contains(m.taskId())) {
-          LOG.info("Deleting the files of task attempt {} (Spark partition {}, attempt {}):"
-              + " another attempt's output is committed", m.taskId(), m.partitionId(),
+          LOG.info(
+              "Deleting the files of task attempt {} (Spark partition {}, attempt {}):"
+                  + " another attempt's output is committed",
+              m.taskId(),
+              m.partitionId(),
               m.attempt());
           deleteFiles(t, m.messages());
         }
@@ -257,9 +284,12 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     @Override
     public void abort(WriterCommitMessage[] messages) {
       if (outcomeUnknown) {
-        LOG.warn("Not deleting the files of {}'s write by {}: its commit may have landed, or"
-            + " failed in a way that does not say nothing was published; orphan-file removal"
-            + " collects them if it did not land", table.name(), commitUser);
+        LOG.warn(
+            "Not deleting the files of {}'s write by {}: its commit may have landed, or"
+                + " failed in a way that does not say nothing was published; orphan-file removal"
+                + " collects them if it did not land",
+            table.name(),
+            commitUser);
         return;
       }
       try (FileStoreTable t = table.catalog().openTable(table.identifier())) {
@@ -277,15 +307,24 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
           deleteFiles(t, m.messages());
         }
       } catch (IOException e) {
-        LOG.warn("Could not delete the files of an aborted write of {}; orphan-file removal"
-            + " collects them", table.name(), e);
+        LOG.warn(
+            "Could not delete the files of an aborted write of {}; orphan-file removal"
+                + " collects them",
+            table.name(),
+            e);
       }
     }
   }
 
   static CommitMessage withBase(CommitMessage m, long base) {
-    return new CommitMessage(m.partition(), m.bucket(), m.totalBuckets(), m.newFiles(),
-        m.compactBefore(), m.compactAfter(), base);
+    return new CommitMessage(
+        m.partition(),
+        m.bucket(),
+        m.totalBuckets(),
+        m.newFiles(),
+        m.compactBefore(),
+        m.compactAfter(),
+        base);
   }
 
   static void deleteFiles(FileStoreTable t, List<CommitMessage> messages) {
@@ -319,11 +358,15 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
       int attempt = context == null ? 0 : context.attemptNumber();
       try {
         TableLoader.Opened opened = loader.open(Map.of(CoreOptions.WRITE_ONLY, "true"));
-        return new TaskWriter(opened, commitUser, opened.table().schema().rowType(), partitionId,
-            taskId, attempt);
+        return new TaskWriter(
+            opened, commitUser, opened.table().schema().rowType(), partitionId, taskId, attempt);
       } catch (IOException e) {
-        throw new UncheckedIOException("Cannot open the Lockstep table "
-            + loader.identifier() + " in a write task: " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "Cannot open the Lockstep table "
+                + loader.identifier()
+                + " in a write task: "
+                + e.getMessage(),
+            e);
       }
     }
   }
@@ -338,8 +381,13 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     private final int attempt;
     private List<CommitMessage> prepared;
 
-    TaskWriter(TableLoader.Opened opened, String commitUser, RowType rowType, int partitionId,
-        long taskId, int attempt) {
+    TaskWriter(
+        TableLoader.Opened opened,
+        String commitUser,
+        RowType rowType,
+        int partitionId,
+        long taskId,
+        int attempt) {
       this.opened = opened;
       this.write = opened.table().newWrite(commitUser);
       this.rowType = rowType;
@@ -394,10 +442,15 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
     public WriteBuilder overwrite(Filter[] overwriteFilters) {
       for (Filter f : overwriteFilters) {
         if (!PartitionFilters.isPartitionFilter(f, table.tableSchema())) {
-          throw new IllegalArgumentException("Lockstep overwrites whole partitions: the"
-              + " condition " + f + " names a column that is not a partition column of "
-              + table.name() + " (partition columns: " + table.tableSchema().partitionKeys()
-              + "); overwrite by partition values, or use dynamic partition overwrite");
+          throw new IllegalArgumentException(
+              "Lockstep overwrites whole partitions: the"
+                  + " condition "
+                  + f
+                  + " names a column that is not a partition column of "
+                  + table.name()
+                  + " (partition columns: "
+                  + table.tableSchema().partitionKeys()
+                  + "); overwrite by partition values, or use dynamic partition overwrite");
         }
       }
       mode = Mode.STATIC_OVERWRITE;

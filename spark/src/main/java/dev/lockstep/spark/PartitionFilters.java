@@ -59,10 +59,17 @@ final class PartitionFilters {
     if (f instanceof Not n) {
       return supported(n.child());
     }
-    return f instanceof EqualTo || f instanceof EqualNullSafe || f instanceof GreaterThan
-        || f instanceof GreaterThanOrEqual || f instanceof LessThan
-        || f instanceof LessThanOrEqual || f instanceof In || f instanceof IsNull
-        || f instanceof IsNotNull || f instanceof StringStartsWith || f instanceof AlwaysTrue
+    return f instanceof EqualTo
+        || f instanceof EqualNullSafe
+        || f instanceof GreaterThan
+        || f instanceof GreaterThanOrEqual
+        || f instanceof LessThan
+        || f instanceof LessThanOrEqual
+        || f instanceof In
+        || f instanceof IsNull
+        || f instanceof IsNotNull
+        || f instanceof StringStartsWith
+        || f instanceof AlwaysTrue
         || f instanceof AlwaysFalse;
   }
 

@@ -2,15 +2,15 @@ package dev.lockstep.spark;
 
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.maintenance.ExpireReport;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.OrphanReport;
+import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.operation.Rollback;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.snapshot.Snapshot;
-import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.table.FileStoreTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,8 +48,8 @@ import org.apache.spark.sql.types.StructType;
  */
 final class Procedures {
 
-  private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern(
-      "yyyy-MM-dd[ HH:mm[:ss][.SSS]]", Locale.ROOT);
+  private static final DateTimeFormatter TIMESTAMP =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd[ HH:mm[:ss][.SSS]]", Locale.ROOT);
 
   private Procedures() {}
 
@@ -61,8 +61,10 @@ final class Procedures {
   private static final Map<String, Spec> SPECS = new LinkedHashMap<>();
 
   static {
-    spec("expire_snapshots", List.of("table", "retain_max", "retain_min", "older_than",
-        "max_deletes", "dry_run"), List.of("table"));
+    spec(
+        "expire_snapshots",
+        List.of("table", "retain_max", "retain_min", "older_than", "max_deletes", "dry_run"),
+        List.of("table"));
     spec("remove_orphan_files", List.of("table", "older_than", "dry_run"), List.of("table"));
     spec("compact", List.of("table", "partitions", "compact_strategy"), List.of("table"));
     spec("rollback", List.of("table", "snapshot", "version"), List.of("table"));
@@ -75,8 +77,11 @@ final class Procedures {
   static Result run(SparkSession session, LockstepCatalog catalog, CallStatement call) {
     Spec spec = SPECS.get(call.procedure());
     if (spec == null) {
-      throw new IllegalArgumentException("Unknown procedure " + call.name() + "; Lockstep has "
-          + String.join(", ", SPECS.keySet()));
+      throw new IllegalArgumentException(
+          "Unknown procedure "
+              + call.name()
+              + "; Lockstep has "
+              + String.join(", ", SPECS.keySet()));
     }
     Map<String, Object> args = bind(spec, call);
     Identifier id = table(args);
@@ -92,8 +97,12 @@ final class Procedures {
           return rollback(table, args);
       }
     } catch (dev.lockstep.engine.catalog.TableNotFoundException e) {
-      throw new IllegalArgumentException(call.name() + ": table " + id.fullName()
-          + " does not exist in catalog " + catalog.name());
+      throw new IllegalArgumentException(
+          call.name()
+              + ": table "
+              + id.fullName()
+              + " does not exist in catalog "
+              + catalog.name());
     } catch (IOException e) {
       throw new UncheckedIOException(call.name() + " failed: " + e.getMessage(), e);
     }
@@ -102,28 +111,37 @@ final class Procedures {
   private static Map<String, Object> bind(Spec spec, CallStatement call) {
     Map<String, Object> args = new LinkedHashMap<>();
     if (call.positional().size() > spec.parameters().size()) {
-      throw new IllegalArgumentException(call.name() + " takes at most "
-          + spec.parameters().size() + " arguments " + spec.parameters() + ", got "
-          + call.positional().size());
+      throw new IllegalArgumentException(
+          call.name()
+              + " takes at most "
+              + spec.parameters().size()
+              + " arguments "
+              + spec.parameters()
+              + ", got "
+              + call.positional().size());
     }
     for (int i = 0; i < call.positional().size(); i++) {
       args.put(spec.parameters().get(i), call.positional().get(i));
     }
     for (Map.Entry<String, Object> e : call.named().entrySet()) {
       if (!spec.parameters().contains(e.getKey())) {
-        throw new IllegalArgumentException(call.name() + " has no argument '" + e.getKey()
-            + "'; its arguments are " + spec.parameters());
+        throw new IllegalArgumentException(
+            call.name()
+                + " has no argument '"
+                + e.getKey()
+                + "'; its arguments are "
+                + spec.parameters());
       }
       if (args.containsKey(e.getKey())) {
-        throw new IllegalArgumentException(call.name() + ": argument '" + e.getKey()
-            + "' is given twice");
+        throw new IllegalArgumentException(
+            call.name() + ": argument '" + e.getKey() + "' is given twice");
       }
       args.put(e.getKey(), e.getValue());
     }
     for (String r : spec.required()) {
       if (args.get(r) == null) {
-        throw new IllegalArgumentException(call.name() + " needs the argument '" + r
-            + "' (e.g. " + r + " => 'db.table')");
+        throw new IllegalArgumentException(
+            call.name() + " needs the argument '" + r + "' (e.g. " + r + " => 'db.table')");
       }
     }
     return args;
@@ -133,8 +151,8 @@ final class Procedures {
     String name = string(args, "table");
     String[] parts = name.split("\\.");
     if (parts.length != 2 || parts[0].isEmpty() || parts[1].isEmpty()) {
-      throw new IllegalArgumentException("table => '" + name + "': name the table as"
-          + " 'database.table'");
+      throw new IllegalArgumentException(
+          "table => '" + name + "': name the table as" + " 'database.table'");
     }
     return new Identifier(parts[0], parts[1]);
   }
@@ -180,12 +198,19 @@ final class Procedures {
     }
     LocalDateTime t;
     try {
-      t = LocalDateTime.parse(text.trim(), new java.time.format.DateTimeFormatterBuilder()
-          .append(TIMESTAMP).parseDefaulting(java.time.temporal.ChronoField.HOUR_OF_DAY, 0)
-          .toFormatter(Locale.ROOT));
+      t =
+          LocalDateTime.parse(
+              text.trim(),
+              new java.time.format.DateTimeFormatterBuilder()
+                  .append(TIMESTAMP)
+                  .parseDefaulting(java.time.temporal.ChronoField.HOUR_OF_DAY, 0)
+                  .toFormatter(Locale.ROOT));
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("older_than => '" + text + "' is not a timestamp;"
-          + " write 'yyyy-MM-dd HH:mm:ss' (session time zone)");
+      throw new IllegalArgumentException(
+          "older_than => '"
+              + text
+              + "' is not a timestamp;"
+              + " write 'yyyy-MM-dd HH:mm:ss' (session time zone)");
     }
     ZoneId zone = ZoneId.of(session.sessionState().conf().sessionLocalTimeZone());
     long millis = t.atZone(zone).toInstant().toEpochMilli();
@@ -193,39 +218,55 @@ final class Procedures {
     return d.isNegative() ? Duration.ZERO : d;
   }
 
-  private static Result expireSnapshots(SparkSession session, FileStoreTable table,
-      Map<String, Object> args) throws IOException {
+  private static Result expireSnapshots(
+      SparkSession session, FileStoreTable table, Map<String, Object> args) throws IOException {
     SnapshotExpiration base = new SnapshotExpiration(table);
-    MaintenanceOptions options = base.options().with(integer(args, "retain_min"),
-        integer(args, "retain_max"), olderThan(session, args), integer(args, "max_deletes"));
+    MaintenanceOptions options =
+        base.options()
+            .with(
+                integer(args, "retain_min"),
+                integer(args, "retain_max"),
+                olderThan(session, args),
+                integer(args, "max_deletes"));
     SnapshotExpiration expiration = new SnapshotExpiration(table, options);
     ExpireReport r = bool(args, "dry_run") ? expiration.dryRun() : expiration.expire();
-    StructType schema = new StructType()
-        .add("deleted_snapshots_num", DataTypes.LongType, false)
-        .add("first_expired", DataTypes.LongType, false)
-        .add("last_expired", DataTypes.LongType, false)
-        .add("earliest_snapshot", DataTypes.LongType, false)
-        .add("deleted_data_files", DataTypes.LongType, false)
-        .add("deleted_manifests", DataTypes.LongType, false)
-        .add("deleted_bytes", DataTypes.LongType, false)
-        .add("dry_run", DataTypes.BooleanType, false);
-    return new Result(schema, List.of(RowFactory.create(r.expiredSnapshots(), r.firstExpired(),
-        r.lastExpired(), r.earliestAfter(), (long) r.deletedDataFiles().size(),
-        (long) r.deletedManifests().size(), r.deletedBytes(), r.dryRun())));
+    StructType schema =
+        new StructType()
+            .add("deleted_snapshots_num", DataTypes.LongType, false)
+            .add("first_expired", DataTypes.LongType, false)
+            .add("last_expired", DataTypes.LongType, false)
+            .add("earliest_snapshot", DataTypes.LongType, false)
+            .add("deleted_data_files", DataTypes.LongType, false)
+            .add("deleted_manifests", DataTypes.LongType, false)
+            .add("deleted_bytes", DataTypes.LongType, false)
+            .add("dry_run", DataTypes.BooleanType, false);
+    return new Result(
+        schema,
+        List.of(
+            RowFactory.create(
+                r.expiredSnapshots(),
+                r.firstExpired(),
+                r.lastExpired(),
+                r.earliestAfter(),
+                (long) r.deletedDataFiles().size(),
+                (long) r.deletedManifests().size(),
+                r.deletedBytes(),
+                r.dryRun())));
   }
 
-  private static Result removeOrphanFiles(SparkSession session, FileStoreTable table,
-      Map<String, Object> args) throws IOException {
+  private static Result removeOrphanFiles(
+      SparkSession session, FileStoreTable table, Map<String, Object> args) throws IOException {
     Duration olderThan = olderThan(session, args);
     if (olderThan == null) {
       olderThan = OrphanFilesCleaner.OLDER_THAN_DEFAULT;
     }
     boolean dryRun = bool(args, "dry_run");
     OrphanReport r = new OrphanFilesCleaner(table, olderThan, dryRun).clean();
-    StructType schema = new StructType()
-        .add("path", DataTypes.StringType, false)
-        .add("bytes", DataTypes.LongType, false)
-        .add("dry_run", DataTypes.BooleanType, false);
+    StructType schema =
+        new StructType()
+            .add("path", DataTypes.StringType, false)
+            .add("bytes", DataTypes.LongType, false)
+            .add("dry_run", DataTypes.BooleanType, false);
     List<Row> rows = new ArrayList<>();
     for (OrphanReport.RemovedFile f : r.removed()) {
       rows.add(RowFactory.create(f.path(), f.bytes(), dryRun));
@@ -244,14 +285,23 @@ final class Procedures {
       for (String kv : spec.split(",")) {
         int eq = kv.indexOf('=');
         if (eq <= 0) {
-          throw new IllegalArgumentException("partitions => '" + text + "': write"
-              + " 'col=value,col2=value;col=value' (';' between partitions)");
+          throw new IllegalArgumentException(
+              "partitions => '"
+                  + text
+                  + "': write"
+                  + " 'col=value,col2=value;col=value' (';' between partitions)");
         }
         String column = kv.substring(0, eq).trim();
         if (!table.schema().partitionKeys().contains(column)) {
-          throw new IllegalArgumentException("partitions => '" + text + "': '" + column
-              + "' is not a partition column of " + table.fullName() + " "
-              + table.schema().partitionKeys());
+          throw new IllegalArgumentException(
+              "partitions => '"
+                  + text
+                  + "': '"
+                  + column
+                  + "' is not a partition column of "
+                  + table.fullName()
+                  + " "
+                  + table.schema().partitionKeys());
         }
         values.put(column, kv.substring(eq + 1).trim());
       }
@@ -260,25 +310,32 @@ final class Procedures {
     return p -> any.stream().anyMatch(f -> f.test(p));
   }
 
-  private static Result compact(FileStoreTable table, Map<String, Object> args)
-      throws IOException {
-    String strategy = Optional.ofNullable(string(args, "compact_strategy")).orElse("full")
-        .toLowerCase(Locale.ROOT);
+  private static Result compact(FileStoreTable table, Map<String, Object> args) throws IOException {
+    String strategy =
+        Optional.ofNullable(string(args, "compact_strategy"))
+            .orElse("full")
+            .toLowerCase(Locale.ROOT);
     if (!strategy.equals("full") && !strategy.equals("minor")) {
-      throw new IllegalArgumentException("compact_strategy => '" + strategy + "': use 'full'"
-          + " (every file of a bucket into one) or 'minor' (the universal pick)");
+      throw new IllegalArgumentException(
+          "compact_strategy => '"
+              + strategy
+              + "': use 'full'"
+              + " (every file of a bucket into one) or 'minor' (the universal pick)");
     }
     if (!table.primaryKeyTable()) {
-      throw new IllegalArgumentException(table.fullName() + " is an append table; Lockstep"
-          + " compacts primary-key tables only (append tables roll files but are never"
-          + " compacted yet)");
+      throw new IllegalArgumentException(
+          table.fullName()
+              + " is an append table; Lockstep"
+              + " compacts primary-key tables only (append tables roll files but are never"
+              + " compacted yet)");
     }
     Predicate<String> filter = partitions(table, string(args, "partitions"));
-    StructType schema = new StructType()
-        .add("result", DataTypes.BooleanType, false)
-        .add("snapshot_id", DataTypes.LongType, true);
-    try (TableCompactor compactor = table.newCompactor("spark-compact-" + UUID.randomUUID())
-        .withPartitionFilter(filter)) {
+    StructType schema =
+        new StructType()
+            .add("result", DataTypes.BooleanType, false)
+            .add("snapshot_id", DataTypes.LongType, true);
+    try (TableCompactor compactor =
+        table.newCompactor("spark-compact-" + UUID.randomUUID()).withPartitionFilter(filter)) {
       Optional<CommitResult> r = compactor.compactOnce(strategy.equals("full"));
       if (r.isEmpty() || r.get().compactSnapshotId() < 0) {
         return new Result(schema, List.of(RowFactory.create(false, null)));
@@ -291,8 +348,8 @@ final class Procedures {
       throws IOException {
     Object target = args.get("snapshot") != null ? args.get("snapshot") : args.get("version");
     if (target == null) {
-      throw new IllegalArgumentException("rollback needs snapshot => <id> (or version => '<id>'"
-          + " or version => '<tag>')");
+      throw new IllegalArgumentException(
+          "rollback needs snapshot => <id> (or version => '<id>'" + " or version => '<tag>')");
     }
     Rollback rollback = new Rollback(table);
     Snapshot snapshot;
@@ -304,17 +361,28 @@ final class Procedures {
     } else if (args.get("snapshot") == null) {
       snapshot = rollback.tag(text);
     } else {
-      throw new IllegalArgumentException("rollback: snapshot => '" + target + "' is not a"
-          + " snapshot id; give a tag as version => '" + target + "'");
+      throw new IllegalArgumentException(
+          "rollback: snapshot => '"
+              + target
+              + "' is not a"
+              + " snapshot id; give a tag as version => '"
+              + target
+              + "'");
     }
     // The engine's rollback, as 'lockstep table rollback' runs it: the snapshot's rows rewritten
     // as one OVERWRITE of the whole table, history kept.
     Rollback.Result result = rollback.run(snapshot);
-    StructType schema = new StructType()
-        .add("previous_snapshot_id", DataTypes.LongType, false)
-        .add("restored_snapshot_id", DataTypes.LongType, false)
-        .add("current_snapshot_id", DataTypes.LongType, false);
-    return new Result(schema, List.of(RowFactory.create(result.previousSnapshotId(),
-        result.restoredSnapshotId(), result.currentSnapshotId())));
+    StructType schema =
+        new StructType()
+            .add("previous_snapshot_id", DataTypes.LongType, false)
+            .add("restored_snapshot_id", DataTypes.LongType, false)
+            .add("current_snapshot_id", DataTypes.LongType, false);
+    return new Result(
+        schema,
+        List.of(
+            RowFactory.create(
+                result.previousSnapshotId(),
+                result.restoredSnapshotId(),
+                result.currentSnapshotId())));
   }
 }

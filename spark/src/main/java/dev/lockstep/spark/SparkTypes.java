@@ -84,8 +84,8 @@ final class SparkTypes {
    * @throws IllegalArgumentException for a type Lockstep does not have, naming the column and the
    *     fix
    */
-  static DataType toLockstep(String column, org.apache.spark.sql.types.DataType type,
-      boolean nullable) {
+  static DataType toLockstep(
+      String column, org.apache.spark.sql.types.DataType type, boolean nullable) {
     DataType t;
     if (type instanceof IntegerType) {
       t = DataType.intType();
@@ -106,10 +106,15 @@ final class SparkTypes {
     } else if (type instanceof TimestampNTZType) {
       t = DataType.timestamp();
     } else {
-      throw new IllegalArgumentException("Column '" + column + "' has Spark type "
-          + type.sql() + ", which Lockstep tables do not have; use " + closest(type)
-          + " (Lockstep types: INT, BIGINT, DOUBLE, BOOLEAN, STRING, BINARY, DECIMAL(p, s), DATE,"
-          + " TIMESTAMP_NTZ)");
+      throw new IllegalArgumentException(
+          "Column '"
+              + column
+              + "' has Spark type "
+              + type.sql()
+              + ", which Lockstep tables do not have; use "
+              + closest(type)
+              + " (Lockstep types: INT, BIGINT, DOUBLE, BOOLEAN, STRING, BINARY, DECIMAL(p, s), DATE,"
+              + " TIMESTAMP_NTZ)");
     }
     return nullable ? t : t.notNull();
   }
@@ -159,8 +164,10 @@ final class SparkTypes {
           values[i] = row.getBinary(i);
           break;
         case DECIMAL:
-          values[i] = row.getDecimal(i, type.precision(), type.scale()).toJavaBigDecimal()
-              .setScale(type.scale());
+          values[i] =
+              row.getDecimal(i, type.precision(), type.scale())
+                  .toJavaBigDecimal()
+                  .setScale(type.scale());
           break;
         case DATE:
           values[i] = LocalDate.ofEpochDay(row.getInt(i));

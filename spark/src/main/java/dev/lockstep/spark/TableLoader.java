@@ -46,8 +46,8 @@ final class TableLoader implements Serializable {
     try {
       return FileIODiscovery.open(Path.of(warehouse), options);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot open the Lockstep warehouse " + warehouse + ": "
-          + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot open the Lockstep warehouse " + warehouse + ": " + e.getMessage(), e);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.lockstep.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.snapshot.Snapshot;
@@ -42,14 +41,16 @@ import org.junit.jupiter.api.Test;
  * 200 ms, in this JVM) appends to partition {@code cur} while Spark runs {@code INSERT OVERWRITE}
  * of the same table. The overwrite's task is held by a gate UDF until the stream has committed
  * several times after the overwrite began, so the overlap is forced. An overwrite of partition
- * {@code old} commits; one of {@code cur} fails naming the partition and the stream's snapshot;
- * the Flink job keeps committing and never restarts, and every row it committed is there once.
+ * {@code old} commits; one of {@code cur} fails naming the partition and the stream's snapshot; the
+ * Flink job keeps committing and never restarts, and every row it committed is there once.
  */
 class FlinkStreamBesideSparkOverwriteTest extends SparkTestBase {
 
-  static final TypeInformation<RowData> DT_ID = InternalTypeInfo.of(RowType.of(
-      new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(false)},
-      new String[] {"dt", "id"}));
+  static final TypeInformation<RowData> DT_ID =
+      InternalTypeInfo.of(
+          RowType.of(
+              new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(false)},
+              new String[] {"dt", "id"}));
 
   /** Task attempts after the first of the Flink job (static: the MiniCluster runs in this JVM). */
   static final AtomicInteger RESTARTS = new AtomicInteger();
@@ -60,30 +61,43 @@ class FlinkStreamBesideSparkOverwriteTest extends SparkTestBase {
   @Test
   void overwriteOfAnOldPartitionCommitsAndOfTheStreamsPartitionFailsTheSparkJobOnly()
       throws Exception {
-    spark.udf().register("gate", (UDF1<Long, Long>) id -> {
-      started.countDown();
-      if (!release.await(3, TimeUnit.MINUTES)) {
-        throw new IllegalStateException("gate never released");
-      }
-      return id;
-    }, DataTypes.LongType);
+    spark
+        .udf()
+        .register(
+            "gate",
+            (UDF1<Long, Long>)
+                id -> {
+                  started.countDown();
+                  if (!release.await(3, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("gate never released");
+                  }
+                  return id;
+                },
+            DataTypes.LongType);
     spark.range(0, 20, 1, 1).createOrReplaceTempView("source_ids");
-    sql("CREATE TABLE lake.db.mixed (dt STRING NOT NULL, id BIGINT NOT NULL)"
-        + " USING lockstep PARTITIONED BY (dt) TBLPROPERTIES ('bucket' = '2')");
+    sql(
+        "CREATE TABLE lake.db.mixed (dt STRING NOT NULL, id BIGINT NOT NULL)"
+            + " USING lockstep PARTITIONED BY (dt) TBLPROPERTIES ('bucket' = '2')");
     sql("INSERT INTO lake.db.mixed VALUES ('old', 1), ('old', 2), ('older', 3)");
 
-    TableLoader table = new TableLoader(warehouse.toUri().toString(), Map.of(),
-        new Identifier("db", "mixed"));
+    TableLoader table =
+        new TableLoader(warehouse.toUri().toString(), Map.of(), new Identifier("db", "mixed"));
     Configuration conf = new Configuration();
     // A failure of the stream would restart it (and be counted), not end it.
     conf.setString("restart-strategy.type", "fixed-delay");
     conf.setString("restart-strategy.fixed-delay.attempts", "3");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.enableCheckpointing(200);
-    LockstepSinks.forTable(table).commitUser("stream").parallelism(1).append(
-        env.fromSequence(0, Long.MAX_VALUE - 1).setParallelism(1)
-            .map(new CountRestarts()).setParallelism(1)
-            .map(new CurRow(), DT_ID).setParallelism(1));
+    LockstepSinks.forTable(table)
+        .commitUser("stream")
+        .parallelism(1)
+        .append(
+            env.fromSequence(0, Long.MAX_VALUE - 1)
+                .setParallelism(1)
+                .map(new CountRestarts())
+                .setParallelism(1)
+                .map(new CurRow(), DT_ID)
+                .setParallelism(1));
     JobClient stream = env.executeAsync("stream");
     try {
       awaitStreamCommitsAfter(latestId(), 2);
@@ -98,9 +112,13 @@ class FlinkStreamBesideSparkOverwriteTest extends SparkTestBase {
       // Overwrite of 'cur' itself: fails, commits nothing, the stream goes on.
       long before = latestId();
       error = overwriteHeldOverStreamCommits("cur");
-      Matcher named = Pattern.compile("Overwrite conflict: snapshot (\\d+) \\(APPEND by stream\\)"
-          + " added \\S+ to partition 'dt=cur'").matcher(String.valueOf(error));
-      assertThat(named.find()).as("error naming the stream's snapshot and 'dt=cur': %s", error)
+      Matcher named =
+          Pattern.compile(
+                  "Overwrite conflict: snapshot (\\d+) \\(APPEND by stream\\)"
+                      + " added \\S+ to partition 'dt=cur'")
+              .matcher(String.valueOf(error));
+      assertThat(named.find())
+          .as("error naming the stream's snapshot and 'dt=cur': %s", error)
           .isTrue();
       assertThat(Long.parseLong(named.group(1))).isGreaterThan(before);
 
@@ -112,15 +130,19 @@ class FlinkStreamBesideSparkOverwriteTest extends SparkTestBase {
     }
 
     List<Snapshot> snapshots = snapshots();
-    assertThat(snapshots).filteredOn(s -> !s.commitUser().equals("stream"))
-        .extracting(s -> s.commitKind().toString()).containsExactly("APPEND", "OVERWRITE");
+    assertThat(snapshots)
+        .filteredOn(s -> !s.commitUser().equals("stream"))
+        .extracting(s -> s.commitKind().toString())
+        .containsExactly("APPEND", "OVERWRITE");
     assertThat(snapshots.get(snapshots.size() - 1).commitUser()).isEqualTo("stream");
     assertThat(rows("SELECT dt, id FROM lake.db.mixed WHERE dt <> 'cur'"))
         .containsExactlyElementsOf(expected("old", "[older,3]"));
     // The stream (one ordered source) committed a prefix 0..n-1 of its sequence, each row once;
     // no row of the failed overwrite of 'cur' (ids 1000..1019 would break the prefix).
-    List<Long> cur = sql("SELECT id FROM lake.db.mixed WHERE dt = 'cur' ORDER BY id").stream()
-        .map(r -> r.getLong(0)).toList();
+    List<Long> cur =
+        sql("SELECT id FROM lake.db.mixed WHERE dt = 'cur' ORDER BY id").stream()
+            .map(r -> r.getLong(0))
+            .toList();
     assertThat(cur).isNotEmpty();
     for (int i = 0; i < cur.size(); i++) {
       assertThat(cur.get(i)).as("row %s of 'cur'", i).isEqualTo((long) i);
@@ -129,15 +151,20 @@ class FlinkStreamBesideSparkOverwriteTest extends SparkTestBase {
 
   /**
    * Runs {@code INSERT OVERWRITE ... PARTITION (dt)} of ids 1000..1019, holding its task until the
-   * stream has committed three times after the overwrite's job began; returns the error's
-   * messages, or null when it committed.
+   * stream has committed three times after the overwrite's job began; returns the error's messages,
+   * or null when it committed.
    */
   private static String overwriteHeldOverStreamCommits(String dt) throws Exception {
     started = new CountDownLatch(1);
     release = new CountDownLatch(1);
-    CompletableFuture<Void> overwrite = CompletableFuture.runAsync(() -> sql(
-        "INSERT OVERWRITE lake.db.mixed PARTITION (dt = '" + dt + "')"
-            + " SELECT gate(id + 1000) FROM source_ids"));
+    CompletableFuture<Void> overwrite =
+        CompletableFuture.runAsync(
+            () ->
+                sql(
+                    "INSERT OVERWRITE lake.db.mixed PARTITION (dt = '"
+                        + dt
+                        + "')"
+                        + " SELECT gate(id + 1000) FROM source_ids"));
     assertThat(started.await(3, TimeUnit.MINUTES)).isTrue();
     awaitStreamCommitsAfter(latestId(), 3);
     release.countDown();
@@ -183,12 +210,15 @@ class FlinkStreamBesideSparkOverwriteTest extends SparkTestBase {
   private static void awaitStreamCommitsAfter(long after, int count) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (true) {
-      long streamCommits = snapshots().stream()
-          .filter(s -> s.id() > after && s.commitUser().equals("stream")).count();
+      long streamCommits =
+          snapshots().stream()
+              .filter(s -> s.id() > after && s.commitUser().equals("stream"))
+              .count();
       if (streamCommits >= count) {
         return;
       }
-      assertThat(System.nanoTime()).as("%s stream commits within 120 s", count)
+      assertThat(System.nanoTime())
+          .as("%s stream commits within 120 s", count)
           .isLessThan(deadline);
       Thread.sleep(50);
     }

@@ -27,27 +27,40 @@ class OverwriteBesideWriterTest extends SparkTestBase {
 
   /** Counted down by the overwrite's first row; the gate then waits for {@link #release}. */
   static volatile CountDownLatch started = new CountDownLatch(0);
+
   static volatile CountDownLatch release = new CountDownLatch(0);
 
   @BeforeAll
   static void registerGate() {
-    spark.udf().register("gate", (UDF1<Long, Long>) id -> {
-      started.countDown();
-      if (!release.await(3, TimeUnit.MINUTES)) {
-        throw new IllegalStateException("gate never released");
-      }
-      return id;
-    }, DataTypes.LongType);
+    spark
+        .udf()
+        .register(
+            "gate",
+            (UDF1<Long, Long>)
+                id -> {
+                  started.countDown();
+                  if (!release.await(3, TimeUnit.MINUTES)) {
+                    throw new IllegalStateException("gate never released");
+                  }
+                  return id;
+                },
+            DataTypes.LongType);
     // One partition: the held overwrite occupies one of the four task slots, the others run the
     // concurrent writer and reader.
     spark.range(0, 20, 1, 1).createOrReplaceTempView("source_ids");
   }
 
   private static void createTable(String name) {
-    sql("CREATE TABLE lake.db." + name + " (dt STRING NOT NULL, id BIGINT NOT NULL, v INT)"
-        + " USING lockstep PARTITIONED BY (dt) TBLPROPERTIES ('bucket' = '2')");
-    sql("INSERT INTO lake.db." + name + " VALUES ('2024-04-01', 1, 1), ('2024-04-01', 2, 1),"
-        + " ('2024-04-02', 3, 1), ('2024-05-01', 100, 1)");
+    sql(
+        "CREATE TABLE lake.db."
+            + name
+            + " (dt STRING NOT NULL, id BIGINT NOT NULL, v INT)"
+            + " USING lockstep PARTITIONED BY (dt) TBLPROPERTIES ('bucket' = '2')");
+    sql(
+        "INSERT INTO lake.db."
+            + name
+            + " VALUES ('2024-04-01', 1, 1), ('2024-04-01', 2, 1),"
+            + " ('2024-04-02', 3, 1), ('2024-05-01', 100, 1)");
   }
 
   private static String ids(String table, String dt) {
@@ -68,9 +81,12 @@ class OverwriteBesideWriterTest extends SparkTestBase {
     String oldIds = ids("disjoint", "2024-04-01");
     started = new CountDownLatch(1);
     release = new CountDownLatch(1);
-    CompletableFuture<Void> overwrite = CompletableFuture.runAsync(() -> sql(
-        "INSERT OVERWRITE lake.db.disjoint PARTITION (dt = '2024-04-01')"
-            + " SELECT gate(id + 1000), 2 FROM source_ids"));
+    CompletableFuture<Void> overwrite =
+        CompletableFuture.runAsync(
+            () ->
+                sql(
+                    "INSERT OVERWRITE lake.db.disjoint PARTITION (dt = '2024-04-01')"
+                        + " SELECT gate(id + 1000), 2 FROM source_ids"));
     assertThat(started.await(3, TimeUnit.MINUTES)).isTrue();
     // The overwrite's tasks are running: the concurrent writer commits twice to the current day.
     sql("INSERT INTO lake.db.disjoint VALUES ('2024-05-01', 101, 1)");
@@ -79,12 +95,14 @@ class OverwriteBesideWriterTest extends SparkTestBase {
     // A reader of the overwritten partition, running until the overwrite is done.
     List<String> seen = new CopyOnWriteArrayList<>();
     AtomicBoolean done = new AtomicBoolean();
-    CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
-      while (!done.get()) {
-        seen.add(ids("disjoint", "2024-04-01"));
-      }
-      seen.add(ids("disjoint", "2024-04-01"));
-    });
+    CompletableFuture<Void> reader =
+        CompletableFuture.runAsync(
+            () -> {
+              while (!done.get()) {
+                seen.add(ids("disjoint", "2024-04-01"));
+              }
+              seen.add(ids("disjoint", "2024-04-01"));
+            });
     seen.add(ids("disjoint", "2024-04-01"));
     release.countDown();
     overwrite.get(5, TimeUnit.MINUTES);
@@ -112,9 +130,12 @@ class OverwriteBesideWriterTest extends SparkTestBase {
     createTable("same");
     started = new CountDownLatch(1);
     release = new CountDownLatch(1);
-    CompletableFuture<Void> overwrite = CompletableFuture.runAsync(() -> sql(
-        "INSERT OVERWRITE lake.db.same PARTITION (dt = '2024-05-01')"
-            + " SELECT gate(id + 1000), 2 FROM source_ids"));
+    CompletableFuture<Void> overwrite =
+        CompletableFuture.runAsync(
+            () ->
+                sql(
+                    "INSERT OVERWRITE lake.db.same PARTITION (dt = '2024-05-01')"
+                        + " SELECT gate(id + 1000), 2 FROM source_ids"));
     assertThat(started.await(3, TimeUnit.MINUTES)).isTrue();
     sql("INSERT INTO lake.db.same VALUES ('2024-05-01', 101, 1)");
     long concurrent;
@@ -123,9 +144,11 @@ class OverwriteBesideWriterTest extends SparkTestBase {
     }
     release.countDown();
     assertThatThrownBy(() -> overwrite.get(5, TimeUnit.MINUTES))
-        .satisfies(e -> assertThat(messages(e))
-            .contains("Overwrite conflict: snapshot " + concurrent)
-            .contains("partition 'dt=2024-05-01'"));
+        .satisfies(
+            e ->
+                assertThat(messages(e))
+                    .contains("Overwrite conflict: snapshot " + concurrent)
+                    .contains("partition 'dt=2024-05-01'"));
 
     assertThat(ids("same", "2024-05-01")).isEqualTo("[[100], [101]]");
     assertThat(ids("same", "2024-04-01")).isEqualTo("[[1], [2]]");
@@ -145,18 +168,28 @@ class OverwriteBesideWriterTest extends SparkTestBase {
     } finally {
       spark.conf().unset("spark.sql.sources.partitionOverwriteMode");
     }
-    assertThat(rows("SELECT dt, id FROM lake.db.dynamic")).containsExactly(
-        "[2024-04-01,1]", "[2024-04-01,2]", "[2024-04-02,30]", "[2024-04-03,40]",
-        "[2024-05-01,100]");
-    spark.sql("SELECT '2024-04-01' AS dt, 7L AS id, 7 AS v").writeTo("lake.db.dynamic")
+    assertThat(rows("SELECT dt, id FROM lake.db.dynamic"))
+        .containsExactly(
+            "[2024-04-01,1]",
+            "[2024-04-01,2]",
+            "[2024-04-02,30]",
+            "[2024-04-03,40]",
+            "[2024-05-01,100]");
+    spark
+        .sql("SELECT '2024-04-01' AS dt, 7L AS id, 7 AS v")
+        .writeTo("lake.db.dynamic")
         .overwritePartitions();
     assertThat(rows("SELECT dt, id FROM lake.db.dynamic WHERE dt = '2024-04-01'"))
         .containsExactly("[2024-04-01,7]");
     // Static overwrite of the whole table (no PARTITION clause).
     sql("INSERT OVERWRITE lake.db.dynamic VALUES ('2024-06-01', 9, 9)");
     assertThat(rows("SELECT dt, id FROM lake.db.dynamic")).containsExactly("[2024-06-01,9]");
-    assertThatThrownBy(() -> spark.sql("SELECT '2024-04-01' AS dt, 7L AS id, 7 AS v")
-        .writeTo("lake.db.dynamic").overwrite(org.apache.spark.sql.functions.col("v").equalTo(1)))
+    assertThatThrownBy(
+            () ->
+                spark
+                    .sql("SELECT '2024-04-01' AS dt, 7L AS id, 7 AS v")
+                    .writeTo("lake.db.dynamic")
+                    .overwrite(org.apache.spark.sql.functions.col("v").equalTo(1)))
         .hasMessageContaining("names a column that is not a partition column");
   }
 }

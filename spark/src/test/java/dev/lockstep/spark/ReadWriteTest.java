@@ -26,18 +26,22 @@ import org.junit.jupiter.api.Test;
  */
 class ReadWriteTest extends SparkTestBase {
 
-  private static final StructType SCHEMA = new StructType()
-      .add("dt", DataTypes.StringType, false)
-      .add("id", DataTypes.LongType, false)
-      .add("v", DataTypes.IntegerType, true)
-      .add("s", DataTypes.StringType, true);
+  private static final StructType SCHEMA =
+      new StructType()
+          .add("dt", DataTypes.StringType, false)
+          .add("id", DataTypes.LongType, false)
+          .add("v", DataTypes.IntegerType, true)
+          .add("s", DataTypes.StringType, true);
 
   private static List<Row> randomRows(Random random, int count, int keys) {
     List<Row> rows = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      rows.add(RowFactory.create("2024-05-0" + (1 + random.nextInt(4)),
-          (long) random.nextInt(keys), random.nextInt(10) == 0 ? null : random.nextInt(100),
-          random.nextInt(10) == 0 ? null : "s" + random.nextInt(20)));
+      rows.add(
+          RowFactory.create(
+              "2024-05-0" + (1 + random.nextInt(4)),
+              (long) random.nextInt(keys),
+              random.nextInt(10) == 0 ? null : random.nextInt(100),
+              random.nextInt(10) == 0 ? null : "s" + random.nextInt(20)));
     }
     return rows;
   }
@@ -48,8 +52,9 @@ class ReadWriteTest extends SparkTestBase {
 
   @Test
   void appendTableInsertAndWriterV2ReadBackExactly() throws Exception {
-    sql("CREATE TABLE lake.db.events (dt STRING NOT NULL, id BIGINT NOT NULL, v INT, s STRING)"
-        + " USING lockstep PARTITIONED BY (dt) TBLPROPERTIES ('bucket' = '2')");
+    sql(
+        "CREATE TABLE lake.db.events (dt STRING NOT NULL, id BIGINT NOT NULL, v INT, s STRING)"
+            + " USING lockstep PARTITIONED BY (dt) TBLPROPERTIES ('bucket' = '2')");
     Random random = new Random(7);
     List<Row> expected = new ArrayList<>(randomRows(random, 300, 1000));
     spark.createDataFrame(expected, SCHEMA).repartition(3).writeTo("lake.db.events").append();
@@ -66,9 +71,10 @@ class ReadWriteTest extends SparkTestBase {
 
   @Test
   void primaryKeyTableKeepsTheLatestRowPerKey() throws Exception {
-    sql("CREATE TABLE lake.db.users (dt STRING NOT NULL, id BIGINT NOT NULL, v INT, s STRING)"
-        + " USING lockstep PARTITIONED BY (dt)"
-        + " TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '3')");
+    sql(
+        "CREATE TABLE lake.db.users (dt STRING NOT NULL, id BIGINT NOT NULL, v INT, s STRING)"
+            + " USING lockstep PARTITIONED BY (dt)"
+            + " TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '3')");
     Random random = new Random(3);
     Map<List<Object>, Row> latest = new HashMap<>();
     for (int batch = 0; batch < 3; batch++) {
@@ -97,23 +103,29 @@ class ReadWriteTest extends SparkTestBase {
 
   @Test
   void partitionFiltersArePushedAndOthersStayWithSpark() {
-    sql("CREATE TABLE lake.db.pushed (dt STRING NOT NULL, id BIGINT NOT NULL, v INT, s STRING)"
-        + " USING lockstep PARTITIONED BY (dt)");
+    sql(
+        "CREATE TABLE lake.db.pushed (dt STRING NOT NULL, id BIGINT NOT NULL, v INT, s STRING)"
+            + " USING lockstep PARTITIONED BY (dt)");
     sql("INSERT INTO lake.db.pushed VALUES ('a', 1, 1, 'x'), ('b', 2, 2, 'y'), ('c', 3, 3, 'z')");
     Dataset<Row> df = spark.sql("SELECT id FROM lake.db.pushed WHERE dt IN ('a', 'b') AND v > 1");
     assertThat(strings(df.collectAsList())).containsExactly("[2]");
-    BatchScanExec scan = (BatchScanExec) df.queryExecution().executedPlan()
-        .collect(new scala.PartialFunction<org.apache.spark.sql.execution.SparkPlan, Object>() {
-          @Override
-          public boolean isDefinedAt(org.apache.spark.sql.execution.SparkPlan p) {
-            return p instanceof BatchScanExec;
-          }
+    BatchScanExec scan =
+        (BatchScanExec)
+            df.queryExecution()
+                .executedPlan()
+                .collect(
+                    new scala.PartialFunction<org.apache.spark.sql.execution.SparkPlan, Object>() {
+                      @Override
+                      public boolean isDefinedAt(org.apache.spark.sql.execution.SparkPlan p) {
+                        return p instanceof BatchScanExec;
+                      }
 
-          @Override
-          public Object apply(org.apache.spark.sql.execution.SparkPlan p) {
-            return p;
-          }
-        }).head();
+                      @Override
+                      public Object apply(org.apache.spark.sql.execution.SparkPlan p) {
+                        return p;
+                      }
+                    })
+                .head();
     // Only the bucket of the two accepted partitions is planned; v and s are not read... s at all.
     assertThat(scan.inputPartitions().size()).isEqualTo(2);
     assertThat(scan.scan().readSchema().fieldNames()).containsExactly("id", "v");
@@ -137,17 +149,23 @@ class ReadWriteTest extends SparkTestBase {
       }
       String[] condition = randomCondition(random);
       Predicate<Row> filter = memoryFilter(condition);
-      int[] indexes = projection.stream()
-          .mapToInt(c -> Arrays.asList(columns).indexOf(c)).toArray();
-      List<String> expected = all.stream().filter(filter).map(r -> {
-        Object[] values = new Object[indexes.length];
-        for (int k = 0; k < indexes.length; k++) {
-          values[k] = r.get(indexes[k]);
-        }
-        return RowFactory.create(values).toString();
-      }).sorted().collect(Collectors.toList());
-      queries.add("SELECT " + String.join(", ", projection) + " FROM " + table + " WHERE "
-          + condition[0]);
+      int[] indexes =
+          projection.stream().mapToInt(c -> Arrays.asList(columns).indexOf(c)).toArray();
+      List<String> expected =
+          all.stream()
+              .filter(filter)
+              .map(
+                  r -> {
+                    Object[] values = new Object[indexes.length];
+                    for (int k = 0; k < indexes.length; k++) {
+                      values[k] = r.get(indexes[k]);
+                    }
+                    return RowFactory.create(values).toString();
+                  })
+              .sorted()
+              .collect(Collectors.toList());
+      queries.add(
+          "SELECT " + String.join(", ", projection) + " FROM " + table + " WHERE " + condition[0]);
       expectations.add(expected);
     }
     for (int i = 0; i < queries.size(); i++) {
@@ -167,11 +185,19 @@ class ReadWriteTest extends SparkTestBase {
       case 2:
         return new String[] {"v < " + v, "v<", Integer.toString(v)};
       case 3:
-        return new String[] {"dt < '2024-05-0" + day + "' AND v > " + v, "dt<v>",
-            "2024-05-0" + day, Integer.toString(v)};
+        return new String[] {
+          "dt < '2024-05-0" + day + "' AND v > " + v,
+          "dt<v>",
+          "2024-05-0" + day,
+          Integer.toString(v)
+        };
       case 4:
-        return new String[] {"dt = '2024-05-0" + day + "' OR v = " + v, "dt=|v=",
-            "2024-05-0" + day, Integer.toString(v)};
+        return new String[] {
+          "dt = '2024-05-0" + day + "' OR v = " + v,
+          "dt=|v=",
+          "2024-05-0" + day,
+          Integer.toString(v)
+        };
       case 5:
         return new String[] {"s IS NULL", "s null"};
       default:
@@ -188,11 +214,14 @@ class ReadWriteTest extends SparkTestBase {
       case "v<":
         return r -> !r.isNullAt(2) && r.getInt(2) < Integer.parseInt(c[2]);
       case "dt<v>":
-        return r -> r.getString(0).compareTo(c[2]) < 0 && !r.isNullAt(2)
-            && r.getInt(2) > Integer.parseInt(c[3]);
+        return r ->
+            r.getString(0).compareTo(c[2]) < 0
+                && !r.isNullAt(2)
+                && r.getInt(2) > Integer.parseInt(c[3]);
       case "dt=|v=":
-        return r -> r.getString(0).equals(c[2])
-            || (!r.isNullAt(2) && r.getInt(2) == Integer.parseInt(c[3]));
+        return r ->
+            r.getString(0).equals(c[2])
+                || (!r.isNullAt(2) && r.getInt(2) == Integer.parseInt(c[3]));
       case "s null":
         return r -> r.isNullAt(3);
       default:

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Runs the README's examples: every statement of its {@code sql} block in order (comment lines
- * right after a statement are its expected rows, columns separated by two or more spaces), then
- * the {@code spark.sql(...)} statements of its {@code scala} block.
+ * right after a statement are its expected rows, columns separated by two or more spaces), then the
+ * {@code spark.sql(...)} statements of its {@code scala} block.
  */
 class ReadmeExamplesTest extends SparkTestBase {
 
@@ -52,22 +52,26 @@ class ReadmeExamplesTest extends SparkTestBase {
         expected.add(lines.get(++i).substring(3).trim());
       }
       if (!expected.isEmpty()) {
-        List<String> actual = result.stream().map(r -> {
-          List<String> values = new ArrayList<>();
-          for (int c = 0; c < r.size(); c++) {
-            values.add(r.isNullAt(c) ? "NULL" : r.get(c).toString());
-          }
-          return String.join("  ", values);
-        }).collect(Collectors.toList());
-        List<String> normalized = expected.stream().map(e -> e.replaceAll(" {2,}", "  "))
-            .collect(Collectors.toList());
+        List<String> actual =
+            result.stream()
+                .map(
+                    r -> {
+                      List<String> values = new ArrayList<>();
+                      for (int c = 0; c < r.size(); c++) {
+                        values.add(r.isNullAt(c) ? "NULL" : r.get(c).toString());
+                      }
+                      return String.join("  ", values);
+                    })
+                .collect(Collectors.toList());
+        List<String> normalized =
+            expected.stream().map(e -> e.replaceAll(" {2,}", "  ")).collect(Collectors.toList());
         assertThat(actual).as(sql).isEqualTo(normalized);
       }
     }
     assertThat(run).isGreaterThanOrEqualTo(14);
 
-    Matcher scala = Pattern.compile("spark\\.sql\\(\"([^\"]+)\"\\)")
-        .matcher(block(readme, "scala"));
+    Matcher scala =
+        Pattern.compile("spark\\.sql\\(\"([^\"]+)\"\\)").matcher(block(readme, "scala"));
     int scalaStatements = 0;
     while (scala.find()) {
       sql(scala.group(1));

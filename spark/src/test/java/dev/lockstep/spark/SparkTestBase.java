@@ -80,8 +80,8 @@ abstract class SparkTestBase {
 
   /** The engine's view of a table, for checks outside Spark. */
   static FileStoreTable engineTable(String db, String table) throws IOException {
-    FileSystemCatalog catalog = new FileSystemCatalog(new LocalFileIO(),
-        Path.of(warehouse.toString()), Map.of());
+    FileSystemCatalog catalog =
+        new FileSystemCatalog(new LocalFileIO(), Path.of(warehouse.toString()), Map.of());
     return catalog.getTable(new Identifier(db, table));
   }
 }

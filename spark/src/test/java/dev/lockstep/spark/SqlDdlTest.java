@@ -13,16 +13,25 @@ class SqlDdlTest extends SparkTestBase {
 
   @Test
   void createDescribeShowAlterDrop() throws Exception {
-    sql("CREATE TABLE lake.db.orders (dt STRING, id BIGINT, amount DECIMAL(12, 2), note STRING,"
-        + " day DATE, ts TIMESTAMP_NTZ, flag BOOLEAN, score DOUBLE, n INT, raw BINARY)"
-        + " USING lockstep PARTITIONED BY (dt)"
-        + " TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '2')");
+    sql(
+        "CREATE TABLE lake.db.orders (dt STRING, id BIGINT, amount DECIMAL(12, 2), note STRING,"
+            + " day DATE, ts TIMESTAMP_NTZ, flag BOOLEAN, score DOUBLE, n INT, raw BINARY)"
+            + " USING lockstep PARTITIONED BY (dt)"
+            + " TBLPROPERTIES ('primary-key' = 'dt,id', 'bucket' = '2')");
     assertThat(rows("SHOW TABLES IN lake.db")).anyMatch(r -> r.contains("orders"));
 
     List<Row> describe = sql("DESCRIBE TABLE lake.db.orders");
     assertThat(describe.stream().map(r -> r.getString(0) + " " + r.getString(1)))
-        .contains("dt string", "id bigint", "amount decimal(12,2)", "day date",
-            "ts timestamp_ntz", "flag boolean", "score double", "n int", "raw binary");
+        .contains(
+            "dt string",
+            "id bigint",
+            "amount decimal(12,2)",
+            "day date",
+            "ts timestamp_ntz",
+            "flag boolean",
+            "score double",
+            "n int",
+            "raw binary");
     assertThat(rows("SHOW TBLPROPERTIES lake.db.orders"))
         .contains("[bucket,2]", "[primary-key,dt,id]");
 
@@ -40,8 +49,10 @@ class SqlDdlTest extends SparkTestBase {
     }
     assertThatThrownBy(() -> sql("ALTER TABLE lake.db.orders SET TBLPROPERTIES ('bucket' = '4')"))
         .hasMessageContaining("'bucket' of a Lockstep table is fixed");
-    assertThatThrownBy(() -> sql(
-        "ALTER TABLE lake.db.orders SET TBLPROPERTIES ('snapshot.num-retained.min' = '0')"))
+    assertThatThrownBy(
+            () ->
+                sql(
+                    "ALTER TABLE lake.db.orders SET TBLPROPERTIES ('snapshot.num-retained.min' = '0')"))
         .hasMessageContaining("snapshot.num-retained.min");
 
     sql("DROP TABLE lake.db.orders");
@@ -56,22 +67,26 @@ class SqlDdlTest extends SparkTestBase {
     assertThatThrownBy(() -> sql("CREATE TABLE lake.db.bad (id INT, t TIMESTAMP) USING lockstep"))
         .hasMessageContaining("Column 't' has Spark type TIMESTAMP")
         .hasMessageContaining("TIMESTAMP_NTZ");
-    assertThatThrownBy(() -> sql(
-        "CREATE TABLE lake.db.bad (id INT, a ARRAY<INT>) USING lockstep"))
+    assertThatThrownBy(() -> sql("CREATE TABLE lake.db.bad (id INT, a ARRAY<INT>) USING lockstep"))
         .hasMessageContaining("Column 'a' has Spark type ARRAY<INT>");
     assertThat(rows("SHOW TABLES IN lake.db")).noneMatch(r -> r.contains("bad"));
   }
 
   @Test
   void allTypesRoundTrip() {
-    sql("CREATE TABLE lake.db.types (id BIGINT, amount DECIMAL(12, 2), note STRING, day DATE,"
-        + " ts TIMESTAMP_NTZ, flag BOOLEAN, score DOUBLE, n INT, raw BINARY) USING lockstep");
-    sql("INSERT INTO lake.db.types VALUES (1, 12.5, 'a', DATE'2024-05-01',"
-        + " TIMESTAMP_NTZ'2024-05-01 10:11:12.123456', true, 1.5, 7, X'CAFE'),"
-        + " (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
-    assertThat(rows("SELECT id, CAST(amount AS STRING), note, CAST(day AS STRING),"
-        + " CAST(ts AS STRING), flag, score, n, hex(raw) FROM lake.db.types"))
-        .containsExactly("[1,12.50,a,2024-05-01,2024-05-01 10:11:12.123456,true,1.5,7,CAFE]",
+    sql(
+        "CREATE TABLE lake.db.types (id BIGINT, amount DECIMAL(12, 2), note STRING, day DATE,"
+            + " ts TIMESTAMP_NTZ, flag BOOLEAN, score DOUBLE, n INT, raw BINARY) USING lockstep");
+    sql(
+        "INSERT INTO lake.db.types VALUES (1, 12.5, 'a', DATE'2024-05-01',"
+            + " TIMESTAMP_NTZ'2024-05-01 10:11:12.123456', true, 1.5, 7, X'CAFE'),"
+            + " (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)");
+    assertThat(
+            rows(
+                "SELECT id, CAST(amount AS STRING), note, CAST(day AS STRING),"
+                    + " CAST(ts AS STRING), flag, score, n, hex(raw) FROM lake.db.types"))
+        .containsExactly(
+            "[1,12.50,a,2024-05-01,2024-05-01 10:11:12.123456,true,1.5,7,CAFE]",
             "[2,null,null,null,null,null,null,null,null]");
   }
 }

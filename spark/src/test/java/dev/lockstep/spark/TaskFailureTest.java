@@ -7,7 +7,6 @@ import dev.lockstep.engine.table.FileStoreTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -35,8 +34,8 @@ import org.junit.jupiter.api.Test;
  * <p>Local mode with two attempts per task ({@code local[4,2]}) and speculation on. Spark never
  * launches a speculative copy on a host that already runs an attempt of the task, and local mode
  * has one host, so a real speculative copy cannot happen here; {@link
- * #duplicateAttemptsOfAPartitionCommitOnce} drives the same DataSource V2 calls Spark makes for
- * one (two attempts of a partition both finishing, one denied by the commit coordinator).
+ * #duplicateAttemptsOfAPartitionCommitOnce} drives the same DataSource V2 calls Spark makes for one
+ * (two attempts of a partition both finishing, one denied by the commit coordinator).
  */
 class TaskFailureTest extends SparkTestBase {
 
@@ -52,14 +51,20 @@ class TaskFailureTest extends SparkTestBase {
 
   @BeforeAll
   static void registerUdf() {
-    spark.udf().register("fail_once", (UDF1<Long, Long>) id -> {
-      TaskContext task = TaskContext.get();
-      if (task.partitionId() == 1 && task.attemptNumber() == 0 && id % 1000 == 700) {
-        FAILURES.incrementAndGet();
-        throw new IllegalStateException("injected failure of the first attempt");
-      }
-      return id;
-    }, DataTypes.LongType);
+    spark
+        .udf()
+        .register(
+            "fail_once",
+            (UDF1<Long, Long>)
+                id -> {
+                  TaskContext task = TaskContext.get();
+                  if (task.partitionId() == 1 && task.attemptNumber() == 0 && id % 1000 == 700) {
+                    FAILURES.incrementAndGet();
+                    throw new IllegalStateException("injected failure of the first attempt");
+                  }
+                  return id;
+                },
+            DataTypes.LongType);
   }
 
   private static void assertNoOrphans(String table) throws IOException {
@@ -77,42 +82,49 @@ class TaskFailureTest extends SparkTestBase {
   @Test
   void aTaskThatFailsOnceIsRetriedAndLeavesNoFiles() throws Exception {
     // A tiny write buffer: the failing attempt has flushed files before it fails.
-    sql("CREATE TABLE lake.db.retried (id BIGINT NOT NULL, s STRING) USING lockstep"
-        + " TBLPROPERTIES ('bucket' = '2', 'write-buffer-size' = '1 kb')");
-    sql("INSERT INTO lake.db.retried SELECT fail_once(id), CAST(id AS STRING)"
-        + " FROM range(0, 4000, 1, 4)");
+    sql(
+        "CREATE TABLE lake.db.retried (id BIGINT NOT NULL, s STRING) USING lockstep"
+            + " TBLPROPERTIES ('bucket' = '2', 'write-buffer-size' = '1 kb')");
+    sql(
+        "INSERT INTO lake.db.retried SELECT fail_once(id), CAST(id AS STRING)"
+            + " FROM range(0, 4000, 1, 4)");
     assertThat(FAILURES.get()).isEqualTo(1);
-    assertThat(sql("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM lake.db.retried")
-        .get(0).toString()).isEqualTo("[4000,4000,0,3999]");
+    assertThat(
+            sql("SELECT count(*), count(DISTINCT id), min(id), max(id) FROM lake.db.retried")
+                .get(0)
+                .toString())
+        .isEqualTo("[4000,4000,0,3999]");
     assertThat(dataFiles("retried")).isGreaterThan(4);
     assertNoOrphans("retried");
   }
 
   @Test
   void duplicateAttemptsOfAPartitionCommitOnce() throws Exception {
-    sql("CREATE TABLE lake.db.dup (id BIGINT NOT NULL, s STRING) USING lockstep"
-        + " TBLPROPERTIES ('bucket' = '2', 'write-buffer-size' = '1 kb')");
-    LockstepCatalog catalog = (LockstepCatalog) spark.sessionState().catalogManager()
-        .catalog("lake");
-    LockstepSparkTable table = (LockstepSparkTable) catalog.loadTable(
-        Identifier.of(new String[] {"db"}, "dup"));
+    sql(
+        "CREATE TABLE lake.db.dup (id BIGINT NOT NULL, s STRING) USING lockstep"
+            + " TBLPROPERTIES ('bucket' = '2', 'write-buffer-size' = '1 kb')");
+    LockstepCatalog catalog =
+        (LockstepCatalog) spark.sessionState().catalogManager().catalog("lake");
+    LockstepSparkTable table =
+        (LockstepSparkTable) catalog.loadTable(Identifier.of(new String[] {"db"}, "dup"));
     StructType schema = table.schema();
-    LogicalWriteInfo info = new LogicalWriteInfo() {
-      @Override
-      public CaseInsensitiveStringMap options() {
-        return new CaseInsensitiveStringMap(Map.of());
-      }
+    LogicalWriteInfo info =
+        new LogicalWriteInfo() {
+          @Override
+          public CaseInsensitiveStringMap options() {
+            return new CaseInsensitiveStringMap(Map.of());
+          }
 
-      @Override
-      public String queryId() {
-        return "speculation-test";
-      }
+          @Override
+          public String queryId() {
+            return "speculation-test";
+          }
 
-      @Override
-      public StructType schema() {
-        return schema;
-      }
-    };
+          @Override
+          public StructType schema() {
+            return schema;
+          }
+        };
     BatchWrite batch = table.newWriteBuilder(info).build().toBatch();
     DataWriterFactory factory = batch.createBatchWriterFactory(null);
     // Partition 0: the original (task 10) and a speculative copy (task 11) both finish and both
@@ -125,7 +137,8 @@ class TaskFailureTest extends SparkTestBase {
     batch.onDataWriterCommit(original);
     batch.onDataWriterCommit(copy);
     batch.onDataWriterCommit(other);
-    assertThat(dataFiles("dup")).as("files of the 3 attempts that finished, 2 buckets each")
+    assertThat(dataFiles("dup"))
+        .as("files of the 3 attempts that finished, 2 buckets each")
         .isGreaterThanOrEqualTo(6);
     batch.commit(new WriterCommitMessage[] {copy, other});
 
@@ -134,8 +147,9 @@ class TaskFailureTest extends SparkTestBase {
     assertNoOrphans("dup");
   }
 
-  private static WriterCommitMessage write(DataWriterFactory factory, int partition, long task,
-      long from, long to, boolean commit) throws IOException {
+  private static WriterCommitMessage write(
+      DataWriterFactory factory, int partition, long task, long from, long to, boolean commit)
+      throws IOException {
     DataWriter<InternalRow> writer = factory.createWriter(partition, task);
     try {
       for (long id = from; id < to; id++) {

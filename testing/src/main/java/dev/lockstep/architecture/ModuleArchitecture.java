@@ -30,9 +30,14 @@ import java.util.List;
 public final class ModuleArchitecture {
 
   /** The root package of every backend module. */
-  public static final List<String> BACKENDS = List.of(
-      "dev.lockstep.lock.zookeeper", "dev.lockstep.lock.jdbc", "dev.lockstep.lock.hive",
-      "dev.lockstep.fs.s3", "dev.lockstep.fs.oss", "dev.lockstep.fs.hdfs");
+  public static final List<String> BACKENDS =
+      List.of(
+          "dev.lockstep.lock.zookeeper",
+          "dev.lockstep.lock.jdbc",
+          "dev.lockstep.lock.hive",
+          "dev.lockstep.fs.s3",
+          "dev.lockstep.fs.oss",
+          "dev.lockstep.fs.hdfs");
 
   private final JavaClasses classes;
   private final String[] ownPackages;
@@ -57,8 +62,10 @@ public final class ModuleArchitecture {
    */
   public static ModuleArchitecture ofClasses(Path main, String... ownPackages) {
     if (!Files.isDirectory(main)) {
-      throw new IllegalStateException("No compiled main classes at " + main.toAbsolutePath()
-          + ": run the test through Maven from the module directory (./mvnw -pl <module> verify).");
+      throw new IllegalStateException(
+          "No compiled main classes at "
+              + main.toAbsolutePath()
+              + ": run the test through Maven from the module directory (./mvnw -pl <module> verify).");
     }
     JavaClasses classes = new ClassFileImporter().importPath(main);
     if (classes.isEmpty()) {
@@ -69,26 +76,33 @@ public final class ModuleArchitecture {
 
   /** Rule 1: the module's packages form no cycle. */
   public void assertNoPackageCycles() {
-    slices().matching("dev.lockstep.(**)").should().beFreeOfCycles()
+    slices()
+        .matching("dev.lockstep.(**)")
+        .should()
+        .beFreeOfCycles()
         .because("packages point one way (docs/architecture.md, architecture rules)")
         .check(classes);
   }
 
   /** Rule 2: no class uses another module's {@code internal} or {@code testing} package. */
   public void assertNoForeignInternals() {
-    noClasses().should().dependOnClassesThat(
-            resideInAnyPackage("..internal..", "..testing..").and(not(own())))
+    noClasses()
+        .should()
+        .dependOnClassesThat(resideInAnyPackage("..internal..", "..testing..").and(not(own())))
         .because("a package named 'internal' or 'testing' belongs to its module alone")
         .check(classes);
   }
 
   /** Rule 3: the module depends on no backend other than itself. */
   public void assertNoOtherBackend() {
-    String[] others = BACKENDS.stream()
-        .filter(b -> Arrays.stream(ownPackages).noneMatch(b::equals))
-        .map(b -> b + "..")
-        .toArray(String[]::new);
-    noClasses().should().dependOnClassesThat(resideInAnyPackage(others))
+    String[] others =
+        BACKENDS.stream()
+            .filter(b -> Arrays.stream(ownPackages).noneMatch(b::equals))
+            .map(b -> b + "..")
+            .toArray(String[]::new);
+    noClasses()
+        .should()
+        .dependOnClassesThat(resideInAnyPackage(others))
         .because("backends are independent plugins; only cli, benchmarks and bundles combine them")
         .check(classes);
   }
@@ -102,7 +116,6 @@ public final class ModuleArchitecture {
 
   private com.tngtech.archunit.base.DescribedPredicate<com.tngtech.archunit.core.domain.JavaClass>
       own() {
-    return resideInAnyPackage(Arrays.stream(ownPackages).map(p -> p + "..")
-        .toArray(String[]::new));
+    return resideInAnyPackage(Arrays.stream(ownPackages).map(p -> p + "..").toArray(String[]::new));
   }
 }

@@ -49,12 +49,12 @@ public class BlindPutFileIO extends CapabilityHidingFileIO {
   }
 
   /**
-   * Before: anything at {@code path}. After close: our bytes at {@code path}, replacing whatever was
-   * put there after the existence check. After a failure: what the delegate leaves after a failed
-   * {@code overwrite=true} write.
+   * Before: anything at {@code path}. After close: our bytes at {@code path}, replacing whatever
+   * was put there after the existence check. After a failure: what the delegate leaves after a
+   * failed {@code overwrite=true} write.
    *
-   * @throws FileAlreadyExistsException when {@code overwrite=false}, {@code path} exists at open and
-   *     this view checks before its put (not {@link #bare})
+   * @throws FileAlreadyExistsException when {@code overwrite=false}, {@code path} exists at open
+   *     and this view checks before its put (not {@link #bare})
    */
   @Override
   public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {

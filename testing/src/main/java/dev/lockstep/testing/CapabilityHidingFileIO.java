@@ -13,9 +13,9 @@ import java.util.Objects;
 
 /**
  * Shows only the base {@link FileIO} of a store, for tests only: it is neither {@link
- * SupportsAtomicCreate} nor {@link SupportsAtomicRename}, whatever the delegate is. It stands for an
- * object store without conditional writes, so that tests can check that the commit protocol refuses
- * to commit without a lock and commits safely with one.
+ * SupportsAtomicCreate} nor {@link SupportsAtomicRename}, whatever the delegate is. It stands for
+ * an object store without conditional writes, so that tests can check that the commit protocol
+ * refuses to commit without a lock and commits safely with one.
  *
  * <p>{@link #atomicCreateOnly} and {@link #atomicRenameOnly} keep exactly one capability, to drive
  * {@code commit.strategy=auto} to each primitive on the local store.

@@ -52,7 +52,8 @@ public final class CommitLoop {
    * Commits one snapshot for {@code user} through store failures and unknown outcomes (settled by
    * reading the snapshot back); returns its unique commit id.
    */
-  public static String commitThroughFailures(SnapshotCommitter committer, String user, int identifier)
+  public static String commitThroughFailures(
+      SnapshotCommitter committer, String user, int identifier)
       throws IOException, InterruptedException {
     String commitId = commitId(user, identifier);
     byte[] bytes = snapshot(commitId, user, identifier);
@@ -88,8 +89,8 @@ public final class CommitLoop {
   }
 
   /**
-   * After an unknown outcome at {@code id}: 0 when snapshot {@code id} is ours, {@code id} to try the
-   * same id again when it is absent, -1 to rebase when another commit owns it.
+   * After an unknown outcome at {@code id}: 0 when snapshot {@code id} is ours, {@code id} to try
+   * the same id again when it is absent, -1 to rebase when another commit owns it.
    */
   private static long settle(SnapshotLog log, long id, byte[] content) throws InterruptedException {
     while (true) {
@@ -110,8 +111,14 @@ public final class CommitLoop {
 
   /** The bytes of a snapshot carrying {@code commitId}, as {@link #commitOnce} writes them. */
   public static byte[] snapshot(String commitId, String user, int identifier) {
-    return ("{\"commitId\":\"" + commitId + "\",\"commitUser\":\"" + user
-        + "\",\"commitIdentifier\":" + identifier + "}").getBytes(StandardCharsets.UTF_8);
+    return ("{\"commitId\":\""
+            + commitId
+            + "\",\"commitUser\":\""
+            + user
+            + "\",\"commitIdentifier\":"
+            + identifier
+            + "}")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   /** The commit id inside a snapshot written by this loop. */
@@ -123,11 +130,11 @@ public final class CommitLoop {
 
   /**
    * After a race of {@link CommitLoop} committers: the snapshots in {@code snapshots} are exactly
-   * 1..{@code expected}, each carries another commit id, and those are exactly the {@code committed}
-   * ones (no acknowledged commit lost, none in two snapshots).
+   * 1..{@code expected}, each carries another commit id, and those are exactly the {@code
+   * committed} ones (no acknowledged commit lost, none in two snapshots).
    */
-  public static void assertEachCommitOnce(FileIO store, Path snapshots, Set<String> committed,
-      int expected) throws IOException {
+  public static void assertEachCommitOnce(
+      FileIO store, Path snapshots, Set<String> committed, int expected) throws IOException {
     SnapshotLog log = new SnapshotLog(store, snapshots);
     List<Long> ids = log.listIds();
     List<Long> contiguous = new ArrayList<>();
@@ -138,7 +145,8 @@ public final class CommitLoop {
     Set<String> inSnapshots = new HashSet<>();
     for (long id : ids) {
       assertThat(inSnapshots.add(commitIdOf(log.read(id))))
-          .as("commit id of snapshot %d appears once", id).isTrue();
+          .as("commit id of snapshot %d appears once", id)
+          .isTrue();
     }
     assertThat(inSnapshots).isEqualTo(committed);
     assertThat(log.latestId()).hasValue(expected);

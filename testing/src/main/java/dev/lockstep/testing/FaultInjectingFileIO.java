@@ -27,11 +27,11 @@ import java.util.function.Predicate;
  * <p>Faults ({@link Fault}):
  *
  * <ul>
- *   <li>{@link Fault#FAIL_BEFORE_LANDING}: the call throws a plain {@link IOException} and the delegate
- *       is never asked; nothing changes in the store.
- *   <li>{@link Fault#LOSE_ANSWER_AFTER_LANDING} (mutations only): the delegate performs the call, then
- *       the wrapper throws {@link UncertainWriteException} as if the answer had been lost. When the
- *       delegate itself fails (a conflict, say), its exception passes through unchanged.
+ *   <li>{@link Fault#FAIL_BEFORE_LANDING}: the call throws a plain {@link IOException} and the
+ *       delegate is never asked; nothing changes in the store.
+ *   <li>{@link Fault#LOSE_ANSWER_AFTER_LANDING} (mutations only): the delegate performs the call,
+ *       then the wrapper throws {@link UncertainWriteException} as if the answer had been lost.
+ *       When the delegate itself fails (a conflict, say), its exception passes through unchanged.
  * </ul>
  *
  * <p>Faults are armed per {@link Operation}: for the next n calls ({@link #failNext}), for calls on
@@ -147,9 +147,11 @@ public class FaultInjectingFileIO implements FileIO {
     return failNext(operation, fault, 1);
   }
 
-  /** Arms {@code fault} for the next {@code times} calls of {@code operation} on a matching path. */
-  public FaultInjectingFileIO failNextMatching(Operation operation, Predicate<Path> paths,
-      Fault fault, int times) {
+  /**
+   * Arms {@code fault} for the next {@code times} calls of {@code operation} on a matching path.
+   */
+  public FaultInjectingFileIO failNextMatching(
+      Operation operation, Predicate<Path> paths, Fault fault, int times) {
     check(operation, fault);
     if (times < 1) {
       throw new IllegalArgumentException("times must be at least 1: " + times);
@@ -164,23 +166,24 @@ public class FaultInjectingFileIO implements FileIO {
    * Arms {@code fault} on every call of {@code operation} with {@code probability}, drawn from a
    * {@link Random} seeded with {@code seed} so that a failing run can be replayed.
    */
-  public FaultInjectingFileIO failRandomly(Operation operation, Fault fault, double probability,
-      long seed) {
+  public FaultInjectingFileIO failRandomly(
+      Operation operation, Fault fault, double probability, long seed) {
     check(operation, fault);
     if (!(probability >= 0 && probability <= 1)) {
       throw new IllegalArgumentException("probability must be within [0, 1]: " + probability);
     }
     synchronized (lock) {
-      rules.add(new Rule(operation, path -> true, fault, Integer.MAX_VALUE, probability,
-          new Random(seed)));
+      rules.add(
+          new Rule(
+              operation, path -> true, fault, Integer.MAX_VALUE, probability, new Random(seed)));
     }
     return this;
   }
 
   /**
-   * Runs {@code hook} before every call of {@code operation} reaches the delegate: for a mutation just
-   * before it lands, for a read just before it is served ({@code null} clears). A hook that throws
-   * stops the call there.
+   * Runs {@code hook} before every call of {@code operation} reaches the delegate: for a mutation
+   * just before it lands, for a read just before it is served ({@code null} clears). A hook that
+   * throws stops the call there.
    */
   public FaultInjectingFileIO beforeLanding(Operation operation, Hook hook) {
     synchronized (lock) {
@@ -226,8 +229,10 @@ public class FaultInjectingFileIO implements FileIO {
     Objects.requireNonNull(operation, "operation");
     Objects.requireNonNull(fault, "fault");
     if (fault == Fault.LOSE_ANSWER_AFTER_LANDING && !operation.isMutation()) {
-      throw new IllegalArgumentException(operation + " changes nothing, so it cannot land and lose"
-          + " its answer; use FAIL_BEFORE_LANDING");
+      throw new IllegalArgumentException(
+          operation
+              + " changes nothing, so it cannot land and lose"
+              + " its answer; use FAIL_BEFORE_LANDING");
     }
   }
 
@@ -265,7 +270,8 @@ public class FaultInjectingFileIO implements FileIO {
 
   private UncertainWriteException lostAnswer(Operation operation, Path path) {
     injected.get(operation).get(Fault.LOSE_ANSWER_AFTER_LANDING).incrementAndGet();
-    return new UncertainWriteException(path, "injected: " + operation + " landed, answer lost", null);
+    return new UncertainWriteException(
+        path, "injected: " + operation + " landed, answer lost", null);
   }
 
   @FunctionalInterface
@@ -318,8 +324,8 @@ public class FaultInjectingFileIO implements FileIO {
       return new LostAnswerStream(out, path);
     }
     if (!overwrite && delegate.exists(path)) {
-      throw new java.nio.file.FileAlreadyExistsException(path.toString(), null,
-          "the file exists and overwrite=false");
+      throw new java.nio.file.FileAlreadyExistsException(
+          path.toString(), null, "the file exists and overwrite=false");
     }
     return new DeferredStream(path, overwrite, fault, hook);
   }
@@ -424,18 +430,24 @@ public class FaultInjectingFileIO implements FileIO {
 
   /** Shared by the subclasses that keep {@link SupportsAtomicCreate}. */
   protected void createAtomicallyThrough(Path path, byte[] content) throws IOException {
-    mutate(Operation.CREATE, path, () -> {
-      ((SupportsAtomicCreate) delegate).createAtomically(path, content);
-      return null;
-    });
+    mutate(
+        Operation.CREATE,
+        path,
+        () -> {
+          ((SupportsAtomicCreate) delegate).createAtomically(path, content);
+          return null;
+        });
   }
 
   /** Shared by the subclasses that keep {@link SupportsAtomicRename}. */
   protected void renameAtomicallyThrough(Path source, Path target) throws IOException {
-    mutate(Operation.RENAME, target, () -> {
-      ((SupportsAtomicRename) delegate).renameAtomically(source, target);
-      return null;
-    });
+    mutate(
+        Operation.RENAME,
+        target,
+        () -> {
+          ((SupportsAtomicRename) delegate).renameAtomically(source, target);
+          return null;
+        });
   }
 
   @Override
@@ -451,8 +463,13 @@ public class FaultInjectingFileIO implements FileIO {
     final double probability;
     final Random random;
 
-    Rule(Operation operation, Predicate<Path> paths, Fault fault, int remaining,
-        double probability, Random random) {
+    Rule(
+        Operation operation,
+        Predicate<Path> paths,
+        Fault fault,
+        int remaining,
+        double probability,
+        Random random) {
       this.operation = operation;
       this.paths = paths;
       this.fault = fault;

@@ -19,9 +19,9 @@ import java.util.function.Predicate;
  *
  * <p>The held write checks existence when its stream opens, as every write here does; at close it
  * stops right before reaching the store and waits, ignoring interrupts (it notes them, see {@link
- * #awaitCancelled}), until {@link #land()}; then its bytes replace whatever is at the path, whatever
- * happened to its caller meanwhile. {@link #awaitLanded} returns once they are there. Every other
- * write passes.
+ * #awaitCancelled}), until {@link #land()}; then its bytes replace whatever is at the path,
+ * whatever happened to its caller meanwhile. {@link #awaitLanded} returns once they are there.
+ * Every other write passes.
  */
 public final class HeldWriteFileIO extends BlindPutFileIO {
 

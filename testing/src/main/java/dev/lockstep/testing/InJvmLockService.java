@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A {@link LockService} inside one JVM, for tests only: never a production default (docs/architecture.md#design-2-2).
+ * A {@link LockService} inside one JVM, for tests only: never a production default
+ * (docs/architecture.md#design-2-2).
  *
  * <p>It keeps the full {@link LockService} contract, so that code under test behaves as with a real
  * backend:
@@ -23,14 +24,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <ol>
  *   <li>At most one held lease per key.
  *   <li>Fencing tokens strictly increase per key, for every new holder.
- *   <li>A lease lasts {@code leaseTtl} from its acquisition (or its last {@link InJvmLease#renew()});
- *       after that it is lost, {@link Lease#ensureHeld()} throws, and others may acquire the key.
+ *   <li>A lease lasts {@code leaseTtl} from its acquisition (or its last {@link
+ *       InJvmLease#renew()}); after that it is lost, {@link Lease#ensureHeld()} throws, and others
+ *       may acquire the key.
  *   <li>Closing a lease is idempotent and never frees a key that another holder took over.
  * </ol>
  *
- * <p>Tests simulate holder death or a long pause with {@link #expire(String)} (the current holder of a
- * key loses its lease at once) or {@link InJvmLease#revoke()}. Counters tell how many leases were
- * granted and the most that were ever held at once for one key (which must stay 1).
+ * <p>Tests simulate holder death or a long pause with {@link #expire(String)} (the current holder
+ * of a key loses its lease at once) or {@link InJvmLease#revoke()}. Counters tell how many leases
+ * were granted and the most that were ever held at once for one key (which must stay 1).
  */
 public final class InJvmLockService implements LockService {
 
@@ -205,16 +207,20 @@ public final class InJvmLockService implements LockService {
     public void ensureHeld() throws LockLostException {
       synchronized (monitor) {
         if (revoked) {
-          throw new LockLostException("The lease on '" + key + "' (token " + token
-              + ") was revoked: its holder is treated as dead");
+          throw new LockLostException(
+              "The lease on '"
+                  + key
+                  + "' (token "
+                  + token
+                  + ") was revoked: its holder is treated as dead");
         }
         if (ended) {
-          throw new LockLostException("The lease on '" + key + "' (token " + token
-              + ") was released");
+          throw new LockLostException(
+              "The lease on '" + key + "' (token " + token + ") was released");
         }
         if (expiresAtNanos - System.nanoTime() <= 0) {
-          throw new LockLostException("The lease on '" + key + "' (token " + token
-              + ") expired after " + leaseTtl);
+          throw new LockLostException(
+              "The lease on '" + key + "' (token " + token + ") expired after " + leaseTtl);
         }
       }
     }

@@ -40,9 +40,9 @@ public final class PausingLockService extends ForwardingLockService {
 
   /**
    * Arms a pause for the next lease this service grants: right after its {@code check}-th {@code
-   * ensureHeld()} returns (1 = the first), {@code action} runs once in the holder's thread.
-   * Under lock-api's {@code LockedPublisher}, check 1 follows the acquire and check 2 is the one
-   * right before the write.
+   * ensureHeld()} returns (1 = the first), {@code action} runs once in the holder's thread. Under
+   * lock-api's {@code LockedPublisher}, check 1 follows the acquire and check 2 is the one right
+   * before the write.
    */
   public void pauseAfterCheck(int check, PauseAction action) {
     if (check < 1) {

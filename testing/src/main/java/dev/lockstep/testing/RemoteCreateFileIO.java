@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the commit protocol's atomic-create probe; for tests only. Two kinds:
  *
  * <ul>
- *   <li>{@link #atomic}: the delegate's own atomic create (over {@code LocalFileIO}, {@code link(2)}).
+ *   <li>{@link #atomic}: the delegate's own atomic create (over {@code LocalFileIO}, {@code
+ *       link(2)}).
  *   <li>{@link #checkThenPut}: what s3proxy before 4.0 did with {@code If-None-Match: *}: ask
  *       whether the key exists, then, one round trip later ({@code gap}), put with replace. Any
  *       single writer sees a correct create-if-absent; two racing writers can both succeed.

@@ -3,8 +3,8 @@ package dev.lockstep.testing;
 import dev.lockstep.options.UnknownOptionException;
 
 /**
- * For the option-table tests of every backend: a misspelt key must fail the same way wherever it
- * is given (the factory created from Java, discovery, the catalog-level check).
+ * For the option-table tests of every backend: a misspelt key must fail the same way wherever it is
+ * given (the factory created from Java, discovery, the catalog-level check).
  */
 public final class UnknownOptions {
 

@@ -66,8 +66,8 @@ class AtomicCreateProbeTest {
   @Test
   void aCheckThenPutStoreIsRefusedForLockFreeCommitsWithTheFindingAndTheFix() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.checkThenPut(local, endpoint, 1);
-    SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
-        .options(options()).open();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(options()).open();
     assertThat(committer.strategy()).isEqualTo("atomic-create");
 
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
@@ -80,8 +80,9 @@ class AtomicCreateProbeTest {
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
 
     assertThat(committer.log().listIds()).as("nothing was committed").isEmpty();
-    assertThat(filesUnder(warehouse().child(".lockstep"))).as("every probe object was deleted,"
-        + " and a failure is not recorded").isEmpty();
+    assertThat(filesUnder(warehouse().child(".lockstep")))
+        .as("every probe object was deleted," + " and a failure is not recorded")
+        .isEmpty();
     long probeCreates = store.creates();
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
         .isInstanceOf(CommitStrategyUnavailableException.class);
@@ -92,32 +93,42 @@ class AtomicCreateProbeTest {
   @Test
   void anAtomicStorePassesOnceAndLaterProcessesTrustTheRecord() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.atomic(local, endpoint);
-    SnapshotCommitter first = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
-        .open();
+    SnapshotCommitter first =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(options()).open();
 
-    assertThat(first.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(first.commit(1, SnapshotContent.of(snapshot("c1"))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
 
-    assertThat(store.creates()).as("the probe raced before the first commit")
+    assertThat(store.creates())
+        .as("the probe raced before the first commit")
         .isGreaterThanOrEqualTo((long) AtomicCreateProbe.ROUNDS * AtomicCreateProbe.CONTENDERS + 1);
-    Path record = warehouse().child(AtomicCreateProbe.DIRECTORY)
-        .child(AtomicCreateProbe.recordName(endpoint));
-    assertThat(filesUnder(warehouse().child(".lockstep"))).as("only the record is left")
+    Path record =
+        warehouse()
+            .child(AtomicCreateProbe.DIRECTORY)
+            .child(AtomicCreateProbe.recordName(endpoint));
+    assertThat(filesUnder(warehouse().child(".lockstep")))
+        .as("only the record is left")
         .containsExactly(record.toString());
     assertThat(new String(SnapshotLog.readFile(local, record), UTF_8))
-        .contains("endpoint=" + endpoint).contains("verdict=atomic");
+        .contains("endpoint=" + endpoint)
+        .contains("verdict=atomic");
 
     long before = store.creates();
-    assertThat(first.commit(2, SnapshotContent.of(snapshot("c2"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
-    SnapshotCommitter other = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
-        .open();
-    assertThat(other.commit(3, SnapshotContent.of(snapshot("c3"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(first.commit(2, SnapshotContent.of(snapshot("c2"))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
+    SnapshotCommitter other =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(options()).open();
+    assertThat(other.commit(3, SnapshotContent.of(snapshot("c3"))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("no probe again in this process").isEqualTo(before + 2);
 
     AtomicCreateProbe.forgetVerdicts(); // as a later process: only the record is known
-    SnapshotCommitter later = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
-        .open();
-    assertThat(later.commit(4, SnapshotContent.of(snapshot("c4"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
-    assertThat(store.creates()).as("a later process reads the record, races nothing")
+    SnapshotCommitter later =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(options()).open();
+    assertThat(later.commit(4, SnapshotContent.of(snapshot("c4"))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(store.creates())
+        .as("a later process reads the record, races nothing")
         .isEqualTo(before + 3);
     first.close();
     other.close();
@@ -127,24 +138,32 @@ class AtomicCreateProbeTest {
   @Test
   void withoutAWarehouseTheProbeRunsBesideTheSnapshotDirectory() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.atomic(local, endpoint);
-    SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
-        .options(Map.of()).open();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(Map.of()).open();
 
-    assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
 
-    assertThat(filesUnder(snapshots().parent().child(".lockstep"))).containsExactly(
-        snapshots().parent().child(AtomicCreateProbe.DIRECTORY)
-            .child(AtomicCreateProbe.recordName(endpoint)).toString());
+    assertThat(filesUnder(snapshots().parent().child(".lockstep")))
+        .containsExactly(
+            snapshots()
+                .parent()
+                .child(AtomicCreateProbe.DIRECTORY)
+                .child(AtomicCreateProbe.recordName(endpoint))
+                .toString());
     committer.close();
   }
 
   @Test
   void theOptionSkipsTheProbeForAStoreThatPassedTheKit() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.checkThenPut(local, endpoint, 0);
-    SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(), KEY)
-        .options(options("commit.atomic-create-probe", "false")).open();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(store, snapshots(), KEY)
+            .options(options("commit.atomic-create-probe", "false"))
+            .open();
 
-    assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(store.creates()).as("the snapshot's create only").isEqualTo(1);
     committer.close();
   }
@@ -152,20 +171,24 @@ class AtomicCreateProbeTest {
   @Test
   void underTheLockAndOnReadPathsNothingIsProbed() throws Exception {
     RemoteCreateFileIO store = RemoteCreateFileIO.checkThenPut(local, endpoint, 1);
-    SnapshotCommitter reader = SnapshotCommitter.builder(store, snapshots(), KEY).options(options())
-        .open();
+    SnapshotCommitter reader =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(options()).open();
     assertThat(reader.log().latestId()).isEmpty();
     reader.close();
     assertThat(store.creates()).as("opening and reading probe nothing").isZero();
 
     try (InJvmLockService lock = new InJvmLockService()) {
-      SnapshotCommitter locked = SnapshotCommitter.builder(store, snapshots(), KEY)
-          .options(CommitOptions.from(options("lock.enabled", "true", "lock.type", "in-jvm")))
-          .lockService(lock).build();
-      assertThat(locked.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+      SnapshotCommitter locked =
+          SnapshotCommitter.builder(store, snapshots(), KEY)
+              .options(CommitOptions.from(options("lock.enabled", "true", "lock.type", "in-jvm")))
+              .lockService(lock)
+              .build();
+      assertThat(locked.commit(1, SnapshotContent.of(snapshot("c1"))).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
       locked.close();
     }
-    assertThat(store.creates()).as("the lock keeps writers apart; the create is used once")
+    assertThat(store.creates())
+        .as("the lock keeps writers apart; the create is used once")
         .isEqualTo(1);
   }
 

@@ -58,20 +58,23 @@ class CommitRecoveryTest {
 
   private SnapshotCommitter committer(Setup setup, Map<String, String> options) {
     LocalFileIO local = new LocalFileIO();
-    FileIO base = switch (setup) {
-      case ATOMIC_CREATE -> local;
-      case RENAME -> CapabilityHidingFileIO.atomicRenameOnly(local);
-      case LOCKED_PLAIN_WRITE -> new CapabilityHidingFileIO(local);
-    };
+    FileIO base =
+        switch (setup) {
+          case ATOMIC_CREATE -> local;
+          case RENAME -> CapabilityHidingFileIO.atomicRenameOnly(local);
+          case LOCKED_PLAIN_WRITE -> new CapabilityHidingFileIO(local);
+        };
     io = FaultInjectingFileIO.wrap(base);
     Map<String, String> all = new java.util.HashMap<>(options);
     if (setup == Setup.LOCKED_PLAIN_WRITE) {
       all.put("lock.enabled", "true");
       all.put("lock.type", "in-jvm");
     }
-    SnapshotCommitter committer = SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
-        .options(CommitOptions.from(all))
-        .lockService(setup == Setup.LOCKED_PLAIN_WRITE ? lock : null).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
+            .options(CommitOptions.from(all))
+            .lockService(setup == Setup.LOCKED_PLAIN_WRITE ? lock : null)
+            .build();
     assertThat(committer.strategy()).isEqualTo(setup.strategy);
     return committer;
   }
@@ -94,15 +97,17 @@ class CommitRecoveryTest {
   @EnumSource(Setup.class)
   void aWriteThatLandsButReportsFailureIsCommittedByReadBack(Setup setup) throws Exception {
     SnapshotCommitter committer = committer(setup, Map.of());
-    io.failNextMatching(setup.publishes, p -> p.name().equals("snapshot-1"),
-        Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    io.failNextMatching(
+        setup.publishes, p -> p.name().equals("snapshot-1"), Fault.LOSE_ANSWER_AFTER_LANDING, 1);
     byte[] ours = content(1);
 
-    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(io.injected(setup.publishes, Fault.LOSE_ANSWER_AFTER_LANDING)).isEqualTo(1);
     assertThat(snapshot(1)).isEqualTo(ours);
-    assertThat(files()).as("one snapshot, no second copy, no leftovers besides the hint")
+    assertThat(files())
+        .as("one snapshot, no second copy, no leftovers besides the hint")
         .containsExactly("LATEST", "snapshot-1");
     assertThat(committer.log().latestId()).hasValue(1);
   }
@@ -111,11 +116,12 @@ class CommitRecoveryTest {
   @EnumSource(Setup.class)
   void aWriteThatFailsBeforeLandingIsRetriedAndCommittedOnce(Setup setup) throws Exception {
     SnapshotCommitter committer = committer(setup, Map.of("commit.write-attempts", "3"));
-    io.failNextMatching(setup.publishes, p -> p.name().equals("snapshot-1"),
-        Fault.FAIL_BEFORE_LANDING, 2);
+    io.failNextMatching(
+        setup.publishes, p -> p.name().equals("snapshot-1"), Fault.FAIL_BEFORE_LANDING, 2);
     byte[] ours = content(1);
 
-    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(io.injected(setup.publishes, Fault.FAIL_BEFORE_LANDING)).isEqualTo(2);
     assertThat(snapshot(1)).isEqualTo(ours);
@@ -127,8 +133,8 @@ class CommitRecoveryTest {
   void everyAttemptFailingBeforeLandingIsAPlainFailureThatCommittedNothing(Setup setup)
       throws Exception {
     SnapshotCommitter committer = committer(setup, Map.of("commit.write-attempts", "2"));
-    io.failNextMatching(setup.publishes, p -> p.name().equals("snapshot-1"),
-        Fault.FAIL_BEFORE_LANDING, 2);
+    io.failNextMatching(
+        setup.publishes, p -> p.name().equals("snapshot-1"), Fault.FAIL_BEFORE_LANDING, 2);
 
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(content(1))))
         .isInstanceOf(IOException.class)
@@ -142,31 +148,39 @@ class CommitRecoveryTest {
   void aReadBackThatFailsIsUnknownAndNothingIsCleanedUp() throws Exception {
     SnapshotCommitter committer = committer(Setup.RENAME, Map.of());
     // The rename is sent but its answer is lost, and it never landed; the read-back fails too.
-    io.beforeLanding(Operation.RENAME, (op, path) -> {
-      throw new UncertainWriteException(path, "connection reset after sending", null);
-    });
-    io.failNextMatching(Operation.READ, p -> p.name().equals("snapshot-1"),
-        Fault.FAIL_BEFORE_LANDING, 1);
+    io.beforeLanding(
+        Operation.RENAME,
+        (op, path) -> {
+          throw new UncertainWriteException(path, "connection reset after sending", null);
+        });
+    io.failNextMatching(
+        Operation.READ, p -> p.name().equals("snapshot-1"), Fault.FAIL_BEFORE_LANDING, 1);
 
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(content(1))))
         .isInstanceOf(CommitStateUnknownException.class)
         .hasMessageContaining("Do not clean up")
-        .satisfies(e -> assertThat(((CommitStateUnknownException) e).snapshotPath())
-            .isEqualTo(committer.log().snapshotPath(1)));
+        .satisfies(
+            e ->
+                assertThat(((CommitStateUnknownException) e).snapshotPath())
+                    .isEqualTo(committer.log().snapshotPath(1)));
 
     assertThat(io.calls(Operation.DELETE)).as("no delete after an unknown outcome").isZero();
-    assertThat(files()).as("the temporary file that may still be renamed stays")
-        .singleElement().asString().startsWith(".snapshot-1.").endsWith(".tmp");
+    assertThat(files())
+        .as("the temporary file that may still be renamed stays")
+        .singleElement()
+        .asString()
+        .startsWith(".snapshot-1.")
+        .endsWith(".tmp");
   }
 
   @ParameterizedTest
   @EnumSource(Setup.class)
   void aLandedWriteWhoseReadBackFailsIsUnknownAndStaysInPlace(Setup setup) throws Exception {
     SnapshotCommitter committer = committer(setup, Map.of());
-    io.failNextMatching(setup.publishes, p -> p.name().equals("snapshot-1"),
-        Fault.LOSE_ANSWER_AFTER_LANDING, 1);
-    io.failNextMatching(Operation.READ, p -> p.name().equals("snapshot-1"),
-        Fault.FAIL_BEFORE_LANDING, 1);
+    io.failNextMatching(
+        setup.publishes, p -> p.name().equals("snapshot-1"), Fault.LOSE_ANSWER_AFTER_LANDING, 1);
+    io.failNextMatching(
+        Operation.READ, p -> p.name().equals("snapshot-1"), Fault.FAIL_BEFORE_LANDING, 1);
     byte[] ours = content(1);
 
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(ours)))
@@ -178,11 +192,13 @@ class CommitRecoveryTest {
 
   @Test
   void uncertainOnEveryAttemptAndNeverLandedIsUnknownNotFailure() throws Exception {
-    SnapshotCommitter committer = committer(Setup.ATOMIC_CREATE,
-        Map.of("commit.write-attempts", "3"));
-    io.beforeLanding(Operation.CREATE, (op, path) -> {
-      throw new UncertainWriteException(path, "request timed out", null);
-    });
+    SnapshotCommitter committer =
+        committer(Setup.ATOMIC_CREATE, Map.of("commit.write-attempts", "3"));
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          throw new UncertainWriteException(path, "request timed out", null);
+        });
 
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(content(1))))
         .isInstanceOf(CommitStateUnknownException.class)
@@ -198,7 +214,8 @@ class CommitRecoveryTest {
     byte[] theirs = content(1);
     new LocalFileIO().createAtomically(committer.log().snapshotPath(1), theirs);
 
-    assertThat(committer.commit(1, SnapshotContent.of(content(1))).outcome()).isEqualTo(CommitOutcome.CONFLICT);
+    assertThat(committer.commit(1, SnapshotContent.of(content(1))).outcome())
+        .isEqualTo(CommitOutcome.CONFLICT);
 
     assertThat(snapshot(1)).isEqualTo(theirs);
     assertThat(files()).as("our attempt left nothing behind").containsExactly("snapshot-1");
@@ -212,7 +229,8 @@ class CommitRecoveryTest {
     byte[] ours = content(1);
     new LocalFileIO().createAtomically(committer.log().snapshotPath(1), ours);
 
-    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(snapshot(1)).isEqualTo(ours);
   }
 }

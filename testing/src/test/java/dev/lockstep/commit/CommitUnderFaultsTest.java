@@ -23,14 +23,20 @@ class CommitUnderFaultsTest {
 
   @Test
   void atomicCreateWithRandomFaultsKeepsEveryInvariant() throws Exception {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO())
-        .failRandomly(Operation.CREATE, Fault.FAIL_BEFORE_LANDING, 0.15, 42)
-        .failRandomly(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING, 0.15, 7);
+    FaultInjectingFileIO io =
+        FaultInjectingFileIO.wrap(new LocalFileIO())
+            .failRandomly(Operation.CREATE, Fault.FAIL_BEFORE_LANDING, 0.15, 42)
+            .failRandomly(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING, 0.15, 7);
     CommitOptions options = CommitOptions.from(Map.of("commit.write-attempts", "5"));
     ConcurrentCommits race = new ConcurrentCommits();
 
-    race.run(6, 40, w -> SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
-        .options(options).build());
+    race.run(
+        6,
+        40,
+        w ->
+            SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
+                .options(options)
+                .build());
 
     race.assertInvariants(new SnapshotLog(io.delegate(), Path.of(dir.toString())), 240);
     assertThat(io.injected(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)).isPositive();
@@ -43,13 +49,20 @@ class CommitUnderFaultsTest {
         FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(new LocalFileIO()))
             .failRandomly(Operation.WRITE, Fault.FAIL_BEFORE_LANDING, 0.15, 11)
             .failRandomly(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING, 0.15, 13);
-    CommitOptions options = CommitOptions.from(Map.of("lock.enabled", "true", "lock.type",
-        "in-jvm", "commit.write-attempts", "5"));
+    CommitOptions options =
+        CommitOptions.from(
+            Map.of("lock.enabled", "true", "lock.type", "in-jvm", "commit.write-attempts", "5"));
     ConcurrentCommits race = new ConcurrentCommits();
 
     try (InJvmLockService lock = new InJvmLockService()) {
-      race.run(8, 20, w -> SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
-          .options(options).lockService(lock).build());
+      race.run(
+          8,
+          20,
+          w ->
+              SnapshotCommitter.builder(io, Path.of(dir.toString()), "db.t")
+                  .options(options)
+                  .lockService(lock)
+                  .build());
     }
 
     race.assertInvariants(new SnapshotLog(io.delegate(), Path.of(dir.toString())), 160);

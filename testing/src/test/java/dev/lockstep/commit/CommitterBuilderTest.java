@@ -23,8 +23,11 @@ class CommitterBuilderTest {
   void catalogOptionsOpenAndParsedOptionsBuild() throws Exception {
     try (SnapshotCommitter opened = builder().options(Map.of()).open();
         InJvmLockService lock = new InJvmLockService();
-        SnapshotCommitter built = builder().options(CommitOptions.from(Map.of("lock.enabled",
-            "true", "lock.type", "in-jvm"))).lockService(lock).build()) {
+        SnapshotCommitter built =
+            builder()
+                .options(CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm")))
+                .lockService(lock)
+                .build()) {
       assertThat(opened.strategy()).isEqualTo("atomic-create");
       assertThat(built.strategy()).isEqualTo("lock + atomic-create");
       assertThat(built.locked()).isTrue();
@@ -34,10 +37,11 @@ class CommitterBuilderTest {
   @Test
   void eachFinishRefusesTheOtherKindOfOptions() {
     assertThatThrownBy(() -> builder().options(Map.of()).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("use open()");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("use open()");
     assertThatThrownBy(() -> builder().options(CommitOptions.from(Map.of())).open())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("build()");
-    assertThatThrownBy(() -> builder().build())
-        .isInstanceOf(IllegalStateException.class);
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("build()");
+    assertThatThrownBy(() -> builder().build()).isInstanceOf(IllegalStateException.class);
   }
 }

@@ -32,8 +32,8 @@ final class ConcurrentCommits {
   final Map<String, Long> wonByCommitId = new ConcurrentHashMap<>();
 
   /**
-   * Runs {@code writers} threads, each committing {@code commits} snapshots through its own committer.
-   * A commit that fails with a plain {@link IOException} (nothing published) is retried.
+   * Runs {@code writers} threads, each committing {@code commits} snapshots through its own
+   * committer. A commit that fails with a plain {@link IOException} (nothing published) is retried.
    */
   void run(int writers, int commits, IntFunction<SnapshotCommitter> committerOf) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(writers);
@@ -42,31 +42,35 @@ final class ConcurrentCommits {
       List<Future<?>> done = new ArrayList<>();
       for (int w = 0; w < writers; w++) {
         SnapshotCommitter committer = committerOf.apply(w);
-        done.add(pool.submit(() -> {
-          start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
-          for (int c = 0; c < commits; c++) {
-            String commitId = UUID.randomUUID().toString();
-            while (true) {
-              long id = committer.log().latestId().orElse(0) + 1;
-              byte[] content = ("{\"id\":" + id + ",\"commitId\":\"" + commitId + "\"}")
-                  .getBytes(UTF_8);
-              CommitOutcome outcome;
-              try {
-                outcome = committer.commit(id, SnapshotContent.of(content)).outcome();
-              } catch (CommitStateUnknownException e) {
-                throw e;
-              } catch (IOException e) {
-                continue; // nothing was published: try again
-              }
-              if (outcome == CommitOutcome.COMMITTED) {
-                Long previous = wonByCommitId.put(commitId, id);
-                assertThat(previous).as("commit %s reported COMMITTED twice", commitId).isNull();
-                break;
-              }
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+                  for (int c = 0; c < commits; c++) {
+                    String commitId = UUID.randomUUID().toString();
+                    while (true) {
+                      long id = committer.log().latestId().orElse(0) + 1;
+                      byte[] content =
+                          ("{\"id\":" + id + ",\"commitId\":\"" + commitId + "\"}").getBytes(UTF_8);
+                      CommitOutcome outcome;
+                      try {
+                        outcome = committer.commit(id, SnapshotContent.of(content)).outcome();
+                      } catch (CommitStateUnknownException e) {
+                        throw e;
+                      } catch (IOException e) {
+                        continue; // nothing was published: try again
+                      }
+                      if (outcome == CommitOutcome.COMMITTED) {
+                        Long previous = wonByCommitId.put(commitId, id);
+                        assertThat(previous)
+                            .as("commit %s reported COMMITTED twice", commitId)
+                            .isNull();
+                        break;
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         f.get(TestTiming.seconds(120).toMillis(), TimeUnit.MILLISECONDS);
@@ -91,10 +95,10 @@ final class ConcurrentCommits {
       Matcher m = COMMIT_ID.matcher(new String(log.read(id), UTF_8));
       assertThat(m.find()).as("snapshot-%d is whole", id).isTrue();
       Long previous = onDisk.put(m.group(1), id);
-      assertThat(previous).as("commit id %s in snapshots %s and %s", m.group(1), previous, id)
+      assertThat(previous)
+          .as("commit id %s in snapshots %s and %s", m.group(1), previous, id)
           .isNull();
     }
-    assertThat(onDisk).as("what writers were told equals what is on disk")
-        .isEqualTo(wonByCommitId);
+    assertThat(onDisk).as("what writers were told equals what is on disk").isEqualTo(wonByCommitId);
   }
 }

@@ -34,9 +34,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Fencing tokens in snapshots ({@code commit.strategy=lock}, in-JVM test lock): each locked snapshot
- * records the token it was committed under, and a holder whose lease lapsed and was taken over is
- * refused once the newer holder has committed.
+ * Fencing tokens in snapshots ({@code commit.strategy=lock}, in-JVM test lock): each locked
+ * snapshot records the token it was committed under, and a holder whose lease lapsed and was taken
+ * over is refused once the newer holder has committed.
  *
  * <p>The stale holders here pause right after their last lease check ({@link PausingLockService}),
  * so that their lease still looked held to them; the store is a bare blind PUT, so that nothing but
@@ -57,18 +57,21 @@ class FencingTokenTest {
 
   /** Test snapshot format: commit id, then the lock and token ("-" for none), one per line. */
   private static SnapshotContent content(String commitId) {
-    return fencing -> (commitId + "\n" + fencing.map(f -> f.lock() + "\n" + f.token()).orElse("-\n-"))
-        .getBytes(UTF_8);
+    return fencing ->
+        (commitId + "\n" + fencing.map(f -> f.lock() + "\n" + f.token()).orElse("-\n-"))
+            .getBytes(UTF_8);
   }
 
-  private static final FencingTokenReader READER = bytes -> {
-    String[] lines = new String(bytes, UTF_8).split("\n");
-    if (lines.length != 3) {
-      throw new IOException("not a test snapshot: " + new String(bytes, UTF_8));
-    }
-    return lines[1].equals("-") ? Optional.empty()
-        : Optional.of(new FencingToken(lines[1], Long.parseLong(lines[2])));
-  };
+  private static final FencingTokenReader READER =
+      bytes -> {
+        String[] lines = new String(bytes, UTF_8).split("\n");
+        if (lines.length != 3) {
+          throw new IOException("not a test snapshot: " + new String(bytes, UTF_8));
+        }
+        return lines[1].equals("-")
+            ? Optional.empty()
+            : Optional.of(new FencingToken(lines[1], Long.parseLong(lines[2])));
+      };
 
   private static Optional<FencingToken> tokenOf(SnapshotLog log, long id) throws IOException {
     return READER.read(log.read(id));
@@ -86,10 +89,13 @@ class FencingTokenTest {
     return CommitOptions.from(map);
   }
 
-  private SnapshotCommitter committer(FileIO store, LockService lockService,
-      CommitOptions options) {
-    return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY).options(options)
-        .lockService(lockService).fencing(READER).build();
+  private SnapshotCommitter committer(
+      FileIO store, LockService lockService, CommitOptions options) {
+    return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
+        .options(options)
+        .lockService(lockService)
+        .fencing(READER)
+        .build();
   }
 
   @Test
@@ -98,24 +104,31 @@ class FencingTokenTest {
     SnapshotCommitter stale = committer(bare, pausing, options());
     SnapshotCommitter newer = committer(bare, lock, options());
     AtomicReference<CommitOutcome> newerOutcome = new AtomicReference<>();
-    pausing.pauseAfterCheck(2, lease -> {
-      lock.expire(KEY); // the stale holder's lease runs out while it is paused ...
-      newerOutcome.set(newer.commit(1, content("newer")).outcome()); // ... and another holder commits
-    });
+    pausing.pauseAfterCheck(
+        2,
+        lease -> {
+          lock.expire(KEY); // the stale holder's lease runs out while it is paused ...
+          newerOutcome.set(
+              newer.commit(1, content("newer")).outcome()); // ... and another holder commits
+        });
 
     assertThatThrownBy(() -> stale.commit(1, content("stale")))
         .isInstanceOf(FencedCommitException.class)
-        .hasMessageContaining("newer token").hasMessageContaining("Nothing was written")
-        .satisfies(e -> {
-          FencedCommitException fenced = (FencedCommitException) e;
-          assertThat(fenced.ours().token()).isLessThan(fenced.newer().token());
-          assertThat(fenced.newerSnapshot().name()).isEqualTo("snapshot-1");
-        });
+        .hasMessageContaining("newer token")
+        .hasMessageContaining("Nothing was written")
+        .satisfies(
+            e -> {
+              FencedCommitException fenced = (FencedCommitException) e;
+              assertThat(fenced.ours().token()).isLessThan(fenced.newer().token());
+              assertThat(fenced.newerSnapshot().name()).isEqualTo("snapshot-1");
+            });
 
     assertThat(newerOutcome.get()).isEqualTo(CommitOutcome.COMMITTED);
-    assertThat(commitIdOf(stale.log(), 1)).as("the newer holder's snapshot is intact")
+    assertThat(commitIdOf(stale.log(), 1))
+        .as("the newer holder's snapshot is intact")
         .isEqualTo("newer");
-    assertThat(lock.grantedLeases()).as("the stale holder did not retry under a new lease")
+    assertThat(lock.grantedLeases())
+        .as("the stale holder did not retry under a new lease")
         .isEqualTo(2);
     stale.close();
     newer.close();
@@ -128,15 +141,19 @@ class FencingTokenTest {
     SnapshotCommitter newer = committer(bare, lock, options());
     // The stale holder was granted its lease before snapshot 1 existed; snapshot 1 then comes from
     // the newer holder while it is paused, so snapshot 2 would build on a history it never saw.
-    pausing.pauseAfterCheck(2, lease -> {
-      lock.expire(KEY);
-      newer.commit(1, content("newer")).outcome();
-    });
+    pausing.pauseAfterCheck(
+        2,
+        lease -> {
+          lock.expire(KEY);
+          newer.commit(1, content("newer")).outcome();
+        });
 
     assertThatThrownBy(() -> stale.commit(2, content("stale")))
         .isInstanceOf(FencedCommitException.class)
-        .satisfies(e -> assertThat(((FencedCommitException) e).newerSnapshot().name())
-            .isEqualTo("snapshot-1"));
+        .satisfies(
+            e ->
+                assertThat(((FencedCommitException) e).newerSnapshot().name())
+                    .isEqualTo("snapshot-1"));
 
     assertThat(stale.log().listIds()).containsExactly(1L);
     stale.close();
@@ -153,18 +170,22 @@ class FencingTokenTest {
     List<Future<?>> done = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       SnapshotCommitter committer = committer(blind, lock, options());
-      done.add(pool.submit(() -> {
-        start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
-        for (int c = 0; c < commits; c++) {
-          String commitId = UUID.randomUUID().toString();
-          while (committer.commit(committer.log().latestId().orElse(0) + 1, content(commitId)).outcome()
-              != CommitOutcome.COMMITTED) {
-            // conflict: another writer took that id; try the next one
-          }
-        }
-        committer.close();
-        return null;
-      }));
+      done.add(
+          pool.submit(
+              () -> {
+                start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+                for (int c = 0; c < commits; c++) {
+                  String commitId = UUID.randomUUID().toString();
+                  while (committer
+                          .commit(committer.log().latestId().orElse(0) + 1, content(commitId))
+                          .outcome()
+                      != CommitOutcome.COMMITTED) {
+                    // conflict: another writer took that id; try the next one
+                  }
+                }
+                committer.close();
+                return null;
+              }));
     }
     for (Future<?> f : done) {
       f.get(TestTiming.seconds(120).toMillis(), TimeUnit.MILLISECONDS);
@@ -184,8 +205,11 @@ class FencingTokenTest {
 
   @Test
   void lockFreeStrategiesRecordNoToken() throws Exception {
-    SnapshotCommitter committer = committer(new LocalFileIO(), null,
-        CommitOptions.from(Map.of("commit.strategy", "atomic-create")));
+    SnapshotCommitter committer =
+        committer(
+            new LocalFileIO(),
+            null,
+            CommitOptions.from(Map.of("commit.strategy", "atomic-create")));
 
     assertThat(committer.commit(1, content("free")).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
@@ -197,12 +221,13 @@ class FencingTokenTest {
     SnapshotCommitter committer = committer(bare, lock, options());
     byte[] plain = content("plain").bytes(Optional.empty());
 
-    assertThat(committer.commit(1, SnapshotContent.of(plain)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(plain)).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(committer.commit(2, content("fenced")).outcome()).isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(tokenOf(committer.log(), 1)).isEmpty();
-    assertThat(tokenOf(committer.log(), 2)).hasValueSatisfying(
-        token -> assertThat(token.lock()).isEqualTo("in-jvm:" + KEY));
+    assertThat(tokenOf(committer.log(), 2))
+        .hasValueSatisfying(token -> assertThat(token.lock()).isEqualTo("in-jvm:" + KEY));
     committer.close();
   }
 
@@ -215,8 +240,8 @@ class FencingTokenTest {
   void tokensAreComparedOnlyWithinOneFencingScope() throws Exception {
     SnapshotLog log = new SnapshotLog(bare, Path.of(dir.toString()));
     try (var out = bare.newOutputStream(log.snapshotPath(1), false)) {
-      out.write(content("old-service")
-          .bytes(Optional.of(new FencingToken("in-jvm:" + KEY, 1_000_000))));
+      out.write(
+          content("old-service").bytes(Optional.of(new FencingToken("in-jvm:" + KEY, 1_000_000))));
     }
 
     SnapshotCommitter sameScope = committer(bare, lock, options());
@@ -224,9 +249,10 @@ class FencingTokenTest {
         .isInstanceOf(FencedCommitException.class);
 
     SnapshotCommitter newScope = committer(bare, lock, options("commit.fencing-scope", "in-jvm-2"));
-    assertThat(newScope.commit(2, content("accepted")).outcome()).isEqualTo(CommitOutcome.COMMITTED);
-    assertThat(tokenOf(log, 2)).hasValueSatisfying(
-        token -> assertThat(token.lock()).isEqualTo("in-jvm-2:" + KEY));
+    assertThat(newScope.commit(2, content("accepted")).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(tokenOf(log, 2))
+        .hasValueSatisfying(token -> assertThat(token.lock()).isEqualTo("in-jvm-2:" + KEY));
     sameScope.close();
     newScope.close();
   }
@@ -242,22 +268,28 @@ class FencingTokenTest {
     FaultInjectingFileIO stalling = FaultInjectingFileIO.wrap(bare);
     AtomicBoolean stallOnce = new AtomicBoolean(true);
     SnapshotCommitter newer = committer(bare, shortLeases, options());
-    stalling.beforeLanding(Operation.WRITE, (op, path) -> {
-      if (stallOnce.getAndSet(false)) {
-        // The first attempt's write hangs past its lease budget (then it is cancelled, unlanded);
-        // the second attempt's lease pauses after its last check while a newer holder commits.
-        pausing.pauseAfterCheck(2, lease -> {
-          shortLeases.expire(KEY);
-          newer.commit(1, content("newer")).outcome();
+    stalling.beforeLanding(
+        Operation.WRITE,
+        (op, path) -> {
+          if (stallOnce.getAndSet(false)) {
+            // The first attempt's write hangs past its lease budget (then it is cancelled,
+            // unlanded);
+            // the second attempt's lease pauses after its last check while a newer holder commits.
+            pausing.pauseAfterCheck(
+                2,
+                lease -> {
+                  shortLeases.expire(KEY);
+                  newer.commit(1, content("newer")).outcome();
+                });
+            try {
+              Thread.sleep(TestTiming.seconds(60).toMillis());
+            } catch (InterruptedException e) {
+              throw new InterruptedIOException("write abandoned");
+            }
+          }
         });
-        try {
-          Thread.sleep(TestTiming.seconds(60).toMillis());
-        } catch (InterruptedException e) {
-          throw new InterruptedIOException("write abandoned");
-        }
-      }
-    });
-    SnapshotCommitter stale = committer(stalling, pausing, options("commit.lease-margin", "500 ms"));
+    SnapshotCommitter stale =
+        committer(stalling, pausing, options("commit.lease-margin", "500 ms"));
 
     assertThatThrownBy(() -> stale.commit(1, content("stale")))
         .isInstanceOf(CommitStateUnknownException.class)

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link SnapshotCommitter#holding}: a committer that reads the latest snapshot and publishes its
- * successor under one lease never conflicts with another locked committer, and the lease is the
- * one its snapshots record. Real in-JVM lock, store without primitives (blind puts).
+ * successor under one lease never conflicts with another locked committer, and the lease is the one
+ * its snapshots record. Real in-JVM lock, store without primitives (blind puts).
  */
 class HoldingTest {
 
@@ -46,7 +46,8 @@ class HoldingTest {
   private SnapshotCommitter committer() {
     return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
         .options(CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm")))
-        .lockService(lock).build();
+        .lockService(lock)
+        .build();
   }
 
   private static long next(SnapshotLog log) throws IOException {
@@ -56,8 +57,8 @@ class HoldingTest {
 
   /**
    * Four committers in a tight loop, each reading the newest id under the lease and publishing the
-   * next: every attempt commits (no conflict at all), no id is taken twice, none is skipped. Without
-   * holding, the id read before the lock is often stale by the time the lock is had.
+   * next: every attempt commits (no conflict at all), no id is taken twice, none is skipped.
+   * Without holding, the id read before the lock is often stale by the time the lock is had.
    */
   @Test
   void committersThatReadTheLatestUnderTheLeaseNeverConflict() throws Exception {
@@ -69,23 +70,29 @@ class HoldingTest {
     List<Future<?>> futures = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
       String user = "w" + w;
-      futures.add(pool.submit(() -> {
-        try (SnapshotCommitter committer = committer()) {
-          start.await();
-          for (int c = 0; c < commits; c++) {
-            String content = user + "/" + c;
-            CommitOutcome outcome = committer.holding(() -> {
-              assertThat(lock.holder(KEY)).isPresent();
-              long id = next(committer.log());
-              return committer.commit(id, SnapshotContent.of(content.getBytes(UTF_8))).outcome();
-            });
-            if (outcome != CommitOutcome.COMMITTED) {
-              conflicts.incrementAndGet();
-            }
-          }
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                try (SnapshotCommitter committer = committer()) {
+                  start.await();
+                  for (int c = 0; c < commits; c++) {
+                    String content = user + "/" + c;
+                    CommitOutcome outcome =
+                        committer.holding(
+                            () -> {
+                              assertThat(lock.holder(KEY)).isPresent();
+                              long id = next(committer.log());
+                              return committer
+                                  .commit(id, SnapshotContent.of(content.getBytes(UTF_8)))
+                                  .outcome();
+                            });
+                    if (outcome != CommitOutcome.COMMITTED) {
+                      conflicts.incrementAndGet();
+                    }
+                  }
+                }
+                return null;
+              }));
     }
     for (Future<?> f : futures) {
       f.get((long) (2 * TestTiming.FACTOR) + 1, TimeUnit.MINUTES);
@@ -94,9 +101,10 @@ class HoldingTest {
 
     assertThat(conflicts).hasValue(0);
     SnapshotLog log = new SnapshotLog(store, Path.of(dir.toString()));
-    assertThat(log.listIds()).hasSize(writers * commits)
-        .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, writers * commits)
-            .boxed().toList());
+    assertThat(log.listIds())
+        .hasSize(writers * commits)
+        .containsExactlyElementsOf(
+            java.util.stream.LongStream.rangeClosed(1, writers * commits).boxed().toList());
     java.util.Set<String> seen = new java.util.HashSet<>();
     for (long id : log.listIds()) {
       assertThat(seen.add(new String(SnapshotLog.readFile(store, log.snapshotPath(id)), UTF_8)))
@@ -112,35 +120,51 @@ class HoldingTest {
       throws Exception {
     try (SnapshotCommitter committer = committer()) {
       List<Optional<FencingToken>> tokens = new ArrayList<>();
-      long held = committer.holding(() -> {
-        long token = lock.holder(KEY).orElseThrow().fencingToken();
-        committer.commit(1, fencing -> {
-          tokens.add(fencing);
-          return "one".getBytes(UTF_8);
-        }).outcome();
-        return token;
-      });
-      assertThat(tokens).singleElement()
+      long held =
+          committer.holding(
+              () -> {
+                long token = lock.holder(KEY).orElseThrow().fencingToken();
+                committer
+                    .commit(
+                        1,
+                        fencing -> {
+                          tokens.add(fencing);
+                          return "one".getBytes(UTF_8);
+                        })
+                    .outcome();
+                return token;
+              });
+      assertThat(tokens)
+          .singleElement()
           .satisfies(t -> assertThat(t.orElseThrow().token()).isEqualTo(held));
       assertThat(lock.holder(KEY)).isEmpty();
 
-      assertThatThrownBy(() -> committer.holding(() -> {
-        throw new IOException("boom");
-      })).hasMessage("boom");
+      assertThatThrownBy(
+              () ->
+                  committer.holding(
+                      () -> {
+                        throw new IOException("boom");
+                      }))
+          .hasMessage("boom");
       assertThat(lock.holder(KEY)).as("released after a failure").isEmpty();
 
       assertThatThrownBy(() -> committer.holding(() -> committer.holding(() -> 1)))
-          .isInstanceOf(IllegalStateException.class).hasMessageContaining("Already holding");
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("Already holding");
       assertThat(lock.holder(KEY)).isEmpty();
     }
   }
 
   @Test
   void aLockFreeCommitterJustRunsTheWork() throws Exception {
-    try (SnapshotCommitter committer = SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
-        .options(CommitOptions.from(Map.of())).build()) {
+    try (SnapshotCommitter committer =
+        SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
+            .options(CommitOptions.from(Map.of()))
+            .build()) {
       assertThat(committer.locked()).isFalse();
-      assertThat(committer.holding(() -> committer.commit(1, SnapshotContent.of("x".getBytes(UTF_8))).outcome()))
+      assertThat(
+              committer.holding(
+                  () -> committer.commit(1, SnapshotContent.of("x".getBytes(UTF_8))).outcome()))
           .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(lock.grantedLeases()).isZero();
     }

@@ -27,9 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The store has no conditional write (blind PUT with replace), so only the lock keeps the two
  * apart: had the first committer released the lock at once, the second would find {@code
- * snapshot-1} absent, write it, be told COMMITTED, and then lose it to the late write. The invariant
- * checked: every acknowledged commit is in the final history at the id it was acknowledged for, and
- * no commit is there twice.
+ * snapshot-1} absent, write it, be told COMMITTED, and then lose it to the late write. The
+ * invariant checked: every acknowledged commit is in the final history at the id it was
+ * acknowledged for, and no commit is there twice.
  */
 class LateLandingWriteTest {
 
@@ -74,9 +74,18 @@ class LateLandingWriteTest {
     // first committer does not race the second for the lock again with the same bytes (which would
     // hide the loss when it won), it gives up with an unknown outcome as a commit timeout would.
     lock = new InJvmLockService(TestTiming.seconds(6));
-    Race race = new Race(CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm",
-        "commit.lease-margin", TestTiming.seconds(3).toMillis() + " ms",
-        "commit.write-attempts", "1")));
+    Race race =
+        new Race(
+            CommitOptions.from(
+                Map.of(
+                    "lock.enabled",
+                    "true",
+                    "lock.type",
+                    "in-jvm",
+                    "commit.lease-margin",
+                    TestTiming.seconds(3).toMillis() + " ms",
+                    "commit.write-attempts",
+                    "1")));
 
     race.startFirstAndHoldItsWrite();
     race.startSecond();
@@ -136,46 +145,58 @@ class LateLandingWriteTest {
       for (long id : log.listIds()) {
         history.put(id, new String(log.read(id), UTF_8));
       }
-      String report = "history " + history + ", acknowledged " + acknowledged + ", failed "
-          + failed;
+      String report =
+          "history " + history + ", acknowledged " + acknowledged + ", failed " + failed;
       assertThat(acknowledged).as(report).containsKey("second");
       for (Map.Entry<String, Long> ack : acknowledged.entrySet()) {
         assertThat(history.get(ack.getValue()))
             .as("acknowledged commit '%s' at snapshot %d; %s", ack.getKey(), ack.getValue(), report)
-            .isNotNull().contains("\"commitId\":\"" + ack.getKey() + "\"");
+            .isNotNull()
+            .contains("\"commitId\":\"" + ack.getKey() + "\"");
       }
       for (String commitId : List.of("first", "second")) {
-        assertThat(history.values().stream()
-            .filter(content -> content.contains("\"commitId\":\"" + commitId + "\"")).count())
-            .as("'%s' is in the history at most once; %s", commitId, report).isLessThanOrEqualTo(1);
+        assertThat(
+                history.values().stream()
+                    .filter(content -> content.contains("\"commitId\":\"" + commitId + "\""))
+                    .count())
+            .as("'%s' is in the history at most once; %s", commitId, report)
+            .isLessThanOrEqualTo(1);
       }
     }
 
     /** A committer that commits once, at the next free id, retrying there after each conflict. */
     private Thread committer(String commitId, CompletableFuture<Void> done) {
-      Thread thread = new Thread(() -> {
-        try (SnapshotCommitter committer =
-            SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY).options(options)
-                .lockService(lock).build()) {
-          int attempt = 0;
-          while (true) {
-            long id = committer.log().latestId().orElse(0) + 1;
-            // Each attempt's bytes differ, as a rebased snapshot's would; the commit id does not.
-            byte[] bytes = ("{\"commitId\":\"" + commitId + "\",\"attempt\":" + attempt++ + "}")
-                .getBytes(UTF_8);
-            if (committer.commit(id, SnapshotContent.of(bytes)).outcome() == CommitOutcome.COMMITTED) {
-              acknowledged.put(commitId, id);
-              break;
-            }
-          }
-        } catch (Throwable t) {
-          failed.put(commitId, t);
-        } finally {
-          if (done != null) {
-            done.complete(null);
-          }
-        }
-      }, "committer-" + commitId);
+      Thread thread =
+          new Thread(
+              () -> {
+                try (SnapshotCommitter committer =
+                    SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
+                        .options(options)
+                        .lockService(lock)
+                        .build()) {
+                  int attempt = 0;
+                  while (true) {
+                    long id = committer.log().latestId().orElse(0) + 1;
+                    // Each attempt's bytes differ, as a rebased snapshot's would; the commit id
+                    // does not.
+                    byte[] bytes =
+                        ("{\"commitId\":\"" + commitId + "\",\"attempt\":" + attempt++ + "}")
+                            .getBytes(UTF_8);
+                    if (committer.commit(id, SnapshotContent.of(bytes)).outcome()
+                        == CommitOutcome.COMMITTED) {
+                      acknowledged.put(commitId, id);
+                      break;
+                    }
+                  }
+                } catch (Throwable t) {
+                  failed.put(commitId, t);
+                } finally {
+                  if (done != null) {
+                    done.complete(null);
+                  }
+                }
+              },
+              "committer-" + commitId);
       started.add(thread);
       thread.start();
       return thread;

@@ -36,29 +36,33 @@ class LockContentionSignalTest {
 
   @TempDir java.nio.file.Path dir;
   private final InJvmLockService lock = new InJvmLockService();
+
   /** Counts down when an acquire that may wait starts, i.e. after the first try found it held. */
   private final CountDownLatch waiting = new CountDownLatch(1);
+
   /** Acquires that may wait, counted. */
   private final AtomicInteger waits = new AtomicInteger();
-  private final LockService observed = new LockService() {
-    @Override
-    public Optional<Lease> acquire(String key, Duration timeout)
-        throws IOException, InterruptedException {
-      if (!timeout.isZero()) {
-        waits.incrementAndGet();
-        waiting.countDown();
-      }
-      return lock.acquire(key, timeout);
-    }
 
-    @Override
-    public Duration holderDeathBound() {
-      return lock.holderDeathBound();
-    }
+  private final LockService observed =
+      new LockService() {
+        @Override
+        public Optional<Lease> acquire(String key, Duration timeout)
+            throws IOException, InterruptedException {
+          if (!timeout.isZero()) {
+            waits.incrementAndGet();
+            waiting.countDown();
+          }
+          return lock.acquire(key, timeout);
+        }
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public Duration holderDeathBound() {
+          return lock.holderDeathBound();
+        }
+
+        @Override
+        public void close() {}
+      };
   private final FileIO store = new BlindPutFileIO(new LocalFileIO());
 
   @AfterEach
@@ -72,7 +76,9 @@ class LockContentionSignalTest {
       map.put(keyValues[i], keyValues[i + 1]);
     }
     return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
-        .options(CommitOptions.from(map)).lockService(observed).build();
+        .options(CommitOptions.from(map))
+        .lockService(observed)
+        .build();
   }
 
   /** What another holder does: write snapshot-1 under its lease. */
@@ -89,7 +95,8 @@ class LockContentionSignalTest {
     assertThat(committer.commit(1, SnapshotContent.of("a".getBytes(UTF_8))))
         .isEqualTo(new CommitAttempt(CommitOutcome.COMMITTED, false));
     assertThat(committer.commit(1, SnapshotContent.of("b".getBytes(UTF_8))))
-        .as("a stale base on a free lock").isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, false));
+        .as("a stale base on a free lock")
+        .isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, false));
     assertThat(waiting.getCount()).as("no acquire had to wait").isEqualTo(1);
   }
 
@@ -97,26 +104,29 @@ class LockContentionSignalTest {
   void aConflictAfterWaitingForAnotherHolderIsContended() throws Exception {
     SnapshotCommitter committer = locked();
     Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow();
-    CompletableFuture<CommitAttempt> attempt = CompletableFuture.supplyAsync(() -> {
-      try {
-        return committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8)));
-      } catch (IOException | InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<CommitAttempt> attempt =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8)));
+              } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     assertThat(waiting.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     writeAsHolder(committer, "theirs");
     other.close();
 
     assertThat(attempt.get(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS))
         .isEqualTo(new CommitAttempt(CommitOutcome.CONFLICT, true));
-    assertThat(committer.commit(2, SnapshotContent.of("ours".getBytes(UTF_8))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(2, SnapshotContent.of("ours".getBytes(UTF_8))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
   }
 
   @Test
   void anAcquireTimeoutThatFindsTheSnapshotTakenIsAContendedConflict() throws Exception {
-    SnapshotCommitter committer = locked("lock-acquire-timeout", "50 ms",
-        "commit.write-attempts", "1");
+    SnapshotCommitter committer =
+        locked("lock-acquire-timeout", "50 ms", "commit.write-attempts", "1");
     try (Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
       writeAsHolder(committer, "theirs");
 
@@ -128,8 +138,8 @@ class LockContentionSignalTest {
 
   @Test
   void aLockThatCannotBeHadEndsTheCommitAfterOneWait() throws Exception {
-    SnapshotCommitter committer = locked("lock-acquire-timeout", "50 ms",
-        "commit.write-attempts", "3");
+    SnapshotCommitter committer =
+        locked("lock-acquire-timeout", "50 ms", "commit.write-attempts", "3");
     try (Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
       assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8))))
           .isInstanceOf(LockNotAcquiredException.class)
@@ -139,13 +149,16 @@ class LockContentionSignalTest {
       assertThat(store.exists(committer.log().snapshotPath(1))).isFalse();
       assertThat(other.isHeld()).isTrue();
     }
-    assertThat(committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of("ours".getBytes(UTF_8))).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
   }
 
   @Test
   void lockFreeStrategiesNeverReportContention() throws Exception {
-    SnapshotCommitter committer = SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
-        .options(CommitOptions.from(Map.of())).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(new LocalFileIO(), Path.of(dir.toString()), KEY)
+            .options(CommitOptions.from(Map.of()))
+            .build();
 
     assertThat(committer.commit(1, SnapshotContent.of("a".getBytes(UTF_8))))
         .isEqualTo(new CommitAttempt(CommitOutcome.COMMITTED, false));

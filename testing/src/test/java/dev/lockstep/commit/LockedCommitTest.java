@@ -69,8 +69,14 @@ class LockedCommitTest {
     FileIO blind = new BlindPutFileIO(new LocalFileIO());
     ConcurrentCommits race = new ConcurrentCommits();
 
-    race.run(8, 50, w -> SnapshotCommitter.builder(blind, snapshots(), KEY).options(options())
-        .lockService(lock).build());
+    race.run(
+        8,
+        50,
+        w ->
+            SnapshotCommitter.builder(blind, snapshots(), KEY)
+                .options(options())
+                .lockService(lock)
+                .build());
 
     race.assertInvariants(new SnapshotLog(blind, snapshots()), 400);
     assertThat(lock.grantedLeases()).isGreaterThanOrEqualTo(400);
@@ -81,17 +87,21 @@ class LockedCommitTest {
   void withoutTheLockTheSameStoreIsRefused() {
     FileIO hidden = new CapabilityHidingFileIO(new LocalFileIO());
 
-    assertThatThrownBy(() -> SnapshotCommitter.builder(hidden, snapshots(), KEY)
-        .options(CommitOptions.from(Map.of())).build())
+    assertThatThrownBy(
+            () ->
+                SnapshotCommitter.builder(hidden, snapshots(), KEY)
+                    .options(CommitOptions.from(Map.of()))
+                    .build())
         .isInstanceOf(CommitStrategyUnavailableException.class)
-        .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
+        .hasMessageContaining("lock.enabled=true")
+        .hasMessageContaining("lock.type");
   }
 
   @Test
   void aLeaseShorterThanTheMarginIsRefusedBeforeWriting() throws Exception {
     lock = new InJvmLockService(TestTiming.millis(300));
-    LockedPublisher publisher = publisher(
-        options("commit.lease-margin", TestTiming.seconds(1).toMillis() + " ms"));
+    LockedPublisher publisher =
+        publisher(options("commit.lease-margin", TestTiming.seconds(1).toMillis() + " ms"));
     Path target = snapshots().child("snapshot-1");
 
     assertThatThrownBy(() -> publisher.publish(target, "x".getBytes(UTF_8)))
@@ -135,21 +145,27 @@ class LockedCommitTest {
       throws Exception {
     lock = new InJvmLockService(TestTiming.seconds(2));
     AtomicBoolean stallOnce = new AtomicBoolean(true);
-    io.beforeLanding(Operation.WRITE, (op, path) -> {
-      if (path.name().startsWith("snapshot-") && stallOnce.getAndSet(false)) {
-        try {
-          Thread.sleep(TestTiming.seconds(60).toMillis()); // a holder paused mid-write
-        } catch (InterruptedException e) {
-          throw new InterruptedIOException("write abandoned");
-        }
-      }
-    });
-    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY)
-        .options(options("commit.lease-margin", "500 ms")).lockService(lock).build();
+    io.beforeLanding(
+        Operation.WRITE,
+        (op, path) -> {
+          if (path.name().startsWith("snapshot-") && stallOnce.getAndSet(false)) {
+            try {
+              Thread.sleep(TestTiming.seconds(60).toMillis()); // a holder paused mid-write
+            } catch (InterruptedException e) {
+              throw new InterruptedIOException("write abandoned");
+            }
+          }
+        });
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(io, snapshots(), KEY)
+            .options(options("commit.lease-margin", "500 ms"))
+            .lockService(lock)
+            .build();
     byte[] ours = "{\"commitId\":\"only-once\"}".getBytes(UTF_8);
 
     long start = System.nanoTime();
-    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome())
+        .isEqualTo(CommitOutcome.COMMITTED);
 
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("the stalled write was cut off at the lease budget, not after 60 s")
@@ -163,13 +179,15 @@ class LockedCommitTest {
   @Test
   void aStalledWriteIsReportedUncertainAndDoesNotLand() throws Exception {
     lock = new InJvmLockService(TestTiming.seconds(1));
-    io.beforeLanding(Operation.WRITE, (op, path) -> {
-      try {
-        Thread.sleep(TestTiming.seconds(60).toMillis());
-      } catch (InterruptedException e) {
-        throw new InterruptedIOException("write abandoned");
-      }
-    });
+    io.beforeLanding(
+        Operation.WRITE,
+        (op, path) -> {
+          try {
+            Thread.sleep(TestTiming.seconds(60).toMillis());
+          } catch (InterruptedException e) {
+            throw new InterruptedIOException("write abandoned");
+          }
+        });
     Path target = snapshots().child("snapshot-1");
     LockedPublisher publisher = publisher(options("commit.lease-margin", "200 ms"));
 
@@ -184,13 +202,18 @@ class LockedCommitTest {
   @Test
   void aLeaseLostWhileThePlainWriteLandedIsUncertainAndResolvedByReadBack() throws Exception {
     io.beforeLanding(Operation.WRITE, (op, path) -> lock.expire(KEY));
-    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY).options(options())
-        .lockService(lock).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(io, snapshots(), KEY)
+            .options(options())
+            .lockService(lock)
+            .build();
     byte[] ours = "{\"commitId\":\"c1\"}".getBytes(UTF_8);
 
     assertThatThrownBy(() -> publisher(options()).publish(committer.log().snapshotPath(1), ours))
-        .isInstanceOf(UncertainWriteException.class).hasMessageContaining("lease was lost");
-    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).as("read back finds our bytes")
+        .isInstanceOf(UncertainWriteException.class)
+        .hasMessageContaining("lease was lost");
+    assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome())
+        .as("read back finds our bytes")
         .isEqualTo(CommitOutcome.COMMITTED);
     assertThat(committer.log().listIds()).containsExactly(1L);
   }
@@ -203,25 +226,32 @@ class LockedCommitTest {
   @Test
   void anotherWritersBytesReplacingOursRightAfterOurWriteIsAConflict() throws Exception {
     byte[] stale = "{\"commitId\":\"stale-holder\"}".getBytes(UTF_8);
-    FileIO racing = new BlindPutFileIO(new LocalFileIO()) {
-      @Override
-      public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
-        OutputStream ours = super.newOutputStream(path, overwrite);
-        return new FilterOutputStream(ours) {
+    FileIO racing =
+        new BlindPutFileIO(new LocalFileIO()) {
           @Override
-          public void close() throws IOException {
-            super.close(); // ours lands...
-            try (OutputStream theirs = delegate().newOutputStream(path, true)) {
-              theirs.write(stale); // ...and the stale holder's blind PUT replaces it at once
-            }
+          public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
+            OutputStream ours = super.newOutputStream(path, overwrite);
+            return new FilterOutputStream(ours) {
+              @Override
+              public void close() throws IOException {
+                super.close(); // ours lands...
+                try (OutputStream theirs = delegate().newOutputStream(path, true)) {
+                  theirs.write(stale); // ...and the stale holder's blind PUT replaces it at once
+                }
+              }
+            };
           }
         };
-      }
-    };
-    SnapshotCommitter committer = SnapshotCommitter.builder(racing, snapshots(), KEY)
-        .options(options()).lockService(lock).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(racing, snapshots(), KEY)
+            .options(options())
+            .lockService(lock)
+            .build();
 
-    CommitOutcome outcome = committer.commit(1, SnapshotContent.of("{\"commitId\":\"ours\"}".getBytes(UTF_8))).outcome();
+    CommitOutcome outcome =
+        committer
+            .commit(1, SnapshotContent.of("{\"commitId\":\"ours\"}".getBytes(UTF_8)))
+            .outcome();
 
     assertThat(outcome).isEqualTo(CommitOutcome.CONFLICT);
     assertThat(committer.log().read(1)).isEqualTo(stale);
@@ -231,9 +261,11 @@ class LockedCommitTest {
   @Test
   void anUnavailableLockFailsTheCommitAndWritesNothing() throws Exception {
     Lease other = lock.acquire(KEY, Duration.ZERO).orElseThrow();
-    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY)
-        .options(options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"))
-        .lockService(lock).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(io, snapshots(), KEY)
+            .options(options("lock-acquire-timeout", "100 ms", "commit.write-attempts", "2"))
+            .lockService(lock)
+            .build();
 
     assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("x".getBytes(UTF_8))))
         .isInstanceOf(LockNotAcquiredException.class)
@@ -246,8 +278,11 @@ class LockedCommitTest {
 
   @Test
   void fencingTokensGrowWithEveryCommit() throws Exception {
-    SnapshotCommitter committer = SnapshotCommitter.builder(io, snapshots(), KEY).options(options())
-        .lockService(lock).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(io, snapshots(), KEY)
+            .options(options())
+            .lockService(lock)
+            .build();
     long before;
     try (Lease first = lock.acquire(KEY, Duration.ZERO).orElseThrow()) {
       before = first.fencingToken();

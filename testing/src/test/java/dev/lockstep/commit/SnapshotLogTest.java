@@ -29,7 +29,8 @@ class SnapshotLogTest {
 
   private void snapshots(long from, long to) throws IOException {
     for (long id = from; id <= to; id++) {
-      ((dev.lockstep.fs.SupportsAtomicCreate) io).createAtomically(log.snapshotPath(id), ("snapshot " + id).getBytes(UTF_8));
+      ((dev.lockstep.fs.SupportsAtomicCreate) io)
+          .createAtomically(log.snapshotPath(id), ("snapshot " + id).getBytes(UTF_8));
     }
   }
 
@@ -97,8 +98,11 @@ class SnapshotLogTest {
   void anUnreadableHintFallsBackToListing() throws IOException {
     snapshots(1, 2);
     log.writeLatestHint(2);
-    io.failNextMatching(Operation.READ, p -> p.name().equals("LATEST"),
-        FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING, 1);
+    io.failNextMatching(
+        Operation.READ,
+        p -> p.name().equals("LATEST"),
+        FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING,
+        1);
 
     assertThat(log.latestId()).hasValue(2);
   }

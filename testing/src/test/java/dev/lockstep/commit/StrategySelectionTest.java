@@ -15,7 +15,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code commit.strategy}: auto picks exactly as docs/commit-protocol.md#design-2-3-strategies says, and refuses what is unsafe. */
+/**
+ * {@code commit.strategy}: auto picks exactly as docs/commit-protocol.md#design-2-3-strategies
+ * says, and refuses what is unsafe.
+ */
 class StrategySelectionTest {
 
   @TempDir java.nio.file.Path dir;
@@ -27,7 +30,9 @@ class StrategySelectionTest {
 
   private String strategy(FileIO store, Map<String, String> options, InJvmLockService lock) {
     return SnapshotCommitter.builder(store, snapshots(), "db.t")
-        .options(CommitOptions.from(options)).lockService(lock).build()
+        .options(CommitOptions.from(options))
+        .lockService(lock)
+        .build()
         .strategy();
   }
 
@@ -51,8 +56,8 @@ class StrategySelectionTest {
         .hasMessageContaining("Refusing to commit")
         .hasMessageContaining("lock.enabled=true")
         .hasMessageContaining("lock.type");
-    assertThatThrownBy(() -> SnapshotCommitter.builder(hidden, snapshots(), "db.t")
-        .options(Map.of()).open())
+    assertThatThrownBy(
+            () -> SnapshotCommitter.builder(hidden, snapshots(), "db.t").options(Map.of()).open())
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("lock.enabled=true");
     try (var files = Files.list(dir)) {
@@ -62,12 +67,21 @@ class StrategySelectionTest {
 
   @Test
   void anExplicitStrategyTheStoreLacksIsRefused() {
-    assertThatThrownBy(() -> strategy(CapabilityHidingFileIO.atomicRenameOnly(local),
-        Map.of("commit.strategy", "atomic-create"), null))
+    assertThatThrownBy(
+            () ->
+                strategy(
+                    CapabilityHidingFileIO.atomicRenameOnly(local),
+                    Map.of("commit.strategy", "atomic-create"),
+                    null))
         .isInstanceOf(CommitStrategyUnavailableException.class)
-        .hasMessageContaining("atomic-create").hasMessageContaining("lock.enabled=true");
-    assertThatThrownBy(() -> strategy(CapabilityHidingFileIO.atomicCreateOnly(local),
-        Map.of("commit.strategy", "rename"), null))
+        .hasMessageContaining("atomic-create")
+        .hasMessageContaining("lock.enabled=true");
+    assertThatThrownBy(
+            () ->
+                strategy(
+                    CapabilityHidingFileIO.atomicCreateOnly(local),
+                    Map.of("commit.strategy", "rename"),
+                    null))
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("copy + delete");
     assertThat(strategy(local, Map.of("commit.strategy", "rename"), null)).isEqualTo("rename");
@@ -90,42 +104,60 @@ class StrategySelectionTest {
     Map<String, String> options = Map.of("lock.enabled", "true", "lock.type", "in-jvm");
     try (SnapshotCommitter committer =
         SnapshotCommitter.builder(new CapabilityHidingFileIO(local), snapshots(), "db.t")
-            .options(options).open()) {
+            .options(options)
+            .open()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
-      assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.log().read(1)).isEqualTo("one".getBytes(UTF_8));
     }
   }
 
   @Test
   void aLockWithoutItsOptionsIsRefusedWithTheFix() {
-    assertThatThrownBy(() -> SnapshotCommitter.builder(local, snapshots(), "db.t")
-        .options(Map.of("commit.strategy", "lock")).open())
+    assertThatThrownBy(
+            () ->
+                SnapshotCommitter.builder(local, snapshots(), "db.t")
+                    .options(Map.of("commit.strategy", "lock"))
+                    .open())
         .isInstanceOf(CommitStrategyUnavailableException.class)
-        .hasMessageContaining("lock.enabled=true").hasMessageContaining("lock.type");
-    assertThatThrownBy(() -> SnapshotCommitter.builder(local, snapshots(), "db.t")
-        .options(Map.of("lock.enabled", "true")).open())
+        .hasMessageContaining("lock.enabled=true")
+        .hasMessageContaining("lock.type");
+    assertThatThrownBy(
+            () ->
+                SnapshotCommitter.builder(local, snapshots(), "db.t")
+                    .options(Map.of("lock.enabled", "true"))
+                    .open())
         .isInstanceOf(CommitStrategyUnavailableException.class)
         .hasMessageContaining("lock.type");
-    assertThatThrownBy(() -> SnapshotCommitter.builder(local, snapshots(), "db.t")
-        .options(Map.of("lock.enabled", "true", "lock.type", "nope")).open())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[in-jvm]");
+    assertThatThrownBy(
+            () ->
+                SnapshotCommitter.builder(local, snapshots(), "db.t")
+                    .options(Map.of("lock.enabled", "true", "lock.type", "nope"))
+                    .open())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("[in-jvm]");
   }
 
   @Test
   void anExplicitLockFreeStrategyOpensNoLockService() throws IOException {
-    try (SnapshotCommitter committer = SnapshotCommitter.builder(local, snapshots(), "db.t")
-        .options(Map.of("commit.strategy", "atomic-create", "lock.enabled", "true")).open()) {
+    try (SnapshotCommitter committer =
+        SnapshotCommitter.builder(local, snapshots(), "db.t")
+            .options(Map.of("commit.strategy", "atomic-create", "lock.enabled", "true"))
+            .open()) {
       assertThat(committer.strategy()).isEqualTo("atomic-create");
     }
   }
 
   @Test
   void snapshotIdsStartAtOne() {
-    SnapshotCommitter committer = SnapshotCommitter.builder(local, snapshots(), "db.t")
-        .options(CommitOptions.from(Map.of())).build();
+    SnapshotCommitter committer =
+        SnapshotCommitter.builder(local, snapshots(), "db.t")
+            .options(CommitOptions.from(Map.of()))
+            .build();
 
     assertThatThrownBy(() -> committer.commit(0, SnapshotContent.of(new byte[] {1})))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("start at 1");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("start at 1");
   }
 }

@@ -35,12 +35,17 @@ class DiscoveryTest {
 
   @Test
   void aSchemeAliasServesAnUnservedSchemeWithAnotherSchemesStore() throws IOException {
-    try (FileIO aliased = FileIODiscovery.open(Path.of("mylocal://host/t"),
-        Map.of(FileIODiscovery.SCHEME_ALIAS_PREFIX + "mylocal", "file"))) {
+    try (FileIO aliased =
+        FileIODiscovery.open(
+            Path.of("mylocal://host/t"),
+            Map.of(FileIODiscovery.SCHEME_ALIAS_PREFIX + "mylocal", "file"))) {
       assertThat(aliased).isInstanceOf(LocalFileIO.class);
     }
-    assertThatThrownBy(() -> FileIODiscovery.open(Path.of("mylocal://host/t"),
-        Map.of(FileIODiscovery.SCHEME_ALIAS_PREFIX + "mylocal", "nosuch")))
+    assertThatThrownBy(
+            () ->
+                FileIODiscovery.open(
+                    Path.of("mylocal://host/t"),
+                    Map.of(FileIODiscovery.SCHEME_ALIAS_PREFIX + "mylocal", "nosuch")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'fs.scheme-alias.mylocal=nosuch'")
         .hasMessageContaining("[file]");

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 class CatalogLockTest {
 
   private final InJvmLockService service = new InJvmLockService();
-  private final CatalogLock lock = CatalogLock.over(service,
-      LockOptions.from(Map.of("lock-acquire-timeout", "100 ms")));
+  private final CatalogLock lock =
+      CatalogLock.over(service, LockOptions.from(Map.of("lock-acquire-timeout", "100 ms")));
 
   @AfterEach
   void close() throws Exception {
@@ -25,10 +25,14 @@ class CatalogLockTest {
 
   @Test
   void runsTheActionUnderTheTablesLeaseAndReleasesIt() throws Exception {
-    String result = lock.runWithLock("db", "t", () -> {
-      assertThat(service.holder("db.t")).isPresent();
-      return "done";
-    });
+    String result =
+        lock.runWithLock(
+            "db",
+            "t",
+            () -> {
+              assertThat(service.holder("db.t")).isPresent();
+              return "done";
+            });
 
     assertThat(result).isEqualTo("done");
     assertThat(service.holder("db.t")).isEmpty();
@@ -36,11 +40,15 @@ class CatalogLockTest {
 
   @Test
   void runWithLeaseHandsTheHeldLeaseToTheAction() throws Exception {
-    long token = lock.runWithLease("db", "t", lease -> {
-      lease.ensureHeld();
-      assertThat(lease.key()).isEqualTo(CatalogLock.key("db", "t"));
-      return lease.fencingToken();
-    });
+    long token =
+        lock.runWithLease(
+            "db",
+            "t",
+            lease -> {
+              lease.ensureHeld();
+              assertThat(lease.key()).isEqualTo(CatalogLock.key("db", "t"));
+              return lease.fencingToken();
+            });
 
     assertThat(token).isEqualTo(1);
   }
@@ -61,9 +69,15 @@ class CatalogLockTest {
   void theActionsExceptionPassesThroughAndTheLeaseIsReleased() {
     IllegalStateException boom = new IllegalStateException("boom");
 
-    assertThatThrownBy(() -> lock.runWithLock("db", "t", () -> {
-      throw boom;
-    })).isSameAs(boom);
+    assertThatThrownBy(
+            () ->
+                lock.runWithLock(
+                    "db",
+                    "t",
+                    () -> {
+                      throw boom;
+                    }))
+        .isSameAs(boom);
     assertThat(service.holder("db.t")).isEmpty();
   }
 }

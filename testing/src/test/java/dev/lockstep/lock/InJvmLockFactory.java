@@ -5,9 +5,9 @@ import dev.lockstep.testing.InJvmLockService;
 import java.util.Map;
 
 /**
- * {@code lock.type=in-jvm}, registered only for lock-api's own tests (the service file is left out of
- * the test-jar, so other modules' discovery never sees it). Each call builds a new, unshared service
- * whose lease time is {@code lock.in-jvm.ttl} (default 1 min).
+ * {@code lock.type=in-jvm}, registered only for lock-api's own tests (the service file is left out
+ * of the test-jar, so other modules' discovery never sees it). Each call builds a new, unshared
+ * service whose lease time is {@code lock.in-jvm.ttl} (default 1 min).
  */
 public final class InJvmLockFactory implements CatalogLockFactory {
 

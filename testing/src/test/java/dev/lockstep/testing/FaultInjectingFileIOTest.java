@@ -36,26 +36,34 @@ class FaultInjectingFileIOTest {
   @Test
   void wrappersKeepExactlyTheDelegatesCapabilities() {
     assertThat(FaultInjectingFileIO.wrap(local))
-        .isInstanceOf(SupportsAtomicCreate.class).isInstanceOf(SupportsAtomicRename.class);
+        .isInstanceOf(SupportsAtomicCreate.class)
+        .isInstanceOf(SupportsAtomicRename.class);
     assertThat(FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicCreateOnly(local)))
-        .isInstanceOf(SupportsAtomicCreate.class).isNotInstanceOf(SupportsAtomicRename.class);
+        .isInstanceOf(SupportsAtomicCreate.class)
+        .isNotInstanceOf(SupportsAtomicRename.class);
     assertThat(FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicRenameOnly(local)))
-        .isInstanceOf(SupportsAtomicRename.class).isNotInstanceOf(SupportsAtomicCreate.class);
+        .isInstanceOf(SupportsAtomicRename.class)
+        .isNotInstanceOf(SupportsAtomicCreate.class);
     assertThat(FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(local)))
-        .isNotInstanceOf(SupportsAtomicCreate.class).isNotInstanceOf(SupportsAtomicRename.class);
+        .isNotInstanceOf(SupportsAtomicCreate.class)
+        .isNotInstanceOf(SupportsAtomicRename.class);
     assertThat(new CapabilityHidingFileIO(local))
-        .isNotInstanceOf(SupportsAtomicCreate.class).isNotInstanceOf(SupportsAtomicRename.class);
+        .isNotInstanceOf(SupportsAtomicCreate.class)
+        .isNotInstanceOf(SupportsAtomicRename.class);
   }
 
   @Test
   void failBeforeLandingChangesNothing() throws IOException {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
-        .failNext(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)
-        .failNext(Operation.WRITE, Fault.FAIL_BEFORE_LANDING);
+    FaultInjectingFileIO io =
+        FaultInjectingFileIO.wrap(local)
+            .failNext(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)
+            .failNext(Operation.WRITE, Fault.FAIL_BEFORE_LANDING);
 
     assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("c"), new byte[1]))
-        .isInstanceOf(IOException.class).isNotInstanceOf(UncertainWriteException.class);
-    assertThatThrownBy(() -> write(io, path("w"), "x")).isInstanceOf(IOException.class)
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(UncertainWriteException.class);
+    assertThatThrownBy(() -> write(io, path("w"), "x"))
+        .isInstanceOf(IOException.class)
         .isNotInstanceOf(UncertainWriteException.class);
 
     assertThat(Files.list(dir)).isEmpty();
@@ -67,13 +75,15 @@ class FaultInjectingFileIOTest {
 
   @Test
   void loseAnswerLandsTheChangeAndThrowsUncertain() throws IOException {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
-        .failNext(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING)
-        .failNext(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING)
-        .failNext(Operation.RENAME, Fault.LOSE_ANSWER_AFTER_LANDING);
+    FaultInjectingFileIO io =
+        FaultInjectingFileIO.wrap(local)
+            .failNext(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING)
+            .failNext(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING)
+            .failNext(Operation.RENAME, Fault.LOSE_ANSWER_AFTER_LANDING);
 
-    assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("c"),
-        "c".getBytes(UTF_8))).isInstanceOf(UncertainWriteException.class);
+    assertThatThrownBy(
+            () -> ((SupportsAtomicCreate) io).createAtomically(path("c"), "c".getBytes(UTF_8)))
+        .isInstanceOf(UncertainWriteException.class);
     assertThatThrownBy(() -> write(io, path("w"), "w")).isInstanceOf(UncertainWriteException.class);
     assertThatThrownBy(() -> ((SupportsAtomicRename) io).renameAtomically(path("w"), path("r")))
         .isInstanceOf(UncertainWriteException.class);
@@ -98,8 +108,9 @@ class FaultInjectingFileIOTest {
   void seededRandomFaultsReplayExactly() throws IOException {
     long[] counts = new long[2];
     for (int run = 0; run < 2; run++) {
-      FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
-          .failRandomly(Operation.EXISTS, Fault.FAIL_BEFORE_LANDING, 0.3, 1234);
+      FaultInjectingFileIO io =
+          FaultInjectingFileIO.wrap(local)
+              .failRandomly(Operation.EXISTS, Fault.FAIL_BEFORE_LANDING, 0.3, 1234);
       StringBuilder pattern = new StringBuilder();
       for (int i = 0; i < 200; i++) {
         try {
@@ -118,12 +129,15 @@ class FaultInjectingFileIOTest {
   @Test
   void readsCanFailButCannotLoseAnAnswer() throws IOException {
     write(local, path("f"), "x");
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local)
-        .failNextMatching(Operation.READ, p -> p.name().equals("f"), Fault.FAIL_BEFORE_LANDING, 1);
+    FaultInjectingFileIO io =
+        FaultInjectingFileIO.wrap(local)
+            .failNextMatching(
+                Operation.READ, p -> p.name().equals("f"), Fault.FAIL_BEFORE_LANDING, 1);
 
     assertThatThrownBy(() -> io.newInputStream(path("f"))).hasMessageContaining("Injected");
     io.newInputStream(path("f")).close();
     assertThatThrownBy(() -> io.failNext(Operation.READ, Fault.LOSE_ANSWER_AFTER_LANDING))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("FAIL_BEFORE_LANDING");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("FAIL_BEFORE_LANDING");
   }
 }

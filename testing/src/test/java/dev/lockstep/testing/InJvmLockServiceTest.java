@@ -17,7 +17,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** The test lock keeps the whole {@code LockService} contract, so tests built on it mean something. */
+/**
+ * The test lock keeps the whole {@code LockService} contract, so tests built on it mean something.
+ */
 class InJvmLockServiceTest {
 
   private static final Duration NOW = Duration.ZERO;
@@ -60,7 +62,8 @@ class InJvmLockServiceTest {
 
       lease.renew();
 
-      assertThat(lease.timeLeft()).isGreaterThan(before)
+      assertThat(lease.timeLeft())
+          .isGreaterThan(before)
           .isLessThanOrEqualTo(TestTiming.seconds(10));
     }
   }
@@ -76,7 +79,8 @@ class InJvmLockServiceTest {
 
       assertThat(lease.isHeld()).isFalse();
       assertThat(lease.timeLeft()).isZero();
-      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(lease::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("expired");
       assertThatThrownBy(lease::renew).isInstanceOf(LockLostException.class);
       assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
@@ -90,7 +94,8 @@ class InJvmLockServiceTest {
       Lease dead = service.acquire("k", NOW).orElseThrow();
 
       assertThat(service.expire("k")).hasValue(dead.fencingToken());
-      assertThatThrownBy(dead::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(dead::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("revoked");
       Lease next = service.acquire("k", NOW).orElseThrow();
       dead.close();
@@ -111,7 +116,8 @@ class InJvmLockServiceTest {
     service.close();
 
     assertThat(lease.isHeld()).isFalse();
-    assertThatThrownBy(() -> service.acquire("k", NOW)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> service.acquire("k", NOW))
+        .isInstanceOf(IOException.class)
         .hasMessageContaining("closed");
   }
 
@@ -127,18 +133,20 @@ class InJvmLockServiceTest {
     try (InJvmLockService service = new InJvmLockService()) {
       List<Future<?>> done = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        done.add(pool.submit(() -> {
-          start.await();
-          for (int r = 0; r < rounds; r++) {
-            try (Lease lease = service.acquire("k", TestTiming.seconds(30)).orElseThrow()) {
-              maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-              tokens.add(lease.fencingToken());
-              Thread.yield();
-              inside.decrementAndGet();
-            }
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int r = 0; r < rounds; r++) {
+                    try (Lease lease = service.acquire("k", TestTiming.seconds(30)).orElseThrow()) {
+                      maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                      tokens.add(lease.fencingToken());
+                      Thread.yield();
+                      inside.decrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         f.get(TestTiming.seconds(60).toMillis(), TimeUnit.MILLISECONDS);

@@ -47,11 +47,11 @@ import org.apache.flink.util.CloseableIterator;
  * distinct keys written: a run that lost data is reported as such). Reported, never asserted.
  *
  * <p>Both catalogs are found by Flink's factory discovery, so the class path decides what runs:
- * Flink 1.20 with its table planner, the {@code lockstep-flink-1.20} bundle and the
- * {@code paimon-flink-1.20} jar, as users install them ({@code benchmarks/run-flink}).
+ * Flink 1.20 with its table planner, the {@code lockstep-flink-1.20} bundle and the {@code
+ * paimon-flink-1.20} jar, as users install them ({@code benchmarks/run-flink}).
  *
- * <p>Arguments: {@code --rows 5000000 --keys 1000000 --parallelism 2 --buckets 4
- * --checkpoint-ms 1000 --rounds 2 --systems lockstep,paimon --work DIR --out results.tsv}.
+ * <p>Arguments: {@code --rows 5000000 --keys 1000000 --parallelism 2 --buckets 4 --checkpoint-ms
+ * 1000 --rounds 2 --systems lockstep,paimon --work DIR --out results.tsv}.
  */
 public final class FlinkSinkBench {
 
@@ -69,30 +69,49 @@ public final class FlinkSinkBench {
     long checkpointMs = Long.parseLong(a.getOrDefault("checkpoint-ms", "1000"));
     int rounds = Integer.parseInt(a.getOrDefault("rounds", "2"));
     String[] systems = a.getOrDefault("systems", "lockstep,paimon").split(",");
-    Path work = Paths.get(a.getOrDefault("work", System.getProperty("java.io.tmpdir")))
-        .resolve("flink-sink-bench-" + System.currentTimeMillis());
+    Path work =
+        Paths.get(a.getOrDefault("work", System.getProperty("java.io.tmpdir")))
+            .resolve("flink-sink-bench-" + System.currentTimeMillis());
     Path out = Paths.get(Args.required(a, "out"));
     long expectedKeys = distinctKeys(rows, keys);
 
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-        java.time.Duration.ofSeconds(1));
+    conf.set(
+        RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofSeconds(1));
     conf.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(256));
     conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, HISTORY);
-    MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-        .setConfiguration(conf).setNumTaskManagers(1).setNumSlotsPerTaskManager(parallelism)
-        .build());
+    MiniCluster cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(parallelism)
+                .build());
     cluster.start();
     TestStreamEnvironment.setAsContext(cluster, parallelism);
     try {
       for (int round = 1; round <= rounds; round++) {
         for (String system : systems) {
-          String line = run(cluster, system, round, work.resolve(system + "-" + round), rows, keys,
-              expectedKeys, parallelism, buckets, checkpointMs);
+          String line =
+              run(
+                  cluster,
+                  system,
+                  round,
+                  work.resolve(system + "-" + round),
+                  rows,
+                  keys,
+                  expectedKeys,
+                  parallelism,
+                  buckets,
+                  checkpointMs);
           System.out.println(line);
-          Files.writeString(out, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+          Files.writeString(
+              out,
+              line + "\n",
+              StandardCharsets.UTF_8,
+              StandardOpenOption.CREATE,
               StandardOpenOption.APPEND);
         }
       }
@@ -103,17 +122,31 @@ public final class FlinkSinkBench {
   }
 
   /** One job; the result line: see {@link FlinkSinkReport} for the columns. */
-  private static String run(MiniCluster cluster, String system, int round, Path warehouse,
-      long rows, long keys, long expectedKeys, int parallelism, int buckets, long checkpointMs)
+  private static String run(
+      MiniCluster cluster,
+      String system,
+      int round,
+      Path warehouse,
+      long rows,
+      long keys,
+      long expectedKeys,
+      int parallelism,
+      int buckets,
+      long checkpointMs)
       throws Exception {
     Files.createDirectories(warehouse);
-    String catalog = "CREATE CATALOG lake WITH ('type' = '" + system + "', 'warehouse' = '"
-        + warehouse.toUri() + "')";
+    String catalog =
+        "CREATE CATALOG lake WITH ('type' = '"
+            + system
+            + "', 'warehouse' = '"
+            + warehouse.toUri()
+            + "')";
     // Same table on both sides: 4 buckets, compaction on (neither is write-only), Avro data files
     // (Lockstep's only format on main; Paimon's default would be Parquet).
-    String options = system.equals("paimon")
-        ? "'bucket' = '" + buckets + "', 'file.format' = 'avro', 'manifest.format' = 'avro'"
-        : "'bucket' = '" + buckets + "'";
+    String options =
+        system.equals("paimon")
+            ? "'bucket' = '" + buckets + "', 'file.format' = 'avro', 'manifest.format' = 'avro'"
+            : "'bucket' = '" + buckets + "'";
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(parallelism);
     env.enableCheckpointing(checkpointMs);
@@ -121,12 +154,20 @@ public final class FlinkSinkBench {
     tables.executeSql(catalog);
     tables.executeSql("USE CATALOG lake");
     tables.executeSql("CREATE DATABASE IF NOT EXISTS bench");
-    tables.executeSql("CREATE TABLE bench.t (k BIGINT, v BIGINT, s STRING,"
-        + " PRIMARY KEY (k) NOT ENFORCED) WITH (" + options + ")");
+    tables.executeSql(
+        "CREATE TABLE bench.t (k BIGINT, v BIGINT, s STRING,"
+            + " PRIMARY KEY (k) NOT ENFORCED) WITH ("
+            + options
+            + ")");
     final long keyCount = keys;
-    tables.createTemporaryView("src", tables.fromDataStream(env.fromSequence(0, rows - 1)
-        .map(i -> Row.of(key(i, keyCount), i, "payload-" + i),
-            Types.ROW_NAMED(new String[] {"k", "v", "s"}, Types.LONG, Types.LONG, Types.STRING))));
+    tables.createTemporaryView(
+        "src",
+        tables.fromDataStream(
+            env.fromSequence(0, rows - 1)
+                .map(
+                    i -> Row.of(key(i, keyCount), i, "payload-" + i),
+                    Types.ROW_NAMED(
+                        new String[] {"k", "v", "s"}, Types.LONG, Types.LONG, Types.STRING))));
     double load1 = loadAverage();
     long start = System.nanoTime();
     TableResult result = tables.executeSql("INSERT INTO bench.t SELECT k, v, s FROM src");
@@ -147,29 +188,57 @@ public final class FlinkSinkBench {
     for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
       if (c instanceof FailedCheckpointStats) {
         String message = ((FailedCheckpointStats) c).getFailureMessage();
-        reasons.merge(message == null ? "?" : message.replaceAll("\\s+", " ")
-            .replaceAll("[0-9a-f]{32}(_[0-9a-f]{32})?(_\\d+)*", "<task>"), 1, Integer::sum);
+        reasons.merge(
+            message == null
+                ? "?"
+                : message
+                    .replaceAll("\\s+", " ")
+                    .replaceAll("[0-9a-f]{32}(_[0-9a-f]{32})?(_\\d+)*", "<task>"),
+            1,
+            Integer::sum);
       }
     }
     StringBuilder failure = new StringBuilder();
-    reasons.forEach((reason, n) -> failure.append(failure.length() == 0 ? "" : "; ")
-        .append(n).append(" x ").append(reason));
-    return String.join("\t", "flink-sink", system, String.valueOf(round), String.valueOf(rows),
-        fmt(seconds), fmt(rows / seconds),
+    reasons.forEach(
+        (reason, n) ->
+            failure
+                .append(failure.length() == 0 ? "" : "; ")
+                .append(n)
+                .append(" x ")
+                .append(reason));
+    return String.join(
+        "\t",
+        "flink-sink",
+        system,
+        String.valueOf(round),
+        String.valueOf(rows),
+        fmt(seconds),
+        fmt(rows / seconds),
         String.valueOf(stats.getCounts().getNumberOfCompletedCheckpoints()),
         String.valueOf(stats.getCounts().getNumberOfFailedCheckpoints()),
-        String.valueOf(duration.getQuantile(0.5)), String.valueOf(duration.getQuantile(0.99)),
-        String.valueOf(restarts), fmt(load1), fmt(load2), String.valueOf(readBack),
-        String.valueOf(expectedKeys), String.valueOf(parallelism), String.valueOf(buckets),
-        String.valueOf(checkpointMs), String.valueOf(keys),
+        String.valueOf(duration.getQuantile(0.5)),
+        String.valueOf(duration.getQuantile(0.99)),
+        String.valueOf(restarts),
+        fmt(load1),
+        fmt(load2),
+        String.valueOf(readBack),
+        String.valueOf(expectedKeys),
+        String.valueOf(parallelism),
+        String.valueOf(buckets),
+        String.valueOf(checkpointMs),
+        String.valueOf(keys),
         failure.length() == 0 ? "-" : failure.toString());
   }
 
   private static long countKeys(String system, Path warehouse) throws Exception {
     TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
     batch.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    batch.executeSql("CREATE CATALOG lake WITH ('type' = '" + system + "', 'warehouse' = '"
-        + warehouse.toUri() + "')");
+    batch.executeSql(
+        "CREATE CATALOG lake WITH ('type' = '"
+            + system
+            + "', 'warehouse' = '"
+            + warehouse.toUri()
+            + "')");
     try (CloseableIterator<Row> it =
         batch.executeSql("SELECT COUNT(*) FROM lake.bench.t").collect()) {
       return ((Number) it.next().getField(0)).longValue();

@@ -11,15 +11,16 @@ import java.util.Map;
 /**
  * Turns {@link FlinkSinkBench}'s result lines into the section "6. Flink sink" of RESULTS.md,
  * between the markers {@value #BEGIN} and {@value #END} (replaced when present, appended
- * otherwise). Reports the goal (issue 21: at least 1.3x Paimon's rows/s, zero restarts where
- * Paimon restarts), never asserts it.
+ * otherwise). Reports the goal (issue 21: at least 1.3x Paimon's rows/s, zero restarts where Paimon
+ * restarts), never asserts it.
  *
  * <p>Columns of a result line: {@code flink-sink, system, round, rows, seconds, rows/s, completed
  * checkpoints, failed checkpoints, checkpoint p50 ms, p99 ms, restarts, load before, load after,
- * keys read back, keys expected, parallelism, buckets, checkpoint interval ms, key range, the failed checkpoints by reason}.
+ * keys read back, keys expected, parallelism, buckets, checkpoint interval ms, key range, the
+ * failed checkpoints by reason}.
  *
- * <p>Arguments: {@code --results FILE --markdown RESULTS.md --command TEXT}, optionally
- * {@code --note TEXT}.
+ * <p>Arguments: {@code --results FILE --markdown RESULTS.md --command TEXT}, optionally {@code
+ * --note TEXT}.
  */
 public final class FlinkSinkReport {
 
@@ -37,28 +38,56 @@ public final class FlinkSinkReport {
     String[] first = runs.get(0);
     StringBuilder md = new StringBuilder();
     md.append(BEGIN).append("\n## 7. Flink sink: Lockstep vs Paimon 1.3.1 (issue 21)\n\n");
-    md.append(String.format(Locale.ROOT, "A streaming Flink SQL job (`INSERT INTO t SELECT ...`"
-        + " from a `fromSequence` stream) writes %s rows, keys scrambled over [0, %s)"
-        + " (later rows update earlier keys) into a primary-key table `(k BIGINT, v BIGINT, s"
-        + " STRING)`, %s buckets, compaction on, Avro files, on one Flink 1.20.3 MiniCluster at"
-        + " parallelism %s, a checkpoint every %s ms. Lockstep: `lockstep-flink-1.20` bundle;"
-        + " Paimon: `paimon-flink-1.20` 1.3.1; both through their Flink catalogs, runs"
-        + " alternating. rows/s = rows / job wall time (submission to finish). Checkpoint"
-        + " durations are Flink's end-to-end checkpoint statistics. Restarts = the highest task"
-        + " attempt number. Keys read = `SELECT COUNT(*)` in batch afterwards (expected %s).\n\n",
-        first[3], first[18], first[16], first[15], first[17], first[14]));
-    md.append("| system | round | seconds | rows/s | checkpoints (failed) | checkpoint p50 ms |"
-        + " p99 ms | restarts | load avg before / after | keys read |\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "A streaming Flink SQL job (`INSERT INTO t SELECT ...`"
+                + " from a `fromSequence` stream) writes %s rows, keys scrambled over [0, %s)"
+                + " (later rows update earlier keys) into a primary-key table `(k BIGINT, v BIGINT, s"
+                + " STRING)`, %s buckets, compaction on, Avro files, on one Flink 1.20.3 MiniCluster at"
+                + " parallelism %s, a checkpoint every %s ms. Lockstep: `lockstep-flink-1.20` bundle;"
+                + " Paimon: `paimon-flink-1.20` 1.3.1; both through their Flink catalogs, runs"
+                + " alternating. rows/s = rows / job wall time (submission to finish). Checkpoint"
+                + " durations are Flink's end-to-end checkpoint statistics. Restarts = the highest task"
+                + " attempt number. Keys read = `SELECT COUNT(*)` in batch afterwards (expected %s).\n\n",
+            first[3],
+            first[18],
+            first[16],
+            first[15],
+            first[17],
+            first[14]));
+    md.append(
+        "| system | round | seconds | rows/s | checkpoints (failed) | checkpoint p50 ms |"
+            + " p99 ms | restarts | load avg before / after | keys read |\n");
     md.append("|---|---|---|---|---|---|---|---|---|---|\n");
     for (String[] r : runs) {
-      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s (%s) | %s | %s | %s |"
-          + " %s / %s | %s%s |\n", r[1], r[2], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11],
-          r[12], r[13], r[13].equals(r[14]) ? "" : " **(expected " + r[14] + ")**"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s (%s) | %s | %s | %s |" + " %s / %s | %s%s |\n",
+              r[1],
+              r[2],
+              r[4],
+              r[5],
+              r[6],
+              r[7],
+              r[8],
+              r[9],
+              r[10],
+              r[11],
+              r[12],
+              r[13],
+              r[13].equals(r[14]) ? "" : " **(expected " + r[14] + ")**"));
     }
     md.append("\nFailed checkpoints by reason (Flink's messages, task ids blanked):\n\n");
     for (String[] r : runs) {
-      md.append("- ").append(r[1]).append(" round ").append(r[2]).append(": ")
-          .append(r.length > 19 ? r[19] : "-").append("\n");
+      md.append("- ")
+          .append(r[1])
+          .append(" round ")
+          .append(r[2])
+          .append(": ")
+          .append(r.length > 19 ? r[19] : "-")
+          .append("\n");
     }
     List<Double> lockstep = rates(runs, "lockstep");
     List<Double> paimon = rates(runs, "paimon");
@@ -69,11 +98,19 @@ public final class FlinkSinkReport {
         perRound.add(FlinkSinkBench.fmt(lockstep.get(i) / paimon.get(i)) + "x");
       }
       double ratio = median(lockstep) / median(paimon);
-      md.append(String.format(Locale.ROOT, "Median rows/s: Lockstep %.0f, Paimon %.0f:"
-          + " **%.2fx** (per round: %s). Restarts: Lockstep %d, Paimon %d. Goal >= 1.3x and zero"
-          + " restarts where Paimon restarts: rows/s %s.\n", median(lockstep), median(paimon),
-          ratio, String.join(", ", perRound), restarts(runs, "lockstep"),
-          restarts(runs, "paimon"), ratio >= 1.3 ? "met" : "not met"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Median rows/s: Lockstep %.0f, Paimon %.0f:"
+                  + " **%.2fx** (per round: %s). Restarts: Lockstep %d, Paimon %d. Goal >= 1.3x and zero"
+                  + " restarts where Paimon restarts: rows/s %s.\n",
+              median(lockstep),
+              median(paimon),
+              ratio,
+              String.join(", ", perRound),
+              restarts(runs, "lockstep"),
+              restarts(runs, "paimon"),
+              ratio >= 1.3 ? "met" : "not met"));
     }
     if (a.containsKey("note")) {
       md.append("\n").append(a.get("note")).append("\n");

@@ -28,17 +28,18 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * One uncontended lock acquire + release through the backend's {@link LockService}, opened by {@code
- * lock.type} as a catalog opens it:
+ * One uncontended lock acquire + release through the backend's {@link LockService}, opened by
+ * {@code lock.type} as a catalog opens it:
  *
  * <ul>
  *   <li>{@code zookeeper}: curator-test TestingServer in this JVM.
  *   <li>{@code mariadb}: the machine's MariaDB, 127.0.0.1:3306, database {@code test}, user root.
  *   <li>{@code postgresql}: the machine's PostgreSQL, 127.0.0.1:5432, database {@code test}, user
  *       postgres.
- *   <li>{@code hive}: a Hive Metastore 4.0.1 in this JVM on embedded Derby in a temporary directory:
- *       lock-hive's {@link TestMetastore} (its test-jar) with the server's default lock timeout and no
- *       housekeeper, calls taken one at a time (one caller here, so that costs nothing).
+ *   <li>{@code hive}: a Hive Metastore 4.0.1 in this JVM on embedded Derby in a temporary
+ *       directory: lock-hive's {@link TestMetastore} (its test-jar) with the server's default lock
+ *       timeout and no housekeeper, calls taken one at a time (one caller here, so that costs
+ *       nothing).
  * </ul>
  *
  * A server that cannot be reached fails the benchmark; nothing is skipped.
@@ -66,8 +67,9 @@ public class LockBenchmark {
   public void open() throws Exception {
     Map<String, String> options = new HashMap<>();
     options.put(LockOptions.LOCK_ENABLED, "true");
-    options.put(LockOptions.LOCK_TYPE, backend.equals("mariadb") || backend.equals("postgresql")
-        ? "jdbc" : backend);
+    options.put(
+        LockOptions.LOCK_TYPE,
+        backend.equals("mariadb") || backend.equals("postgresql") ? "jdbc" : backend);
     String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     key = "bench.t_" + suffix;
     switch (backend) {
@@ -88,16 +90,26 @@ public class LockBenchmark {
         options.put("uri", metastore.uri());
         break;
       default:
-        throw new IllegalArgumentException("Unknown backend '" + backend + "'; known: zookeeper,"
-            + " mariadb, postgresql, hive");
+        throw new IllegalArgumentException(
+            "Unknown backend '" + backend + "'; known: zookeeper," + " mariadb, postgresql, hive");
     }
     service = LockServiceDiscovery.open(options);
   }
 
   @Benchmark
   public long acquireAndRelease() throws IOException, InterruptedException {
-    Lease lease = service.acquire(key, TIMEOUT).orElseThrow(() -> new IllegalStateException(
-        "No lease on uncontended key " + key + " within " + TIMEOUT + " from " + backend));
+    Lease lease =
+        service
+            .acquire(key, TIMEOUT)
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "No lease on uncontended key "
+                            + key
+                            + " within "
+                            + TIMEOUT
+                            + " from "
+                            + backend));
     try {
       return lease.fencingToken();
     } finally {

@@ -23,9 +23,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * A conditional create ({@code PUT} with {@code If-None-Match: *}) through fs-s3's store on s3proxy
  * 4.0.0 ({@code transient-nio2}, SigV4) in this JVM: {@code create} publishes a fresh key (200);
  * {@code createConflict} tries an existing key and gets the conflict (412, {@link
- * FileAlreadyExistsException}), which is what a losing committer pays. The server is fs-s3's own test
- * server ({@link S3ProxyServer}, from its test-jar); the store is opened through the ServiceLoader
- * with that server's options, as a catalog would.
+ * FileAlreadyExistsException}), which is what a losing committer pays. The server is fs-s3's own
+ * test server ({@link S3ProxyServer}, from its test-jar); the store is opened through the
+ * ServiceLoader with that server's options, as a catalog would.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -38,16 +38,19 @@ public class S3ConditionalCreateBenchmark {
   private SupportsAtomicCreate store;
   private Path existing;
   private long next;
-  private final byte[] content = ("{\"id\":1,\"commitId\":\"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\"}")
-      .getBytes(StandardCharsets.UTF_8);
+  private final byte[] content =
+      ("{\"id\":1,\"commitId\":\"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\"}")
+          .getBytes(StandardCharsets.UTF_8);
 
   @Setup(Level.Trial)
   public void open() throws Exception {
     server = S3ProxyServer.start();
     FileIO io = server.open(Path.of(ROOT), Map.of());
     if (!(io instanceof SupportsAtomicCreate)) {
-      throw new IllegalStateException("The S3 store on s3proxy " + io.getClass().getName()
-          + " offers no atomic create; s3proxy 4.0.0 honours If-None-Match: *");
+      throw new IllegalStateException(
+          "The S3 store on s3proxy "
+              + io.getClass().getName()
+              + " offers no atomic create; s3proxy 4.0.0 honours If-None-Match: *");
     }
     store = (SupportsAtomicCreate) io;
     existing = Path.of(ROOT + "/snapshot/snapshot-0");

@@ -20,7 +20,9 @@ public final class ScratchDirectory {
     }
   }
 
-  /** Deletes {@code dir} and everything below it; what cannot be deleted is left (it is temporary). */
+  /**
+   * Deletes {@code dir} and everything below it; what cannot be deleted is left (it is temporary).
+   */
   public static void delete(Path dir) {
     if (dir == null || !Files.exists(dir)) {
       return;

@@ -29,15 +29,17 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * One snapshot commit through {@link SnapshotCommitter} on the local store, per strategy: the time to
- * turn "snapshot N is this content" into COMMITTED, one committer, no contention. Every invocation
- * commits the next snapshot id with fresh content carrying a unique commit id, as the engine does.
+ * One snapshot commit through {@link SnapshotCommitter} on the local store, per strategy: the time
+ * to turn "snapshot N is this content" into COMMITTED, one committer, no contention. Every
+ * invocation commits the next snapshot id with fresh content carrying a unique commit id, as the
+ * engine does.
  *
  * <ul>
  *   <li>{@code atomic-create}: temp file + {@code link(2)} (no lock).
  *   <li>{@code rename}: temp file + rename that refuses to replace (link + unlink).
- *   <li>{@code lock+in-jvm}: under lock-api's in-JVM test lock (the lock's own cost is near zero, so
- *       this shows the locked protocol's overhead: ensureHeld twice, existence check, bounded write).
+ *   <li>{@code lock+in-jvm}: under lock-api's in-JVM test lock (the lock's own cost is near zero,
+ *       so this shows the locked protocol's overhead: ensureHeld twice, existence check, bounded
+ *       write).
  *   <li>{@code lock+zookeeper}: under the ZooKeeper lock on an in-process curator-test server.
  * </ul>
  */
@@ -73,28 +75,51 @@ public class SnapshotCommitBenchmark {
       case "lock+zookeeper":
         options.put(CommitOptions.COMMIT_STRATEGY, "lock");
         zookeeper = new TestingServer(true);
-        lockService = LockServiceDiscovery.open(Map.of(LockOptions.LOCK_ENABLED, "true",
-            LockOptions.LOCK_TYPE, "zookeeper", "lock.zookeeper.connect-string",
-            zookeeper.getConnectString()));
+        lockService =
+            LockServiceDiscovery.open(
+                Map.of(
+                    LockOptions.LOCK_ENABLED,
+                    "true",
+                    LockOptions.LOCK_TYPE,
+                    "zookeeper",
+                    "lock.zookeeper.connect-string",
+                    zookeeper.getConnectString()));
         break;
       default:
-        throw new IllegalArgumentException("Unknown strategy '" + strategy + "'; known:"
-            + " atomic-create, rename, lock+in-jvm, lock+zookeeper");
+        throw new IllegalArgumentException(
+            "Unknown strategy '"
+                + strategy
+                + "'; known:"
+                + " atomic-create, rename, lock+in-jvm, lock+zookeeper");
     }
-    committer = SnapshotCommitter.builder(store, dev.lockstep.fs.Path.of(directory.resolve("snapshot").toString()), "bench.t")
-        .options(CommitOptions.from(options)).lockService(lockService).build();
+    committer =
+        SnapshotCommitter.builder(
+                store, dev.lockstep.fs.Path.of(directory.resolve("snapshot").toString()), "bench.t")
+            .options(CommitOptions.from(options))
+            .lockService(lockService)
+            .build();
   }
 
   @Benchmark
   public CommitOutcome commit() throws IOException, InterruptedException {
     long id = ++nextId;
-    byte[] content = ("{\"id\":" + id + ",\"commitId\":\"" + UUID.randomUUID()
-        + "\",\"commitUser\":\"jmh\",\"commitIdentifier\":" + id + "}")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] content =
+        ("{\"id\":"
+                + id
+                + ",\"commitId\":\""
+                + UUID.randomUUID()
+                + "\",\"commitUser\":\"jmh\",\"commitIdentifier\":"
+                + id
+                + "}")
+            .getBytes(StandardCharsets.UTF_8);
     CommitOutcome outcome = committer.commit(id, SnapshotContent.of(content)).outcome();
     if (outcome != CommitOutcome.COMMITTED) {
-      throw new IllegalStateException("Snapshot " + id + " was not committed: " + outcome
-          + " (a single committer must never conflict)");
+      throw new IllegalStateException(
+          "Snapshot "
+              + id
+              + " was not committed: "
+              + outcome
+              + " (a single committer must never conflict)");
     }
     return outcome;
   }

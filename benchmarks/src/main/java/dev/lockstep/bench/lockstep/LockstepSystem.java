@@ -62,19 +62,31 @@ public final class LockstepSystem implements BenchSystem {
   public Map<String, String> settings() {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("file.format / manifest.format", TableSpec.FILE_FORMAT + " / avro");
-    settings.put("file.compression / manifest.compression",
-        TableSpec.FILE_COMPRESSION + " / deflate");
-    settings.put(CoreOptions.COMMIT_MAX_RETRIES,
-        String.valueOf(CoreOptions.COMMIT_MAX_RETRIES_DEFAULT));
+    settings.put(
+        "file.compression / manifest.compression", TableSpec.FILE_COMPRESSION + " / deflate");
+    settings.put(
+        CoreOptions.COMMIT_MAX_RETRIES, String.valueOf(CoreOptions.COMMIT_MAX_RETRIES_DEFAULT));
     long min = CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toMillis();
-    settings.put("commit retry wait (min .. max)", "0 .. " + 2 * min + " ms jitter after a"
-        + " lock-free conflict (" + min + " ms doubling to "
-        + CoreOptions.COMMIT_MAX_RETRY_WAIT_DEFAULT.toMillis()
-        + " ms only under a contended lock)");
-    settings.put("bucket flushes at the end of a batch", CoreOptions.WRITE_FLUSH_THREADS + "="
-        + Math.min(CoreOptions.WRITE_FLUSH_THREADS_MAX_DEFAULT,
-            Runtime.getRuntime().availableProcessors()) + " (default): that many buckets at once");
-    settings.put("snapshot commit on the local store",
+    settings.put(
+        "commit retry wait (min .. max)",
+        "0 .. "
+            + 2 * min
+            + " ms jitter after a"
+            + " lock-free conflict ("
+            + min
+            + " ms doubling to "
+            + CoreOptions.COMMIT_MAX_RETRY_WAIT_DEFAULT.toMillis()
+            + " ms only under a contended lock)");
+    settings.put(
+        "bucket flushes at the end of a batch",
+        CoreOptions.WRITE_FLUSH_THREADS
+            + "="
+            + Math.min(
+                CoreOptions.WRITE_FLUSH_THREADS_MAX_DEFAULT,
+                Runtime.getRuntime().availableProcessors())
+            + " (default): that many buckets at once");
+    settings.put(
+        "snapshot commit on the local store",
         "commit.strategy=auto: atomic create (temp file + link(2)), no lock");
     return settings;
   }
@@ -82,15 +94,17 @@ public final class LockstepSystem implements BenchSystem {
   @Override
   public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
     FileIO io = new LocalFileIO();
-    FileSystemCatalog catalog = new FileSystemCatalog(io,
-        dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()), Map.of());
-    Schema.Builder schema = Schema.newBuilder()
-        .column("k", DataType.intType().notNull())
-        .column("v", DataType.bigint())
-        .column("s", DataType.string())
-        .option(CoreOptions.BUCKET, Integer.toString(spec.buckets()))
-        .option(CoreOptions.WRITE_ONLY, Boolean.toString(spec.writeOnly()))
-        .option(CoreOptions.COMPACTION_TRIGGER, Integer.toString(spec.compactionTrigger()));
+    FileSystemCatalog catalog =
+        new FileSystemCatalog(
+            io, dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()), Map.of());
+    Schema.Builder schema =
+        Schema.newBuilder()
+            .column("k", DataType.intType().notNull())
+            .column("v", DataType.bigint())
+            .column("s", DataType.string())
+            .option(CoreOptions.BUCKET, Integer.toString(spec.buckets()))
+            .option(CoreOptions.WRITE_ONLY, Boolean.toString(spec.writeOnly()))
+            .option(CoreOptions.COMPACTION_TRIGGER, Integer.toString(spec.compactionTrigger()));
     TableSpec.SHARED_OPTIONS.forEach(schema::option);
     if (spec.primaryKey()) {
       schema.primaryKey("k");
@@ -122,12 +136,14 @@ public final class LockstepSystem implements BenchSystem {
       boolean keys = collectKeys && spec.primaryKey();
       for (Split split : plan.splits()) {
         // Streamed row by row, as Paimon's record iterator is read: no split is held in memory.
-        read.forEach(split, row -> {
-          rows[0]++;
-          if (keys) {
-            keyToValue.put((Integer) row.get(0), (Long) row.get(1));
-          }
-        });
+        read.forEach(
+            split,
+            row -> {
+              rows[0]++;
+              if (keys) {
+                keyToValue.put((Integer) row.get(0), (Long) row.get(1));
+              }
+            });
       }
       return new ScanResult(rows[0], keyToValue);
     }
@@ -146,6 +162,7 @@ public final class LockstepSystem implements BenchSystem {
   private static final class LockstepWriter implements BenchWriter {
     private final TableWrite write;
     private final TableCommit commit;
+
     /** Messages of a failed commit: their files are intact and are committed again next time. */
     private final List<CommitMessage> pending = new ArrayList<>();
 

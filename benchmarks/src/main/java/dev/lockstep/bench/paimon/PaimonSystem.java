@@ -36,9 +36,9 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataTypes;
 
 /**
- * Apache Paimon through its public Java API: a filesystem catalog on a local warehouse, stream write
- * builders with one commit user per writer, as a Flink sink uses them. Commit retries are read from
- * Paimon's own {@code lastCommitAttempts} metric.
+ * Apache Paimon through its public Java API: a filesystem catalog on a local warehouse, stream
+ * write builders with one commit user per writer, as a Flink sink uses them. Commit retries are
+ * read from Paimon's own {@code lastCommitAttempts} metric.
  */
 public final class PaimonSystem implements BenchSystem {
 
@@ -73,15 +73,22 @@ public final class PaimonSystem implements BenchSystem {
   public Map<String, String> settings() {
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("file.format / manifest.format", TableSpec.FILE_FORMAT + " / avro");
-    settings.put("file.compression / manifest.compression",
-        TableSpec.FILE_COMPRESSION + " / deflate");
-    settings.put(CoreOptions.COMMIT_MAX_RETRIES.key(),
+    settings.put(
+        "file.compression / manifest.compression", TableSpec.FILE_COMPRESSION + " / deflate");
+    settings.put(
+        CoreOptions.COMMIT_MAX_RETRIES.key(),
         String.valueOf(CoreOptions.COMMIT_MAX_RETRIES.defaultValue()));
-    settings.put("commit retry wait (min .. max)", CoreOptions.COMMIT_MIN_RETRY_WAIT.defaultValue()
-        .toMillis() + " ms .. " + CoreOptions.COMMIT_MAX_RETRY_WAIT.defaultValue().toMillis() + " ms");
-    settings.put("bucket flushes at the end of a batch",
+    settings.put(
+        "commit retry wait (min .. max)",
+        CoreOptions.COMMIT_MIN_RETRY_WAIT.defaultValue().toMillis()
+            + " ms .. "
+            + CoreOptions.COMMIT_MAX_RETRY_WAIT.defaultValue().toMillis()
+            + " ms");
+    settings.put(
+        "bucket flushes at the end of a batch",
         "one bucket after another in the writer thread (file output asynchronous)");
-    settings.put("snapshot commit on the local store",
+    settings.put(
+        "snapshot commit on the local store",
         "temp file + rename under a JVM-wide lock (no lock.type)");
     return settings;
   }
@@ -92,15 +99,16 @@ public final class PaimonSystem implements BenchSystem {
     options.set("warehouse", warehouse.toUri().toString());
     Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options));
     catalog.createDatabase("bench", true);
-    Schema.Builder schema = Schema.newBuilder()
-        .column("k", DataTypes.INT().notNull())
-        .column("v", DataTypes.BIGINT())
-        .column("s", DataTypes.STRING())
-        .option("bucket", Integer.toString(spec.buckets()))
-        .option("write-only", Boolean.toString(spec.writeOnly()))
-        .option("num-sorted-run.compaction-trigger", Integer.toString(spec.compactionTrigger()))
-        .option("manifest.format", "avro")
-        .option("manifest.compression", "deflate");
+    Schema.Builder schema =
+        Schema.newBuilder()
+            .column("k", DataTypes.INT().notNull())
+            .column("v", DataTypes.BIGINT())
+            .column("s", DataTypes.STRING())
+            .option("bucket", Integer.toString(spec.buckets()))
+            .option("write-only", Boolean.toString(spec.writeOnly()))
+            .option("num-sorted-run.compaction-trigger", Integer.toString(spec.compactionTrigger()))
+            .option("manifest.format", "avro")
+            .option("manifest.compression", "deflate");
     TableSpec.SHARED_OPTIONS.forEach(schema::option);
     if (spec.primaryKey()) {
       schema.primaryKey("k");
@@ -167,6 +175,7 @@ public final class PaimonSystem implements BenchSystem {
     private final StreamTableWrite write;
     private final StreamTableCommit commit;
     private final RecordingRegistry metrics = new RecordingRegistry();
+
     /** Messages of a failed commit, committed again next time (Paimon skips what is already in). */
     private final List<CommitMessage> pending = new ArrayList<>();
 

@@ -49,8 +49,8 @@ import org.apache.paimon.types.DataTypes;
  *       user on one append table (write-only), each writing 10 rows and committing as fast as it
  *       can; prints commits/s and the p50/p99/max of one commit call (prepare + commit).
  *   <li>{@code ingest --system S --rows N --commit-every M --scans K}: one writer, N rows into an
- *       append table, a commit every M rows; then K full scans one after another (default 5). Prints
- *       rows/s of the ingest and of the median scan, and every scan's seconds.
+ *       append table, a commit every M rows; then K full scans one after another (default 5).
+ *       Prints rows/s of the ingest and of the median scan, and every scan's seconds.
  * </ul>
  *
  * <p>Results are appended as tab-separated lines to {@code --out FILE}; {@link PluginReport} turns
@@ -60,6 +60,7 @@ import org.apache.paimon.types.DataTypes;
 public final class PaimonPluginBench {
 
   private static final int ROWS_PER_COMMIT = 10;
+
   /** Commits each committer completes before the measured window opens. */
   private static final int WARMUP_COMMITS = 2;
 
@@ -77,8 +78,9 @@ public final class PaimonPluginBench {
       int warmup = Integer.parseInt(a.getOrDefault("warmup-seconds", "2"));
       for (String k : a.getOrDefault("committers", "1,4,8").split(",")) {
         int committers = Integer.parseInt(k.trim());
-        String line = commits(options, system, "commits_" + run + "_" + committers, committers,
-            warmup, seconds);
+        String line =
+            commits(
+                options, system, "commits_" + run + "_" + committers, committers, warmup, seconds);
         append(out, line);
         System.out.println(line);
       }
@@ -123,17 +125,26 @@ public final class PaimonPluginBench {
         }
         break;
       default:
-        throw new IllegalArgumentException("unknown --system " + system + " (expected lockstep-s3,"
-            + " paimon-s3, paimon-s3+lockstep-zookeeper, paimon-s3+lockstep-jdbc)");
+        throw new IllegalArgumentException(
+            "unknown --system "
+                + system
+                + " (expected lockstep-s3,"
+                + " paimon-s3, paimon-s3+lockstep-zookeeper, paimon-s3+lockstep-jdbc)");
     }
     return o;
   }
 
-  static String commits(Map<String, String> options, String system, String tableName,
-      int committers, int warmupSeconds, int seconds) throws Exception {
+  static String commits(
+      Map<String, String> options,
+      String system,
+      String tableName,
+      int committers,
+      int warmupSeconds,
+      int seconds)
+      throws Exception {
     Identifier id = Identifier.create("bench", tableName);
-    try (Catalog catalog = CatalogFactory.createCatalog(
-        CatalogContext.create(Options.fromMap(options)))) {
+    try (Catalog catalog =
+        CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
       catalog.createDatabase("bench", true);
       catalog.createTable(id, schema(), false);
       Table table = catalog.getTable(id);
@@ -153,49 +164,54 @@ public final class PaimonPluginBench {
         int writer = w;
         List<Long> mine = new ArrayList<>();
         latencies.add(mine);
-        done.add(pool.submit(() -> {
-          StreamWriteBuilder builder = table.newStreamWriteBuilder()
-              .withCommitUser("bench-" + tableName + "-" + writer);
-          try (StreamTableWrite write = builder.newWrite();
-              StreamTableCommit commit = builder.newCommit()) {
-            long c = 0;
-            while (!stop.get()) {
-              long start = System.nanoTime();
-              for (int r = 0; r < ROWS_PER_COMMIT; r++) {
-                write.write(row(writer * 1_000_000_000L + c * ROWS_PER_COMMIT + r));
-              }
-              List<CommitMessage> messages = write.prepareCommit(false, c);
-              try {
-                commit.commit(c, messages);
-              } catch (RuntimeException e) {
-                // Paimon gave the commit up after commit.max-retries conflicts (its default, 10):
-                // counted, and its rows are not expected in the table.
-                gaveUp[writer]++;
-                c++;
-                if (c == WARMUP_COMMITS) {
-                  warmedUp.countDown();
-                }
-                continue;
-              }
-              long end = System.nanoTime();
-              c++;
-              allCommits[writer]++;
-              if (c == WARMUP_COMMITS) {
-                warmedUp.countDown();
-              }
-              synchronized (window) {
-                if (end >= window[0] && end <= window[1]) {
-                  mine.add(end - start);
-                  measuredCommits[writer]++;
-                }
-              }
-            }
-          } catch (Exception e) {
-            warmedUp.countDown();
-            throw e;
-          }
-          return null;
-        }));
+        done.add(
+            pool.submit(
+                () -> {
+                  StreamWriteBuilder builder =
+                      table
+                          .newStreamWriteBuilder()
+                          .withCommitUser("bench-" + tableName + "-" + writer);
+                  try (StreamTableWrite write = builder.newWrite();
+                      StreamTableCommit commit = builder.newCommit()) {
+                    long c = 0;
+                    while (!stop.get()) {
+                      long start = System.nanoTime();
+                      for (int r = 0; r < ROWS_PER_COMMIT; r++) {
+                        write.write(row(writer * 1_000_000_000L + c * ROWS_PER_COMMIT + r));
+                      }
+                      List<CommitMessage> messages = write.prepareCommit(false, c);
+                      try {
+                        commit.commit(c, messages);
+                      } catch (RuntimeException e) {
+                        // Paimon gave the commit up after commit.max-retries conflicts (its
+                        // default, 10):
+                        // counted, and its rows are not expected in the table.
+                        gaveUp[writer]++;
+                        c++;
+                        if (c == WARMUP_COMMITS) {
+                          warmedUp.countDown();
+                        }
+                        continue;
+                      }
+                      long end = System.nanoTime();
+                      c++;
+                      allCommits[writer]++;
+                      if (c == WARMUP_COMMITS) {
+                        warmedUp.countDown();
+                      }
+                      synchronized (window) {
+                        if (end >= window[0] && end <= window[1]) {
+                          mine.add(end - start);
+                          measuredCommits[writer]++;
+                        }
+                      }
+                    }
+                  } catch (Exception e) {
+                    warmedUp.countDown();
+                    throw e;
+                  }
+                  return null;
+                }));
       }
       long elapsed;
       try {
@@ -222,20 +238,33 @@ public final class PaimonPluginBench {
       // The check that no acknowledged commit is gone: rows in the table vs. commits acknowledged.
       long expectedRows = Arrays.stream(allCommits).sum() * ROWS_PER_COMMIT;
       long rows = count(catalog.getTable(id));
-      return String.join("\t", "commits", system, Integer.toString(committers),
+      return String.join(
+          "\t",
+          "commits",
+          system,
+          Integer.toString(committers),
           String.format(Locale.ROOT, "%.2f", total / (elapsed / 1e9)),
-          ms(percentile(all, 0.50)), ms(percentile(all, 0.99)),
-          ms(all.isEmpty() ? 0 : all.get(all.size() - 1)), Long.toString(total),
-          Long.toString(expectedRows), Long.toString(rows),
+          ms(percentile(all, 0.50)),
+          ms(percentile(all, 0.99)),
+          ms(all.isEmpty() ? 0 : all.get(all.size() - 1)),
+          Long.toString(total),
+          Long.toString(expectedRows),
+          Long.toString(rows),
           Long.toString(Arrays.stream(gaveUp).sum()));
     }
   }
 
-  static String ingest(Map<String, String> options, String system, String tableName, long rows,
-      long every, int scans) throws Exception {
+  static String ingest(
+      Map<String, String> options,
+      String system,
+      String tableName,
+      long rows,
+      long every,
+      int scans)
+      throws Exception {
     Identifier id = Identifier.create("bench", tableName);
-    try (Catalog catalog = CatalogFactory.createCatalog(
-        CatalogContext.create(Options.fromMap(options)))) {
+    try (Catalog catalog =
+        CatalogFactory.createCatalog(CatalogContext.create(Options.fromMap(options)))) {
       catalog.createDatabase("bench", true);
       catalog.createTable(id, schema(), false);
       Table table = catalog.getTable(id);
@@ -269,14 +298,19 @@ public final class PaimonPluginBench {
       long scan = sorted.get((sorted.size() - 1) / 2);
       StringBuilder each = new StringBuilder();
       for (long t : times) {
-        each.append(each.length() == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.2f",
-            t / 1e9));
+        each.append(each.length() == 0 ? "" : " ")
+            .append(String.format(Locale.ROOT, "%.2f", t / 1e9));
       }
-      return String.join("\t", "ingest", system, Long.toString(rows),
+      return String.join(
+          "\t",
+          "ingest",
+          system,
+          Long.toString(rows),
           String.format(Locale.ROOT, "%.0f", rows / (ingest / 1e9)),
           String.format(Locale.ROOT, "%.0f", rows / (scan / 1e9)),
           String.format(Locale.ROOT, "%.2f", ingest / 1e9),
-          String.format(Locale.ROOT, "%.2f", scan / 1e9), each.toString());
+          String.format(Locale.ROOT, "%.2f", scan / 1e9),
+          each.toString());
     }
   }
 
@@ -293,8 +327,10 @@ public final class PaimonPluginBench {
   private static final String PAD = "0123456789abcdef0123456789abcdef";
 
   private static InternalRow row(long k) {
-    return GenericRow.of(k, k * 31, BinaryString.fromString(PAD.substring((int) (k % 16))
-        + PAD.substring(0, (int) (k % 16))));
+    return GenericRow.of(
+        k,
+        k * 31,
+        BinaryString.fromString(PAD.substring((int) (k % 16)) + PAD.substring(0, (int) (k % 16))));
   }
 
   private static long count(Table table) throws IOException {
@@ -327,7 +363,11 @@ public final class PaimonPluginBench {
 
   private static void append(Path out, String line) throws IOException {
     Files.createDirectories(out.toAbsolutePath().getParent());
-    Files.writeString(out, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+    Files.writeString(
+        out,
+        line + "\n",
+        StandardCharsets.UTF_8,
+        StandardOpenOption.CREATE,
         StandardOpenOption.APPEND);
   }
 }

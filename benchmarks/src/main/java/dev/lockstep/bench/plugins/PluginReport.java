@@ -40,48 +40,76 @@ public final class PluginReport {
     }
     StringBuilder md = new StringBuilder();
     md.append(BEGIN).append("\n## 5. Paimon 1.3.1 with Lockstep's Paimon plugins (issue 24)\n\n");
-    md.append("Measured ").append(Instant.now()).append(" in one run (`benchmarks/run-paimon`): "
-        + "Apache Paimon 1.3.1 through its Java API (a filesystem catalog, one `StreamWriteBuilder`"
-        + " and commit user per committer, as a Flink sink uses it), each configuration in its own"
-        + " JVM, all against one s3proxy 4.0.0 (in-memory `transient-nio2`) and one ZooKeeper"
-        + " (curator-test) in a server JVM, and the machine's MariaDB. The Paimon JVMs' class"
-        + " paths are what a user installs: Paimon, the Hadoop client and either"
-        + " `lockstep-fs-s3-bundle` (Lockstep's s3 FileIO, no `paimon-s3`) or `paimon-s3` 1.3.1"
-        + " with `lockstep-lock-zookeeper-bundle` / `lockstep-lock-jdbc-bundle`. Reported, never"
-        + " asserted. Load average at the end (1/5/15 min): ")
-        .append(loadAverage()).append(" on ")
-        .append(Runtime.getRuntime().availableProcessors()).append(" cores.\n\n");
+    md.append("Measured ")
+        .append(Instant.now())
+        .append(
+            " in one run (`benchmarks/run-paimon`): "
+                + "Apache Paimon 1.3.1 through its Java API (a filesystem catalog, one `StreamWriteBuilder`"
+                + " and commit user per committer, as a Flink sink uses it), each configuration in its own"
+                + " JVM, all against one s3proxy 4.0.0 (in-memory `transient-nio2`) and one ZooKeeper"
+                + " (curator-test) in a server JVM, and the machine's MariaDB. The Paimon JVMs' class"
+                + " paths are what a user installs: Paimon, the Hadoop client and either"
+                + " `lockstep-fs-s3-bundle` (Lockstep's s3 FileIO, no `paimon-s3`) or `paimon-s3` 1.3.1"
+                + " with `lockstep-lock-zookeeper-bundle` / `lockstep-lock-jdbc-bundle`. Reported, never"
+                + " asserted. Load average at the end (1/5/15 min): ")
+        .append(loadAverage())
+        .append(" on ")
+        .append(Runtime.getRuntime().availableProcessors())
+        .append(" cores.\n\n");
     if (a.containsKey("note")) {
       md.append(a.get("note")).append("\n\n");
     }
     md.append("Sizes: ").append(a.getOrDefault("sizes", "")).append("\n\n");
     md.append("Commands:\n\n```\n").append(a.getOrDefault("command", "")).append("\n```\n\n");
 
-    md.append("**Commit throughput.** An append table (`bucket = -1`, `write-only`), K committers"
-        + " each committing 10 rows as fast as it can; latency is one commit call (prepare +"
-        + " commit). *rows expected* = every acknowledged commit (warm-up included) x 10;"
-        + " a commit Paimon gives up after `commit.max-retries` (default 10) conflicts is"
-        + " counted apart and the committer goes on;"
-        + " *rows in table* is the scan afterwards (a lost commit would show as fewer).\n\n");
-    md.append("| configuration | committers | commits/s | p50 ms | p99 ms | max ms | commits measured"
-        + " | rows expected | rows in table | commits Paimon gave up |\n"
-        + "|---|---|---|---|---|---|---|---|---|---|\n");
+    md.append(
+        "**Commit throughput.** An append table (`bucket = -1`, `write-only`), K committers"
+            + " each committing 10 rows as fast as it can; latency is one commit call (prepare +"
+            + " commit). *rows expected* = every acknowledged commit (warm-up included) x 10;"
+            + " a commit Paimon gives up after `commit.max-retries` (default 10) conflicts is"
+            + " counted apart and the committer goes on;"
+            + " *rows in table* is the scan afterwards (a lost commit would show as fewer).\n\n");
+    md.append(
+        "| configuration | committers | commits/s | p50 ms | p99 ms | max ms | commits measured"
+            + " | rows expected | rows in table | commits Paimon gave up |\n"
+            + "|---|---|---|---|---|---|---|---|---|---|\n");
     Map<String, Double> rate = new LinkedHashMap<>();
     for (String[] f : commits) {
-      md.append("| ").append(label(f[1])).append(" | ").append(f[2]).append(" | ").append(f[3])
-          .append(" | ").append(f[4]).append(" | ").append(f[5]).append(" | ").append(f[6])
-          .append(" | ").append(f[7]).append(" | ").append(f[8]).append(" | ").append(f[9])
-          .append(" | ").append(f.length > 10 ? f[10] : "0 (none seen; not counted in this run)")
+      md.append("| ")
+          .append(label(f[1]))
+          .append(" | ")
+          .append(f[2])
+          .append(" | ")
+          .append(f[3])
+          .append(" | ")
+          .append(f[4])
+          .append(" | ")
+          .append(f[5])
+          .append(" | ")
+          .append(f[6])
+          .append(" | ")
+          .append(f[7])
+          .append(" | ")
+          .append(f[8])
+          .append(" | ")
+          .append(f[9])
+          .append(" | ")
+          .append(f.length > 10 ? f[10] : "0 (none seen; not counted in this run)")
           .append(" |\n");
       rate.put(f[1] + "@" + f[2], Double.parseDouble(f[3]));
     }
-    md.append("\n| committers | lock-free / lockstep-zookeeper | lock-free / lockstep-jdbc |"
-        + "\n|---|---|---|\n");
+    md.append(
+        "\n| committers | lock-free / lockstep-zookeeper | lock-free / lockstep-jdbc |"
+            + "\n|---|---|---|\n");
     for (String k : new String[] {"1", "4", "8"}) {
       Double free = rate.get("lockstep-s3@" + k);
-      md.append("| ").append(k).append(" | ")
-          .append(ratio(free, rate.get("paimon-s3+lockstep-zookeeper@" + k))).append(" | ")
-          .append(ratio(free, rate.get("paimon-s3+lockstep-jdbc@" + k))).append(" |\n");
+      md.append("| ")
+          .append(k)
+          .append(" | ")
+          .append(ratio(free, rate.get("paimon-s3+lockstep-zookeeper@" + k)))
+          .append(" | ")
+          .append(ratio(free, rate.get("paimon-s3+lockstep-jdbc@" + k)))
+          .append(" |\n");
     }
     Double free8 = rate.get("lockstep-s3@8");
     md.append("\nGoal: the lock-free path >= 2x the locked paths' commits/s at 8 committers: ")
@@ -90,18 +118,32 @@ public final class PluginReport {
         .append(goal(free8, rate.get("paimon-s3+lockstep-jdbc@8"), 2.0))
         .append(" against lockstep-jdbc.\n\n");
 
-    md.append("**Data path.** One writer, the rows (`k BIGINT, v BIGINT, s STRING` of 32"
-        + " characters) into an append table, Paimon's default Parquet, a commit every"
-        + " `commit-every` rows; then full scans of the table one after another in the same JVM"
-        + " (*scan* is their median, *each scan* lists them in order, the first one cold). No lock"
-        + " in either.\n\n");
-    md.append("| FileIO | rows | ingest rows/s | scan rows/s | ingest s | scan s | each scan s |\n"
-        + "|---|---|---|---|---|---|---|\n");
+    md.append(
+        "**Data path.** One writer, the rows (`k BIGINT, v BIGINT, s STRING` of 32"
+            + " characters) into an append table, Paimon's default Parquet, a commit every"
+            + " `commit-every` rows; then full scans of the table one after another in the same JVM"
+            + " (*scan* is their median, *each scan* lists them in order, the first one cold). No lock"
+            + " in either.\n\n");
+    md.append(
+        "| FileIO | rows | ingest rows/s | scan rows/s | ingest s | scan s | each scan s |\n"
+            + "|---|---|---|---|---|---|---|\n");
     Map<String, String[]> bySystem = new LinkedHashMap<>();
     for (String[] f : ingest) {
-      md.append("| ").append(label(f[1])).append(" | ").append(f[2]).append(" | ").append(f[3])
-          .append(" | ").append(f[4]).append(" | ").append(f[5]).append(" | ").append(f[6])
-          .append(" | ").append(f.length > 7 ? f[7] : f[6]).append(" |\n");
+      md.append("| ")
+          .append(label(f[1]))
+          .append(" | ")
+          .append(f[2])
+          .append(" | ")
+          .append(f[3])
+          .append(" | ")
+          .append(f[4])
+          .append(" | ")
+          .append(f[5])
+          .append(" | ")
+          .append(f[6])
+          .append(" | ")
+          .append(f.length > 7 ? f[7] : f[6])
+          .append(" |\n");
       bySystem.put(f[1], f);
     }
     String[] ours = bySystem.get("lockstep-s3");
@@ -109,9 +151,14 @@ public final class PluginReport {
     if (ours != null && theirs != null) {
       double in = Double.parseDouble(ours[3]) / Double.parseDouble(theirs[3]);
       double scan = Double.parseDouble(ours[4]) / Double.parseDouble(theirs[4]);
-      md.append(String.format(Locale.ROOT, "%nLockstep's s3 FileIO / paimon-s3: ingest %.2fx,"
-          + " scan %.2fx. Goal >= 1.0x both: %s.%n", in, scan,
-          in >= 1.0 && scan >= 1.0 ? "met" : "not met"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%nLockstep's s3 FileIO / paimon-s3: ingest %.2fx,"
+                  + " scan %.2fx. Goal >= 1.0x both: %s.%n",
+              in,
+              scan,
+              in >= 1.0 && scan >= 1.0 ? "met" : "not met"));
     }
     md.append(END).append("\n");
 
@@ -135,8 +182,7 @@ public final class PluginReport {
   }
 
   private static String ratio(Double a, Double b) {
-    return a == null || b == null || b == 0 ? "n/a"
-        : String.format(Locale.ROOT, "%.2fx", a / b);
+    return a == null || b == null || b == 0 ? "n/a" : String.format(Locale.ROOT, "%.2fx", a / b);
   }
 
   private static String goal(Double a, Double b, double target) {
@@ -151,8 +197,8 @@ public final class PluginReport {
       String[] f = Files.readString(Paths.get("/proc/loadavg")).split(" ");
       return f[0] + " / " + f[1] + " / " + f[2];
     } catch (Exception e) {
-      return String.format(Locale.ROOT, "%.2f",
-          ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+      return String.format(
+          Locale.ROOT, "%.2f", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
   }
 }

@@ -16,9 +16,17 @@ public final class PluginServers {
   public static void main(String[] args) throws Exception {
     try (S3ProxyServer s3 = S3ProxyServer.start();
         TestingServer zooKeeper = new TestingServer(true)) {
-      System.out.println("s3=" + s3.endpoint() + " zookeeper=" + zooKeeper.getConnectString()
-          + " access-key=" + S3ProxyServer.ACCESS_KEY + " secret-key=" + S3ProxyServer.SECRET_KEY
-          + " bucket=" + S3ProxyServer.BUCKET);
+      System.out.println(
+          "s3="
+              + s3.endpoint()
+              + " zookeeper="
+              + zooKeeper.getConnectString()
+              + " access-key="
+              + S3ProxyServer.ACCESS_KEY
+              + " secret-key="
+              + S3ProxyServer.SECRET_KEY
+              + " bucket="
+              + S3ProxyServer.BUCKET);
       System.out.flush();
       while (System.in.read() >= 0) {
         // until the run script closes our input

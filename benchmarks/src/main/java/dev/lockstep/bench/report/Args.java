@@ -38,8 +38,8 @@ public final class Args {
   }
 
   /**
-   * Writes {@code section} (which starts with {@code begin} and ends with {@code end}) into
-   * {@code file}: in place of the text between the markers when present, appended otherwise.
+   * Writes {@code section} (which starts with {@code begin} and ends with {@code end}) into {@code
+   * file}: in place of the text between the markers when present, appended otherwise.
    */
   public static void replaceSection(Path file, String begin, String end, String section)
       throws IOException {
@@ -47,8 +47,8 @@ public final class Args {
     int b = text.indexOf(begin);
     int e = text.indexOf(end);
     if (b >= 0 && e > b) {
-      text = text.substring(0, b) + section
-          + text.substring(e + end.length()).replaceFirst("^\n", "");
+      text =
+          text.substring(0, b) + section + text.substring(e + end.length()).replaceFirst("^\n", "");
     } else {
       text = text + (text.endsWith("\n") || text.isEmpty() ? "\n" : "\n\n") + section;
     }

@@ -34,15 +34,20 @@ public final class JmhReport {
         case "--json" -> json = Path.of(args[i + 1]);
         case "--results" -> results = Path.of(args[i + 1]);
         case "--command" -> command = args[i + 1];
-        default -> throw new IllegalArgumentException("Unknown option '" + args[i]
-            + "'; expected --json FILE --results RESULTS.md [--command TEXT]");
+        default ->
+            throw new IllegalArgumentException(
+                "Unknown option '"
+                    + args[i]
+                    + "'; expected --json FILE --results RESULTS.md [--command TEXT]");
       }
     }
     if (json == null || results == null) {
-      throw new IllegalArgumentException("Usage: JmhReport --json FILE --results RESULTS.md"
-          + " [--command TEXT]");
+      throw new IllegalArgumentException(
+          "Usage: JmhReport --json FILE --results RESULTS.md" + " [--command TEXT]");
     }
-    Files.writeString(results, markdown(new ObjectMapper().readTree(json.toFile()), command),
+    Files.writeString(
+        results,
+        markdown(new ObjectMapper().readTree(json.toFile()), command),
         StandardOpenOption.APPEND);
     System.out.println("Appended the JMH results of " + json + " to " + results);
   }
@@ -50,15 +55,17 @@ public final class JmhReport {
   static String markdown(JsonNode runs, String command) {
     StringBuilder md = new StringBuilder();
     md.append("\n## 4. Microbenchmarks of the commit path (JMH)\n\n");
-    md.append("Average time of one operation, single thread, no contention; error is JMH's 99.9%"
-        + " confidence half-width over the measurement iterations. Snapshot commits run on the"
-        + " local store; lock backends are opened by `lock.type` as a catalog opens them. See"
-        + " README.md for what each one includes.\n\n");
+    md.append(
+        "Average time of one operation, single thread, no contention; error is JMH's 99.9%"
+            + " confidence half-width over the measurement iterations. Snapshot commits run on the"
+            + " local store; lock backends are opened by `lock.type` as a catalog opens them. See"
+            + " README.md for what each one includes.\n\n");
     if (command != null) {
       md.append("```\n").append(command).append("\n```\n\n");
     }
-    md.append("| benchmark | parameter | score | error (99.9%) | iterations min .. max | unit |"
-        + " forks x iterations |\n");
+    md.append(
+        "| benchmark | parameter | score | error (99.9%) | iterations min .. max | unit |"
+            + " forks x iterations |\n");
     md.append("|---|---|---|---|---|---|---|\n");
     List<String> failures = new ArrayList<>();
     for (JsonNode run : runs) {
@@ -80,14 +87,24 @@ public final class JmhReport {
           max = Math.max(max, iteration.asDouble());
         }
       }
-      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %d x %d (warm-up %d x"
-          + " %s, measured %s each) |%n", name, params.isEmpty() ? "-" : String.join(", ", params),
-          number(score), error.isNumber() && !Double.isNaN(error.asDouble())
-              ? "± " + number(error.asDouble()) : "-",
-          min <= max ? number(min) + " .. " + number(max) : "-",
-          metric.path("scoreUnit").asText(), run.path("forks").asInt(),
-          run.path("measurementIterations").asInt(), run.path("warmupIterations").asInt(),
-          run.path("warmupTime").asText(), run.path("measurementTime").asText()));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s | %s | %d x %d (warm-up %d x"
+                  + " %s, measured %s each) |%n",
+              name,
+              params.isEmpty() ? "-" : String.join(", ", params),
+              number(score),
+              error.isNumber() && !Double.isNaN(error.asDouble())
+                  ? "± " + number(error.asDouble())
+                  : "-",
+              min <= max ? number(min) + " .. " + number(max) : "-",
+              metric.path("scoreUnit").asText(),
+              run.path("forks").asInt(),
+              run.path("measurementIterations").asInt(),
+              run.path("warmupIterations").asInt(),
+              run.path("warmupTime").asText(),
+              run.path("measurementTime").asText()));
     }
     if (!runs.isArray() || runs.isEmpty()) {
       failures.add("JMH wrote no results (see the console output of the run).");
@@ -99,6 +116,8 @@ public final class JmhReport {
   }
 
   private static String number(double v) {
-    return v >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+    return v >= 100
+        ? String.format(Locale.ROOT, "%,.0f", v)
+        : String.format(Locale.ROOT, "%.2f", v);
   }
 }

@@ -42,39 +42,72 @@ public final class LatencyPlot {
     }
     List<Integer> xs = new ArrayList<>(writers);
     StringBuilder svg = new StringBuilder();
-    svg.append(String.format(Locale.ROOT,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            + "font-family=\"sans-serif\" font-size=\"12\">%n", WIDTH, HEIGHT));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                + "font-family=\"sans-serif\" font-size=\"12\">%n",
+            WIDTH,
+            HEIGHT));
     svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-    svg.append(String.format(Locale.ROOT,
-        "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s</text>%n", LEFT,
-        escape(title)));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"22\" font-size=\"15\" font-weight=\"bold\">%s</text>%n",
+            LEFT,
+            escape(title)));
     int plotW = WIDTH - LEFT - RIGHT;
     int plotH = HEIGHT - TOP - BOTTOM;
-    svg.append(String.format(Locale.ROOT,
-        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>%n", LEFT,
-        TOP, plotW, plotH));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>%n",
+            LEFT,
+            TOP,
+            plotW,
+            plotH));
     for (double e = logMin; e <= logMax; e++) {
       double y = y(Math.pow(10, e), logMin, logMax, plotH);
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n", LEFT, y,
-          LEFT + plotW, y));
-      svg.append(String.format(Locale.ROOT,
-          "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s ms</text>%n", LEFT - 6, y + 4,
-          trim(Math.pow(10, e))));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n",
+              LEFT,
+              y,
+              LEFT + plotW,
+              y));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s ms</text>%n",
+              LEFT - 6,
+              y + 4,
+              trim(Math.pow(10, e))));
     }
     for (int i = 0; i < xs.size(); i++) {
       double x = LEFT + x(i, xs.size(), plotW);
-      svg.append(String.format(Locale.ROOT,
-          "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>%n", x,
-          TOP + plotH, x, TOP + plotH + 5));
-      svg.append(String.format(Locale.ROOT,
-          "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n", x, TOP + plotH + 18,
-          xs.get(i)));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>%n",
+              x,
+              TOP + plotH,
+              x,
+              TOP + plotH + 5));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n",
+              x,
+              TOP + plotH + 18,
+              xs.get(i)));
     }
-    svg.append(String.format(Locale.ROOT,
-        "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">concurrent committers</text>%n",
-        LEFT + plotW / 2, HEIGHT - 10));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">concurrent committers</text>%n",
+            LEFT + plotW / 2,
+            HEIGHT - 10));
     int colour = 0;
     int legendY = TOP + 10;
     for (Map.Entry<String, Map<Integer, Contention>> system : bySystem.entrySet()) {
@@ -91,21 +124,45 @@ public final class LatencyPlot {
           double px = LEFT + x(i, xs.size(), plotW);
           double py = y(Math.max(v, Math.pow(10, logMin)), logMin, logMax, plotH);
           points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
-          markers.append(String.format(Locale.ROOT,
-              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s K=%d: %.1f ms"
-                  + "</title></circle>%n", px, py, c, escape(system.getKey()), p == 0 ? "p50" : "p99",
-              xs.get(i), v));
+          markers.append(
+              String.format(
+                  Locale.ROOT,
+                  "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %s K=%d: %.1f ms"
+                      + "</title></circle>%n",
+                  px,
+                  py,
+                  c,
+                  escape(system.getKey()),
+                  p == 0 ? "p50" : "p99",
+                  xs.get(i),
+                  v));
         }
-        svg.append(String.format(Locale.ROOT,
-            "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
-            points.toString().trim(), c, p == 0 ? "" : " stroke-dasharray=\"6,4\""));
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
+                points.toString().trim(),
+                c,
+                p == 0 ? "" : " stroke-dasharray=\"6,4\""));
         svg.append(markers);
-        svg.append(String.format(Locale.ROOT,
-            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
-            WIDTH - RIGHT + 12, legendY, WIDTH - RIGHT + 40, legendY, c,
-            p == 0 ? "" : " stroke-dasharray=\"6,4\""));
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\">%s %s</text>%n",
-            WIDTH - RIGHT + 46, legendY + 4, escape(system.getKey()), p == 0 ? "p50" : "p99"));
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
+                WIDTH - RIGHT + 12,
+                legendY,
+                WIDTH - RIGHT + 40,
+                legendY,
+                c,
+                p == 0 ? "" : " stroke-dasharray=\"6,4\""));
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\">%s %s</text>%n",
+                WIDTH - RIGHT + 46,
+                legendY + 4,
+                escape(system.getKey()),
+                p == 0 ? "p50" : "p99"));
         legendY += 20;
       }
     }

@@ -13,9 +13,9 @@ import java.util.Map;
 
 /**
  * The Lockstep-to-Paimon ratios of one run, keyed by what they compare, so that a rerun can be set
- * beside them. Stored as {@code ratios.csv} next to {@code RESULTS.md}: a {@code #} line saying when
- * the run was made, then {@code name,ratio} lines. Every ratio is oriented so that above 1 is better
- * for Lockstep.
+ * beside them. Stored as {@code ratios.csv} next to {@code RESULTS.md}: a {@code #} line saying
+ * when the run was made, then {@code name,ratio} lines. Every ratio is oriented so that above 1 is
+ * better for Lockstep.
  */
 public final class Ratios {
 
@@ -35,7 +35,8 @@ public final class Ratios {
         continue;
       }
       for (Contention p : contention) {
-        if (p.system().equals("paimon") && p.table().equals(l.table())
+        if (p.system().equals("paimon")
+            && p.table().equals(l.table())
             && p.committers() == l.committers()) {
           String at = l.table() + " K=" + l.committers();
           values.put(at + " commits/s", l.commitsPerSecond() / p.commitsPerSecond());
@@ -66,8 +67,13 @@ public final class Ratios {
 
   public void write(Path file) throws IOException {
     StringBuilder csv = new StringBuilder("# ").append(measured).append('\n');
-    new java.util.TreeMap<>(values).forEach((k, v) -> csv.append(k).append(',')
-        .append(String.format(Locale.ROOT, "%.4f", v)).append('\n'));
+    new java.util.TreeMap<>(values)
+        .forEach(
+            (k, v) ->
+                csv.append(k)
+                    .append(',')
+                    .append(String.format(Locale.ROOT, "%.4f", v))
+                    .append('\n'));
     Files.writeString(file, csv);
   }
 
@@ -92,9 +98,13 @@ public final class Ratios {
   public String compareWith(Ratios previous) {
     StringBuilder md = new StringBuilder();
     md.append("\n## Rerun variance\n\n");
-    md.append("The same ratios (above 1 is better for Lockstep) in this run and in the previous run"
-        + " written to the same directory (").append(previous.measured()).append("). Change ="
-        + " this / previous - 1; the issue asks for reruns within about 30%.\n\n");
+    md.append(
+            "The same ratios (above 1 is better for Lockstep) in this run and in the previous run"
+                + " written to the same directory (")
+        .append(previous.measured())
+        .append(
+            "). Change ="
+                + " this / previous - 1; the issue asks for reruns within about 30%.\n\n");
     md.append("| ratio | previous run | this run | change |\n|---|---|---|---|\n");
     List<Double> changes = new ArrayList<>();
     for (Map.Entry<String, Double> e : new java.util.TreeMap<>(values).entrySet()) {
@@ -104,16 +114,29 @@ public final class Ratios {
       }
       double change = e.getValue() / before - 1;
       changes.add(Math.abs(change));
-      md.append(String.format(Locale.ROOT, "| %s | %.2fx | %.2fx | %s%+.0f%%%s |%n", e.getKey(),
-          before, e.getValue(), Math.abs(change) > 0.3 ? "**" : "", 100 * change,
-          Math.abs(change) > 0.3 ? "**" : ""));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.2fx | %.2fx | %s%+.0f%%%s |%n",
+              e.getKey(),
+              before,
+              e.getValue(),
+              Math.abs(change) > 0.3 ? "**" : "",
+              100 * change,
+              Math.abs(change) > 0.3 ? "**" : ""));
     }
     if (!changes.isEmpty()) {
       long within = changes.stream().filter(c -> c <= 0.3).count();
       changes.sort(null);
-      md.append(String.format(Locale.ROOT, "%n%d of %d ratios within 30%% of the previous run;"
-          + " median change %.0f%%, largest %.0f%%.%n", within, changes.size(),
-          100 * changes.get(changes.size() / 2), 100 * changes.get(changes.size() - 1)));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%n%d of %d ratios within 30%% of the previous run;"
+                  + " median change %.0f%%, largest %.0f%%.%n",
+              within,
+              changes.size(),
+              100 * changes.get(changes.size() / 2),
+              100 * changes.get(changes.size() - 1)));
     }
     return md.toString();
   }

@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 class JmhReportTest {
 
-  private static final String JSON = """
+  private static final String JSON =
+      """
       [ {
         "benchmark" : "dev.lockstep.bench.jmh.LockBenchmark.acquireAndRelease",
         "mode" : "avgt", "threads" : 1, "forks" : 1,
@@ -29,10 +30,12 @@ class JmhReportTest {
   void writesOneRowPerBenchmarkWithScoreErrorUnitAndSettings() throws Exception {
     String md = JmhReport.markdown(new ObjectMapper().readTree(JSON), "java ... jmh.Main");
 
-    assertThat(md).contains("## 4. Microbenchmarks")
+    assertThat(md)
+        .contains("## 4. Microbenchmarks")
         .contains("java ... jmh.Main")
-        .contains("| LockBenchmark.acquireAndRelease | backend=zookeeper | 1,235 | ± 56.25 |"
-            + " 1,200 .. 1,269 | us/op | 1 x 3 (warm-up 2 x 2 s, measured 2 s each) |")
+        .contains(
+            "| LockBenchmark.acquireAndRelease | backend=zookeeper | 1,235 | ± 56.25 |"
+                + " 1,200 .. 1,269 | us/op | 1 x 3 (warm-up 2 x 2 s, measured 2 s each) |")
         .contains("| S3ConditionalCreateBenchmark.create | - | 12.50 | - | - | us/op |");
   }
 

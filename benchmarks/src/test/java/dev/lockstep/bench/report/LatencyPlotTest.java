@@ -32,8 +32,10 @@ class LatencyPlotTest {
     Files.createDirectories(out.getParent());
     Files.writeString(out, svg);
 
-    Document doc = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-        .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
+    Document doc =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(new ByteArrayInputStream(svg.getBytes(StandardCharsets.UTF_8)));
     NodeList circles = doc.getElementsByTagName("circle");
     assertThat(circles.getLength()).isEqualTo(2 * 2 * 4);
     List<String> tickXs = new ArrayList<>();

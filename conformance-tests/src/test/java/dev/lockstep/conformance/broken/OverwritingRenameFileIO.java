@@ -13,8 +13,8 @@ import java.nio.file.StandardCopyOption;
 /**
  * DELIBERATELY BROKEN: a rename that overwrites. It renames with POSIX {@code rename(2)} ({@code
  * Files.move(ATOMIC_MOVE)}), which is atomic but silently replaces an existing target: the trap
- * docs/architecture.md#design-2-1 warns about. Every contender is told it won, and a committed snapshot can be replaced.
- * The conformance kit must fail it.
+ * docs/architecture.md#design-2-1 warns about. Every contender is told it won, and a committed
+ * snapshot can be replaced. The conformance kit must fail it.
  */
 public final class OverwritingRenameFileIO extends CapabilityHidingFileIO
     implements SupportsAtomicRename {

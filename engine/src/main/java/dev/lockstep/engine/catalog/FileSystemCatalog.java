@@ -19,14 +19,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Tables in a warehouse directory on any {@link FileIO}: {@code <warehouse>/<database>.db/<table>/}.
- * The table exists when its {@code schema/schema-0} exists; creating it is one atomic create of that
- * file (where the store has atomic create or rename), so two racing creators get one winner.
+ * Tables in a warehouse directory on any {@link FileIO}: {@code
+ * <warehouse>/<database>.db/<table>/}. The table exists when its {@code schema/schema-0} exists;
+ * creating it is one atomic create of that file (where the store has atomic create or rename), so
+ * two racing creators get one winner.
  *
  * <p>The catalog's options (lock, commit strategy, store settings) reach every table; a table's own
  * options override them. Both are checked against every option declared on the class path ({@link
- * CatalogOptions}): an unknown or misspelt key is refused with the nearest known key, as the command
- * line refuses it, instead of being ignored.
+ * CatalogOptions}): an unknown or misspelt key is refused with the nearest known key, as the
+ * command line refuses it, instead of being ignored.
  */
 public final class FileSystemCatalog {
 
@@ -45,8 +46,8 @@ public final class FileSystemCatalog {
     // The commit protocol's once-per-endpoint atomic-create probe records its verdict under the
     // warehouse, so every table of the warehouse (and every later process) shares it.
     Map<String, String> withWarehouse = new HashMap<>(options);
-    withWarehouse.putIfAbsent(dev.lockstep.engine.table.EngineOptions.WAREHOUSE.key(),
-        warehouse.toString());
+    withWarehouse.putIfAbsent(
+        dev.lockstep.engine.table.EngineOptions.WAREHOUSE.key(), warehouse.toString());
     this.options = Map.copyOf(withWarehouse);
   }
 

@@ -13,8 +13,12 @@ public record Identifier(String database, String table) {
   private static void check(String what, String name) {
     Objects.requireNonNull(name, what);
     if (name.isBlank() || name.contains("/") || name.startsWith(".")) {
-      throw new IllegalArgumentException("Invalid " + what + " name '" + name
-          + "': it must not be blank, contain '/' or start with '.'.");
+      throw new IllegalArgumentException(
+          "Invalid "
+              + what
+              + " name '"
+              + name
+              + "': it must not be blank, contain '/' or start with '.'.");
     }
   }
 
@@ -22,8 +26,8 @@ public record Identifier(String database, String table) {
   public static Identifier parse(String fullName) {
     int dot = fullName.indexOf('.');
     if (dot <= 0 || dot == fullName.length() - 1) {
-      throw new IllegalArgumentException("Write a table name as 'database.table', not '" + fullName
-          + "'.");
+      throw new IllegalArgumentException(
+          "Write a table name as 'database.table', not '" + fullName + "'.");
     }
     return new Identifier(fullName.substring(0, dot), fullName.substring(dot + 1));
   }

@@ -13,8 +13,8 @@ import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.store.TableStore;
-import dev.lockstep.options.Durations;
 import dev.lockstep.fs.Path;
+import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,17 +49,16 @@ import org.slf4j.LoggerFactory;
  *       Snapshot#fencing()}). COMMITTED: prove the id fresh ({@link #verifyFresh}): done; or, when
  *       the id had existed and expired while we were paused before publishing, withdraw our file
  *       and fail ({@link CommitFailedException}, nothing committed); or, when it cannot be told,
- *       {@code CommitStateUnknownException}.
- *       {@code CommitStateUnknownException}: rethrown, nothing is cleaned up.
- *       {@code FencedCommitException} (our lease lapsed and a newer holder committed): rethrown
- *       after deleting what the commit wrote, like any failure before landing; not retried.
- *       Which failures let the commit's manifests go is decided by one test, {@code instanceof
- *       CleanableFailure} (lock-api): a failure that says nothing was published ({@link
+ *       {@code CommitStateUnknownException}. {@code CommitStateUnknownException}: rethrown, nothing
+ *       is cleaned up. {@code FencedCommitException} (our lease lapsed and a newer holder
+ *       committed): rethrown after deleting what the commit wrote, like any failure before landing;
+ *       not retried. Which failures let the commit's manifests go is decided by one test, {@code
+ *       instanceof CleanableFailure} (lock-api): a failure that says nothing was published ({@link
  *       CommitFailedException}, {@link FileConflictException}, {@link CommitInterruptedException},
  *       lock-api's {@code SnapshotNotPublishedException}, {@code LockNotAcquiredException}, {@code
- *       FencedCommitException}); every other failure, an unknown outcome above all but also a
- *       store error or a bug, keeps them (orphan-file removal collects them later), whatever the
- *       order of the {@code catch} clauses.
+ *       FencedCommitException}); every other failure, an unknown outcome above all but also a store
+ *       error or a bug, keeps them (orphan-file removal collects them later), whatever the order of
+ *       the {@code catch} clauses.
  *   <li>Under the {@code lock} strategy, steps 2 to 4 of each attempt run under one lease of the
  *       table's lock ({@code SnapshotCommitter.holding}): having got the lease, the attempt first
  *       catches up with the snapshots committed since L (those of the holder it waited for) and
@@ -68,44 +67,45 @@ import org.slf4j.LoggerFactory;
  *       several in a tight loop could lose {@code commit.max-retries} times in a row. So under a
  *       lock only a writer outside the lock, or a holder whose lease lapsed, makes an attempt
  *       conflict; the lock service's queue gives the turns.
- *   <li>CONFLICT (another commit took L+1): delete a base list this attempt wrote, then choose
- *       the wait ({@link RetryPolicy}, docs/engine.md#design-3-optimistic-commit: "retry at once with jitter; exponential waits only
- *       while a lock is contended"):
+ *   <li>CONFLICT (another commit took L+1): delete a base list this attempt wrote, then choose the
+ *       wait ({@link RetryPolicy}, docs/engine.md#design-3-optimistic-commit: "retry at once with
+ *       jitter; exponential waits only while a lock is contended"):
  *       <ul>
  *         <li>lock-free strategy, or the lock was free when this attempt asked for it: claim
- *             priority (step 7) and retry at once after a random jitter of at most
- *             {@value RetryPolicy#JITTER_MULTIPLE} × {@code commit.min-retry-wait}, the same
- *             after every conflict;
- *         <li>the lock was held by another committer when this attempt asked for it
- *             ({@code CommitAttempt.lockContended()}, observed by lock-api): drop any claim and
- *             back off, {@code commit.min-retry-wait} doubling with each such conflict in a row up
- *             to {@code commit.max-retry-wait}, with jitter.
+ *             priority (step 7) and retry at once after a random jitter of at most {@value
+ *             RetryPolicy#JITTER_MULTIPLE} × {@code commit.min-retry-wait}, the same after every
+ *             conflict;
+ *         <li>the lock was held by another committer when this attempt asked for it ({@code
+ *             CommitAttempt.lockContended()}, observed by lock-api): drop any claim and back off,
+ *             {@code commit.min-retry-wait} doubling with each such conflict in a row up to {@code
+ *             commit.max-retry-wait}, with jitter.
  *       </ul>
- *       After the wait, read only the snapshots committed since L and check their deltas
- *       ({@link ConflictDetector#checkDelta}); one of them carrying our (commit user, identifier,
- *       kind) means our commit is in already. Otherwise go to step 2 on the newest of them.
+ *       After the wait, read only the snapshots committed since L and check their deltas ({@link
+ *       ConflictDetector#checkDelta}); one of them carrying our (commit user, identifier, kind)
+ *       means our commit is in already. Otherwise go to step 2 on the newest of them.
  *   <li>Limits, checked after each conflict: {@code commit.max-retries} (default {@value
- *       CoreOptions#COMMIT_MAX_RETRIES_DEFAULT}, docs/architecture.md#design-5) and {@code commit.timeout} (default
- *       none). With fair turns a commit loses about one race per other committer, so the count
- *       must exceed the number of committers racing in a tight loop. Either raises {@link
- *       CommitFailedException} saying how long the commit ran, how many conflicts it met (and how
- *       many under a contended lock) and how far the table moved meanwhile; nothing is committed
- *       and the data files are intact. Every snapshot conflict is another commit that landed, so
- *       all of them count; a commit that cannot land for a reason other than a lost race (a lock
- *       that cannot be had, a store error) fails through its own exception, not through these
- *       limits.
+ *       CoreOptions#COMMIT_MAX_RETRIES_DEFAULT}, docs/architecture.md#design-5) and {@code
+ *       commit.timeout} (default none). With fair turns a commit loses about one race per other
+ *       committer, so the count must exceed the number of committers racing in a tight loop. Either
+ *       raises {@link CommitFailedException} saying how long the commit ran, how many conflicts it
+ *       met (and how many under a contended lock) and how far the table moved meanwhile; nothing is
+ *       committed and the data files are intact. Every snapshot conflict is another commit that
+ *       landed, so all of them count; a commit that cannot land for a reason other than a lost race
+ *       (a lock that cannot be had, a store error) fails through its own exception, not through
+ *       these limits.
  *   <li>Fairness ({@link ContentionHint}): after an uncontended conflict a committer claims
  *       priority with its losses so far; before each attempt every other committer yields briefly
  *       to a fresh claim with at least its own losses. Measured with 8 committers in a tight loop
  *       on 2 cores: at most 7–9 conflicts per commit with the claim, 37–53 without.
  * </ol>
  *
- * After a conflict or failure that is not unknown, the delta manifest is deleted; the data files are
- * never deleted here.
+ * After a conflict or failure that is not unknown, the delta manifest is deleted; the data files
+ * are never deleted here.
  */
 final class CommitLoop {
 
   private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
+
   /** Snapshots may name this many earlier delta lists before a new base list is written. */
   static final int MAX_PRIOR_DELTAS = 8;
 
@@ -143,10 +143,15 @@ final class CommitLoop {
    * @param latest the snapshot to try first on, {@code null} for none (read here when absent)
    * @return the snapshot id that holds the changes
    */
-  long commit(CommitKind kind, List<ManifestEntry> changes, long identifier,
-      Predicate<String> overwritten, Snapshot latest) throws IOException {
-    ConflictDetector detector = new ConflictDetector(table.keyCodec(), options.bucket(), changes,
-        overwritten);
+  long commit(
+      CommitKind kind,
+      List<ManifestEntry> changes,
+      long identifier,
+      Predicate<String> overwritten,
+      Snapshot latest)
+      throws IOException {
+    ConflictDetector detector =
+        new ConflictDetector(table.keyCodec(), options.bucket(), changes, overwritten);
     // Every commit, appends included: a file of a touched partition with another bucket count
     // (written before this commit's base) would put a key of a primary-key table in two buckets.
     detector.checkAgainstLive(scan.liveFiles(latest).values());
@@ -159,8 +164,8 @@ final class CommitLoop {
     Throwable failure = null;
     try {
       // Writing the manifests took time: catch up before the first attempt, too.
-      Optional<Long> duplicate = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind,
-          identifier, detector);
+      Optional<Long> duplicate =
+          catchUp(latest, latest == null ? 1 : latest.id() + 1, kind, identifier, detector);
       if (duplicate.isPresent()) {
         return duplicate.get();
       }
@@ -174,10 +179,9 @@ final class CommitLoop {
       for (int attempt = 0; ; attempt++) {
         // Let a committer that lost many races go first; then catch up with what it committed.
         // (Not under a lock: the lock service orders the committers.)
-        for (int yields = 0; !locked && yields < 3
-            && hint.yieldToClaimant(attempt); yields++) {
-          Optional<Long> ours = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind,
-              identifier, detector);
+        for (int yields = 0; !locked && yields < 3 && hint.yieldToClaimant(attempt); yields++) {
+          Optional<Long> ours =
+              catchUp(latest, latest == null ? 1 : latest.id() + 1, kind, identifier, detector);
           if (ours.isPresent()) {
             return ours.get();
           }
@@ -186,16 +190,37 @@ final class CommitLoop {
         Snapshot base = latest;
         Try tried;
         try {
-          tried = locked
-              ? table.committer().holding(() -> tryOnce(kind, identifier, detector, base, true,
-                  delta.fileName(), deltaList, changes))
-              : tryOnce(kind, identifier, detector, base, false, delta.fileName(), deltaList,
-                  changes);
+          tried =
+              locked
+                  ? table
+                      .committer()
+                      .holding(
+                          () ->
+                              tryOnce(
+                                  kind,
+                                  identifier,
+                                  detector,
+                                  base,
+                                  true,
+                                  delta.fileName(),
+                                  deltaList,
+                                  changes))
+                  : tryOnce(
+                      kind,
+                      identifier,
+                      detector,
+                      base,
+                      false,
+                      delta.fileName(),
+                      deltaList,
+                      changes);
         } catch (InterruptedException e) {
           // Only while waiting for the lease: nothing was written.
           Thread.currentThread().interrupt();
-          throw new CommitInterruptedException("Interrupted while waiting for the lock of "
-              + table.fullName() + "; nothing was committed");
+          throw new CommitInterruptedException(
+              "Interrupted while waiting for the lock of "
+                  + table.fullName()
+                  + "; nothing was committed");
         }
         if (tried.duplicate() >= 0) {
           if (tried.landed()) {
@@ -210,8 +235,15 @@ final class CommitLoop {
         if (outcome.outcome() == CommitOutcome.COMMITTED) {
           // From here on a published file names the delta: an unknown outcome keeps it (it is no
           // CleanableFailure); a withdrawn snapshot fails with one (nothing names the delta then).
-          confirmFresh(id, tried.snapshot().commitId(), latest, kind, identifier, written,
-              delta.fileName(), deltaList);
+          confirmFresh(
+              id,
+              tried.snapshot().commitId(),
+              latest,
+              kind,
+              identifier,
+              written,
+              delta.fileName(),
+              deltaList);
           published = true;
           hint.release();
           return id;
@@ -246,10 +278,16 @@ final class CommitLoop {
           Snapshot newest = snapshots.latest().orElse(null);
           if (newest != null && (latest == null || newest.id() > latest.id())) {
             if (overwritten != null) {
-              throw new CommitFailedException("The snapshots committed after the base of "
-                  + kind + " commit " + identifier + " of " + commitUser + " expired before it"
-                  + " could check them (they may have added files to the overwritten partitions);"
-                  + " nothing was committed. Run the overwrite again.");
+              throw new CommitFailedException(
+                  "The snapshots committed after the base of "
+                      + kind
+                      + " commit "
+                      + identifier
+                      + " of "
+                      + commitUser
+                      + " expired before it"
+                      + " could check them (they may have added files to the overwritten partitions);"
+                      + " nothing was committed. Run the overwrite again.");
             }
             detector.checkAgainstLive(scan.liveFiles(newest).values());
             latest = newest;
@@ -270,13 +308,24 @@ final class CommitLoop {
 
   /**
    * What one attempt came to: {@code duplicate} ({@code >= 0}) when a snapshot holds this commit
-   * already; else the {@code base} it was built on, the {@code id} tried, the snapshot published (or
-   * {@code null} when the id was taken before publishing) and the files it wrote.
+   * already; else the {@code base} it was built on, the {@code id} tried, the snapshot published
+   * (or {@code null} when the id was taken before publishing) and the files it wrote.
    */
-  private record Try(long duplicate, Snapshot base, long id, Snapshot snapshot,
-      List<String> written, CommitAttempt outcome, boolean landed) {
+  private record Try(
+      long duplicate,
+      Snapshot base,
+      long id,
+      Snapshot snapshot,
+      List<String> written,
+      CommitAttempt outcome,
+      boolean landed) {
 
-    Try(long duplicate, Snapshot base, long id, Snapshot snapshot, List<String> written,
+    Try(
+        long duplicate,
+        Snapshot base,
+        long id,
+        Snapshot snapshot,
+        List<String> written,
         CommitAttempt outcome) {
       this(duplicate, base, id, snapshot, written, outcome, false);
     }
@@ -298,12 +347,19 @@ final class CommitLoop {
    * other holder can commit until it publishes, so it wins unless a writer outside the lock (or a
    * holder that lost its lease) got in.
    */
-  private Try tryOnce(CommitKind kind, long identifier, ConflictDetector detector,
-      Snapshot latest, boolean rebase, String deltaManifest, String deltaList,
-      List<ManifestEntry> changes) throws IOException {
+  private Try tryOnce(
+      CommitKind kind,
+      long identifier,
+      ConflictDetector detector,
+      Snapshot latest,
+      boolean rebase,
+      String deltaManifest,
+      String deltaList,
+      List<ManifestEntry> changes)
+      throws IOException {
     if (rebase) {
-      Optional<Long> ours = catchUp(latest, latest == null ? 1 : latest.id() + 1, kind, identifier,
-          detector);
+      Optional<Long> ours =
+          catchUp(latest, latest == null ? 1 : latest.id() + 1, kind, identifier, detector);
       if (ours.isPresent()) {
         return Try.duplicate(ours.get());
       }
@@ -317,22 +373,35 @@ final class CommitLoop {
     if (!baseIsCurrent(latest, kind, identifier)) {
       // Another commit took our id already (or the table moved on): lose the race without
       // publishing anything.
-      return new Try(-1, latest, id, null, written,
-          new CommitAttempt(CommitOutcome.CONFLICT, false));
+      return new Try(
+          -1, latest, id, null, written, new CommitAttempt(CommitOutcome.CONFLICT, false));
     }
     Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
     try {
       // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
-      CommitAttempt outcome = table.committer().commit(id, fencing -> SnapshotManager.serialize(
-          snapshot.withFencing(fencing.map(f -> new Snapshot.Fencing(f.lock(), f.token()))
-              .orElse(null))));
+      CommitAttempt outcome =
+          table
+              .committer()
+              .commit(
+                  id,
+                  fencing ->
+                      SnapshotManager.serialize(
+                          snapshot.withFencing(
+                              fencing
+                                  .map(f -> new Snapshot.Fencing(f.lock(), f.token()))
+                                  .orElse(null))));
       return new Try(-1, latest, id, snapshot, written, outcome);
     } catch (CommitStateUnknownException e) {
       // lock-api cannot tell whether snapshot id is ours (say: it landed, lost its answer, was
       // built on and expired before the read-back). Snapshots built on ours name its delta.
       if (builtOn(id, deltaManifest, deltaList)) {
-        LOG.info("Snapshot {} of {} holds {} commit {} of {}: later snapshots were built on it",
-            id, table.fullName(), kind, identifier, commitUser);
+        LOG.info(
+            "Snapshot {} of {} holds {} commit {} of {}: later snapshots were built on it",
+            id,
+            table.fullName(),
+            kind,
+            identifier,
+            commitUser);
         return Try.landed(id);
       }
       throw e;
@@ -340,8 +409,8 @@ final class CommitLoop {
       // Publishers throw it only while nothing is written (else: CommitStateUnknownException).
       Thread.currentThread().interrupt();
       cleanUp(written);
-      throw new CommitInterruptedException("Interrupted while committing snapshot " + id
-          + "; nothing was committed");
+      throw new CommitInterruptedException(
+          "Interrupted while committing snapshot " + id + "; nothing was committed");
     } catch (IOException | RuntimeException e) {
       // Only a failure that says nothing was published lets the attempt's files go; whatever else
       // failed (an unknown outcome, a store error, a bug) keeps them for orphan-file removal.
@@ -355,8 +424,8 @@ final class CommitLoop {
   /**
    * Whether a snapshot newer than {@code id} was built on this commit's snapshot {@code id}: it
    * names this commit's delta list as the prior delta of {@code id}, or its base manifest list
-   * holds this commit's delta manifest (names unique to this commit). Only a snapshot that was
-   * the newest is ever built on, so ours was then part of the history.
+   * holds this commit's delta manifest (names unique to this commit). Only a snapshot that was the
+   * newest is ever built on, so ours was then part of the history.
    */
   private boolean builtOn(long id, String deltaManifest, String deltaList) {
     try {
@@ -389,11 +458,13 @@ final class CommitLoop {
   private Snapshot caughtUp;
 
   /**
-   * Reads the snapshots from {@code first} on, checking each one's delta; returns the id of one that
-   * holds this very commit already (a duplicate), else empty. Leaves the newest in {@link #caughtUp}.
+   * Reads the snapshots from {@code first} on, checking each one's delta; returns the id of one
+   * that holds this very commit already (a duplicate), else empty. Leaves the newest in {@link
+   * #caughtUp}.
    */
-  private Optional<Long> catchUp(Snapshot base, long first, CommitKind kind, long identifier,
-      ConflictDetector detector) throws IOException {
+  private Optional<Long> catchUp(
+      Snapshot base, long first, CommitKind kind, long identifier, ConflictDetector detector)
+      throws IOException {
     caughtUp = null;
     Snapshot previous = base != null && base.id() == first - 1 ? base : null;
     for (long next = first; ; next++) {
@@ -408,33 +479,64 @@ final class CommitLoop {
         // expired id published again by a commit whose outcome stayed unknown (engine README, "the
         // real window" (d)), may hold this very commit, but nothing reads it. Never count it as
         // landed, never build on it.
-        throw new CommitFailedException("Snapshot " + s.id() + " of " + table.fullName()
-            + " is not part of the table's history (an expired snapshot id published again by a"
-            + " commit of unknown outcome); nothing of " + kind + " commit " + identifier + " of "
-            + commitUser + " was committed. Commit it again.");
+        throw new CommitFailedException(
+            "Snapshot "
+                + s.id()
+                + " of "
+                + table.fullName()
+                + " is not part of the table's history (an expired snapshot id published again by a"
+                + " commit of unknown outcome); nothing of "
+                + kind
+                + " commit "
+                + identifier
+                + " of "
+                + commitUser
+                + " was committed. Commit it again.");
       }
       if (previous != null && !previous.isParentOf(s)) {
         // Not the history we built on: one of the two is an id published again after it expired,
         // whose committer has not withdrawn it yet (see verifyFresh). Never build on it.
-        throw new CommitFailedException("Snapshot " + s.id() + " of " + table.fullName()
-            + " was not built on snapshot " + previous.id() + " (an expired snapshot id was"
-            + " published again and is being withdrawn); nothing of " + kind + " commit "
-            + identifier + " of " + commitUser + " was committed. Commit it again.");
+        throw new CommitFailedException(
+            "Snapshot "
+                + s.id()
+                + " of "
+                + table.fullName()
+                + " was not built on snapshot "
+                + previous.id()
+                + " (an expired snapshot id was"
+                + " published again and is being withdrawn); nothing of "
+                + kind
+                + " commit "
+                + identifier
+                + " of "
+                + commitUser
+                + " was committed. Commit it again.");
       }
       Snapshot below = previous;
       previous = s;
-      if (s.commitUser().equals(commitUser) && s.commitIdentifier() == identifier
+      if (s.commitUser().equals(commitUser)
+          && s.commitIdentifier() == identifier
           && s.commitKind() == kind) {
         if (below != null && !stillThere(below) && !inHistory(s)) {
           // Linked to a base that expired meanwhile: an earlier attempt of this commit, paused on
           // the same base, may have published this id again after its first holder expired.
-          throw new CommitFailedException("Snapshot " + s.id() + " of " + table.fullName()
-              + " holds " + kind + " commit " + identifier + " of " + commitUser + " but is not"
-              + " part of the table's history (an expired snapshot id published again by an"
-              + " attempt of unknown outcome); nothing of it was committed. Commit it again.");
+          throw new CommitFailedException(
+              "Snapshot "
+                  + s.id()
+                  + " of "
+                  + table.fullName()
+                  + " holds "
+                  + kind
+                  + " commit "
+                  + identifier
+                  + " of "
+                  + commitUser
+                  + " but is not"
+                  + " part of the table's history (an expired snapshot id published again by an"
+                  + " attempt of unknown outcome); nothing of it was committed. Commit it again.");
         }
-        LOG.info("Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier,
-            commitUser);
+        LOG.info(
+            "Snapshot {} already holds {} commit {} of {}", s.id(), kind, identifier, commitUser);
         return Optional.of(s.id());
       }
       detector.checkDelta(s, scan.delta(s));
@@ -475,8 +577,14 @@ final class CommitLoop {
     return false;
   }
 
-  private Snapshot prepare(long id, CommitKind kind, long identifier, Snapshot latest,
-      String deltaList, List<ManifestEntry> changes, List<String> written)
+  private Snapshot prepare(
+      long id,
+      CommitKind kind,
+      long identifier,
+      Snapshot latest,
+      String deltaList,
+      List<ManifestEntry> changes,
+      List<String> written)
       throws IOException {
     String baseList;
     List<Snapshot.PriorDelta> priors = new ArrayList<>();
@@ -510,10 +618,22 @@ final class CommitLoop {
       deltaRows += e.kind() == FileKind.ADD ? e.file().rowCount() : -e.file().rowCount();
     }
     long total = (latest == null ? 0 : latest.totalRecordCount()) + deltaRows;
-    return new Snapshot(Snapshot.CURRENT_VERSION, id, table.schema().id(), baseList, priors,
+    return new Snapshot(
+        Snapshot.CURRENT_VERSION,
+        id,
+        table.schema().id(),
+        baseList,
+        priors,
         deltaList,
-        commitUser, identifier, kind, System.currentTimeMillis(), total, deltaRows,
-        UUID.randomUUID().toString(), null, latest == null ? null : latest.commitId());
+        commitUser,
+        identifier,
+        kind,
+        System.currentTimeMillis(),
+        total,
+        deltaRows,
+        UUID.randomUUID().toString(),
+        null,
+        latest == null ? null : latest.commitId());
   }
 
   /**
@@ -541,10 +661,18 @@ final class CommitLoop {
     if (base != null && !listed.contains(base.id())) {
       // The base expired under us: snapshot numbers past it may have expired too, and
       // publishing one again would reuse a number. Nothing is written.
-      throw new CommitFailedException("Snapshot " + base.id() + ", the base of " + kind
-          + " commit " + identifier + " of " + commitUser + ", expired while the commit was"
-          + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
-          + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
+      throw new CommitFailedException(
+          "Snapshot "
+              + base.id()
+              + ", the base of "
+              + kind
+              + " commit "
+              + identifier
+              + " of "
+              + commitUser
+              + ", expired while the commit was"
+              + " running (longer than 'snapshot.time-retained'); nothing was committed. Commit"
+              + " again, and keep 'snapshot.time-retained' above the longest commit attempt.");
     }
     long newest = listed.isEmpty() ? 0 : listed.get(listed.size() - 1);
     return newest == (base == null ? 0 : base.id());
@@ -557,8 +685,16 @@ final class CommitLoop {
    * check is short and must finish: an interrupt waits until it has (a snapshot left under an
    * expired id would stay below the history for good).
    */
-  private void confirmFresh(long id, String ours, Snapshot base, CommitKind kind, long identifier,
-      List<String> written, String deltaManifest, String deltaList) throws IOException {
+  private void confirmFresh(
+      long id,
+      String ours,
+      Snapshot base,
+      CommitKind kind,
+      long identifier,
+      List<String> written,
+      String deltaManifest,
+      String deltaList)
+      throws IOException {
     boolean interrupted = Thread.interrupted();
     try {
       Freshness fresh = null;
@@ -573,23 +709,42 @@ final class CommitLoop {
         }
       }
       if (fresh == Freshness.UNKNOWN) {
-        throw new CommitStateUnknownException(snapshots.log().snapshotPath(id),
-            new IOException("Snapshot " + id + " was published, but whether the table's history"
-                + " continues from it cannot be told (a snapshot file without the"
-                + " 'parentCommitId' field, from an older writer, follows it, or the store kept"
-                + " changing); commit the same identifier again later"));
+        throw new CommitStateUnknownException(
+            snapshots.log().snapshotPath(id),
+            new IOException(
+                "Snapshot "
+                    + id
+                    + " was published, but whether the table's history"
+                    + " continues from it cannot be told (a snapshot file without the"
+                    + " 'parentCommitId' field, from an older writer, follows it, or the store kept"
+                    + " changing); commit the same identifier again later"));
       }
       if (fresh == Freshness.REUSED_GONE) {
         // Our file under an id that had existed was deleted by an expiration that still had the
         // id's first holder in its plan: nothing of ours is in the history, nothing to withdraw.
         cleanUp(written);
-        LOG.warn("Snapshot {} of {}, published by {} commit {} of {} under an id that had existed"
-            + " and expired while it was paused, was deleted by an expiration", id,
-            table.fullName(), kind, identifier, commitUser);
-        throw new CommitFailedException("Snapshot id " + id + " of " + table.fullName() + " had"
-            + " existed and expired while " + kind + " commit " + identifier + " of " + commitUser
-            + " was paused between its base check and its publish, and an expiration deleted the"
-            + " file it published; nothing was committed. Commit the same messages again.");
+        LOG.warn(
+            "Snapshot {} of {}, published by {} commit {} of {} under an id that had existed"
+                + " and expired while it was paused, was deleted by an expiration",
+            id,
+            table.fullName(),
+            kind,
+            identifier,
+            commitUser);
+        throw new CommitFailedException(
+            "Snapshot id "
+                + id
+                + " of "
+                + table.fullName()
+                + " had"
+                + " existed and expired while "
+                + kind
+                + " commit "
+                + identifier
+                + " of "
+                + commitUser
+                + " was paused between its base check and its publish, and an expiration deleted the"
+                + " file it published; nothing was committed. Commit the same messages again.");
       }
       if (fresh == Freshness.REUSED) {
         withdraw(id, kind, identifier, written);
@@ -603,7 +758,9 @@ final class CommitLoop {
 
   /** What {@link #verifyFresh} found out about a snapshot this commit published. */
   private enum Freshness {
-    FRESH, REUSED, UNKNOWN,
+    FRESH,
+    REUSED,
+    UNKNOWN,
     /** Reused, and our file is gone already (an expiration deleted it). */
     REUSED_GONE
   }
@@ -621,22 +778,24 @@ final class CommitLoop {
    * <ol>
    *   <li>The base still exists (same commit id): an earlier holder of {@code id} could only have
    *       expired after the base did, so {@code id} was fresh.
-   *   <li>Ours is gone ({@link #gone}): an expiration deleted it. Expiration plans only
-   *       snapshots a successor was built on, but a run that planned the id's first holder deletes
-   *       the file by name, so ours may go as well: snapshot {@code id + 1} naming our commit id
-   *       (or a later one naming our delta) means fresh, another parent means reused (nothing left
-   *       to withdraw: the commit fails), neither means unknown.
+   *   <li>Ours is gone ({@link #gone}): an expiration deleted it. Expiration plans only snapshots a
+   *       successor was built on, but a run that planned the id's first holder deletes the file by
+   *       name, so ours may go as well: snapshot {@code id + 1} naming our commit id (or a later
+   *       one naming our delta) means fresh, another parent means reused (nothing left to withdraw:
+   *       the commit fails), neither means unknown.
    *   <li>Snapshot {@code id + 1} exists: built on ours (its parent is our commit id) means fresh;
    *       another parent means an earlier holder of {@code id} is its parent: reused.
    *   <li>No {@code id + 1}: ours is the newest listed means fresh (a reused id always has a newer
    *       snapshot above it); a newer one above a missing {@code id + 1} while ours still exists
    *       means reused (in a fresh history, {@code id + 1} can only go after ours did).
    * </ol>
+   *
    * Anything else after three rounds (or a successor from an older writer, without the parent
    * field) is UNKNOWN: never withdraw what others may have built on.
    */
-  private Freshness verifyFresh(long id, String ours, Snapshot base, String deltaManifest,
-      String deltaList) throws IOException {
+  private Freshness verifyFresh(
+      long id, String ours, Snapshot base, String deltaManifest, String deltaList)
+      throws IOException {
     if (base != null) {
       Optional<Snapshot> now = snapshots.readUncached(base.id());
       if (now.isPresent() && now.get().commitId().equals(base.commitId())) {
@@ -654,7 +813,8 @@ final class CommitLoop {
       Optional<Snapshot> next = snapshots.readUncached(id + 1);
       if (next.isPresent()) {
         String parent = next.get().parentCommitId();
-        return parent == null ? Freshness.UNKNOWN
+        return parent == null
+            ? Freshness.UNKNOWN
             : parent.equals(ours) ? Freshness.FRESH : Freshness.REUSED;
       }
       List<Long> listed = snapshots.log().listIds();
@@ -706,13 +866,29 @@ final class CommitLoop {
     }
     snapshots.forget(id);
     cleanUp(written);
-    LOG.warn("Withdrew snapshot {} of {}: {} commit {} of {} published an id that had existed and"
-        + " expired while it was paused", id, table.fullName(), kind, identifier, commitUser);
-    throw new CommitFailedException("Snapshot id " + id + " of " + table.fullName() + " had"
-        + " existed and expired while " + kind + " commit " + identifier + " of " + commitUser
-        + " was paused between its base check and its publish (longer than the retention"
-        + " allowed); the snapshot was withdrawn and nothing was committed. Commit the same"
-        + " messages again.");
+    LOG.warn(
+        "Withdrew snapshot {} of {}: {} commit {} of {} published an id that had existed and"
+            + " expired while it was paused",
+        id,
+        table.fullName(),
+        kind,
+        identifier,
+        commitUser);
+    throw new CommitFailedException(
+        "Snapshot id "
+            + id
+            + " of "
+            + table.fullName()
+            + " had"
+            + " existed and expired while "
+            + kind
+            + " commit "
+            + identifier
+            + " of "
+            + commitUser
+            + " was paused between its base check and its publish (longer than the retention"
+            + " allowed); the snapshot was withdrawn and nothing was committed. Commit the same"
+            + " messages again.");
   }
 
   private void cleanUp(List<String> written) {
@@ -730,39 +906,75 @@ final class CommitLoop {
    * first was at {@code firstTried}, {@code contended} of them under a contended lock) when {@code
    * commit.max-retries} or {@code commit.timeout} ran out.
    */
-  private void checkLimits(long start, int conflicts, int contended, long firstTried, long id,
-      CommitKind kind, long identifier) throws CommitFailedException {
+  private void checkLimits(
+      long start,
+      int conflicts,
+      int contended,
+      long firstTried,
+      long id,
+      CommitKind kind,
+      long identifier)
+      throws CommitFailedException {
     boolean outOfRetries = conflicts > options.commitMaxRetries();
     long elapsed = System.nanoTime() - start;
-    boolean outOfTime = options.commitTimeout() != null
-        && elapsed > options.commitTimeout().toNanos();
+    boolean outOfTime =
+        options.commitTimeout() != null && elapsed > options.commitTimeout().toNanos();
     if (!outOfRetries && !outOfTime) {
       return;
     }
-    String limit = outOfRetries
-        ? "'" + CoreOptions.COMMIT_MAX_RETRIES + "' (" + options.commitMaxRetries() + ")"
-        : "'" + CoreOptions.COMMIT_TIMEOUT + "' (" + Durations.format(options.commitTimeout()) + ")";
+    String limit =
+        outOfRetries
+            ? "'" + CoreOptions.COMMIT_MAX_RETRIES + "' (" + options.commitMaxRetries() + ")"
+            : "'"
+                + CoreOptions.COMMIT_TIMEOUT
+                + "' ("
+                + Durations.format(options.commitTimeout())
+                + ")";
     String fix;
     if (contended * 2 > conflicts) {
-      fix = " The table's lock was held by another committer in most attempts: fewer or less"
-          + " frequent committers, or a lock-free strategy (a store with atomic create), help more"
-          + " than a higher limit.";
+      fix =
+          " The table's lock was held by another committer in most attempts: fewer or less"
+              + " frequent committers, or a lock-free strategy (a store with atomic create), help more"
+              + " than a higher limit.";
     } else if (outOfRetries) {
-      fix = " Every conflict is another commit that landed first; with fair turns a commit loses"
-          + " about one race per other committer, so raise " + limit + " above the number of"
-          + " committers that commit to this table at once, or set '" + CoreOptions.COMMIT_TIMEOUT
-          + "' and a high '" + CoreOptions.COMMIT_MAX_RETRIES + "' to limit by time instead.";
+      fix =
+          " Every conflict is another commit that landed first; with fair turns a commit loses"
+              + " about one race per other committer, so raise "
+              + limit
+              + " above the number of"
+              + " committers that commit to this table at once, or set '"
+              + CoreOptions.COMMIT_TIMEOUT
+              + "' and a high '"
+              + CoreOptions.COMMIT_MAX_RETRIES
+              + "' to limit by time instead.";
     } else {
-      fix = " The attempts themselves were slow: look at the store's (or lock service's) latency,"
-          + " or raise " + limit + ".";
+      fix =
+          " The attempts themselves were slow: look at the store's (or lock service's) latency,"
+              + " or raise "
+              + limit
+              + ".";
     }
-    throw new CommitFailedException("Gave up " + kind + " commit " + identifier + " of "
-        + commitUser + " on " + table.fullName() + " at " + limit + ": " + conflicts
-        + " snapshot conflicts in " + Durations.format(Duration.ofMillis(elapsed / 1_000_000))
-        + (contended == 0 ? "" : " (" + contended + " under a contended lock)")
-        + "; other commits took snapshot" + (firstTried == id ? " " + id : "s " + firstTried
-            + " to " + id) + " meanwhile. Nothing was committed and the data files are intact:"
-        + " commit the same messages again (same identifier)." + fix);
+    throw new CommitFailedException(
+        "Gave up "
+            + kind
+            + " commit "
+            + identifier
+            + " of "
+            + commitUser
+            + " on "
+            + table.fullName()
+            + " at "
+            + limit
+            + ": "
+            + conflicts
+            + " snapshot conflicts in "
+            + Durations.format(Duration.ofMillis(elapsed / 1_000_000))
+            + (contended == 0 ? "" : " (" + contended + " under a contended lock)")
+            + "; other commits took snapshot"
+            + (firstTried == id ? " " + id : "s " + firstTried + " to " + id)
+            + " meanwhile. Nothing was committed and the data files are intact:"
+            + " commit the same messages again (same identifier)."
+            + fix);
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */
@@ -778,8 +990,8 @@ final class CommitLoop {
       TimeUnit.NANOSECONDS.sleep(nanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new CommitInterruptedException("Interrupted between commit attempts; nothing was"
-          + " committed");
+      throw new CommitInterruptedException(
+          "Interrupted between commit attempts; nothing was" + " committed");
     }
   }
 }

@@ -2,7 +2,6 @@ package dev.lockstep.engine.commit;
 
 import dev.lockstep.engine.manifest.BucketId;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What one {@link TableCommit} call did.
@@ -10,12 +9,17 @@ import java.util.Map;
  * @param alreadyCommitted the identifier was found in a snapshot already: nothing was done
  * @param dataSnapshotId the APPEND or OVERWRITE snapshot, -1 when none was needed
  * @param compactSnapshotId the COMPACT snapshot, -1 when none (nothing to compact, or dropped)
- * @param droppedCompactions buckets of compactions dropped after a file conflict; their
- *     output files were deleted and the writer compacts those buckets again later
+ * @param droppedCompactions buckets of compactions dropped after a file conflict; their output
+ *     files were deleted and the writer compacts those buckets again later
  * @param retries snapshot conflicts met on the way
  */
-public record CommitResult(long identifier, boolean alreadyCommitted, long dataSnapshotId,
-    long compactSnapshotId, List<BucketId> droppedCompactions, int retries) {
+public record CommitResult(
+    long identifier,
+    boolean alreadyCommitted,
+    long dataSnapshotId,
+    long compactSnapshotId,
+    List<BucketId> droppedCompactions,
+    int retries) {
 
   public CommitResult {
     droppedCompactions = List.copyOf(droppedCompactions);

@@ -22,13 +22,14 @@ import java.util.function.Predicate;
  *
  * <ol>
  *   <li>{@link #checkAgainstLive}: once for every commit (pure level-0 appends included), against
- *       the full file set of the snapshot the commit is first attempted on: every deleted file is live; no added level >= 1 file overlaps a live file of
- *       its level and bucket (files the commit deletes do not count); every live file of a touched
- *       partition has the commit's bucket count.
- *   <li>{@link #checkDelta}: after a snapshot conflict, for each snapshot committed since (only their
- *       delta manifests): none deleted a file we delete; none added an overlapping level >= 1 file to
- *       our bucket and level; none added a file with another bucket count to our partitions; for an
- *       OVERWRITE, none but a COMPACT added a file to an overwritten partition.
+ *       the full file set of the snapshot the commit is first attempted on: every deleted file is
+ *       live; no added level >= 1 file overlaps a live file of its level and bucket (files the
+ *       commit deletes do not count); every live file of a touched partition has the commit's
+ *       bucket count.
+ *   <li>{@link #checkDelta}: after a snapshot conflict, for each snapshot committed since (only
+ *       their delta manifests): none deleted a file we delete; none added an overlapping level >= 1
+ *       file to our bucket and level; none added a file with another bucket count to our
+ *       partitions; for an OVERWRITE, none but a COMPACT added a file to an overwritten partition.
  * </ol>
  */
 final class ConflictDetector {
@@ -43,7 +44,10 @@ final class ConflictDetector {
   /**
    * @param overwritten the partitions an OVERWRITE replaces; {@code null} for other kinds
    */
-  ConflictDetector(KeyCodec keyCodec, int totalBuckets, List<ManifestEntry> changes,
+  ConflictDetector(
+      KeyCodec keyCodec,
+      int totalBuckets,
+      List<ManifestEntry> changes,
       Predicate<String> overwritten) {
     this.keyCodec = keyCodec;
     this.totalBuckets = totalBuckets;
@@ -69,8 +73,16 @@ final class ConflictDetector {
     }
     for (ManifestEntry.FileId id : deletes) {
       if (!liveIds.contains(id)) {
-        throw new FileConflictException(id.partition(), id.bucket(), "File " + id.fileName()
-            + " in bucket " + id.bucket() + " of '" + id.partition() + "' is no longer live.");
+        throw new FileConflictException(
+            id.partition(),
+            id.bucket(),
+            "File "
+                + id.fileName()
+                + " in bucket "
+                + id.bucket()
+                + " of '"
+                + id.partition()
+                + "' is no longer live.");
       }
     }
   }
@@ -80,29 +92,55 @@ final class ConflictDetector {
     for (ManifestEntry e : delta) {
       if (e.kind() == FileKind.DELETE) {
         if (deletes.contains(e.id())) {
-          throw new FileConflictException(e.partition(), e.bucket(), "Snapshot " + snapshot.id()
-              + " (" + snapshot.commitKind() + " by " + snapshot.commitUser() + ") deleted "
-              + e.file().fileName() + " first.");
+          throw new FileConflictException(
+              e.partition(),
+              e.bucket(),
+              "Snapshot "
+                  + snapshot.id()
+                  + " ("
+                  + snapshot.commitKind()
+                  + " by "
+                  + snapshot.commitUser()
+                  + ") deleted "
+                  + e.file().fileName()
+                  + " first.");
         }
         continue;
       }
       checkBuckets(e);
       checkOverlap(e);
-      if (overwritten != null && snapshot.commitKind() != CommitKind.COMPACT
+      if (overwritten != null
+          && snapshot.commitKind() != CommitKind.COMPACT
           && overwritten.test(e.partition())) {
-        throw new CommitFailedException("Overwrite conflict: snapshot " + snapshot.id() + " ("
-            + snapshot.commitKind() + " by " + snapshot.commitUser() + ") added " + e.file()
-            .fileName() + " to partition '" + e.partition() + "' after the overwrite's base"
-            + " snapshot; overwriting would delete that data unseen. Re-run the overwrite.");
+        throw new CommitFailedException(
+            "Overwrite conflict: snapshot "
+                + snapshot.id()
+                + " ("
+                + snapshot.commitKind()
+                + " by "
+                + snapshot.commitUser()
+                + ") added "
+                + e.file().fileName()
+                + " to partition '"
+                + e.partition()
+                + "' after the overwrite's base"
+                + " snapshot; overwriting would delete that data unseen. Re-run the overwrite.");
       }
     }
   }
 
   private void checkBuckets(ManifestEntry e) throws FileConflictException {
     if (partitions.contains(e.partition()) && e.totalBuckets() != totalBuckets) {
-      throw new FileConflictException(e.partition(), e.bucket(), "Partition '" + e.partition()
-          + "' has files written with " + e.totalBuckets() + " buckets; this commit uses "
-          + totalBuckets + ".");
+      throw new FileConflictException(
+          e.partition(),
+          e.bucket(),
+          "Partition '"
+              + e.partition()
+              + "' has files written with "
+              + e.totalBuckets()
+              + " buckets; this commit uses "
+              + totalBuckets
+              + ".");
     }
   }
 
@@ -116,9 +154,20 @@ final class ConflictDetector {
     }
     for (ManifestEntry e : ours) {
       if (e.file().level() == live.file().level() && overlap(e.file(), live.file())) {
-        throw new FileConflictException(e.partition(), e.bucket(), "New level-" + e.file().level()
-            + " file " + e.file().fileName() + " overlaps live file " + live.file().fileName()
-            + " in bucket " + e.bucket() + " of '" + e.partition() + "'.");
+        throw new FileConflictException(
+            e.partition(),
+            e.bucket(),
+            "New level-"
+                + e.file().level()
+                + " file "
+                + e.file().fileName()
+                + " overlaps live file "
+                + live.file().fileName()
+                + " in bucket "
+                + e.bucket()
+                + " of '"
+                + e.partition()
+                + "'.");
       }
     }
   }

@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
  * Fairness between optimistic committers, best effort: a committer that lost a snapshot race on a
  * lock-free strategy (or on a free lock) claims priority in {@code snapshot/PRIORITY} ("millis
  * losses user"), unless another user's fresh claim has more losses; other committers, before each
- * attempt, yield to a fresh claim of another user with at least their own losses until the
- * claimant releases it (after it committed, or when it starts backing off on a contended lock) or a
- * short time passes.
+ * attempt, yield to a fresh claim of another user with at least their own losses until the claimant
+ * releases it (after it committed, or when it starts backing off on a contended lock) or a short
+ * time passes.
  *
  * <p>The hint never affects safety (every publish still goes through the commit protocol) and is
  * never trusted for long: a claim older than {@link #FRESH_MILLIS} is ignored and a yield lasts at
@@ -51,13 +51,16 @@ final class ContentionHint {
    */
   void claim(int losses) {
     String[] current = read();
-    if (current != null && !current[2].equals(commitUser) && fresh(current)
+    if (current != null
+        && !current[2].equals(commitUser)
+        && fresh(current)
         && Integer.parseInt(current[1]) >= losses) {
       return;
     }
     try (OutputStream out = fileIO.newOutputStream(file, true)) {
-      out.write((System.currentTimeMillis() + " " + losses + " " + commitUser)
-          .getBytes(StandardCharsets.UTF_8));
+      out.write(
+          (System.currentTimeMillis() + " " + losses + " " + commitUser)
+              .getBytes(StandardCharsets.UTF_8));
       claimed = true;
     } catch (IOException ignored) {
       // Only fairness is lost.
@@ -94,7 +97,9 @@ final class ContentionHint {
    */
   boolean yieldToClaimant(int losses) throws InterruptedIOException {
     String[] claim = read();
-    if (claim == null || claim[2].equals(commitUser) || !fresh(claim)
+    if (claim == null
+        || claim[2].equals(commitUser)
+        || !fresh(claim)
         || Integer.parseInt(claim[1]) < losses) {
       return false;
     }

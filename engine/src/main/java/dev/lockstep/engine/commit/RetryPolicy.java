@@ -8,17 +8,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * The wait before the next attempt of one commit after a snapshot conflict
  * (docs/engine.md#design-3-optimistic-commit, point 1: "retry at once with jitter; exponential
  * waits only while a lock is contended"; under a lock, the commit rebases under its lease and a
- * conflict means a writer outside the lock).
- * One per commit; not thread-safe.
+ * conflict means a writer outside the lock). One per commit; not thread-safe.
  *
  * <ul>
  *   <li><b>Jitter</b>, after a conflict on a lock-free strategy (atomic create, rename) or under a
  *       lock that was free when the attempt asked for it: another commit landed and ours only has
  *       to rebase, so it retries at once, after a random wait in [0, {@value #JITTER_MULTIPLE} ×
- *       {@code commit.min-retry-wait}] (at most {@code commit.max-retry-wait}) that de-synchronises committers that lost the same race. It
- *       never grows: waiting longer would only hand the next race to someone else.
- *   <li><b>Backoff</b>, after a conflict under a lock that another holder had when the attempt asked
- *       for it ({@code CommitAttempt.lockContended()}): committers are queueing on the lock
+ *       {@code commit.min-retry-wait}] (at most {@code commit.max-retry-wait}) that de-synchronises
+ *       committers that lost the same race. It never grows: waiting longer would only hand the next
+ *       race to someone else.
+ *   <li><b>Backoff</b>, after a conflict under a lock that another holder had when the attempt
+ *       asked for it ({@code CommitAttempt.lockContended()}): committers are queueing on the lock
  *       service, so the wait doubles from {@code commit.min-retry-wait} with each such conflict in
  *       a row, up to {@code commit.max-retry-wait}, drawn in [bound / 2, bound] ("equal jitter": it
  *       grows for sure and still spreads the waiters). A conflict on a free lock starts again from

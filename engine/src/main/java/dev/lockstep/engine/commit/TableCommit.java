@@ -1,13 +1,13 @@
 package dev.lockstep.engine.commit;
 
-import dev.lockstep.engine.manifest.BucketId;
-import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.commit.CleanableFailure;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.CoreOptions;
@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * Turns commit messages into snapshots, for one commit user.
  *
  * <p>{@link #commit}:
+ *
  * <ol>
  *   <li>When (commit user, identifier) is in a snapshot already, do nothing (exactly once across
  *       restarts).
@@ -44,8 +45,8 @@ import org.slf4j.LoggerFactory;
  *       are dropped the same way and the call still succeeds.
  * </ol>
  *
- * <p>After a commit, a table that is not {@code write-only} expires old snapshots
- * ({@link SnapshotExpiration#afterCommit}; its failures are logged, never thrown).
+ * <p>After a commit, a table that is not {@code write-only} expires old snapshots ({@link
+ * SnapshotExpiration#afterCommit}; its failures are logged, never thrown).
  *
  * <p>{@link CommitStateUnknownException} (from lock-api) passes through untouched: nothing is
  * cleaned up; commit the same identifier again later and step 1 decides. Not thread-safe.
@@ -85,12 +86,14 @@ public final class TableCommit {
    * <ul>
    *   <li>Before: the messages' files exist and are not referenced by any snapshot (or the
    *       identifier is committed already).
-   *   <li>After success: the new files are in the APPEND snapshot; each compaction is in the COMPACT
-   *       snapshot or listed in {@link CommitResult#droppedCompactions()} (its output deleted).
+   *   <li>After success: the new files are in the APPEND snapshot; each compaction is in the
+   *       COMPACT snapshot or listed in {@link CommitResult#droppedCompactions()} (its output
+   *       deleted).
    *   <li>After {@link CommitFailedException}: nothing of the batch was published; its files are
    *       intact. Commit the same messages again, or {@link #abort} them.
-   *   <li>After {@code CommitStateUnknownException}: the APPEND or COMPACT snapshot may have landed;
-   *       nothing was cleaned up. Commit the same identifier again: it is a no-op if it landed.
+   *   <li>After {@code CommitStateUnknownException}: the APPEND or COMPACT snapshot may have
+   *       landed; nothing was cleaned up. Commit the same identifier again: it is a no-op if it
+   *       landed.
    *   <li>After another {@link IOException}: nothing of the batch was published (the store failed
    *       before landing); as after {@link CommitFailedException}.
    * </ul>
@@ -121,8 +124,14 @@ public final class TableCommit {
         dataSnapshot = loop.commit(CommitKind.APPEND, appends, identifier, null, latest());
       } catch (FileConflictException e) {
         fileConflicts++;
-        throw new CommitFailedException("APPEND commit " + identifier + " of " + commitUser
-            + " cannot be applied: " + e.getMessage() + " Nothing was committed.");
+        throw new CommitFailedException(
+            "APPEND commit "
+                + identifier
+                + " of "
+                + commitUser
+                + " cannot be applied: "
+                + e.getMessage()
+                + " Nothing was committed.");
       }
     }
     List<BucketId> dropped = new ArrayList<>();
@@ -136,8 +145,13 @@ public final class TableCommit {
       } catch (FileConflictException e) {
         fileConflicts++;
         BucketId key = new BucketId(e.partition(), e.bucket());
-        LOG.info("Dropping the compaction of bucket {} of '{}' in {} ({}); it will be redone from"
-            + " the latest snapshot", e.bucket(), e.partition(), table.fullName(), e.getMessage());
+        LOG.info(
+            "Dropping the compaction of bucket {} of '{}' in {} ({}); it will be redone from"
+                + " the latest snapshot",
+            e.bucket(),
+            e.partition(),
+            table.fullName(),
+            e.getMessage());
         CommitMessage m = byBucket.get(key);
         deleteFiles(m.partition(), m.bucket(), m.compactAfter());
         compactions.remove(key);
@@ -151,8 +165,11 @@ public final class TableCommit {
         // Nothing of the compaction was published (retries or time ran out, or the store failed
         // before landing): drop it like a conflict. Appended data stays committed; when nothing
         // else was committed, the caller learns of the failure.
-        LOG.warn("Dropping the compactions of {} in {} after a failed COMPACT commit: {}",
-            compactions.keySet(), table.fullName(), e.toString());
+        LOG.warn(
+            "Dropping the compactions of {} in {} after a failed COMPACT commit: {}",
+            compactions.keySet(),
+            table.fullName(),
+            e.toString());
         for (BucketId key : compactions.keySet()) {
           CommitMessage m = byBucket.get(key);
           deleteFiles(m.partition(), m.bucket(), m.compactAfter());
@@ -166,25 +183,26 @@ public final class TableCommit {
     }
     committed.add(identifier);
     SnapshotExpiration.afterCommit(table);
-    return new CommitResult(identifier, false, dataSnapshot, compactSnapshot, dropped,
-        loop.retries());
+    return new CommitResult(
+        identifier, false, dataSnapshot, compactSnapshot, dropped, loop.retries());
   }
 
   /**
    * Replaces partitions with the messages' new files as one OVERWRITE snapshot.
    *
-   * <p>The files deleted are those live in the partitions at the snapshot the commit lands on.
-   * The commit fails ({@link CommitFailedException}) when any commit other than a compaction added
-   * files to those partitions after the overwrite's base snapshot (the smallest
-   * {@link CommitMessage#baseSnapshotId()}, or the latest snapshot when there are no messages), so
-   * that no concurrently written data is deleted unseen. A concurrent compaction of those partitions
-   * only makes the commit re-plan.
+   * <p>The files deleted are those live in the partitions at the snapshot the commit lands on. The
+   * commit fails ({@link CommitFailedException}) when any commit other than a compaction added
+   * files to those partitions after the overwrite's base snapshot (the smallest {@link
+   * CommitMessage#baseSnapshotId()}, or the latest snapshot when there are no messages), so that no
+   * concurrently written data is deleted unseen. A concurrent compaction of those partitions only
+   * makes the commit re-plan.
    *
    * @param partitionFilter which partition paths to replace; {@code null} = the partitions the
    *     messages write to (dynamic overwrite). Use {@code p -> true} for the whole table.
    */
-  public CommitResult overwrite(long identifier, Predicate<String> partitionFilter,
-      List<CommitMessage> messages) throws IOException {
+  public CommitResult overwrite(
+      long identifier, Predicate<String> partitionFilter, List<CommitMessage> messages)
+      throws IOException {
     if (committed.contains(identifier)) {
       return CommitResult.noop(identifier);
     }
@@ -206,16 +224,17 @@ public final class TableCommit {
       long baseId = base == Long.MAX_VALUE ? (latest == null ? 0 : latest.id()) : base;
       List<ManifestEntry> changes = new ArrayList<>();
       if (latest != null) {
-        ConflictDetector early = new ConflictDetector(null, table.options().bucket(), List.of(),
-            overwritten);
+        ConflictDetector early =
+            new ConflictDetector(null, table.options().bucket(), List.of(), overwritten);
         for (long id = baseId + 1; id <= latest.id(); id++) {
           Snapshot s = table.snapshotManager().get(id);
           early.checkDelta(s, new FileStoreScan(table).delta(s));
         }
         for (ManifestEntry e : new FileStoreScan(table).liveFiles(latest).values()) {
           if (overwritten.test(e.partition())) {
-            changes.add(new ManifestEntry(FileKind.DELETE, e.partition(), e.bucket(),
-                e.totalBuckets(), e.file()));
+            changes.add(
+                new ManifestEntry(
+                    FileKind.DELETE, e.partition(), e.bucket(), e.totalBuckets(), e.file()));
           }
         }
       }
@@ -230,21 +249,29 @@ public final class TableCommit {
         Duration timeout = table.options().commitTimeout();
         if (plan >= table.options().commitMaxRetries()
             || (timeout != null && System.nanoTime() - start > timeout.toNanos())) {
-          throw new CommitFailedException("OVERWRITE commit " + identifier + " kept meeting"
-              + " concurrent compactions (" + (plan + 1) + " plans, limits '"
-              + CoreOptions.COMMIT_MAX_RETRIES + "' and '" + CoreOptions.COMMIT_TIMEOUT
-              + "'); nothing was committed: " + e.getMessage());
+          throw new CommitFailedException(
+              "OVERWRITE commit "
+                  + identifier
+                  + " kept meeting"
+                  + " concurrent compactions ("
+                  + (plan + 1)
+                  + " plans, limits '"
+                  + CoreOptions.COMMIT_MAX_RETRIES
+                  + "' and '"
+                  + CoreOptions.COMMIT_TIMEOUT
+                  + "'); nothing was committed: "
+                  + e.getMessage());
         }
       }
     }
   }
 
   /**
-   * Deletes the new files of messages that will never be committed, for example after a
-   * {@link CommitFailedException} the caller gives up on. Call it only after a failure that is a
-   * {@code CleanableFailure} (lock-api), never after a {@code CommitStateUnknownException} or any
-   * other failure: the files may be live. Files already in a snapshot under
-   * this identifier are kept (the check reads the snapshots, as {@link #commit} does).
+   * Deletes the new files of messages that will never be committed, for example after a {@link
+   * CommitFailedException} the caller gives up on. Call it only after a failure that is a {@code
+   * CleanableFailure} (lock-api), never after a {@code CommitStateUnknownException} or any other
+   * failure: the files may be live. Files already in a snapshot under this identifier are kept (the
+   * check reads the snapshots, as {@link #commit} does).
    *
    * @return how many files were deleted
    */
@@ -257,8 +284,9 @@ public final class TableCommit {
       List<DataFileMeta> files = new ArrayList<>(m.newFiles());
       files.addAll(m.compactAfter());
       for (DataFileMeta f : files) {
-        if (table.fileIO().delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()),
-            false)) {
+        if (table
+            .fileIO()
+            .delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()), false)) {
           deleted++;
         }
       }
@@ -278,22 +306,30 @@ public final class TableCommit {
       return;
     }
     for (ManifestEntry e : new FileStoreScan(table).liveFiles(latest).values()) {
-      String relative = new BucketId(e.partition(), e.bucket()).directory() + "/"
-          + e.file().fileName();
+      String relative =
+          new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName();
       if (!missing.contains(relative) || replaced.test(e.partition())) {
         continue;
       }
-      dev.lockstep.fs.Path path = table.bucketPath(e.partition(), e.bucket())
-          .child(e.file().fileName());
+      dev.lockstep.fs.Path path =
+          table.bucketPath(e.partition(), e.bucket()).child(e.file().fileName());
       if (table.fileIO().exists(path)) {
         MissingDataFiles.forget(table, relative);
         continue;
       }
-      throw new CommitFailedException("Data file " + path + " of " + table.fullName()
-          + " is missing (a read found it gone) and snapshot " + latest.id() + " references it;"
-          + " this commit of " + commitUser + " would carry the reference forward, so nothing"
-          + " was committed. Restore the file from a backup, or roll the table back to a snapshot"
-          + " that does not reference it (a table check lists every missing reference).");
+      throw new CommitFailedException(
+          "Data file "
+              + path
+              + " of "
+              + table.fullName()
+              + " is missing (a read found it gone) and snapshot "
+              + latest.id()
+              + " references it;"
+              + " this commit of "
+              + commitUser
+              + " would carry the reference forward, so nothing"
+              + " was committed. Restore the file from a backup, or roll the table back to a snapshot"
+              + " that does not reference it (a table check lists every missing reference).");
     }
   }
 
@@ -304,9 +340,16 @@ public final class TableCommit {
   private void requireBuckets(CommitMessage m) throws CommitFailedException {
     if (m.totalBuckets() != table.options().bucket()) {
       fileConflicts++;
-      throw new CommitFailedException("A message for bucket " + m.bucket() + " of '" + m.partition()
-          + "' was written with " + m.totalBuckets() + " buckets; the table has "
-          + table.options().bucket() + ". Rewrite the data with the current bucket count.");
+      throw new CommitFailedException(
+          "A message for bucket "
+              + m.bucket()
+              + " of '"
+              + m.partition()
+              + "' was written with "
+              + m.totalBuckets()
+              + " buckets; the table has "
+              + table.options().bucket()
+              + ". Rewrite the data with the current bucket count.");
     }
   }
 

@@ -11,8 +11,8 @@ import java.util.TreeMap;
  * Universal compaction over the sorted runs of one bucket (as RocksDB and Apache Paimon do).
  *
  * <p>Sorted runs, newest first: every level-0 file is one run (newer commit first), then each
- * non-empty level 1..max is one run. When there are at least {@code num-sorted-run.compaction-trigger}
- * runs, pick a prefix of them:
+ * non-empty level 1..max is one run. When there are at least {@code
+ * num-sorted-run.compaction-trigger} runs, pick a prefix of them:
  *
  * <ol>
  *   <li>Size amplification: when all runs but the oldest are larger than 200% of the oldest, pick
@@ -22,9 +22,9 @@ import java.util.TreeMap;
  * </ol>
  *
  * The output goes to the level just below the first unpicked run's level (or to the max level when
- * every run is picked); when that would be level 0 the next leveled run is picked too and the output
- * goes to its level. Because every non-empty level below the output level is picked, the output
- * never overlaps another file of its level, in a consistent view.
+ * every run is picked); when that would be level 0 the next leveled run is picked too and the
+ * output goes to its level. Because every non-empty level below the output level is picked, the
+ * output never overlaps another file of its level, in a consistent view.
  */
 public final class UniversalCompaction {
 
@@ -51,8 +51,10 @@ public final class UniversalCompaction {
         levels.computeIfAbsent(f.level(), l -> new ArrayList<>()).add(f);
       }
     }
-    level0.sort(Comparator.comparingLong(DataFileMeta::commitSnapshot)
-        .thenComparingLong(DataFileMeta::maxSequence).reversed());
+    level0.sort(
+        Comparator.comparingLong(DataFileMeta::commitSnapshot)
+            .thenComparingLong(DataFileMeta::maxSequence)
+            .reversed());
     level0.forEach(f -> runs.add(List.of(f)));
     levels.values().forEach(runs::add);
     return runs;

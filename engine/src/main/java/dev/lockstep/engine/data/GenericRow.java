@@ -4,8 +4,9 @@ import java.io.Serializable;
 import java.util.Arrays;
 
 /**
- * A row of Java values, one per column, in the classes {@link dev.lockstep.engine.types.DataTypeRoot}
- * names ({@code null} for SQL NULL). Equality compares values, {@code byte[]} by content.
+ * A row of Java values, one per column, in the classes {@link
+ * dev.lockstep.engine.types.DataTypeRoot} names ({@code null} for SQL NULL). Equality compares
+ * values, {@code byte[]} by content.
  *
  * <p>Not copied on the way in: callers must not change a row after handing it to a writer.
  */
@@ -24,8 +25,8 @@ public final class GenericRow implements Serializable {
   }
 
   /**
-   * A row over {@code values} itself, not a copy: the caller hands the array over and must not touch
-   * it again. For readers and writers that build a fresh array per row.
+   * A row over {@code values} itself, not a copy: the caller hands the array over and must not
+   * touch it again. For readers and writers that build a fresh array per row.
    */
   public static GenericRow wrap(Object[] values) {
     return new GenericRow(values);

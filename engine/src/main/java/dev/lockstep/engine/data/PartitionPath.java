@@ -31,7 +31,8 @@ public final class PartitionPath {
       if (i > 0) {
         sb.append('/');
       }
-      sb.append(escape(partitionType.field(i).name())).append('=')
+      sb.append(escape(partitionType.field(i).name()))
+          .append('=')
           .append(escape(format(partitionType.field(i).type(), partition.get(i))));
     }
     return sb.toString();

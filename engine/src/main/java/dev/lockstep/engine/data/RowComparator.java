@@ -26,9 +26,9 @@ public final class RowComparator implements Comparator<GenericRow> {
   }
 
   /**
-   * Compares the values at {@code indexes} of two rows of the same shape, in that order, as
-   * {@link #compare} compares the rows {@code a.project(indexes)} and {@code b.project(indexes)},
-   * without building them.
+   * Compares the values at {@code indexes} of two rows of the same shape, in that order, as {@link
+   * #compare} compares the rows {@code a.project(indexes)} and {@code b.project(indexes)}, without
+   * building them.
    */
   public static int compare(GenericRow a, GenericRow b, int[] indexes) {
     for (int index : indexes) {

@@ -52,8 +52,11 @@ public enum RowKind {
    */
   public static RowKind fromByteValue(int value) {
     if (value < 0 || value >= BY_VALUE.length) {
-      throw new IllegalArgumentException("Row kind value " + value + " is unknown; it must be 0"
-          + " (+I), 1 (-U), 2 (+U) or 3 (-D).");
+      throw new IllegalArgumentException(
+          "Row kind value "
+              + value
+              + " is unknown; it must be 0"
+              + " (+I), 1 (-U), 2 (+U) or 3 (-D).");
     }
     return BY_VALUE[value];
   }
@@ -71,8 +74,11 @@ public enum RowKind {
         return kind;
       }
     }
-    throw new IllegalArgumentException("Row kind '" + text + "' is unknown; write +I (insert), -U"
-        + " (update-before), +U (update-after) or -D (delete).");
+    throw new IllegalArgumentException(
+        "Row kind '"
+            + text
+            + "' is unknown; write +I (insert), -U"
+            + " (update-before), +U (update-after) or -D (delete).");
   }
 
   @Override

@@ -28,7 +28,8 @@ public final class AvroFileFormat implements FileFormat {
 
   /**
    * @param compression {@code deflate}, {@code zstd}, {@code snappy}, {@code none} or {@code null}
-   * @throws IllegalArgumentException for another codec (Avro has no {@code lz4}), naming the choices
+   * @throws IllegalArgumentException for another codec (Avro has no {@code lz4}), naming the
+   *     choices
    */
   public AvroFileFormat(String compression) {
     this.codec = codecOf(compression);
@@ -46,8 +47,11 @@ public final class AvroFileFormat implements FileFormat {
       case "null":
         return CodecFactory.nullCodec();
       default:
-        throw new IllegalArgumentException("Compression '" + compression + "' is not one of"
-            + " Avro's: use deflate, zstd, snappy or none (lz4 is for Parquet files only).");
+        throw new IllegalArgumentException(
+            "Compression '"
+                + compression
+                + "' is not one of"
+                + " Avro's: use deflate, zstd, snappy or none (lz4 is for Parquet files only).");
     }
   }
 
@@ -62,7 +66,8 @@ public final class AvroFileFormat implements FileFormat {
     CountingStream out = new CountingStream(fileIO.newOutputStream(path, false));
     DataFileWriter<GenericRow> writer = new DataFileWriter<>(new RowDatum.Writer(rowType));
     writer.setCodec(codec);
-    // Small blocks, so that length() follows the file closely enough for rolling at the target size.
+    // Small blocks, so that length() follows the file closely enough for rolling at the target
+    // size.
     writer.setSyncInterval(SYNC_INTERVAL);
     // Avro's default encoder writes each value byte by byte into the block buffer; a buffered one
     // writes the same bytes in runs (DataFileWriter counts its buffered bytes into the block size).

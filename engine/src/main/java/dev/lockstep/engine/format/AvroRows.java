@@ -22,8 +22,8 @@ import org.apache.avro.generic.GenericRecord;
  *
  * <p>Avro field names are positional ({@code f0}, {@code f1}, ...) so that any column name is
  * allowed; the column name is kept in the field's doc. DECIMAL is Avro {@code bytes/decimal}
- * (unscaled two's complement), DATE {@code int/date}, TIMESTAMP {@code long/timestamp-micros} in UTC
- * wall-clock terms, nullable columns a union with {@code null}.
+ * (unscaled two's complement), DATE {@code int/date}, TIMESTAMP {@code long/timestamp-micros} in
+ * UTC wall-clock terms, nullable columns a union with {@code null}.
  */
 final class AvroRows {
 
@@ -36,9 +36,9 @@ final class AvroRows {
   }
 
   /**
-   * The schema that files of another writer schema are resolved to: {@link #schemaOf}, with NULL
-   * as the default of every nullable column, so that a file written before a nullable column was
-   * added reads that column as NULL (files are written with {@link #schemaOf}, without defaults).
+   * The schema that files of another writer schema are resolved to: {@link #schemaOf}, with NULL as
+   * the default of every nullable column, so that a file written before a nullable column was added
+   * reads that column as NULL (files are written with {@link #schemaOf}, without defaults).
    */
   static Schema resolvingSchemaOf(RowType rowType) {
     return schemaOf(rowType, true);
@@ -52,9 +52,10 @@ final class AvroRows {
       if (field.type().nullable()) {
         type = Schema.createUnion(Schema.create(Schema.Type.NULL), type);
       }
-      fields.add(nullDefaults && field.type().nullable()
-          ? new Schema.Field("f" + i, type, field.name(), Schema.Field.NULL_DEFAULT_VALUE)
-          : new Schema.Field("f" + i, type, field.name()));
+      fields.add(
+          nullDefaults && field.type().nullable()
+              ? new Schema.Field("f" + i, type, field.name(), Schema.Field.NULL_DEFAULT_VALUE)
+              : new Schema.Field("f" + i, type, field.name()));
     }
     return Schema.createRecord("row", null, "dev.lockstep.engine", false, fields);
   }

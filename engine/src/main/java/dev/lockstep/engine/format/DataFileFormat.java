@@ -8,13 +8,14 @@ import java.util.Locale;
 
 /**
  * The data files of a table: new files are written in the table's {@code file.format}; every file
- * is read in the format its name's extension names, so a table whose format changed holds and
- * reads files of both. Thread-safe.
+ * is read in the format its name's extension names, so a table whose format changed holds and reads
+ * files of both. Thread-safe.
  */
 public final class DataFileFormat implements FileFormat {
 
   /** {@code file.format} of Apache Parquet files. */
   public static final String PARQUET = "parquet";
+
   /** {@code file.format} of Apache Avro container files. */
   public static final String AVRO = "avro";
 
@@ -24,14 +25,14 @@ public final class DataFileFormat implements FileFormat {
 
   /**
    * @param format {@link #PARQUET} or {@link #AVRO}: the format new files are written in
-   * @param compression the codec of new files (see {@link ParquetFileFormat} and
-   *     {@link AvroFileFormat} for what each accepts)
+   * @param compression the codec of new files (see {@link ParquetFileFormat} and {@link
+   *     AvroFileFormat} for what each accepts)
    * @param parquetBlockSize the row group size of new Parquet files, in bytes
    * @param parquetPageSize the page size of new Parquet files, in bytes
    * @throws IllegalArgumentException for an unknown format, or a codec the format lacks
    */
-  public DataFileFormat(String format, String compression, long parquetBlockSize,
-      int parquetPageSize) {
+  public DataFileFormat(
+      String format, String compression, long parquetBlockSize, int parquetPageSize) {
     String name = format.toLowerCase(Locale.ROOT);
     if (name.equals(PARQUET)) {
       this.parquet = new ParquetFileFormat(compression, parquetBlockSize, parquetPageSize);
@@ -42,8 +43,8 @@ public final class DataFileFormat implements FileFormat {
       this.avro = new AvroFileFormat(compression);
       this.writeFormat = avro;
     } else {
-      throw new IllegalArgumentException("File format '" + format + "' is unknown: use '"
-          + PARQUET + "' or '" + AVRO + "'.");
+      throw new IllegalArgumentException(
+          "File format '" + format + "' is unknown: use '" + PARQUET + "' or '" + AVRO + "'.");
     }
   }
 
@@ -72,7 +73,13 @@ public final class DataFileFormat implements FileFormat {
     if (name.endsWith("." + avro.extension())) {
       return avro.createReader(fileIO, path, rowType);
     }
-    throw new IOException("Data file " + path + " is neither ." + parquet.extension() + " nor ."
-        + avro.extension() + "; this version reads no other format.");
+    throw new IOException(
+        "Data file "
+            + path
+            + " is neither ."
+            + parquet.extension()
+            + " nor ."
+            + avro.extension()
+            + "; this version reads no other format.");
   }
 }

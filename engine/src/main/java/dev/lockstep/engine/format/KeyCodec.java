@@ -16,6 +16,7 @@ import org.apache.avro.io.EncoderFactory;
 public final class KeyCodec {
 
   private final RowType keyType;
+
   /** Stateless, so shared; readers keep a scratch buffer and are made per call. */
   private final RowDatum.Writer writer;
 

@@ -67,8 +67,11 @@ public final class ParquetFileFormat implements FileFormat {
       case "null":
         return CompressionCodecName.UNCOMPRESSED;
       default:
-        throw new IllegalArgumentException("Compression '" + compression + "' is not one of"
-            + " Parquet's: use zstd, lz4, snappy, deflate or none.");
+        throw new IllegalArgumentException(
+            "Compression '"
+                + compression
+                + "' is not one of"
+                + " Parquet's: use zstd, lz4, snappy, deflate or none.");
     }
   }
 
@@ -83,26 +86,29 @@ public final class ParquetFileFormat implements FileFormat {
    */
   private static void requireHadoop() throws IOException {
     try {
-      Class.forName("org.apache.hadoop.conf.Configuration", false,
-          ParquetFileFormat.class.getClassLoader());
+      Class.forName(
+          "org.apache.hadoop.conf.Configuration", false, ParquetFileFormat.class.getClassLoader());
     } catch (ClassNotFoundException | LinkageError e) {
-      throw new IOException("Parquet data files need Hadoop's client classes on the class path"
-          + " (hadoop-client-api and hadoop-client-runtime, or the engine's Hadoop); add them, or"
-          + " write Avro files with 'file.format' = 'avro'.", e);
+      throw new IOException(
+          "Parquet data files need Hadoop's client classes on the class path"
+              + " (hadoop-client-api and hadoop-client-runtime, or the engine's Hadoop); add them, or"
+              + " write Avro files with 'file.format' = 'avro'.",
+          e);
     }
   }
 
   @Override
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
     requireHadoop();
-    ParquetWriter<GenericRow> writer = new Builder(new FileOutput(fileIO, path), rowType)
-        .withConf(new Configuration(false))
-        .withWriteMode(ParquetFileWriter.Mode.CREATE)
-        .withCompressionCodec(codec)
-        .withRowGroupSize(blockSize)
-        .withPageSize(pageSize)
-        .withDictionaryPageSize(pageSize)
-        .build();
+    ParquetWriter<GenericRow> writer =
+        new Builder(new FileOutput(fileIO, path), rowType)
+            .withConf(new Configuration(false))
+            .withWriteMode(ParquetFileWriter.Mode.CREATE)
+            .withCompressionCodec(codec)
+            .withRowGroupSize(blockSize)
+            .withPageSize(pageSize)
+            .withDictionaryPageSize(pageSize)
+            .build();
     return new FormatWriter() {
       private boolean closed;
 
@@ -131,13 +137,15 @@ public final class ParquetFileFormat implements FileFormat {
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
     requireHadoop();
-    ParquetFileReader file = ParquetFileReader.open(new FileInput(fileIO, path),
-        HadoopReadOptions.builder(new Configuration(false)).build());
+    ParquetFileReader file =
+        ParquetFileReader.open(
+            new FileInput(fileIO, path),
+            HadoopReadOptions.builder(new Configuration(false)).build());
     try {
       MessageType schema = file.getFooter().getFileMetaData().getSchema();
       ParquetRows.checkReadable(schema, rowType, path);
-      return new RowGroupReader(file, new ColumnIOFactory().getColumnIO(schema),
-          new ParquetRows.Materializer(rowType));
+      return new RowGroupReader(
+          file, new ColumnIOFactory().getColumnIO(schema), new ParquetRows.Materializer(rowType));
     } catch (IOException | RuntimeException e) {
       file.close();
       throw e;
@@ -152,8 +160,8 @@ public final class ParquetFileFormat implements FileFormat {
     private RecordReader<GenericRow> records;
     private long rowsLeft;
 
-    RowGroupReader(ParquetFileReader file, MessageColumnIO columnIO,
-        ParquetRows.Materializer materializer) {
+    RowGroupReader(
+        ParquetFileReader file, MessageColumnIO columnIO, ParquetRows.Materializer materializer) {
       this.file = file;
       this.columnIO = columnIO;
       this.materializer = materializer;
@@ -270,7 +278,9 @@ public final class ParquetFileFormat implements FileFormat {
     }
   }
 
-  /** A file of a {@link FileIO} as Parquet's {@link InputFile}, read through its seekable stream. */
+  /**
+   * A file of a {@link FileIO} as Parquet's {@link InputFile}, read through its seekable stream.
+   */
   static final class FileInput implements InputFile {
     private final FileIO fileIO;
     private final Path path;

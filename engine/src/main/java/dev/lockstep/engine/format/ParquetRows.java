@@ -36,11 +36,11 @@ import org.apache.parquet.schema.Types;
  *
  * <p>Columns keep their names and their field ids; a nullable column is {@code OPTIONAL}, a NOT
  * NULL one {@code REQUIRED}. INT is {@code INT32}, BIGINT {@code INT64}, DOUBLE, BOOLEAN as such,
- * STRING {@code BINARY (STRING)}, BYTES {@code BINARY}, DATE {@code INT32 (DATE)}, TIMESTAMP
- * {@code INT64 (TIMESTAMP(MICROS, isAdjustedToUTC=false))} (a wall-clock time, as the engine's
- * {@code LocalDateTime}), DECIMAL(p, s) {@code INT32} for p ≤ 9, {@code INT64} for p ≤ 18 and
- * {@code FIXED_LEN_BYTE_ARRAY} of the fewest bytes that hold p digits above (unscaled two's
- * complement, big-endian), as Spark and Paimon write them.
+ * STRING {@code BINARY (STRING)}, BYTES {@code BINARY}, DATE {@code INT32 (DATE)}, TIMESTAMP {@code
+ * INT64 (TIMESTAMP(MICROS, isAdjustedToUTC=false))} (a wall-clock time, as the engine's {@code
+ * LocalDateTime}), DECIMAL(p, s) {@code INT32} for p ≤ 9, {@code INT64} for p ≤ 18 and {@code
+ * FIXED_LEN_BYTE_ARRAY} of the fewest bytes that hold p digits above (unscaled two's complement,
+ * big-endian), as Spark and Paimon write them.
  */
 final class ParquetRows {
 
@@ -83,7 +83,8 @@ final class ParquetRows {
           return Types.primitive(PrimitiveTypeName.INT64, repetition).as(decimal);
         }
         return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
-            .length(decimalBytes(type.precision())).as(decimal);
+            .length(decimalBytes(type.precision()))
+            .as(decimal);
       case DATE:
         return Types.primitive(PrimitiveTypeName.INT32, repetition)
             .as(LogicalTypeAnnotation.dateType());
@@ -106,13 +107,19 @@ final class ParquetRows {
    *
    * @throws IOException naming the file and the first column that differs
    */
-  static void checkReadable(MessageType fileSchema, RowType rowType, Path path)
-      throws IOException {
+  static void checkReadable(MessageType fileSchema, RowType rowType, Path path) throws IOException {
     MessageType expected = schemaOf(rowType);
     if (fileSchema.getFieldCount() != expected.getFieldCount()) {
-      throw new IOException("Parquet file " + path + " has " + fileSchema.getFieldCount()
-          + " columns where its row type " + rowType + " has " + expected.getFieldCount()
-          + "; it was not written for this table.");
+      throw new IOException(
+          "Parquet file "
+              + path
+              + " has "
+              + fileSchema.getFieldCount()
+              + " columns where its row type "
+              + rowType
+              + " has "
+              + expected.getFieldCount()
+              + "; it was not written for this table.");
     }
     for (int i = 0; i < expected.getFieldCount(); i++) {
       Type file = fileSchema.getType(i);
@@ -121,10 +128,20 @@ final class ParquetRows {
           || file.asPrimitiveType().getPrimitiveTypeName()
               != want.asPrimitiveType().getPrimitiveTypeName()
           || file.asPrimitiveType().getTypeLength() != want.asPrimitiveType().getTypeLength()
-          || !java.util.Objects.equals(file.getLogicalTypeAnnotation(),
-              want.getLogicalTypeAnnotation())) {
-        throw new IOException("Parquet file " + path + ": column " + i + " is " + file
-            + " where the table's column '" + rowType.field(i).name() + "' needs " + want + ".");
+          || !java.util.Objects.equals(
+              file.getLogicalTypeAnnotation(), want.getLogicalTypeAnnotation())) {
+        throw new IOException(
+            "Parquet file "
+                + path
+                + ": column "
+                + i
+                + " is "
+                + file
+                + " where the table's column '"
+                + rowType.field(i).name()
+                + "' needs "
+                + want
+                + ".");
       }
     }
   }
@@ -164,8 +181,13 @@ final class ParquetRows {
       for (int i = 0; i < types.length; i++) {
         if (row.get(i) == null && !types[i].nullable()) {
           DataField field = rowType.field(i);
-          throw new IllegalArgumentException("Column '" + field.name() + "' is " + field.type()
-              + " but the row holds null: " + row);
+          throw new IllegalArgumentException(
+              "Column '"
+                  + field.name()
+                  + "' is "
+                  + field.type()
+                  + " but the row holds null: "
+                  + row);
         }
       }
       out.startMessage();
@@ -207,8 +229,8 @@ final class ParquetRows {
           } else if (type.precision() <= 18) {
             out.addLong(unscaled.longValueExact());
           } else {
-            out.addBinary(Binary.fromConstantByteArray(
-                fixedBytes(unscaled, decimalBytes(type.precision()))));
+            out.addBinary(
+                Binary.fromConstantByteArray(fixedBytes(unscaled, decimalBytes(type.precision()))));
           }
           break;
         case DATE:

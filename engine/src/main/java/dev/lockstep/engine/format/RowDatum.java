@@ -24,11 +24,11 @@ import org.apache.avro.util.Utf8;
 /**
  * Avro binary encoding of {@link GenericRow}s straight from and to their Java values, in the layout
  * {@link AvroRows#schemaOf} describes: no intermediate {@code GenericRecord}, no per-value schema
- * dispatch. Files are byte for byte what Avro's generic writer produces for the same schema, and any
- * Avro reader reads them.
+ * dispatch. Files are byte for byte what Avro's generic writer produces for the same schema, and
+ * any Avro reader reads them.
  *
- * <p>Reading takes the fast path when the file's writer schema equals the schema of the expected row
- * type (every file this engine writes); any other writer schema goes through Avro's schema
+ * <p>Reading takes the fast path when the file's writer schema equals the schema of the expected
+ * row type (every file this engine writes); any other writer schema goes through Avro's schema
  * resolution ({@link GenericDatumReader}), so a file from another writer is still read correctly.
  */
 final class RowDatum {
@@ -82,8 +82,13 @@ final class RowDatum {
           out.writeIndex(1);
         } else if (value == null) {
           DataField field = rowType.field(i);
-          throw new IllegalArgumentException("Column '" + field.name() + "' is " + field.type()
-              + " but the row holds null: " + row);
+          throw new IllegalArgumentException(
+              "Column '"
+                  + field.name()
+                  + "' is "
+                  + field.type()
+                  + " but the row holds null: "
+                  + row);
         }
         writeValue(types[i], value, out);
       }
@@ -131,8 +136,10 @@ final class RowDatum {
     private final DataType[] types;
     private final boolean[] nullable;
     private final Utf8 scratch = new Utf8();
+
     /** Set when the file was written with another schema: Avro resolves it. */
     private GenericDatumReader<GenericRecord> resolving;
+
     private GenericRecord reuse;
 
     Reader(RowType rowType) {
@@ -144,8 +151,10 @@ final class RowDatum {
     @Override
     public void setSchema(Schema writerSchema) {
       Schema expected = AvroRows.schemaOf(rowType);
-      resolving = writerSchema.equals(expected) ? null
-          : new GenericDatumReader<>(writerSchema, AvroRows.resolvingSchemaOf(rowType));
+      resolving =
+          writerSchema.equals(expected)
+              ? null
+              : new GenericDatumReader<>(writerSchema, AvroRows.resolvingSchemaOf(rowType));
     }
 
     /** Whether the file's schema differed from the expected one (for tests). */
@@ -167,8 +176,12 @@ final class RowDatum {
             continue;
           }
           if (branch != 1) {
-            throw new IOException("Column '" + rowType.field(i).name() + "': union branch "
-                + branch + " in a [null, value] union; the file is corrupt.");
+            throw new IOException(
+                "Column '"
+                    + rowType.field(i).name()
+                    + "': union branch "
+                    + branch
+                    + " in a [null, value] union; the file is corrupt.");
           }
         }
         values[i] = readValue(types[i], in);

@@ -13,8 +13,13 @@ import java.util.List;
  * @param deletedBytes bytes of the deleted data files and manifests
  * @param dryRun true when nothing was deleted
  */
-public record ExpireReport(long firstExpired, long lastExpired, long earliestAfter,
-    List<String> deletedDataFiles, List<String> deletedManifests, long deletedBytes,
+public record ExpireReport(
+    long firstExpired,
+    long lastExpired,
+    long earliestAfter,
+    List<String> deletedDataFiles,
+    List<String> deletedManifests,
+    long deletedBytes,
     boolean dryRun) {
 
   public ExpireReport {

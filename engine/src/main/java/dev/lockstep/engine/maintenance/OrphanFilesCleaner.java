@@ -24,24 +24,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes files under a table directory that no snapshot references: data files of failed or dropped
- * commits, manifests of abandoned commit attempts, files left by expirations that stopped half way,
- * and leftover temporary files ({@code .<name>.<uuid>.inprogress} of the local store,
+ * Removes files under a table directory that no snapshot references: data files of failed or
+ * dropped commits, manifests of abandoned commit attempts, files left by expirations that stopped
+ * half way, and leftover temporary files ({@code .<name>.<uuid>.inprogress} of the local store,
  * {@code .snapshot-N.<uuid>.tmp} of the rename commit, {@code .schema-N.<uuid>.tmp}).
  *
  * <ol>
  *   <li>List every file under the table directory (before reading any snapshot, so that a commit
  *       landing during the run is seen in step 2).
- *   <li>Read every snapshot of the history, from its first ({@code SnapshotManager.earliestId})
- *       to the latest: the data files live in any of them, and every manifest list and manifest
- *       they name; and what each snapshot below the history (an expired id published again, left
- *       for a person to remove) still names. A snapshot that expires meanwhile restarts this step
- *       (at most 5 times). Then the same for every tagged snapshot ({@link TagManager}).
- *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a manifest
- *       or a temporary file, is not referenced, and was last modified more than {@code older-than}
- *       ago. Schema files, snapshot files, tag files and the {@code LATEST}/{@code EARLIEST} hints
- *       are never removed. When no snapshot is visible at all, nothing is removed: a listing that
- *       momentarily shows no snapshot must not make every file look like an orphan.
+ *   <li>Read every snapshot of the history, from its first ({@code SnapshotManager.earliestId}) to
+ *       the latest: the data files live in any of them, and every manifest list and manifest they
+ *       name; and what each snapshot below the history (an expired id published again, left for a
+ *       person to remove) still names. A snapshot that expires meanwhile restarts this step (at
+ *       most 5 times). Then the same for every tagged snapshot ({@link TagManager}).
+ *   <li>Remove each listed file that is a data file (under a {@code bucket-N} directory), a
+ *       manifest or a temporary file, is not referenced, and was last modified more than {@code
+ *       older-than} ago. Schema files, snapshot files, tag files and the {@code LATEST}/{@code
+ *       EARLIEST} hints are never removed. When no snapshot is visible at all, nothing is removed:
+ *       a listing that momentarily shows no snapshot must not make every file look like an orphan.
  * </ol>
  *
  * <p><b>The guard.</b> A writer's files are unreferenced until its commit lands, and the local
@@ -54,8 +54,10 @@ import org.slf4j.LoggerFactory;
 public final class OrphanFilesCleaner {
 
   private static final Logger LOG = LoggerFactory.getLogger(OrphanFilesCleaner.class);
+
   /** The default {@code older-than}. */
   public static final Duration OLDER_THAN_DEFAULT = Duration.ofDays(1);
+
   private static final int MAX_REREADS = 5;
 
   private final TableStore table;
@@ -109,8 +111,12 @@ public final class OrphanFilesCleaner {
       }
       removed.add(new OrphanReport.RemovedFile(relative, status.length()));
     }
-    LOG.info("{} {} orphan files of {} ({} files scanned)", dryRun ? "Found" : "Removed",
-        removed.size(), table.fullName(), files.size());
+    LOG.info(
+        "{} {} orphan files of {} ({} files scanned)",
+        dryRun ? "Found" : "Removed",
+        removed.size(),
+        table.fullName(),
+        files.size());
     return new OrphanReport(removed, files.size(), referencedCount, young, dryRun);
   }
 
@@ -144,8 +150,8 @@ public final class OrphanFilesCleaner {
   }
 
   /**
-   * Relative paths of every data file, manifest and manifest list some snapshot references;
-   * {@code null} when no snapshot is visible.
+   * Relative paths of every data file, manifest and manifest list some snapshot references; {@code
+   * null} when no snapshot is visible.
    */
   private Set<String> referencedFiles() throws IOException {
     for (int attempt = 0; ; attempt++) {
@@ -153,9 +159,15 @@ public final class OrphanFilesCleaner {
         return readReferences();
       } catch (FileNotFoundException e) {
         if (attempt + 1 >= MAX_REREADS) {
-          throw new IOException("Snapshots of " + table.fullName() + " kept vanishing while orphan"
-              + " files were being looked for (" + e.getMessage() + "); run it again when"
-              + " expiration is idle.", e);
+          throw new IOException(
+              "Snapshots of "
+                  + table.fullName()
+                  + " kept vanishing while orphan"
+                  + " files were being looked for ("
+                  + e.getMessage()
+                  + "); run it again when"
+                  + " expiration is idle.",
+              e);
         }
       }
     }
@@ -173,12 +185,12 @@ public final class OrphanFilesCleaner {
     Set<String> lists = new LinkedHashSet<>();
     for (long id = earliest.getAsLong(); id <= latest.getAsLong(); id++) {
       Snapshot s = readSnapshot(id);
-      List<ManifestEntry> entries = id == earliest.getAsLong()
-          ? new ArrayList<>(scan.liveFiles(s).values()) : scan.delta(s);
+      List<ManifestEntry> entries =
+          id == earliest.getAsLong() ? new ArrayList<>(scan.liveFiles(s).values()) : scan.delta(s);
       for (ManifestEntry e : entries) {
         if (e.kind() == FileKind.ADD) {
-          referenced.add(new BucketId(e.partition(), e.bucket()).directory() + "/"
-              + e.file().fileName());
+          referenced.add(
+              new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
         }
       }
       lists.add(s.baseManifestList());
@@ -228,8 +240,8 @@ public final class OrphanFilesCleaner {
     try {
       for (ManifestEntry e : new FileStoreScan(table).delta(s)) {
         if (e.kind() == FileKind.ADD) {
-          referenced.add(new BucketId(e.partition(), e.bucket()).directory() + "/"
-              + e.file().fileName());
+          referenced.add(
+              new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
         }
       }
     } catch (FileNotFoundException gone) {
@@ -237,7 +249,9 @@ public final class OrphanFilesCleaner {
     }
   }
 
-  /** Reads a snapshot of the history from the store, not a cache: an expired one must be noticed. */
+  /**
+   * Reads a snapshot of the history from the store, not a cache: an expired one must be noticed.
+   */
   private Snapshot readSnapshot(long id) throws IOException {
     if (!table.snapshotManager().log().exists(id)) {
       throw new FileNotFoundException("snapshot-" + id);

@@ -12,8 +12,12 @@ import java.util.List;
  *     (in-flight writes among them)
  * @param dryRun true when nothing was deleted
  */
-public record OrphanReport(List<RemovedFile> removed, long scannedFiles, long referencedFiles,
-    long youngerThanGuard, boolean dryRun) {
+public record OrphanReport(
+    List<RemovedFile> removed,
+    long scannedFiles,
+    long referencedFiles,
+    long youngerThanGuard,
+    boolean dryRun) {
 
   public OrphanReport {
     removed = List.copyOf(removed);

@@ -31,24 +31,26 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Read the earliest snapshot E (the first whose successor exists and was built on it: a
  *       snapshot below it is an expired id published again, which its committer withdraws, and is
- *       never touched) and the latest L. Walk up from E and pick the snapshots to
- *       expire, [E, X): each leaves at least {@code snapshot.num-retained.min} newer snapshots, and
- *       either the snapshot after it is older than {@code snapshot.time-retained} or more than
- *       {@code snapshot.num-retained.max} would remain; at most {@code snapshot.expire.limit}.
+ *       never touched) and the latest L. Walk up from E and pick the snapshots to expire, [E, X):
+ *       each leaves at least {@code snapshot.num-retained.min} newer snapshots, and either the
+ *       snapshot after it is older than {@code snapshot.time-retained} or more than {@code
+ *       snapshot.num-retained.max} would remain; at most {@code snapshot.expire.limit}.
  *   <li>Read, before deleting anything: the data files live in any expired snapshot (live files of
- *       E plus every file the deltas of E+1..X-1 added), the live files of X, the manifest lists and
- *       manifests the expired snapshots name, and those every retained snapshot X..L' names (L' read
- *       again now).
+ *       E plus every file the deltas of E+1..X-1 added), the live files of X, the manifest lists
+ *       and manifests the expired snapshots name, and those every retained snapshot X..L' names (L'
+ *       read again now).
  *   <li>Delete the snapshot files E..X-1, oldest first (each re-read right before: a run that finds
- *       one changed stops), never the newest and only along links (each was read with its
- *       successor built on it), then write the {@code EARLIEST} hint X. This order is what lets a
- *       committer prove its snapshot id fresh ({@code CommitLoop.verifyFresh}).
+ *       one changed stops), never the newest and only along links (each was read with its successor
+ *       built on it), then write the {@code EARLIEST} hint X. This order is what lets a committer
+ *       prove its snapshot id fresh ({@code CommitLoop.verifyFresh}).
  *   <li>Delete the data files that were live in an expired snapshot and are not live in X, then the
  *       manifests and manifest lists that no retained snapshot names; except those a tag keeps
- *       (live in or named by a tagged snapshot, {@link TagManager}; the tags are read after step 3).
+ *       (live in or named by a tagged snapshot, {@link TagManager}; the tags are read after step
+ *       3).
  * </ol>
  *
  * <p>Guarantees:
+ *
  * <ul>
  *   <li>Only files that an expired snapshot referenced are deleted. A file no snapshot has named
  *       (written by a writer whose commit is in flight, or whose outcome is unknown) is never
@@ -56,9 +58,9 @@ import org.slf4j.LoggerFactory;
  *   <li>A file referenced by a retained snapshot is never deleted: files get fresh names and are
  *       never added again once deleted, so a file live in an expired snapshot and in a later one is
  *       live in X; future snapshots derive their manifests from the latest retained one.
- *   <li>Readers: a snapshot S is expired only after its successor was committed more than
- *       {@code snapshot.time-retained} ago. So a reader that planned on the latest snapshot can read
- *       its files for at least {@code snapshot.time-retained} (less the duration of one commit
+ *   <li>Readers: a snapshot S is expired only after its successor was committed more than {@code
+ *       snapshot.time-retained} ago. So a reader that planned on the latest snapshot can read its
+ *       files for at least {@code snapshot.time-retained} (less the duration of one commit
  *       attempt). A longer read, or a time-travel read of a snapshot that gets expired, may meet a
  *       {@link FileNotFoundException}: plan again on a retained snapshot.
  *   <li>After a failure or crash between steps 3 and 4, the files not yet deleted are orphans that
@@ -76,6 +78,7 @@ public final class SnapshotExpiration {
 
   private final TableStore table;
   private final MaintenanceOptions options;
+
   /** Set by {@link #pickEnd} when the earliest snapshot is kept only by its successor's age. */
   private long earliestExpiresAtMillis;
 
@@ -120,15 +123,19 @@ public final class SnapshotExpiration {
       }
       SnapshotExpiration expiration = new SnapshotExpiration(table, options);
       ExpireReport report = expiration.expire();
-      if (report.expiredSnapshots() == 0 && expiration.earliestExpiresAtMillis > 0
+      if (report.expiredSnapshots() == 0
+          && expiration.earliestExpiresAtMillis > 0
           && options.numRetainedMax() == Integer.MAX_VALUE) {
         gate.notBefore(expiration.earliestExpiresAtMillis);
       } else {
         gate.notBefore(0);
       }
     } catch (IOException | RuntimeException e) {
-      LOG.warn("Snapshot expiration of {} after a commit failed (the commit stands; the next one"
-          + " tries again): {}", table.fullName(), e.toString());
+      LOG.warn(
+          "Snapshot expiration of {} after a commit failed (the commit stands; the next one"
+              + " tries again): {}",
+          table.fullName(),
+          e.toString());
     } finally {
       gate.exit();
     }
@@ -165,7 +172,8 @@ public final class SnapshotExpiration {
     }
     Optional<Plan> plan = plan(earliest, end);
     if (plan.isEmpty()) {
-      LOG.info("Snapshots of {} vanished while planning an expiration (another one runs); skipped",
+      LOG.info(
+          "Snapshots of {} vanished while planning an expiration (another one runs); skipped",
           table.fullName());
       return ExpireReport.nothing(snapshots.earliestId().orElse(0), dryRun);
     }
@@ -178,10 +186,12 @@ public final class SnapshotExpiration {
         // Read right before deleting: the file must still be the snapshot the plan read (an id
         // published again after another expiration removed it is its committer's to withdraw).
         Optional<Snapshot> now = snapshots.readUncached(id);
-        if (now.isEmpty() || !now.get().commitId().equals(p.expired.get((int) (id - earliest))
-            .commitId())) {
-          LOG.info("Snapshot {} of {} changed while expiring (another expiration runs); stopped",
-              id, table.fullName());
+        if (now.isEmpty()
+            || !now.get().commitId().equals(p.expired.get((int) (id - earliest)).commitId())) {
+          LOG.info(
+              "Snapshot {} of {} changed while expiring (another expiration runs); stopped",
+              id,
+              table.fullName());
           return ExpireReport.nothing(snapshots.earliestId().orElse(0), dryRun);
         }
         io.delete(snapshots.log().snapshotPath(id), false);
@@ -197,13 +207,26 @@ public final class SnapshotExpiration {
         deleteQuietly(table.path().child("manifest").child(name));
       }
     }
-    long bytes = p.dataFiles.values().stream().mapToLong(Long::longValue).sum()
-        + p.manifests.values().stream().mapToLong(Long::longValue).sum();
-    LOG.info("{} snapshots {}..{} of {}: {} data files, {} manifests{}", dryRun ? "Would expire"
-        : "Expired", earliest, end - 1, table.fullName(), p.dataFiles.size(), p.manifests.size(),
+    long bytes =
+        p.dataFiles.values().stream().mapToLong(Long::longValue).sum()
+            + p.manifests.values().stream().mapToLong(Long::longValue).sum();
+    LOG.info(
+        "{} snapshots {}..{} of {}: {} data files, {} manifests{}",
+        dryRun ? "Would expire" : "Expired",
+        earliest,
+        end - 1,
+        table.fullName(),
+        p.dataFiles.size(),
+        p.manifests.size(),
         dryRun ? " (dry run)" : "");
-    return new ExpireReport(earliest, end - 1, dryRun ? earliest : end,
-        new ArrayList<>(p.dataFiles.keySet()), new ArrayList<>(p.manifests.keySet()), bytes, dryRun);
+    return new ExpireReport(
+        earliest,
+        end - 1,
+        dryRun ? earliest : end,
+        new ArrayList<>(p.dataFiles.keySet()),
+        new ArrayList<>(p.manifests.keySet()),
+        bytes,
+        dryRun);
   }
 
   /** Takes every file a tag keeps out of the plan's deletions. */
@@ -231,7 +254,8 @@ public final class SnapshotExpiration {
         Optional<Snapshot> next = table.snapshotManager().find(id + 1);
         if (next.isEmpty() || next.get().timeMillis() > cutoff) {
           if (next.isPresent() && id == earliest) {
-            earliestExpiresAtMillis = next.get().timeMillis() + options.timeRetained().toMillis() + 1;
+            earliestExpiresAtMillis =
+                next.get().timeMillis() + options.timeRetained().toMillis() + 1;
           }
           break;
         }
@@ -242,8 +266,8 @@ public final class SnapshotExpiration {
   }
 
   /** What one run deletes: relative data-file paths and manifest names, with their sizes. */
-  private record Plan(List<Snapshot> expired, Map<String, Long> dataFiles,
-      Map<String, Long> manifests) {}
+  private record Plan(
+      List<Snapshot> expired, Map<String, Long> dataFiles, Map<String, Long> manifests) {}
 
   /** Reads everything first; empty when a snapshot of the range is gone (another expiration). */
   private Optional<Plan> plan(long earliest, long end) throws IOException {
@@ -253,18 +277,23 @@ public final class SnapshotExpiration {
       List<Snapshot> expired = new ArrayList<>();
       for (long id = earliest; id <= end; id++) {
         long current = id;
-        Snapshot s = snapshots.readUncached(id).orElseThrow(() -> new FileNotFoundException(
-            "snapshot " + current));
+        Snapshot s =
+            snapshots
+                .readUncached(id)
+                .orElseThrow(() -> new FileNotFoundException("snapshot " + current));
         if (!expired.isEmpty() && !expired.get(expired.size() - 1).isParentOf(s)) {
-          LOG.info("Snapshot {} of {} was not built on {}; expiration stops", id,
-              table.fullName(), id - 1);
+          LOG.info(
+              "Snapshot {} of {} was not built on {}; expiration stops",
+              id,
+              table.fullName(),
+              id - 1);
           return Optional.empty();
         }
         expired.add(s);
       }
       expired.remove(expired.size() - 1);
-      Map<ManifestEntry.FileId, ManifestEntry> once = new LinkedHashMap<>(
-          scan.liveFiles(expired.get(0)));
+      Map<ManifestEntry.FileId, ManifestEntry> once =
+          new LinkedHashMap<>(scan.liveFiles(expired.get(0)));
       for (Snapshot s : expired.subList(1, expired.size())) {
         for (ManifestEntry e : scan.delta(s)) {
           if (e.kind() == FileKind.ADD) {
@@ -275,8 +304,9 @@ public final class SnapshotExpiration {
       once.keySet().removeAll(scan.liveFiles(snapshots.get(end)).keySet());
       Map<String, Long> dataFiles = new LinkedHashMap<>();
       for (ManifestEntry e : once.values()) {
-        dataFiles.put(new BucketId(e.partition(), e.bucket()).directory() + "/"
-            + e.file().fileName(), e.file().fileSize());
+        dataFiles.put(
+            new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName(),
+            e.file().fileSize());
       }
       Map<String, Long> expiredManifests = new LinkedHashMap<>();
       collectManifests(expired, expiredManifests, true);
@@ -318,8 +348,11 @@ public final class SnapshotExpiration {
     try {
       table.fileIO().delete(path, false);
     } catch (IOException e) {
-      LOG.warn("Could not delete {} after expiring its snapshots (orphan-file removal collects"
-          + " it): {}", path, e.toString());
+      LOG.warn(
+          "Could not delete {} after expiring its snapshots (orphan-file removal collects"
+              + " it): {}",
+          path,
+          e.toString());
     }
   }
 }

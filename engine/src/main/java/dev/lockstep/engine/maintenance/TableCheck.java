@@ -58,17 +58,31 @@ public final class TableCheck {
 
     /** One line: the file, the damage, who references it. */
     public String describe() {
-      String refs = snapshots.isEmpty() ? "" : "; referenced by " + (snapshots.size() <= 5
-          ? String.join(", ", snapshots)
-          : String.join(", ", snapshots.subList(0, 5)) + " and " + (snapshots.size() - 5)
-              + " more");
+      String refs =
+          snapshots.isEmpty()
+              ? ""
+              : "; referenced by "
+                  + (snapshots.size() <= 5
+                      ? String.join(", ", snapshots)
+                      : String.join(", ", snapshots.subList(0, 5))
+                          + " and "
+                          + (snapshots.size() - 5)
+                          + " more");
       return kind + " " + file + " is " + damage + refs;
     }
   }
 
   /** What was checked and what is damaged. */
-  public record Report(int snapshots, int tags, int manifestLists, int manifests, int dataFiles,
-      int schemas, long rowsRead, boolean deep, List<Problem> problems) {
+  public record Report(
+      int snapshots,
+      int tags,
+      int manifestLists,
+      int manifests,
+      int dataFiles,
+      int schemas,
+      long rowsRead,
+      boolean deep,
+      List<Problem> problems) {
     public Report {
       problems = List.copyOf(problems);
     }
@@ -83,8 +97,13 @@ public final class TableCheck {
    * caches may hold files that were intact when it read them.
    */
   public Report run() throws IOException {
-    try (TableStore fresh = new TableStore(table.fileIO(), table.path(), table.fullName(),
-        table.schema(), table.options().all().asMap())) {
+    try (TableStore fresh =
+        new TableStore(
+            table.fileIO(),
+            table.path(),
+            table.fullName(),
+            table.schema(),
+            table.options().all().asMap())) {
       return check(fresh);
     }
   }
@@ -104,8 +123,10 @@ public final class TableCheck {
       long history = first;
       Path hint = table.snapshotManager().log().directory().child("EARLIEST");
       try (InputStream in = table.fileIO().newInputStream(hint)) {
-        history = Math.max(first, Long.parseLong(
-            new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim()));
+        history =
+            Math.max(
+                first,
+                Long.parseLong(new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim()));
       } catch (IOException | RuntimeException noHint) {
         // No (readable) hint: nothing has expired, or the hint is lost; check from the oldest.
       }
@@ -133,11 +154,11 @@ public final class TableCheck {
         }
         tagFiles++;
         try {
-          tags.find(name.substring("tag-".length())).ifPresent(t ->
-              readable.put("tag " + t.name(), t.snapshot()));
+          tags.find(name.substring("tag-".length()))
+              .ifPresent(t -> readable.put("tag " + t.name(), t.snapshot()));
         } catch (IOException | RuntimeException e) {
-          problems.add(new Problem("tag", status.path().toString(), damage(status.path(), e),
-              List.of()));
+          problems.add(
+              new Problem("tag", status.path().toString(), damage(status.path(), e), List.of()));
         }
       }
     }
@@ -145,10 +166,11 @@ public final class TableCheck {
     // Manifest lists, then the manifests in the readable ones.
     Map<String, Set<String>> listRefs = new LinkedHashMap<>();
     Map<Long, Set<String>> schemaRefs = new LinkedHashMap<>();
-    readable.forEach((who, s) -> {
-      lists(s).forEach(l -> listRefs.computeIfAbsent(l, k -> new LinkedHashSet<>()).add(who));
-      schemaRefs.computeIfAbsent(s.schemaId(), k -> new LinkedHashSet<>()).add(who);
-    });
+    readable.forEach(
+        (who, s) -> {
+          lists(s).forEach(l -> listRefs.computeIfAbsent(l, k -> new LinkedHashSet<>()).add(who));
+          schemaRefs.computeIfAbsent(s.schemaId(), k -> new LinkedHashSet<>()).add(who);
+        });
     Set<String> badLists = new LinkedHashSet<>();
     Map<String, Set<String>> manifestRefs = new LinkedHashMap<>();
     Map<String, ManifestFileMeta> manifestMetas = new LinkedHashMap<>();
@@ -159,15 +181,20 @@ public final class TableCheck {
         List<String> names = new ArrayList<>();
         for (ManifestFileMeta m : table.manifestList().read(list.getKey())) {
           manifestMetas.putIfAbsent(m.fileName(), m);
-          manifestRefs.computeIfAbsent(m.fileName(), k -> new LinkedHashSet<>())
+          manifestRefs
+              .computeIfAbsent(m.fileName(), k -> new LinkedHashSet<>())
               .addAll(list.getValue());
           names.add(m.fileName());
         }
         manifestsOfList.put(list.getKey(), names);
       } catch (IOException | RuntimeException e) {
         badLists.add(list.getKey());
-        problems.add(new Problem("manifest list", path.toString(), damage(path, e),
-            new ArrayList<>(list.getValue())));
+        problems.add(
+            new Problem(
+                "manifest list",
+                path.toString(),
+                damage(path, e),
+                new ArrayList<>(list.getValue())));
       }
     }
     Set<String> badManifests = new LinkedHashSet<>();
@@ -178,16 +205,26 @@ public final class TableCheck {
         long expected = m.getValue().fileSize();
         if (length < expected) {
           badManifests.add(m.getKey());
-          problems.add(new Problem("manifest", path.toString(), (length == 0 ? "empty"
-              : "truncated at byte " + length) + " (its manifest list says " + expected
-              + " bytes)", new ArrayList<>(manifestRefs.get(m.getKey()))));
+          problems.add(
+              new Problem(
+                  "manifest",
+                  path.toString(),
+                  (length == 0 ? "empty" : "truncated at byte " + length)
+                      + " (its manifest list says "
+                      + expected
+                      + " bytes)",
+                  new ArrayList<>(manifestRefs.get(m.getKey()))));
           continue;
         }
         table.manifestFile().read(m.getValue());
       } catch (IOException | RuntimeException e) {
         badManifests.add(m.getKey());
-        problems.add(new Problem("manifest", path.toString(), damage(path, e),
-            new ArrayList<>(manifestRefs.get(m.getKey()))));
+        problems.add(
+            new Problem(
+                "manifest",
+                path.toString(),
+                damage(path, e),
+                new ArrayList<>(manifestRefs.get(m.getKey()))));
       }
     }
 
@@ -198,8 +235,9 @@ public final class TableCheck {
     for (Map.Entry<String, Snapshot> r : readable.entrySet()) {
       boolean intact = true;
       for (String list : lists(r.getValue())) {
-        intact &= !badLists.contains(list)
-            && manifestsOfList.get(list).stream().noneMatch(badManifests::contains);
+        intact &=
+            !badLists.contains(list)
+                && manifestsOfList.get(list).stream().noneMatch(badManifests::contains);
       }
       if (!intact) {
         continue;
@@ -221,17 +259,24 @@ public final class TableCheck {
         continue;
       }
       if (length != e.file().fileSize()) {
-        String what = length == 0 ? "empty"
-            : length < e.file().fileSize() ? "truncated at byte " + length
-            : length + " bytes long";
-        problems.add(new Problem("data file", path.toString(), what + " (its manifest says "
-            + e.file().fileSize() + " bytes)", refs));
+        String what =
+            length == 0
+                ? "empty"
+                : length < e.file().fileSize()
+                    ? "truncated at byte " + length
+                    : length + " bytes long";
+        problems.add(
+            new Problem(
+                "data file",
+                path.toString(),
+                what + " (its manifest says " + e.file().fileSize() + " bytes)",
+                refs));
         continue;
       }
       if (deep) {
         long count = 0;
-        try (FormatReader reader = table.format().createReader(table.fileIO(), path,
-            table.dataFileRowType())) {
+        try (FormatReader reader =
+            table.format().createReader(table.fileIO(), path, table.dataFileRowType())) {
           while (reader.next() != null) {
             count++;
           }
@@ -241,8 +286,12 @@ public final class TableCheck {
         }
         rows += count;
         if (count != e.file().rowCount()) {
-          problems.add(new Problem("data file", path.toString(), "holding " + count
-              + " rows (its manifest says " + e.file().rowCount() + ")", refs));
+          problems.add(
+              new Problem(
+                  "data file",
+                  path.toString(),
+                  "holding " + count + " rows (its manifest says " + e.file().rowCount() + ")",
+                  refs));
         }
       }
     }
@@ -256,12 +305,24 @@ public final class TableCheck {
       try {
         schemas.read(id);
       } catch (IOException | RuntimeException e) {
-        problems.add(new Problem("schema", path.toString(), damage(path, e),
-            new ArrayList<>(schemaRefs.getOrDefault(id, Set.of()))));
+        problems.add(
+            new Problem(
+                "schema",
+                path.toString(),
+                damage(path, e),
+                new ArrayList<>(schemaRefs.getOrDefault(id, Set.of()))));
       }
     }
-    return new Report(snapshotFiles, tagFiles, listRefs.size(), manifestMetas.size(), files.size(),
-        schemaIds.size(), rows, deep, problems);
+    return new Report(
+        snapshotFiles,
+        tagFiles,
+        listRefs.size(),
+        manifestMetas.size(),
+        files.size(),
+        schemaIds.size(),
+        rows,
+        deep,
+        problems);
   }
 
   /** The manifest lists a snapshot names: its base, prior deltas and delta list. */
@@ -287,15 +348,19 @@ public final class TableCheck {
     if (length == 0) {
       return "empty";
     }
-    if (e instanceof JsonEOFException || e instanceof EOFException
+    if (e instanceof JsonEOFException
+        || e instanceof EOFException
         || e.getCause() instanceof EOFException) {
       return "truncated at byte " + length;
     }
-    String message = e.getMessage() == null ? e.getClass().getSimpleName()
-        : e.getClass().getSimpleName() + ": " + e.getMessage();
+    String message =
+        e.getMessage() == null
+            ? e.getClass().getSimpleName()
+            : e.getClass().getSimpleName() + ": " + e.getMessage();
     int nl = message.indexOf('\n');
     message = nl < 0 ? message : message.substring(0, nl);
-    return "unparsable (" + (message.length() > 160 ? message.substring(0, 160) + "..." : message)
+    return "unparsable ("
+        + (message.length() > 160 ? message.substring(0, 160) + "..." : message)
         + ")";
   }
 }

@@ -32,10 +32,10 @@ import java.util.regex.Pattern;
  * every data file live in it and every manifest list and manifest it names. Deleting a tag deletes
  * only the tag file; files only it kept become orphans that {@link OrphanFilesCleaner} removes.
  *
- * <p>Creating a tag races with an expiration of the snapshot it names; {@link #create} re-reads
- * the snapshot after writing the tag and withdraws the tag when the snapshot is gone, and
- * expiration reads the tags after deleting the snapshot files and before deleting data files. So
- * either the expiration sees the tag, or the tag's creation sees the snapshot gone and fails.
+ * <p>Creating a tag races with an expiration of the snapshot it names; {@link #create} re-reads the
+ * snapshot after writing the tag and withdraws the tag when the snapshot is gone, and expiration
+ * reads the tags after deleting the snapshot files and before deleting data files. So either the
+ * expiration sees the tag, or the tag's creation sees the snapshot gone and fails.
  */
 public final class TagManager {
 
@@ -70,16 +70,28 @@ public final class TagManager {
     checkName(name);
     if (table.fileIO().exists(path(name))) {
       Optional<Tag> existing = find(name);
-      throw new IllegalArgumentException("tag '" + name + "' of " + table.fullName()
-          + " exists already" + existing.map(t -> " (snapshot " + t.snapshot().id() + ")")
-              .orElse("") + "; delete it first or pick another name");
+      throw new IllegalArgumentException(
+          "tag '"
+              + name
+              + "' of "
+              + table.fullName()
+              + " exists already"
+              + existing.map(t -> " (snapshot " + t.snapshot().id() + ")").orElse("")
+              + "; delete it first or pick another name");
     }
     SnapshotManager snapshots = table.snapshotManager();
     Optional<Snapshot> snapshot = snapshots.readUncached(snapshotId);
     if (snapshot.isEmpty()) {
-      throw new IllegalArgumentException("snapshot " + snapshotId + " of " + table.fullName()
-          + " does not exist (the snapshots are " + snapshots.earliestId().orElse(0) + ".."
-          + snapshots.latestId().orElse(0) + ")");
+      throw new IllegalArgumentException(
+          "snapshot "
+              + snapshotId
+              + " of "
+              + table.fullName()
+              + " does not exist (the snapshots are "
+              + snapshots.earliestId().orElse(0)
+              + ".."
+              + snapshots.latestId().orElse(0)
+              + ")");
     }
     table.fileIO().mkdirs(directory());
     try (OutputStream out = table.fileIO().newOutputStream(path(name), false)) {
@@ -90,8 +102,12 @@ public final class TagManager {
     Optional<Snapshot> after = snapshots.readUncached(snapshotId);
     if (after.isEmpty() || !after.get().commitId().equals(snapshot.get().commitId())) {
       table.fileIO().delete(path(name), false);
-      throw new IllegalArgumentException("snapshot " + snapshotId + " of " + table.fullName()
-          + " expired while it was being tagged; tag a retained snapshot");
+      throw new IllegalArgumentException(
+          "snapshot "
+              + snapshotId
+              + " of "
+              + table.fullName()
+              + " expired while it was being tagged; tag a retained snapshot");
     }
     return new Tag(name, snapshot.get());
   }
@@ -129,8 +145,11 @@ public final class TagManager {
         // Deleted since the listing.
       }
     }
-    tags.sort((a, b) -> a.snapshot().id() != b.snapshot().id()
-        ? Long.compare(a.snapshot().id(), b.snapshot().id()) : a.name().compareTo(b.name()));
+    tags.sort(
+        (a, b) ->
+            a.snapshot().id() != b.snapshot().id()
+                ? Long.compare(a.snapshot().id(), b.snapshot().id())
+                : a.name().compareTo(b.name()));
     return tags;
   }
 
@@ -145,8 +164,8 @@ public final class TagManager {
     for (Tag tag : tags) {
       Snapshot s = tag.snapshot();
       for (ManifestEntry e : scan.liveFiles(s).values()) {
-        dataFiles.add(new BucketId(e.partition(), e.bucket()).directory() + "/"
-            + e.file().fileName());
+        dataFiles.add(
+            new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
       }
       for (String list : TableCheck.lists(s)) {
         manifests.add("manifest/" + list);
@@ -165,16 +184,27 @@ public final class TagManager {
     try {
       return JSON.readValue(bytes, Snapshot.class);
     } catch (JsonProcessingException e) {
-      throw new IOException("tag file " + path + " of " + table.fullName() + " is not a snapshot"
-          + " (" + (bytes.length == 0 ? "empty" : e.getOriginalMessage()) + "); delete it with"
-          + " 'lockstep table delete-tag' or restore it", e);
+      throw new IOException(
+          "tag file "
+              + path
+              + " of "
+              + table.fullName()
+              + " is not a snapshot"
+              + " ("
+              + (bytes.length == 0 ? "empty" : e.getOriginalMessage())
+              + "); delete it with"
+              + " 'lockstep table delete-tag' or restore it",
+          e);
     }
   }
 
   private static void checkName(String name) {
     if (name == null || !NAME.matcher(name).matches()) {
-      throw new IllegalArgumentException("tag name '" + name + "' is not valid: use letters,"
-          + " digits, '_', '-' and '.', not starting with '.' or '-'");
+      throw new IllegalArgumentException(
+          "tag name '"
+              + name
+              + "' is not valid: use letters,"
+              + " digits, '_', '-' and '.', not starting with '.' or '-'");
     }
   }
 }

@@ -11,8 +11,8 @@ public record BucketId(String partition, int bucket) {
 
   public BucketId {
     if (partition == null) {
-      throw new IllegalArgumentException("A bucket's partition is \"\" when the table has none,"
-          + " never null");
+      throw new IllegalArgumentException(
+          "A bucket's partition is \"\" when the table has none," + " never null");
     }
     if (bucket < 0) {
       throw new IllegalArgumentException("Bucket numbers start at 0: " + bucket);

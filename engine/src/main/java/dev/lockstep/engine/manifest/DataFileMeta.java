@@ -19,9 +19,19 @@ import java.util.Objects;
  * @param commitSnapshot the snapshot that committed the rows with an implicit snapshot (see the
  *     module README, "Ordering"); {@link #UNCOMMITTED} while the file is not yet committed
  */
-public record DataFileMeta(String fileName, long fileSize, long rowCount, byte[] minKey,
-    byte[] maxKey, long minSequence, long maxSequence, long schemaId, int level,
-    long creationTimeMillis, long commitSnapshot) implements Serializable {
+public record DataFileMeta(
+    String fileName,
+    long fileSize,
+    long rowCount,
+    byte[] minKey,
+    byte[] maxKey,
+    long minSequence,
+    long maxSequence,
+    long schemaId,
+    int level,
+    long creationTimeMillis,
+    long commitSnapshot)
+    implements Serializable {
 
   /** The commit snapshot of a file that is not committed yet. */
   public static final long UNCOMMITTED = -1;
@@ -32,8 +42,18 @@ public record DataFileMeta(String fileName, long fileSize, long rowCount, byte[]
 
   /** The same file as committed by snapshot {@code snapshotId}. */
   public DataFileMeta withCommitSnapshot(long snapshotId) {
-    return new DataFileMeta(fileName, fileSize, rowCount, minKey, maxKey, minSequence, maxSequence,
-        schemaId, level, creationTimeMillis, snapshotId);
+    return new DataFileMeta(
+        fileName,
+        fileSize,
+        rowCount,
+        minKey,
+        maxKey,
+        minSequence,
+        maxSequence,
+        schemaId,
+        level,
+        creationTimeMillis,
+        snapshotId);
   }
 
   @Override
@@ -48,6 +68,13 @@ public record DataFileMeta(String fileName, long fileSize, long rowCount, byte[]
 
   @Override
   public String toString() {
-    return fileName + "(level " + level + ", " + rowCount + " rows, snapshot " + commitSnapshot + ")";
+    return fileName
+        + "(level "
+        + level
+        + ", "
+        + rowCount
+        + " rows, snapshot "
+        + commitSnapshot
+        + ")";
   }
 }

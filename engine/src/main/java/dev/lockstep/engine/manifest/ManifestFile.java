@@ -23,22 +23,24 @@ import java.util.UUID;
  */
 public final class ManifestFile {
 
-  static final RowType ROW_TYPE = new RowType(List.of(
-      new DataField(0, "kind", DataType.intType().notNull()),
-      new DataField(1, "partition", DataType.string().notNull()),
-      new DataField(2, "bucket", DataType.intType().notNull()),
-      new DataField(3, "total_buckets", DataType.intType().notNull()),
-      new DataField(4, "file_name", DataType.string().notNull()),
-      new DataField(5, "file_size", DataType.bigint().notNull()),
-      new DataField(6, "row_count", DataType.bigint().notNull()),
-      new DataField(7, "min_key", DataType.bytes()),
-      new DataField(8, "max_key", DataType.bytes()),
-      new DataField(9, "min_sequence", DataType.bigint().notNull()),
-      new DataField(10, "max_sequence", DataType.bigint().notNull()),
-      new DataField(11, "schema_id", DataType.bigint().notNull()),
-      new DataField(12, "level", DataType.intType().notNull()),
-      new DataField(13, "creation_time", DataType.bigint().notNull()),
-      new DataField(14, "commit_snapshot", DataType.bigint().notNull())));
+  static final RowType ROW_TYPE =
+      new RowType(
+          List.of(
+              new DataField(0, "kind", DataType.intType().notNull()),
+              new DataField(1, "partition", DataType.string().notNull()),
+              new DataField(2, "bucket", DataType.intType().notNull()),
+              new DataField(3, "total_buckets", DataType.intType().notNull()),
+              new DataField(4, "file_name", DataType.string().notNull()),
+              new DataField(5, "file_size", DataType.bigint().notNull()),
+              new DataField(6, "row_count", DataType.bigint().notNull()),
+              new DataField(7, "min_key", DataType.bytes()),
+              new DataField(8, "max_key", DataType.bytes()),
+              new DataField(9, "min_sequence", DataType.bigint().notNull()),
+              new DataField(10, "max_sequence", DataType.bigint().notNull()),
+              new DataField(11, "schema_id", DataType.bigint().notNull()),
+              new DataField(12, "level", DataType.intType().notNull()),
+              new DataField(13, "creation_time", DataType.bigint().notNull()),
+              new DataField(14, "commit_snapshot", DataType.bigint().notNull())));
 
   private static final int CACHE_SIZE = 512;
 
@@ -46,12 +48,13 @@ public final class ManifestFile {
   private final Path directory;
   private final FileFormat format;
   private final Map<String, List<ManifestEntry>> cache =
-      Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, List<ManifestEntry>> eldest) {
-          return size() > CACHE_SIZE;
-        }
-      });
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, List<ManifestEntry>> eldest) {
+              return size() > CACHE_SIZE;
+            }
+          });
 
   public ManifestFile(FileIO fileIO, Path manifestDirectory, FileFormat format) {
     this.fileIO = fileIO;
@@ -75,9 +78,23 @@ public final class ManifestFile {
     try (FormatWriter writer = format.createWriter(fileIO, path(name), ROW_TYPE)) {
       for (ManifestEntry e : entries) {
         DataFileMeta f = e.file();
-        writer.write(GenericRow.of(e.kind().ordinal(), e.partition(), e.bucket(), e.totalBuckets(),
-            f.fileName(), f.fileSize(), f.rowCount(), f.minKey(), f.maxKey(), f.minSequence(),
-            f.maxSequence(), f.schemaId(), f.level(), f.creationTimeMillis(), f.commitSnapshot()));
+        writer.write(
+            GenericRow.of(
+                e.kind().ordinal(),
+                e.partition(),
+                e.bucket(),
+                e.totalBuckets(),
+                f.fileName(),
+                f.fileSize(),
+                f.rowCount(),
+                f.minKey(),
+                f.maxKey(),
+                f.minSequence(),
+                f.maxSequence(),
+                f.schemaId(),
+                f.level(),
+                f.creationTimeMillis(),
+                f.commitSnapshot()));
         if (e.kind() == FileKind.ADD) {
           added++;
         } else {
@@ -101,8 +118,15 @@ public final class ManifestFile {
     }
     List<ManifestEntry> resolved = new ArrayList<>(raw.size());
     for (ManifestEntry e : raw) {
-      resolved.add(e.file().commitSnapshot() >= 0 ? e : new ManifestEntry(e.kind(), e.partition(),
-          e.bucket(), e.totalBuckets(), e.file().withCommitSnapshot(meta.snapshotId())));
+      resolved.add(
+          e.file().commitSnapshot() >= 0
+              ? e
+              : new ManifestEntry(
+                  e.kind(),
+                  e.partition(),
+                  e.bucket(),
+                  e.totalBuckets(),
+                  e.file().withCommitSnapshot(meta.snapshotId())));
     }
     return resolved;
   }
@@ -111,11 +135,26 @@ public final class ManifestFile {
     List<ManifestEntry> entries = new ArrayList<>();
     try (FormatReader reader = format.createReader(fileIO, path(name), ROW_TYPE)) {
       for (GenericRow r = reader.next(); r != null; r = reader.next()) {
-        DataFileMeta file = new DataFileMeta((String) r.get(4), (Long) r.get(5), (Long) r.get(6),
-            (byte[]) r.get(7), (byte[]) r.get(8), (Long) r.get(9), (Long) r.get(10),
-            (Long) r.get(11), (Integer) r.get(12), (Long) r.get(13), (Long) r.get(14));
-        entries.add(new ManifestEntry(FileKind.values()[(Integer) r.get(0)], (String) r.get(1),
-            (Integer) r.get(2), (Integer) r.get(3), file));
+        DataFileMeta file =
+            new DataFileMeta(
+                (String) r.get(4),
+                (Long) r.get(5),
+                (Long) r.get(6),
+                (byte[]) r.get(7),
+                (byte[]) r.get(8),
+                (Long) r.get(9),
+                (Long) r.get(10),
+                (Long) r.get(11),
+                (Integer) r.get(12),
+                (Long) r.get(13),
+                (Long) r.get(14));
+        entries.add(
+            new ManifestEntry(
+                FileKind.values()[(Integer) r.get(0)],
+                (String) r.get(1),
+                (Integer) r.get(2),
+                (Integer) r.get(3),
+                file));
       }
     }
     return List.copyOf(entries);

@@ -20,23 +20,27 @@ import java.util.UUID;
  */
 public final class ManifestList {
 
-  static final RowType ROW_TYPE = new RowType(List.of(
-      new DataField(0, "file_name", DataType.string().notNull()),
-      new DataField(1, "file_size", DataType.bigint().notNull()),
-      new DataField(2, "num_added", DataType.bigint().notNull()),
-      new DataField(3, "num_deleted", DataType.bigint().notNull()),
-      new DataField(4, "snapshot_id", DataType.bigint().notNull())));
+  static final RowType ROW_TYPE =
+      new RowType(
+          List.of(
+              new DataField(0, "file_name", DataType.string().notNull()),
+              new DataField(1, "file_size", DataType.bigint().notNull()),
+              new DataField(2, "num_added", DataType.bigint().notNull()),
+              new DataField(3, "num_deleted", DataType.bigint().notNull()),
+              new DataField(4, "snapshot_id", DataType.bigint().notNull())));
 
   private final FileIO fileIO;
   private final Path directory;
   private final FileFormat format;
   private final java.util.Map<String, List<ManifestFileMeta>> cache =
-      java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(java.util.Map.Entry<String, List<ManifestFileMeta>> e) {
-          return size() > 256;
-        }
-      });
+      java.util.Collections.synchronizedMap(
+          new java.util.LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(
+                java.util.Map.Entry<String, List<ManifestFileMeta>> e) {
+              return size() > 256;
+            }
+          });
 
   public ManifestList(FileIO fileIO, Path manifestDirectory, FileFormat format) {
     this.fileIO = fileIO;
@@ -49,8 +53,9 @@ public final class ManifestList {
     String name = "manifest-list-" + UUID.randomUUID() + "." + format.extension();
     try (FormatWriter writer = format.createWriter(fileIO, directory.child(name), ROW_TYPE)) {
       for (ManifestFileMeta m : metas) {
-        writer.write(GenericRow.of(m.fileName(), m.fileSize(), m.numAdded(), m.numDeleted(),
-            m.snapshotId()));
+        writer.write(
+            GenericRow.of(
+                m.fileName(), m.fileSize(), m.numAdded(), m.numDeleted(), m.snapshotId()));
       }
     }
     cache.put(name, List.copyOf(metas));
@@ -66,8 +71,13 @@ public final class ManifestList {
     List<ManifestFileMeta> metas = new ArrayList<>();
     try (FormatReader reader = format.createReader(fileIO, directory.child(name), ROW_TYPE)) {
       for (GenericRow r = reader.next(); r != null; r = reader.next()) {
-        metas.add(new ManifestFileMeta((String) r.get(0), (Long) r.get(1), (Long) r.get(2),
-            (Long) r.get(3), (Long) r.get(4)));
+        metas.add(
+            new ManifestFileMeta(
+                (String) r.get(0),
+                (Long) r.get(1),
+                (Long) r.get(2),
+                (Long) r.get(3),
+                (Long) r.get(4)));
       }
     }
     cache.put(name, List.copyOf(metas));

@@ -1,7 +1,7 @@
 package dev.lockstep.engine.operation;
 
-import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.commit.CommitResult;
+import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.store.TableStore;
 import java.io.Closeable;
 import java.io.IOException;
@@ -36,8 +36,12 @@ public final class CompactionJob implements Closeable {
    * @param full merge every file of a bucket into one sorted run instead of the universal pick
    * @param expire expire snapshots after each committed round
    */
-  public CompactionJob(TableStore table, String commitUser, Predicate<String> partitionFilter,
-      boolean full, boolean expire) {
+  public CompactionJob(
+      TableStore table,
+      String commitUser,
+      Predicate<String> partitionFilter,
+      boolean full,
+      boolean expire) {
     this.table = table;
     table.requireWritable();
     this.compactor = new TableCompactor(table, commitUser).withPartitionFilter(partitionFilter);

@@ -1,8 +1,7 @@
 package dev.lockstep.engine.operation;
 
-import dev.lockstep.engine.commit.CommitFailedException;
-import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.commit.CommitResult;
+import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.write.TableWrite;
@@ -14,8 +13,8 @@ import java.util.Objects;
 import java.util.function.Predicate;
 
 /**
- * Overwrites a table's partitions with new rows, as one OVERWRITE snapshot (see
- * {@link dev.lockstep.engine.commit.TableCommit#overwrite}).
+ * Overwrites a table's partitions with new rows, as one OVERWRITE snapshot (see {@link
+ * dev.lockstep.engine.commit.TableCommit#overwrite}).
  *
  * <ul>
  *   <li><b>Dynamic</b> (no partition given): the partitions the rows fall into are replaced; the
@@ -44,8 +43,13 @@ public final class PartitionOverwrite {
     if (staticPartition != null) {
       for (String column : staticPartition.keySet()) {
         if (!table.schema().partitionKeys().contains(column)) {
-          throw new IllegalArgumentException("'" + column + "' is not a partition column of "
-              + table.fullName() + "; the partition columns are " + table.schema().partitionKeys());
+          throw new IllegalArgumentException(
+              "'"
+                  + column
+                  + "' is not a partition column of "
+                  + table.fullName()
+                  + "; the partition columns are "
+                  + table.schema().partitionKeys());
         }
       }
     }
@@ -55,8 +59,8 @@ public final class PartitionOverwrite {
   public static boolean matches(Map<String, Object> partition, Map<String, String> spec) {
     for (Map.Entry<String, String> e : spec.entrySet()) {
       Object value = partition.get(e.getKey());
-      String text = value == null ? dev.lockstep.engine.data.PartitionPath.NULL_VALUE
-          : value.toString();
+      String text =
+          value == null ? dev.lockstep.engine.data.PartitionPath.NULL_VALUE : value.toString();
       if (!Objects.equals(text, e.getValue())) {
         return false;
       }
@@ -86,9 +90,14 @@ public final class PartitionOverwrite {
           partition.put(keys.get(i), row.get(index[i]));
         }
         if (!matches(partition, staticPartition)) {
-          throw new IllegalArgumentException("Row " + row + " lies in partition " + partition
-              + ", outside the partition being overwritten " + staticPartition
-              + "; drop the partition filter for a dynamic overwrite, or fix the row.");
+          throw new IllegalArgumentException(
+              "Row "
+                  + row
+                  + " lies in partition "
+                  + partition
+                  + ", outside the partition being overwritten "
+                  + staticPartition
+                  + "; drop the partition filter for a dynamic overwrite, or fix the row.");
         }
       }
     }
@@ -97,9 +106,10 @@ public final class PartitionOverwrite {
       for (GenericRow row : rows) {
         write.write(row);
       }
-      Predicate<String> filter = staticPartition == null ? null
-          : pathFilter(table, staticPartition);
-      return new TableCommit(table, commitUser).overwrite(identifier, filter, write.prepareCommit());
+      Predicate<String> filter =
+          staticPartition == null ? null : pathFilter(table, staticPartition);
+      return new TableCommit(table, commitUser)
+          .overwrite(identifier, filter, write.prepareCommit());
     }
   }
 }

@@ -32,9 +32,9 @@ import java.util.UUID;
  * the restored contents.
  *
  * <p>Concurrency: the rollback replaces the latest snapshot it saw when it started. A commit that
- * lands after that and before the OVERWRITE fails the rollback ({@link CommitFailedException},
- * its files deleted) instead of being replaced unseen; run it again. Spark's
- * {@code CALL sys.rollback} and {@code lockstep table rollback} both run this class.
+ * lands after that and before the OVERWRITE fails the rollback ({@link CommitFailedException}, its
+ * files deleted) instead of being replaced unseen; run it again. Spark's {@code CALL sys.rollback}
+ * and {@code lockstep table rollback} both run this class.
  */
 public final class Rollback {
 
@@ -45,8 +45,12 @@ public final class Rollback {
   }
 
   /** What a rollback did, or (dry run) would do. */
-  public record Result(long previousSnapshotId, long restoredSnapshotId, long currentSnapshotId,
-      long rows, boolean dryRun) {}
+  public record Result(
+      long previousSnapshotId,
+      long restoredSnapshotId,
+      long currentSnapshotId,
+      long rows,
+      boolean dryRun) {}
 
   /**
    * Snapshot {@code id}.
@@ -56,10 +60,16 @@ public final class Rollback {
   public Snapshot snapshot(long id) throws IOException {
     Optional<Snapshot> s = table.snapshotManager().readUncached(id);
     if (s.isEmpty()) {
-      throw new IllegalArgumentException("snapshot " + id + " of " + table.fullName()
-          + " does not exist (expired or never committed); the snapshots are " + range()
-          + (new TagManager(table).tags().isEmpty() ? "" : ", and tagged ones can be restored"
-              + " by their tag"));
+      throw new IllegalArgumentException(
+          "snapshot "
+              + id
+              + " of "
+              + table.fullName()
+              + " does not exist (expired or never committed); the snapshots are "
+              + range()
+              + (new TagManager(table).tags().isEmpty()
+                  ? ""
+                  : ", and tagged ones can be restored" + " by their tag"));
     }
     return s.get();
   }
@@ -80,8 +90,13 @@ public final class Rollback {
         }
       }
     }
-    throw new IllegalArgumentException("no retained snapshot of " + table.fullName()
-        + " was committed at or before " + time + "; the snapshots are " + range());
+    throw new IllegalArgumentException(
+        "no retained snapshot of "
+            + table.fullName()
+            + " was committed at or before "
+            + time
+            + "; the snapshots are "
+            + range());
   }
 
   /**
@@ -93,16 +108,21 @@ public final class Rollback {
     TagManager tags = new TagManager(table);
     Optional<TagManager.Tag> tag = tags.find(name);
     if (tag.isEmpty()) {
-      throw new IllegalArgumentException("tag '" + name + "' of " + table.fullName()
-          + " does not exist; the tags are "
-          + tags.tags().stream().map(TagManager.Tag::name).toList());
+      throw new IllegalArgumentException(
+          "tag '"
+              + name
+              + "' of "
+              + table.fullName()
+              + " does not exist; the tags are "
+              + tags.tags().stream().map(TagManager.Tag::name).toList());
     }
     return tag.get().snapshot();
   }
 
   private String range() throws IOException {
     OptionalLong latest = table.snapshotManager().latestId();
-    return latest.isEmpty() ? "none yet"
+    return latest.isEmpty()
+        ? "none yet"
         : table.snapshotManager().earliestId().orElse(1) + ".." + latest.getAsLong();
   }
 
@@ -143,19 +163,24 @@ public final class Rollback {
       // An OVERWRITE commits only new files: a compaction the writer ran meanwhile is dropped.
       for (CommitMessage m : messages) {
         for (DataFileMeta f : m.compactAfter()) {
-          table.fileIO().delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()),
-              false);
+          table
+              .fileIO()
+              .delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()), false);
         }
       }
-      long base = messages.stream().mapToLong(CommitMessage::baseSnapshotId).min()
-          .orElse(previous);
+      long base = messages.stream().mapToLong(CommitMessage::baseSnapshotId).min().orElse(previous);
       long now = table.snapshotManager().latestId().orElse(0);
       if (base != previous || (messages.isEmpty() && now != previous)) {
         commit.abort(1, messages);
-        throw new CommitFailedException("snapshot " + Math.max(base, now) + " of "
-            + table.fullName() + " was committed while rolling back from snapshot " + previous
-            + "; nothing was rolled back. Run the rollback again (it replaces the latest"
-            + " snapshot it sees)");
+        throw new CommitFailedException(
+            "snapshot "
+                + Math.max(base, now)
+                + " of "
+                + table.fullName()
+                + " was committed while rolling back from snapshot "
+                + previous
+                + "; nothing was rolled back. Run the rollback again (it replaces the latest"
+                + " snapshot it sees)");
       }
       CommitResult result;
       try {

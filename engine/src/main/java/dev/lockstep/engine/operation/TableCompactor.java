@@ -1,12 +1,12 @@
 package dev.lockstep.engine.operation;
 
-import dev.lockstep.engine.manifest.BucketId;
+import dev.lockstep.engine.commit.CommitResult;
+import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.compact.CompactResult;
 import dev.lockstep.engine.compact.CompactTask;
 import dev.lockstep.engine.compact.CompactUnit;
 import dev.lockstep.engine.compact.UniversalCompaction;
-import dev.lockstep.engine.commit.CommitResult;
-import dev.lockstep.engine.commit.TableCommit;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.store.TableStore;
@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -46,20 +45,23 @@ public final class TableCompactor implements Closeable {
 
   public TableCompactor(TableStore table, String commitUser) {
     if (!table.primaryKeyTable()) {
-      throw new IllegalArgumentException(table.fullName() + " is an append table; only primary-key"
-          + " tables are compacted.");
+      throw new IllegalArgumentException(
+          table.fullName() + " is an append table; only primary-key" + " tables are compacted.");
     }
     this.table = table;
     table.requireWritable();
     this.commit = new TableCommit(table, commitUser);
     this.view = new LiveFileView(table);
-    this.picker = new UniversalCompaction(table.options().compactionTrigger(),
-        table.options().maxLevel());
-    this.executor = Executors.newFixedThreadPool(table.options().compactionMaxThreads(), r -> {
-      Thread thread = new Thread(r, "lockstep-compactor-" + table.fullName());
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.picker =
+        new UniversalCompaction(table.options().compactionTrigger(), table.options().maxLevel());
+    this.executor =
+        Executors.newFixedThreadPool(
+            table.options().compactionMaxThreads(),
+            r -> {
+              Thread thread = new Thread(r, "lockstep-compactor-" + table.fullName());
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /** Compacts only the partitions whose paths pass {@code filter} (default: all). */
@@ -87,23 +89,35 @@ public final class TableCompactor implements Closeable {
       }
       List<DataFileMeta> files = view.files(bucket.partition(), bucket.bucket());
       Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
-      unit.ifPresent(u -> running.add(executor.submit(
-          () -> CompactTask.run(table, bucket.partition(), bucket.bucket(), u))));
+      unit.ifPresent(
+          u ->
+              running.add(
+                  executor.submit(
+                      () -> CompactTask.run(table, bucket.partition(), bucket.bucket(), u))));
     }
     List<CommitMessage> messages = new ArrayList<>();
     IOException failure = null;
     for (Future<CompactResult> future : running) {
       try {
         CompactResult r = future.get();
-        messages.add(new CommitMessage(r.partition(), r.bucket(), table.options().bucket(),
-            List.of(), r.before(), r.after(), view.snapshotId()));
+        messages.add(
+            new CommitMessage(
+                r.partition(),
+                r.bucket(),
+                table.options().bucket(),
+                List.of(),
+                r.before(),
+                r.after(),
+                view.snapshotId()));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        failure = failure == null ? new InterruptedIOException("Interrupted while compacting")
-            : failure;
+        failure =
+            failure == null ? new InterruptedIOException("Interrupted while compacting") : failure;
       } catch (ExecutionException e) {
-        IOException cause = e.getCause() instanceof IOException ? (IOException) e.getCause()
-            : new IOException("Compaction of " + table.fullName() + " failed", e.getCause());
+        IOException cause =
+            e.getCause() instanceof IOException
+                ? (IOException) e.getCause()
+                : new IOException("Compaction of " + table.fullName() + " failed", e.getCause());
         if (failure == null) {
           failure = cause;
         } else {
@@ -133,8 +147,9 @@ public final class TableCompactor implements Closeable {
   private void deleteQuietly(CommitMessage m) {
     for (DataFileMeta f : m.compactAfter()) {
       try {
-        table.fileIO().delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()),
-            false);
+        table
+            .fileIO()
+            .delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()), false);
       } catch (IOException ignored) {
         // Unreferenced; orphan-file removal collects it.
       }

@@ -15,9 +15,9 @@ import java.util.PriorityQueue;
 /**
  * The {@code deduplicate} merge engine over the files of one primary-key bucket: a streaming k-way
  * merge that returns, in key order, one row per key — the one with the greatest (commit snapshot,
- * sequence), or, in a table with {@code sequence.field}, the greatest (sequence-field values, commit
- * snapshot, sequence), NULL being the smallest value. The winner may be a retraction ({@code -U} or
- * {@code -D}, {@link KeyValue#deleted()}; readers skip it). A row's commit snapshot is its
+ * sequence), or, in a table with {@code sequence.field}, the greatest (sequence-field values,
+ * commit snapshot, sequence), NULL being the smallest value. The winner may be a retraction ({@code
+ * -U} or {@code -D}, {@link KeyValue#deleted()}; readers skip it). A row's commit snapshot is its
  * {@code _SNAPSHOT} column, or the file's commit snapshot when that column is -1 (rows of flushed,
  * never compacted files).
  *
@@ -52,23 +52,34 @@ public final class DeduplicateMerger implements Closeable {
    * @throws IllegalStateException when a file is not committed yet (its rows have no place in
    *     history)
    */
-  public DeduplicateMerger(TableStore table, String partition, int bucket,
-      Collection<DataFileMeta> files) throws IOException {
+  public DeduplicateMerger(
+      TableStore table, String partition, int bucket, Collection<DataFileMeta> files)
+      throws IOException {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.fieldCount = table.schema().fields().size();
     this.sequenceFields = table.sequenceFieldIndexes();
     this.table = table;
     int[] keys = keyIndexes;
-    this.heads = new PriorityQueue<>(Math.max(1, files.size()),
-        (a, b) -> RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keys));
+    this.heads =
+        new PriorityQueue<>(
+            Math.max(1, files.size()),
+            (a, b) -> RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keys));
     try {
       for (DataFileMeta file : files) {
         if (file.commitSnapshot() < 0) {
-          throw new IllegalStateException("File " + file.fileName() + " is not committed yet and"
-              + " cannot be merged by commit order.");
+          throw new IllegalStateException(
+              "File "
+                  + file.fileName()
+                  + " is not committed yet and"
+                  + " cannot be merged by commit order.");
         }
-        FormatReader reader = table.format().createReader(table.fileIO(),
-            table.bucketPath(partition, bucket).child(file.fileName()), table.dataFileRowType());
+        FormatReader reader =
+            table
+                .format()
+                .createReader(
+                    table.fileIO(),
+                    table.bucketPath(partition, bucket).child(file.fileName()),
+                    table.dataFileRowType());
         readers.add(reader);
         Head head = new Head(reader, file);
         if (advance(head)) {
@@ -88,9 +99,14 @@ public final class DeduplicateMerger implements Closeable {
       return false;
     }
     long snapshot = (Long) r.get(fieldCount);
-    head.kv = new KeyValue(r, keyIndexes, fieldCount,
-        snapshot < 0 ? head.file.commitSnapshot() : snapshot, (Long) r.get(fieldCount + 1),
-        table.rowKindOf(r));
+    head.kv =
+        new KeyValue(
+            r,
+            keyIndexes,
+            fieldCount,
+            snapshot < 0 ? head.file.commitSnapshot() : snapshot,
+            (Long) r.get(fieldCount + 1),
+            table.rowKindOf(r));
     return true;
   }
 

@@ -25,8 +25,8 @@ public final class FileStoreScan {
 
   /** The manifests a snapshot consists of: base list, prior deltas, then its own delta list. */
   public List<ManifestFileMeta> manifests(Snapshot snapshot) throws IOException {
-    List<ManifestFileMeta> metas = new ArrayList<>(
-        table.manifestList().read(snapshot.baseManifestList()));
+    List<ManifestFileMeta> metas =
+        new ArrayList<>(table.manifestList().read(snapshot.baseManifestList()));
     for (Snapshot.PriorDelta prior : snapshot.priorDeltas()) {
       metas.addAll(stamp(prior.deltaManifestList(), prior.snapshotId()));
     }
@@ -74,8 +74,8 @@ public final class FileStoreScan {
   }
 
   /** Applies {@code changes} in order to {@code live}. */
-  public static void apply(Map<ManifestEntry.FileId, ManifestEntry> live,
-      List<ManifestEntry> changes) {
+  public static void apply(
+      Map<ManifestEntry.FileId, ManifestEntry> live, List<ManifestEntry> changes) {
     for (ManifestEntry e : changes) {
       if (e.kind() == FileKind.ADD) {
         live.put(e.id(), e);

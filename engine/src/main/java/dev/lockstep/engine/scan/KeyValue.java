@@ -9,10 +9,9 @@ import dev.lockstep.engine.data.RowKind;
  * (snapshot, sequence) wins (after the {@code sequence.field} columns, when the table has them: see
  * {@link DeduplicateMerger}); a winning retraction ({@code -U}, {@code -D}) means the key is gone.
  *
- * <p>{@link #fileRow()} is the data-file row: the table's columns, then {@code _SNAPSHOT},
- * {@code _SEQUENCE}, {@code _DELETED} and {@code _ROW_KIND}. {@link #key()} and {@link #row()}
- * are projections made on request, so a merge that only compares and copies rows never builds
- * them.
+ * <p>{@link #fileRow()} is the data-file row: the table's columns, then {@code _SNAPSHOT}, {@code
+ * _SEQUENCE}, {@code _DELETED} and {@code _ROW_KIND}. {@link #key()} and {@link #row()} are
+ * projections made on request, so a merge that only compares and copies rows never builds them.
  */
 public final class KeyValue {
 
@@ -23,7 +22,12 @@ public final class KeyValue {
   private final long sequence;
   private final RowKind kind;
 
-  KeyValue(GenericRow fileRow, int[] keyIndexes, int fieldCount, long snapshot, long sequence,
+  KeyValue(
+      GenericRow fileRow,
+      int[] keyIndexes,
+      int fieldCount,
+      long snapshot,
+      long sequence,
       RowKind kind) {
     this.fileRow = fileRow;
     this.keyIndexes = keyIndexes;

@@ -16,9 +16,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * A writer's or compactor's view of the table's live files, kept up to date incrementally:
- * {@link #refresh()} applies only the deltas of snapshots committed since the last refresh (a full
- * reload when one of them has expired). Not thread-safe.
+ * A writer's or compactor's view of the table's live files, kept up to date incrementally: {@link
+ * #refresh()} applies only the deltas of snapshots committed since the last refresh (a full reload
+ * when one of them has expired). Not thread-safe.
  */
 public final class LiveFileView {
 

@@ -64,10 +64,12 @@ public final class TableRead {
       forEachRow(split, consumer);
     } catch (IOException e) {
       for (DataFileMeta file : split.files()) {
-        if (!table.fileIO().exists(table.bucketPath(split.partition(), split.bucket())
-            .child(file.fileName()))) {
-          MissingDataFiles.note(table, new BucketId(split.partition(), split.bucket())
-              .directory() + "/" + file.fileName());
+        if (!table
+            .fileIO()
+            .exists(table.bucketPath(split.partition(), split.bucket()).child(file.fileName()))) {
+          MissingDataFiles.note(
+              table,
+              new BucketId(split.partition(), split.bucket()).directory() + "/" + file.fileName());
         }
       }
       throw e;
@@ -77,8 +79,8 @@ public final class TableRead {
   private void forEachRow(Split split, BiConsumer<RowKind, GenericRow> consumer)
       throws IOException {
     if (table.primaryKeyTable()) {
-      try (DeduplicateMerger merger = new DeduplicateMerger(table, split.partition(),
-          split.bucket(), split.files())) {
+      try (DeduplicateMerger merger =
+          new DeduplicateMerger(table, split.partition(), split.bucket(), split.files())) {
         for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
           if (!kv.deleted()) {
             consumer.accept(kv.kind(), project(kv.row()));
@@ -88,9 +90,13 @@ public final class TableRead {
       return;
     }
     for (DataFileMeta file : split.files()) {
-      try (FormatReader reader = table.format().createReader(table.fileIO(),
-          table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
-          table.dataFileRowType())) {
+      try (FormatReader reader =
+          table
+              .format()
+              .createReader(
+                  table.fileIO(),
+                  table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
+                  table.dataFileRowType())) {
         for (GenericRow r = reader.next(); r != null; r = reader.next()) {
           consumer.accept(RowKind.INSERT, project(r));
         }

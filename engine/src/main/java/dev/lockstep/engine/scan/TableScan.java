@@ -51,8 +51,13 @@ public final class TableScan {
   public TableScan withPartition(Map<String, Object> spec) {
     for (String column : spec.keySet()) {
       if (!table.schema().partitionKeys().contains(column)) {
-        throw new IllegalArgumentException("'" + column + "' is not a partition column of "
-            + table.fullName() + "; the partition columns are " + table.schema().partitionKeys());
+        throw new IllegalArgumentException(
+            "'"
+                + column
+                + "' is not a partition column of "
+                + table.fullName()
+                + "; the partition columns are "
+                + table.schema().partitionKeys());
       }
     }
     return withPartitionFilter(p -> p.entrySet().containsAll(spec.entrySet()));
@@ -65,26 +70,34 @@ public final class TableScan {
    * @throws java.io.FileNotFoundException when the requested snapshot does not exist
    */
   public Plan plan() throws IOException {
-    Optional<Snapshot> snapshot = pinned != null ? Optional.of(pinned)
-        : snapshotId == null ? table.snapshotManager().latest()
-        : Optional.of(table.snapshotManager().get(snapshotId));
+    Optional<Snapshot> snapshot =
+        pinned != null
+            ? Optional.of(pinned)
+            : snapshotId == null
+                ? table.snapshotManager().latest()
+                : Optional.of(table.snapshotManager().get(snapshotId));
     if (snapshot.isEmpty()) {
       return new Plan(0, List.of());
     }
     TreeMap<String, TreeMap<Integer, List<DataFileMeta>>> grouped = new TreeMap<>();
     Map<String, Boolean> accepted = new TreeMap<>();
     for (ManifestEntry e : new FileStoreScan(table).liveFiles(snapshot.get()).values()) {
-      boolean keep = accepted.computeIfAbsent(e.partition(),
-          p -> partitionFilter.test(table.partitionPath().toMap(p)));
+      boolean keep =
+          accepted.computeIfAbsent(
+              e.partition(), p -> partitionFilter.test(table.partitionPath().toMap(p)));
       if (keep) {
-        grouped.computeIfAbsent(e.partition(), p -> new TreeMap<>())
-            .computeIfAbsent(e.bucket(), b -> new ArrayList<>()).add(e.file());
+        grouped
+            .computeIfAbsent(e.partition(), p -> new TreeMap<>())
+            .computeIfAbsent(e.bucket(), b -> new ArrayList<>())
+            .add(e.file());
       }
     }
     List<Split> splits = new ArrayList<>();
     long id = snapshot.get().id();
-    grouped.forEach((partition, buckets) -> buckets.forEach((bucket, files) ->
-        splits.add(new Split(id, partition, bucket, files))));
+    grouped.forEach(
+        (partition, buckets) ->
+            buckets.forEach(
+                (bucket, files) -> splits.add(new Split(id, partition, bucket, files))));
     return new Plan(id, splits);
   }
 

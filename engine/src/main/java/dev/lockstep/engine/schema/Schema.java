@@ -11,7 +11,10 @@ import java.util.Map;
  * What a caller asks for when creating a table: columns, partition keys, primary key and options.
  * Built with {@link #newBuilder()}; validated when the table is created ({@link TableSchema}).
  */
-public record Schema(List<DataField> fields, List<String> partitionKeys, List<String> primaryKeys,
+public record Schema(
+    List<DataField> fields,
+    List<String> partitionKeys,
+    List<String> primaryKeys,
     Map<String, String> options) {
 
   public Schema {

@@ -19,16 +19,16 @@ import java.util.UUID;
 /**
  * The schema versions of one table: {@code <table>/schema/schema-<id>}, JSON.
  *
- * <p>A version is created atomically where the store allows it: atomic create, else a temporary file
- * renamed without replace, else a create with {@code overwrite=false} (not atomic against a
+ * <p>A version is created atomically where the store allows it: atomic create, else a temporary
+ * file renamed without replace, else a create with {@code overwrite=false} (not atomic against a
  * concurrent creator; such stores need a lock for commits anyway). Two creators racing for the same
- * id: exactly one wins where the store is atomic, the other gets {@link FileAlreadyExistsException}.
+ * id: exactly one wins where the store is atomic, the other gets {@link
+ * FileAlreadyExistsException}.
  */
 public final class SchemaManager {
 
   static final String PREFIX = "schema-";
-  static final ObjectMapper JSON = new ObjectMapper()
-      .enable(SerializationFeature.INDENT_OUTPUT);
+  static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final FileIO fileIO;
   private final Path directory;
@@ -78,8 +78,8 @@ public final class SchemaManager {
   }
 
   /**
-   * Publishes {@code content} at {@code path} if nothing is there, as atomically as the store allows
-   * (see the class javadoc).
+   * Publishes {@code content} at {@code path} if nothing is there, as atomically as the store
+   * allows (see the class javadoc).
    *
    * @throws FileAlreadyExistsException when something is there
    */

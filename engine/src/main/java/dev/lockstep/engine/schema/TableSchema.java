@@ -17,8 +17,13 @@ import java.util.Set;
  * primary-key table the partition columns are part of the primary key, so that one key lives in one
  * partition and one bucket.
  */
-public record TableSchema(long id, List<DataField> fields, List<String> partitionKeys,
-    List<String> primaryKeys, Map<String, String> options, long timeMillis) {
+public record TableSchema(
+    long id,
+    List<DataField> fields,
+    List<String> partitionKeys,
+    List<String> primaryKeys,
+    Map<String, String> options,
+    long timeMillis) {
 
   public TableSchema {
     if (fields.isEmpty()) {
@@ -30,13 +35,20 @@ public record TableSchema(long id, List<DataField> fields, List<String> partitio
     requireDistinct("partition key", partitionKeys);
     requireDistinct("primary key", primaryKeys);
     if (!primaryKeys.isEmpty() && !primaryKeys.containsAll(partitionKeys)) {
-      throw new IllegalArgumentException("The primary key " + primaryKeys + " must contain every"
-          + " partition key " + partitionKeys + ", so that one key lives in one partition.");
+      throw new IllegalArgumentException(
+          "The primary key "
+              + primaryKeys
+              + " must contain every"
+              + " partition key "
+              + partitionKeys
+              + ", so that one key lives in one partition.");
     }
     List<DataField> normalized = new ArrayList<>();
     for (DataField f : fields) {
-      normalized.add(primaryKeys.contains(f.name()) && f.type().nullable()
-          ? new DataField(f.id(), f.name(), f.type().notNull()) : f);
+      normalized.add(
+          primaryKeys.contains(f.name()) && f.type().nullable()
+              ? new DataField(f.id(), f.name(), f.type().notNull())
+              : f);
     }
     fields = List.copyOf(normalized);
     partitionKeys = List.copyOf(partitionKeys);
@@ -55,8 +67,13 @@ public record TableSchema(long id, List<DataField> fields, List<String> partitio
 
   /** The schema a {@link Schema} asks for, as version {@code id}. */
   public static TableSchema of(long id, Schema schema, long timeMillis) {
-    return new TableSchema(id, schema.fields(), schema.partitionKeys(), schema.primaryKeys(),
-        schema.options(), timeMillis);
+    return new TableSchema(
+        id,
+        schema.fields(),
+        schema.partitionKeys(),
+        schema.primaryKeys(),
+        schema.options(),
+        timeMillis);
   }
 
   public RowType rowType() {

@@ -7,10 +7,10 @@ import java.util.Objects;
 
 /**
  * One version of a table, stored as {@code snapshot/snapshot-<id>} (JSON) through the commit
- * protocol. The files of the table at this version are, in order: the manifests of
- * {@code baseManifestList}, those of each of {@code priorDeltas} (the delta lists of the snapshots
- * since that base list was written; they let a commit attempt reuse the previous base list instead
- * of writing one), and those of {@code deltaManifestList} (this commit's changes).
+ * protocol. The files of the table at this version are, in order: the manifests of {@code
+ * baseManifestList}, those of each of {@code priorDeltas} (the delta lists of the snapshots since
+ * that base list was written; they let a commit attempt reuse the previous base list instead of
+ * writing one), and those of {@code deltaManifestList} (this commit's changes).
  *
  * @param commitId unique per commit attempt, so that equal bytes mean this very commit
  * @param commitIdentifier the writer's identifier for the batch (for example a checkpoint id);
@@ -18,17 +18,28 @@ import java.util.Objects;
  * @param totalRecordCount rows in all live files (before merging keys)
  * @param deltaRecordCount rows added minus rows deleted by this commit's files
  * @param fencing the lease this snapshot was committed under ({@code commit.strategy=lock}): which
- *     lock and its fencing token; {@code null} for lock-free commits and in files written before the
- *     field existed (absent from the JSON then)
+ *     lock and its fencing token; {@code null} for lock-free commits and in files written before
+ *     the field existed (absent from the JSON then)
  * @param parentCommitId the {@code commitId} of the snapshot this one was built on (its base,
  *     snapshot {@code id - 1}); {@code null} for snapshot 1 of a table and in files written before
  *     the field existed. It links the history, so that a snapshot published under an id that had
  *     existed before (and expired) can be told from the one that history continues from.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record Snapshot(int version, long id, long schemaId, String baseManifestList,
-    List<PriorDelta> priorDeltas, String deltaManifestList, String commitUser, long commitIdentifier, CommitKind commitKind,
-    long timeMillis, long totalRecordCount, long deltaRecordCount, String commitId,
+public record Snapshot(
+    int version,
+    long id,
+    long schemaId,
+    String baseManifestList,
+    List<PriorDelta> priorDeltas,
+    String deltaManifestList,
+    String commitUser,
+    long commitIdentifier,
+    CommitKind commitKind,
+    long timeMillis,
+    long totalRecordCount,
+    long deltaRecordCount,
+    String commitId,
     @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing,
     @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId) {
 
@@ -45,12 +56,27 @@ public record Snapshot(int version, long id, long schemaId, String baseManifestL
 
   /** This snapshot as committed under {@code fencing} ({@code null}: without a lease). */
   public Snapshot withFencing(Fencing fencing) {
-    return new Snapshot(version, id, schemaId, baseManifestList, priorDeltas, deltaManifestList,
-        commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount, deltaRecordCount,
-        commitId, fencing, parentCommitId);
+    return new Snapshot(
+        version,
+        id,
+        schemaId,
+        baseManifestList,
+        priorDeltas,
+        deltaManifestList,
+        commitUser,
+        commitIdentifier,
+        commitKind,
+        timeMillis,
+        totalRecordCount,
+        deltaRecordCount,
+        commitId,
+        fencing,
+        parentCommitId);
   }
 
-  /** Whether {@code next}, snapshot {@code id + 1}, was built on this one (unknown in old files). */
+  /**
+   * Whether {@code next}, snapshot {@code id + 1}, was built on this one (unknown in old files).
+   */
   public boolean isParentOf(Snapshot next) {
     return next.id() == id + 1
         && (next.parentCommitId() == null || next.parentCommitId().equals(commitId));
@@ -61,9 +87,9 @@ public record Snapshot(int version, long id, long schemaId, String baseManifestL
 
   /**
    * The lease a snapshot was committed under, as lock-api's {@code FencingToken}: {@code lock} is
-   * {@code <commit.fencing-scope>:<lock key>}, {@code token} the lease's fencing token. Tokens of one
-   * lock strictly increase with every new holder, so in consecutive lock-committed snapshots of a
-   * table they never go down.
+   * {@code <commit.fencing-scope>:<lock key>}, {@code token} the lease's fencing token. Tokens of
+   * one lock strictly increase with every new holder, so in consecutive lock-committed snapshots of
+   * a table they never go down.
    */
   public record Fencing(String lock, long token) {
 

@@ -25,28 +25,32 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads a table's snapshots through lock-api's {@link SnapshotLog} (which also resolves the latest
  * and earliest ids from hints and listings). Parsed snapshots are cached: snapshot-N never changes
- * once committed. The engine never writes snapshot files itself; see
- * {@link dev.lockstep.engine.commit.TableCommit}.
+ * once committed. The engine never writes snapshot files itself; see {@link
+ * dev.lockstep.engine.commit.TableCommit}.
  */
 public final class SnapshotManager {
 
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotManager.class);
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(SerializationFeature.INDENT_OUTPUT);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
   private static final int CACHE_SIZE = 2048;
+
   /** Listings tried before a {@link #latestId()} answer below an earlier one is given. */
   private static final int MAX_LISTINGS = 3;
 
   private final SnapshotLog log;
+
   /** The highest id {@link #latestId()} answered; a hinted answer below it is never taken. */
   private final AtomicLong highestAnswer = new AtomicLong();
+
   private final Map<Long, Snapshot> cache =
-      Collections.synchronizedMap(new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Snapshot> eldest) {
-          return size() > CACHE_SIZE;
-        }
-      });
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(64, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Snapshot> eldest) {
+              return size() > CACHE_SIZE;
+            }
+          });
 
   public SnapshotManager(SnapshotLog log) {
     this.log = log;
@@ -59,18 +63,18 @@ public final class SnapshotManager {
   /**
    * The newest snapshot id: the head of the table's history. Every snapshot below the history (an
    * expired id published again, engine README "Reading the latest snapshot") is older than the
-   * head, so the newest snapshot file is the head (a listing that races commits and expirations
-   * may miss it, see below); the {@code LATEST} hint only saves the listing when the hinted answer
+   * head, so the newest snapshot file is the head (a listing that races commits and expirations may
+   * miss it, see below); the {@code LATEST} hint only saves the listing when the hinted answer
    * provably is the head.
    *
    * <p>lock-api's {@link SnapshotLog#latestId()} follows the hint to h (h exists, h + 1 does not).
    * The hint is written by whoever committed last, or published an expired id again and withdraws
    * it, or late (a paused write), so h may be a snapshot below the history with a gap above it, and
-   * so may h - 1 (committers waiting for the lock on neighbouring bases publish neighbouring expired
-   * ids at once). h is accepted only when snapshot h - 1 exists and h names it as its parent
-   * ({@code parentCommitId}): a snapshot published under an expired id names a parent that expired
-   * before it was published, so a parent that still exists makes h the first holder of its id, in
-   * the history, and with h + 1 missing the head (h + 1 cannot have expired while h exists).
+   * so may h - 1 (committers waiting for the lock on neighbouring bases publish neighbouring
+   * expired ids at once). h is accepted only when snapshot h - 1 exists and h names it as its
+   * parent ({@code parentCommitId}): a snapshot published under an expired id names a parent that
+   * expired before it was published, so a parent that still exists makes h the first holder of its
+   * id, in the history, and with h + 1 missing the head (h + 1 cannot have expired while h exists).
    * Otherwise (h - 1 gone, not h's parent, a file without the link, snapshot 1) the listing
    * decides. Per manager the answer does not go back either: a hinted answer below one given before
    * is never taken, and a listing below it (one that ran while the retained snapshots were being
@@ -134,8 +138,12 @@ public final class SnapshotManager {
     } catch (IOException readFailed) {
       // The hint only saves a listing: a failed read to prove it makes this call list instead,
       // never fail where checking existence alone (before the proof) would not have.
-      LOG.debug("Could not read snapshot {} or {} to check the LATEST hint in {}; listing: {}",
-          id, id - 1, log.directory(), readFailed.toString());
+      LOG.debug(
+          "Could not read snapshot {} or {} to check the LATEST hint in {}; listing: {}",
+          id,
+          id - 1,
+          log.directory(),
+          readFailed.toString());
       return false;
     }
     if (parent.isEmpty() || !parent.get().commitId().equals(head.get().parentCommitId())) {
@@ -259,13 +267,21 @@ public final class SnapshotManager {
 
   /** Snapshot {@code id}; @throws FileNotFoundException naming the id when it does not exist */
   public Snapshot get(long id) throws IOException {
-    return find(id).orElseThrow(() -> new FileNotFoundException("Snapshot " + id
-        + " does not exist in " + log.directory() + " (never committed, or expired)."));
+    return find(id)
+        .orElseThrow(
+            () ->
+                new FileNotFoundException(
+                    "Snapshot "
+                        + id
+                        + " does not exist in "
+                        + log.directory()
+                        + " (never committed, or expired)."));
   }
 
   /**
-   * The fencing token recorded in a snapshot file's bytes (lock-api's {@code FencingTokenReader} for
-   * this format), or empty when it has none: a lock-free commit, or a file from before the field.
+   * The fencing token recorded in a snapshot file's bytes (lock-api's {@code FencingTokenReader}
+   * for this format), or empty when it has none: a lock-free commit, or a file from before the
+   * field.
    *
    * @throws IOException when the bytes are not a JSON snapshot
    */

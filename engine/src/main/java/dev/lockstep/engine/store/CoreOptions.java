@@ -12,185 +12,298 @@ import java.util.Map;
  * The engine's options, parsed once: catalog options overlaid with the table's own options (table
  * wins). Keys match Apache Paimon where it has one.
  */
-public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, int stopTrigger,
-    int compactionMaxThreads, int writeFlushThreads, int numLevels, long writeBufferBytes, long targetFileBytes,
-    int commitMaxRetries, Duration commitTimeout, Duration commitMinRetryWait,
-    Duration commitMaxRetryWait, int manifestMergeMinCount, String fileFormat,
-    String fileCompression, long parquetBlockSize, int parquetPageSize, Options all) {
+public record CoreOptions(
+    int bucket,
+    boolean writeOnly,
+    int compactionTrigger,
+    int stopTrigger,
+    int compactionMaxThreads,
+    int writeFlushThreads,
+    int numLevels,
+    long writeBufferBytes,
+    long targetFileBytes,
+    int commitMaxRetries,
+    Duration commitTimeout,
+    Duration commitMinRetryWait,
+    Duration commitMaxRetryWait,
+    int manifestMergeMinCount,
+    String fileFormat,
+    String fileCompression,
+    long parquetBlockSize,
+    int parquetPageSize,
+    Options all) {
 
   public static final String BUCKET = "bucket";
   public static final int BUCKET_DEFAULT = 1;
+
   /** Turns compaction (and, later, snapshot expiration) off in a writer. */
   public static final String WRITE_ONLY = "write-only";
+
   public static final String COMPACTION_TRIGGER = "num-sorted-run.compaction-trigger";
   public static final int COMPACTION_TRIGGER_DEFAULT = 5;
+
   /** Default: compaction trigger + 3. */
   public static final String STOP_TRIGGER = "num-sorted-run.stop-trigger";
+
   public static final String COMPACTION_MAX_THREAD = "compaction.max.thread";
   public static final int COMPACTION_MAX_THREAD_DEFAULT = 1;
+
   /**
    * Buckets a {@code TableWrite} flushes at once at the end of a batch, its own thread included;
    * default: the number of processors, at most {@link #WRITE_FLUSH_THREADS_MAX_DEFAULT}.
    */
   public static final String WRITE_FLUSH_THREADS = "write.flush-threads";
+
   public static final int WRITE_FLUSH_THREADS_MAX_DEFAULT = 4;
+
   /** Default: compaction trigger + 1. */
   public static final String NUM_LEVELS = "num-levels";
+
   public static final String WRITE_BUFFER_SIZE = "write-buffer-size";
   public static final String WRITE_BUFFER_SIZE_DEFAULT = "64 mb";
   public static final String TARGET_FILE_SIZE = "target-file-size";
   public static final String TARGET_FILE_SIZE_DEFAULT = "128 mb";
+
   /**
-   * Snapshot conflicts one commit survives; 10 as in docs/architecture.md#design-5 and Paimon. With fair turns a commit
-   * loses about one race per other committer, so tables with more than about 8 committers that
-   * commit in a tight loop should raise it above their committer count (or rely on
+   * Snapshot conflicts one commit survives; 10 as in docs/architecture.md#design-5 and Paimon. With
+   * fair turns a commit loses about one race per other committer, so tables with more than about 8
+   * committers that commit in a tight loop should raise it above their committer count (or rely on
    * {@link #COMMIT_TIMEOUT}).
    */
   public static final String COMMIT_MAX_RETRIES = "commit.max-retries";
+
   public static final int COMMIT_MAX_RETRIES_DEFAULT = 10;
+
   /** The time one commit may take, from its first attempt, before it gives up; default: none. */
   public static final String COMMIT_TIMEOUT = "commit.timeout";
+
   /** The jitter after an uncontended conflict (at most twice this), and the first backoff. */
   public static final String COMMIT_MIN_RETRY_WAIT = "commit.min-retry-wait";
+
   public static final Duration COMMIT_MIN_RETRY_WAIT_DEFAULT = Duration.ofMillis(1);
+
   /** The longest backoff, after conflicts under a contended lock. */
   public static final String COMMIT_MAX_RETRY_WAIT = "commit.max-retry-wait";
+
   public static final Duration COMMIT_MAX_RETRY_WAIT_DEFAULT = Duration.ofMillis(200);
   public static final String MANIFEST_MERGE_MIN_COUNT = "manifest.merge-min-count";
   public static final int MANIFEST_MERGE_MIN_COUNT_DEFAULT = 30;
+
   /**
    * {@code parquet} or {@code avro}: the format of new data files. Stored with a table when it is
    * created ({@code parquet} unless the table's or the catalog's options name one); a table stored
    * without it (created before Parquet) writes {@code avro}.
    */
   public static final String FILE_FORMAT = "file.format";
+
   /** The format a new table is stored with when no option names one. */
   public static final String FILE_FORMAT_NEW_TABLE = "parquet";
+
   /** The format of a table stored without {@link #FILE_FORMAT}: every table created before it. */
   public static final String FILE_FORMAT_STORED_WITHOUT = "avro";
+
   /** The codec of new data files; default {@code zstd} for Parquet, {@code deflate} for Avro. */
   public static final String FILE_COMPRESSION = "file.compression";
+
   public static final String PARQUET_BLOCK_SIZE = "parquet.block.size";
   public static final String PARQUET_BLOCK_SIZE_DEFAULT = "128 mb";
   public static final String PARQUET_PAGE_SIZE = "parquet.page.size";
   public static final String PARQUET_PAGE_SIZE_DEFAULT = "1 mb";
   public static final String MERGE_ENGINE = "merge-engine";
+
   /** Columns (comma separated) that order the rows of one key before arrival does. */
   public static final String SEQUENCE_FIELD = "sequence.field";
 
-  static final ConfigOption<Integer> BUCKET_OPTION = ConfigOption.key(BUCKET).intType()
-      .defaultValue(BUCKET_DEFAULT)
-      .require(b -> b >= 1, "at least 1 (dynamic buckets are not supported yet)")
-      .withDescription("fixed buckets per partition; a row goes to `hash(primary key)` (append"
-          + " tables: `hash(row)`) mod `bucket`. Stored with the table when it is created (from the"
-          + " table's or the catalog's options); a catalog default never changes a stored table, and"
-          + " a table object whose own options ask for another count refuses to write");
-  static final ConfigOption<Boolean> WRITE_ONLY_OPTION = ConfigOption.key(WRITE_ONLY).booleanType()
-      .defaultValue(false)
-      .withDescription("writers never compact and never expire snapshots; run a `TableCompactor` or"
-          + " `maintenance.CompactionJob`");
-  static final ConfigOption<Integer> COMPACTION_TRIGGER_OPTION = ConfigOption.key(COMPACTION_TRIGGER)
-      .intType().defaultValue(COMPACTION_TRIGGER_DEFAULT).require(Requirement.atLeast(1))
-      .withDescription("sorted runs of a bucket that start a compaction");
-  static final ConfigOption<Integer> STOP_TRIGGER_OPTION = ConfigOption.key(STOP_TRIGGER).intType()
-      .noDefaultValue().withDefaultText("trigger + 3")
-      .withDescription("above this many sorted runs, a flush waits for the running compaction");
-  static final ConfigOption<Integer> COMPACTION_MAX_THREAD_OPTION =
-      ConfigOption.key(COMPACTION_MAX_THREAD).intType().defaultValue(COMPACTION_MAX_THREAD_DEFAULT)
+  static final ConfigOption<Integer> BUCKET_OPTION =
+      ConfigOption.key(BUCKET)
+          .intType()
+          .defaultValue(BUCKET_DEFAULT)
+          .require(b -> b >= 1, "at least 1 (dynamic buckets are not supported yet)")
+          .withDescription(
+              "fixed buckets per partition; a row goes to `hash(primary key)` (append"
+                  + " tables: `hash(row)`) mod `bucket`. Stored with the table when it is created (from the"
+                  + " table's or the catalog's options); a catalog default never changes a stored table, and"
+                  + " a table object whose own options ask for another count refuses to write");
+  static final ConfigOption<Boolean> WRITE_ONLY_OPTION =
+      ConfigOption.key(WRITE_ONLY)
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "writers never compact and never expire snapshots; run a `TableCompactor` or"
+                  + " `maintenance.CompactionJob`");
+  static final ConfigOption<Integer> COMPACTION_TRIGGER_OPTION =
+      ConfigOption.key(COMPACTION_TRIGGER)
+          .intType()
+          .defaultValue(COMPACTION_TRIGGER_DEFAULT)
           .require(Requirement.atLeast(1))
-          .withDescription("background compaction threads per `TableWrite` (and per"
-              + " `TableCompactor`)");
+          .withDescription("sorted runs of a bucket that start a compaction");
+  static final ConfigOption<Integer> STOP_TRIGGER_OPTION =
+      ConfigOption.key(STOP_TRIGGER)
+          .intType()
+          .noDefaultValue()
+          .withDefaultText("trigger + 3")
+          .withDescription("above this many sorted runs, a flush waits for the running compaction");
+  static final ConfigOption<Integer> COMPACTION_MAX_THREAD_OPTION =
+      ConfigOption.key(COMPACTION_MAX_THREAD)
+          .intType()
+          .defaultValue(COMPACTION_MAX_THREAD_DEFAULT)
+          .require(Requirement.atLeast(1))
+          .withDescription(
+              "background compaction threads per `TableWrite` (and per" + " `TableCompactor`)");
   static final ConfigOption<Integer> WRITE_FLUSH_THREADS_OPTION =
-      ConfigOption.key(WRITE_FLUSH_THREADS).intType().noDefaultValue()
+      ConfigOption.key(WRITE_FLUSH_THREADS)
+          .intType()
+          .noDefaultValue()
           .require(t -> t >= 1, "at least 1 (1 flushes in the writing thread only)")
           .withDefaultText("processors, at most 4")
-          .withDescription("buckets a `TableWrite` flushes at once at the end of a batch, its own"
-              + " thread included; 1 flushes in the writing thread only");
-  static final ConfigOption<Integer> NUM_LEVELS_OPTION = ConfigOption.key(NUM_LEVELS).intType()
-      .noDefaultValue().withDefaultText("trigger + 1")
-      .withDescription("LSM levels; full compactions write to the last");
-  static final ConfigOption<Long> WRITE_BUFFER_SIZE_OPTION = ConfigOption.key(WRITE_BUFFER_SIZE)
-      .sizeType().defaultValue(ValueParsers.size(WRITE_BUFFER_SIZE_DEFAULT))
-      .require(b -> b >= 1024, "at least 1 kb")
-      .withDescription("estimated memory of a bucket's buffer (every write of the batch, overwritten"
-          + " keys included) before it is sorted and flushed");
-  static final ConfigOption<Long> TARGET_FILE_SIZE_OPTION = ConfigOption.key(TARGET_FILE_SIZE)
-      .sizeType().defaultValue(ValueParsers.size(TARGET_FILE_SIZE_DEFAULT))
-      .require(b -> b >= 1024, "at least 1 kb")
-      .withDescription("data files roll at this size");
-  static final ConfigOption<Integer> COMMIT_MAX_RETRIES_OPTION = ConfigOption.key(COMMIT_MAX_RETRIES)
-      .intType().defaultValue(COMMIT_MAX_RETRIES_DEFAULT).require(r -> r >= 0, "0 or more")
-      .withDescription("snapshot conflicts one commit survives before `CommitFailedException`"
-          + " (docs/architecture.md#design-5, as Paimon); raise it above the number of committers racing in a tight loop"
-          + " (see \"Retries after a snapshot conflict\")");
-  static final ConfigOption<Duration> COMMIT_TIMEOUT_OPTION = ConfigOption.key(COMMIT_TIMEOUT)
-      .durationType().noDefaultValue().withDefaultText("none")
-      .require(Requirement.positive())
-      .withDescription("a commit still losing snapshot races after this long gives up"
-          + " (`CommitFailedException`, nothing committed)");
+          .withDescription(
+              "buckets a `TableWrite` flushes at once at the end of a batch, its own"
+                  + " thread included; 1 flushes in the writing thread only");
+  static final ConfigOption<Integer> NUM_LEVELS_OPTION =
+      ConfigOption.key(NUM_LEVELS)
+          .intType()
+          .noDefaultValue()
+          .withDefaultText("trigger + 1")
+          .withDescription("LSM levels; full compactions write to the last");
+  static final ConfigOption<Long> WRITE_BUFFER_SIZE_OPTION =
+      ConfigOption.key(WRITE_BUFFER_SIZE)
+          .sizeType()
+          .defaultValue(ValueParsers.size(WRITE_BUFFER_SIZE_DEFAULT))
+          .require(b -> b >= 1024, "at least 1 kb")
+          .withDescription(
+              "estimated memory of a bucket's buffer (every write of the batch, overwritten"
+                  + " keys included) before it is sorted and flushed");
+  static final ConfigOption<Long> TARGET_FILE_SIZE_OPTION =
+      ConfigOption.key(TARGET_FILE_SIZE)
+          .sizeType()
+          .defaultValue(ValueParsers.size(TARGET_FILE_SIZE_DEFAULT))
+          .require(b -> b >= 1024, "at least 1 kb")
+          .withDescription("data files roll at this size");
+  static final ConfigOption<Integer> COMMIT_MAX_RETRIES_OPTION =
+      ConfigOption.key(COMMIT_MAX_RETRIES)
+          .intType()
+          .defaultValue(COMMIT_MAX_RETRIES_DEFAULT)
+          .require(r -> r >= 0, "0 or more")
+          .withDescription(
+              "snapshot conflicts one commit survives before `CommitFailedException`"
+                  + " (docs/architecture.md#design-5, as Paimon); raise it above the number of committers racing in a tight loop"
+                  + " (see \"Retries after a snapshot conflict\")");
+  static final ConfigOption<Duration> COMMIT_TIMEOUT_OPTION =
+      ConfigOption.key(COMMIT_TIMEOUT)
+          .durationType()
+          .noDefaultValue()
+          .withDefaultText("none")
+          .require(Requirement.positive())
+          .withDescription(
+              "a commit still losing snapshot races after this long gives up"
+                  + " (`CommitFailedException`, nothing committed)");
   static final ConfigOption<Duration> COMMIT_MIN_RETRY_WAIT_OPTION =
-      ConfigOption.key(COMMIT_MIN_RETRY_WAIT).durationType()
+      ConfigOption.key(COMMIT_MIN_RETRY_WAIT)
+          .durationType()
           .defaultValue(COMMIT_MIN_RETRY_WAIT_DEFAULT)
-          .withDescription("after a conflict without lock contention, the retry waits a random time"
-              + " up to twice this (never more); under a contended lock, the first backoff");
+          .withDescription(
+              "after a conflict without lock contention, the retry waits a random time"
+                  + " up to twice this (never more); under a contended lock, the first backoff");
   static final ConfigOption<Duration> COMMIT_MAX_RETRY_WAIT_OPTION =
-      ConfigOption.key(COMMIT_MAX_RETRY_WAIT).durationType()
+      ConfigOption.key(COMMIT_MAX_RETRY_WAIT)
+          .durationType()
           .defaultValue(COMMIT_MAX_RETRY_WAIT_DEFAULT)
-          .withDescription("the longest backoff under a contended lock (doubling from"
-              + " `commit.min-retry-wait`)");
+          .withDescription(
+              "the longest backoff under a contended lock (doubling from"
+                  + " `commit.min-retry-wait`)");
   static final ConfigOption<Integer> MANIFEST_MERGE_MIN_COUNT_OPTION =
-      ConfigOption.key(MANIFEST_MERGE_MIN_COUNT).intType()
-          .defaultValue(MANIFEST_MERGE_MIN_COUNT_DEFAULT).require(Requirement.atLeast(2))
+      ConfigOption.key(MANIFEST_MERGE_MIN_COUNT)
+          .intType()
+          .defaultValue(MANIFEST_MERGE_MIN_COUNT_DEFAULT)
+          .require(Requirement.atLeast(2))
           .withDescription("when a snapshot would have more manifests, they are merged into one");
-  static final ConfigOption<String> FILE_FORMAT_OPTION = ConfigOption.key(FILE_FORMAT).stringType()
-      .noDefaultValue().withDefaultText("`parquet` (new tables)")
-      .require(f -> f.equals("parquet") || f.equals("avro"), "'parquet' or 'avro'")
-      .withDescription("the format of new data files: `parquet` or `avro` (manifests are Avro"
-          + " either way). Stored with the table when it is created (`parquet` unless the table's or"
-          + " the catalog's options name one); a table stored without it, created before Parquet"
-          + " data files, writes `avro`. Changing it (for example with `copyWithOptions`) changes"
-          + " only new files: a table reads files of both formats, by their extension");
-  static final ConfigOption<String> FILE_COMPRESSION_OPTION = ConfigOption.key(FILE_COMPRESSION)
-      .stringType().noDefaultValue().withDefaultText("`zstd` (Parquet), `deflate` (Avro)")
-      .require(c -> List.of("zstd", "lz4", "snappy", "deflate", "none", "null").contains(c),
-          "one of zstd, lz4, snappy, deflate, none")
-      .withDescription("the codec of new data files: `zstd` (level 3, zstd-jni), `lz4` (Parquet"
-          + " `LZ4_RAW`, pure Java; Parquet only), `snappy` (snappy-java), `deflate` (Avro's"
-          + " deflate, Parquet's `GZIP`) or `none` (also `null`). Manifests are deflated Avro"
-          + " unless this is `none`");
-  static final ConfigOption<Long> PARQUET_BLOCK_SIZE_OPTION = ConfigOption.key(PARQUET_BLOCK_SIZE)
-      .sizeType().defaultValue(ValueParsers.size(PARQUET_BLOCK_SIZE_DEFAULT))
-      .require(b -> b >= 1024, "at least 1 kb")
-      .withDescription("the row group size of Parquet data files (bytes buffered per file before"
-          + " a row group is written)");
-  static final ConfigOption<Long> PARQUET_PAGE_SIZE_OPTION = ConfigOption.key(PARQUET_PAGE_SIZE)
-      .sizeType().defaultValue(ValueParsers.size(PARQUET_PAGE_SIZE_DEFAULT))
-      .require(b -> b >= 64 && b <= Integer.MAX_VALUE, "64 bytes to 2 gb")
-      .withDescription("the page size of Parquet data files (and of their dictionary pages)");
-  static final ConfigOption<String> MERGE_ENGINE_OPTION = ConfigOption.key(MERGE_ENGINE).stringType()
-      .defaultValue("deduplicate")
-      .withDescription("the only engine so far: the latest row per key wins");
-  static final ConfigOption<String> SEQUENCE_FIELD_OPTION = ConfigOption.key(SEQUENCE_FIELD)
-      .stringType().noDefaultValue().withDefaultText("none")
-      .withDescription("primary-key tables: columns (comma separated, compared in order) whose"
-          + " greatest value wins a key, before commit order and arrival; NULL is the smallest"
-          + " value. INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or STRING columns; checked and"
-          + " stored when the table is created (a catalog default too); a table object asking for"
-          + " another is refused (see \"Row kinds and sequence.field\")");
+  static final ConfigOption<String> FILE_FORMAT_OPTION =
+      ConfigOption.key(FILE_FORMAT)
+          .stringType()
+          .noDefaultValue()
+          .withDefaultText("`parquet` (new tables)")
+          .require(f -> f.equals("parquet") || f.equals("avro"), "'parquet' or 'avro'")
+          .withDescription(
+              "the format of new data files: `parquet` or `avro` (manifests are Avro"
+                  + " either way). Stored with the table when it is created (`parquet` unless the table's or"
+                  + " the catalog's options name one); a table stored without it, created before Parquet"
+                  + " data files, writes `avro`. Changing it (for example with `copyWithOptions`) changes"
+                  + " only new files: a table reads files of both formats, by their extension");
+  static final ConfigOption<String> FILE_COMPRESSION_OPTION =
+      ConfigOption.key(FILE_COMPRESSION)
+          .stringType()
+          .noDefaultValue()
+          .withDefaultText("`zstd` (Parquet), `deflate` (Avro)")
+          .require(
+              c -> List.of("zstd", "lz4", "snappy", "deflate", "none", "null").contains(c),
+              "one of zstd, lz4, snappy, deflate, none")
+          .withDescription(
+              "the codec of new data files: `zstd` (level 3, zstd-jni), `lz4` (Parquet"
+                  + " `LZ4_RAW`, pure Java; Parquet only), `snappy` (snappy-java), `deflate` (Avro's"
+                  + " deflate, Parquet's `GZIP`) or `none` (also `null`). Manifests are deflated Avro"
+                  + " unless this is `none`");
+  static final ConfigOption<Long> PARQUET_BLOCK_SIZE_OPTION =
+      ConfigOption.key(PARQUET_BLOCK_SIZE)
+          .sizeType()
+          .defaultValue(ValueParsers.size(PARQUET_BLOCK_SIZE_DEFAULT))
+          .require(b -> b >= 1024, "at least 1 kb")
+          .withDescription(
+              "the row group size of Parquet data files (bytes buffered per file before"
+                  + " a row group is written)");
+  static final ConfigOption<Long> PARQUET_PAGE_SIZE_OPTION =
+      ConfigOption.key(PARQUET_PAGE_SIZE)
+          .sizeType()
+          .defaultValue(ValueParsers.size(PARQUET_PAGE_SIZE_DEFAULT))
+          .require(b -> b >= 64 && b <= Integer.MAX_VALUE, "64 bytes to 2 gb")
+          .withDescription("the page size of Parquet data files (and of their dictionary pages)");
+  static final ConfigOption<String> MERGE_ENGINE_OPTION =
+      ConfigOption.key(MERGE_ENGINE)
+          .stringType()
+          .defaultValue("deduplicate")
+          .withDescription("the only engine so far: the latest row per key wins");
+  static final ConfigOption<String> SEQUENCE_FIELD_OPTION =
+      ConfigOption.key(SEQUENCE_FIELD)
+          .stringType()
+          .noDefaultValue()
+          .withDefaultText("none")
+          .withDescription(
+              "primary-key tables: columns (comma separated, compared in order) whose"
+                  + " greatest value wins a key, before commit order and arrival; NULL is the smallest"
+                  + " value. INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP or STRING columns; checked and"
+                  + " stored when the table is created (a catalog default too); a table object asking for"
+                  + " another is refused (see \"Row kinds and sequence.field\")");
 
   /** The engine's table options, in the order of the README table. */
-  public static final List<ConfigOption<?>> OPTIONS = List.of(BUCKET_OPTION, WRITE_ONLY_OPTION,
-      COMPACTION_TRIGGER_OPTION, STOP_TRIGGER_OPTION, COMPACTION_MAX_THREAD_OPTION,
-      WRITE_FLUSH_THREADS_OPTION, NUM_LEVELS_OPTION, WRITE_BUFFER_SIZE_OPTION,
-      TARGET_FILE_SIZE_OPTION, COMMIT_MAX_RETRIES_OPTION, COMMIT_TIMEOUT_OPTION,
-      COMMIT_MIN_RETRY_WAIT_OPTION, COMMIT_MAX_RETRY_WAIT_OPTION, MANIFEST_MERGE_MIN_COUNT_OPTION,
-      FILE_FORMAT_OPTION, FILE_COMPRESSION_OPTION, PARQUET_BLOCK_SIZE_OPTION,
-      PARQUET_PAGE_SIZE_OPTION, MERGE_ENGINE_OPTION, SEQUENCE_FIELD_OPTION);
+  public static final List<ConfigOption<?>> OPTIONS =
+      List.of(
+          BUCKET_OPTION,
+          WRITE_ONLY_OPTION,
+          COMPACTION_TRIGGER_OPTION,
+          STOP_TRIGGER_OPTION,
+          COMPACTION_MAX_THREAD_OPTION,
+          WRITE_FLUSH_THREADS_OPTION,
+          NUM_LEVELS_OPTION,
+          WRITE_BUFFER_SIZE_OPTION,
+          TARGET_FILE_SIZE_OPTION,
+          COMMIT_MAX_RETRIES_OPTION,
+          COMMIT_TIMEOUT_OPTION,
+          COMMIT_MIN_RETRY_WAIT_OPTION,
+          COMMIT_MAX_RETRY_WAIT_OPTION,
+          MANIFEST_MERGE_MIN_COUNT_OPTION,
+          FILE_FORMAT_OPTION,
+          FILE_COMPRESSION_OPTION,
+          PARQUET_BLOCK_SIZE_OPTION,
+          PARQUET_PAGE_SIZE_OPTION,
+          MERGE_ENGINE_OPTION,
+          SEQUENCE_FIELD_OPTION);
 
   public CoreOptions {
     BUCKET_OPTION.check(bucket);
     COMPACTION_TRIGGER_OPTION.check(compactionTrigger);
-    require(stopTrigger >= compactionTrigger, STOP_TRIGGER, stopTrigger,
+    require(
+        stopTrigger >= compactionTrigger,
+        STOP_TRIGGER,
+        stopTrigger,
         "at least '" + COMPACTION_TRIGGER + "' (" + compactionTrigger + ")");
     COMPACTION_MAX_THREAD_OPTION.check(compactionMaxThreads);
     WRITE_FLUSH_THREADS_OPTION.check(writeFlushThreads);
@@ -200,12 +313,18 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
     COMMIT_MAX_RETRIES_OPTION.check(commitMaxRetries);
     COMMIT_TIMEOUT_OPTION.check(commitTimeout);
     MANIFEST_MERGE_MIN_COUNT_OPTION.check(manifestMergeMinCount);
-    require(!commitMaxRetryWait.minus(commitMinRetryWait).isNegative(), COMMIT_MAX_RETRY_WAIT,
-        commitMaxRetryWait, "at least '" + COMMIT_MIN_RETRY_WAIT + "'");
+    require(
+        !commitMaxRetryWait.minus(commitMinRetryWait).isNegative(),
+        COMMIT_MAX_RETRY_WAIT,
+        commitMaxRetryWait,
+        "at least '" + COMMIT_MIN_RETRY_WAIT + "'");
     FILE_FORMAT_OPTION.check(fileFormat);
     FILE_COMPRESSION_OPTION.check(fileCompression);
-    require(!(fileFormat.equals("avro") && fileCompression.equals("lz4")), FILE_COMPRESSION,
-        fileCompression, "zstd, snappy, deflate or none for Avro files (lz4 is for"
+    require(
+        !(fileFormat.equals("avro") && fileCompression.equals("lz4")),
+        FILE_COMPRESSION,
+        fileCompression,
+        "zstd, snappy, deflate or none for Avro files (lz4 is for"
             + " 'file.format' = 'parquet' only)");
     PARQUET_BLOCK_SIZE_OPTION.check(parquetBlockSize);
     PARQUET_PAGE_SIZE_OPTION.check((long) parquetPageSize);
@@ -213,8 +332,8 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
 
   private static void require(boolean ok, String key, Object value, String what) {
     if (!ok) {
-      throw new IllegalArgumentException("Option '" + key + "' is " + value + "; it must be " + what
-          + ".");
+      throw new IllegalArgumentException(
+          "Option '" + key + "' is " + value + "; it must be " + what + ".");
     }
   }
 
@@ -223,8 +342,8 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
     Options o = Options.of(values);
     String engine = o.get(MERGE_ENGINE_OPTION);
     if (!engine.equals("deduplicate")) {
-      throw new IllegalArgumentException("Option '" + MERGE_ENGINE + "' is '" + engine
-          + "'; only 'deduplicate' is supported.");
+      throw new IllegalArgumentException(
+          "Option '" + MERGE_ENGINE + "' is '" + engine + "'; only 'deduplicate' is supported.");
     }
     int trigger = o.get(COMPACTION_TRIGGER_OPTION);
     String format = o.get(FILE_FORMAT_OPTION, FILE_FORMAT_STORED_WITHOUT);
@@ -234,8 +353,9 @@ public record CoreOptions(int bucket, boolean writeOnly, int compactionTrigger, 
         trigger,
         o.get(STOP_TRIGGER_OPTION, trigger + 3),
         o.get(COMPACTION_MAX_THREAD_OPTION),
-        o.get(WRITE_FLUSH_THREADS_OPTION, Math.min(WRITE_FLUSH_THREADS_MAX_DEFAULT,
-            Runtime.getRuntime().availableProcessors())),
+        o.get(
+            WRITE_FLUSH_THREADS_OPTION,
+            Math.min(WRITE_FLUSH_THREADS_MAX_DEFAULT, Runtime.getRuntime().availableProcessors())),
         o.get(NUM_LEVELS_OPTION, trigger + 1),
         o.get(WRITE_BUFFER_SIZE_OPTION),
         o.get(TARGET_FILE_SIZE_OPTION),

@@ -3,11 +3,11 @@ package dev.lockstep.engine.store;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The state of the maintenance a table object runs after its commits (snapshot expiration): at
- * most one run at a time per table object, and the earliest wall-clock time at which a run can
- * have anything to do. One per {@link TableStore}, so that no global map keyed by table path
- * outlives the table or couples unrelated tables and tests; table objects of one table are
- * independent (expirations that run at once are safe, see {@code SnapshotExpiration}).
+ * The state of the maintenance a table object runs after its commits (snapshot expiration): at most
+ * one run at a time per table object, and the earliest wall-clock time at which a run can have
+ * anything to do. One per {@link TableStore}, so that no global map keyed by table path outlives
+ * the table or couples unrelated tables and tests; table objects of one table are independent
+ * (expirations that run at once are safe, see {@code SnapshotExpiration}).
  */
 public final class MaintenanceGate {
 

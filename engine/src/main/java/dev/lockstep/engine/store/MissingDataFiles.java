@@ -20,7 +20,8 @@ public final class MissingDataFiles {
 
   /** Notes {@code <partition>/bucket-<n>/<file>} of {@code table} as missing. */
   public static void note(TableStore table, String relativePath) {
-    BY_TABLE.computeIfAbsent(table.path().toString(), k -> ConcurrentHashMap.newKeySet())
+    BY_TABLE
+        .computeIfAbsent(table.path().toString(), k -> ConcurrentHashMap.newKeySet())
         .add(relativePath);
   }
 

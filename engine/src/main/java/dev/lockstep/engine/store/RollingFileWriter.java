@@ -11,10 +11,11 @@ import java.util.UUID;
 
 /**
  * Writes rows of one bucket into data files of one level, starting a new file when the current one
- * reaches {@code target-file-size}. Primary-key rows must come in key order (min and max key are the
- * first and last). Not thread-safe.
+ * reaches {@code target-file-size}. Primary-key rows must come in key order (min and max key are
+ * the first and last). Not thread-safe.
  *
- * <p>After {@link #abort()} (or a failed write) every file it started is deleted: none is committed.
+ * <p>After {@link #abort()} (or a failed write) every file it started is deleted: none is
+ * committed.
  */
 public final class RollingFileWriter {
 
@@ -26,8 +27,10 @@ public final class RollingFileWriter {
   private FormatWriter current;
   private String currentName;
   private long rowCount;
+
   /** Key columns of data-file rows in a primary-key table; {@code null} in append tables. */
   private final int[] keyIndexes;
+
   private GenericRow firstRow;
   private GenericRow lastRow;
   private long minSeq;
@@ -77,13 +80,23 @@ public final class RollingFileWriter {
     current = null;
     Path path = directory.child(currentName);
     long size = table.fileIO().getStatus(path).length();
-    byte[] min = keyIndexes == null ? null
-        : table.keyCodec().encode(firstRow.project(keyIndexes));
+    byte[] min = keyIndexes == null ? null : table.keyCodec().encode(firstRow.project(keyIndexes));
     byte[] max = keyIndexes == null ? null : table.keyCodec().encode(lastRow.project(keyIndexes));
     firstRow = null;
     lastRow = null;
-    finished.add(new DataFileMeta(currentName, size, rowCount, min, max, minSeq, maxSeq,
-        table.schema().id(), level, System.currentTimeMillis(), DataFileMeta.UNCOMMITTED));
+    finished.add(
+        new DataFileMeta(
+            currentName,
+            size,
+            rowCount,
+            min,
+            max,
+            minSeq,
+            maxSeq,
+            table.schema().id(),
+            level,
+            System.currentTimeMillis(),
+            DataFileMeta.UNCOMMITTED));
   }
 
   /** Finishes the last file; returns every file written, in order. */

@@ -1,6 +1,5 @@
 package dev.lockstep.engine.store;
 
-import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.PartitionPath;
@@ -9,6 +8,7 @@ import dev.lockstep.engine.format.AvroFileFormat;
 import dev.lockstep.engine.format.DataFileFormat;
 import dev.lockstep.engine.format.FileFormat;
 import dev.lockstep.engine.format.KeyCodec;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.ManifestFile;
 import dev.lockstep.engine.manifest.ManifestList;
 import dev.lockstep.engine.schema.TableSchema;
@@ -44,18 +44,21 @@ public class TableStore implements Closeable {
 
   /** Data-file column: the snapshot that committed a row, -1 = the file's commit snapshot. */
   public static final String SNAPSHOT_FIELD = "_SNAPSHOT";
+
   /** Data-file column: the row's sequence number inside its commit. */
   public static final String SEQUENCE_FIELD = "_SEQUENCE";
+
   /**
    * Data-file column: whether the row removes its key (its kind is {@code -U} or {@code -D}). Kept
    * beside {@link #ROW_KIND_FIELD} so that files stay readable, with the right keys, by versions
    * that predate row kinds.
    */
   public static final String DELETED_FIELD = "_DELETED";
+
   /**
    * Data-file column: the row's {@link RowKind} ({@link RowKind#toByteValue()}), nullable. Files
-   * written before row kinds lack it and read it as NULL: the kind is then {@code -D} where
-   * {@code _DELETED} is set, else {@code +I} ({@link #rowKindOf}).
+   * written before row kinds lack it and read it as NULL: the kind is then {@code -D} where {@code
+   * _DELETED} is set, else {@code +I} ({@link #rowKindOf}).
    */
   public static final String ROW_KIND_FIELD = "_ROW_KIND";
 
@@ -76,6 +79,7 @@ public class TableStore implements Closeable {
   private final int[] sequenceFieldIndexes;
   private SnapshotCommitter committer;
   private final MaintenanceGate maintenanceGate = new MaintenanceGate();
+
   /** Why this object may not write (a bucket option that differs from the stored one), or null. */
   private final String bucketConflict;
 
@@ -83,14 +87,25 @@ public class TableStore implements Closeable {
    * @param catalogOptions catalog options (lock, commit strategy, store); the schema's options
    *     override them
    */
-  public TableStore(FileIO fileIO, Path path, String fullName, TableSchema schema,
+  public TableStore(
+      FileIO fileIO,
+      Path path,
+      String fullName,
+      TableSchema schema,
       Map<String, String> catalogOptions) {
     this(fileIO, path, fullName, schema, catalogOptions, Map.of());
   }
 
-  /** @param dynamicOptions options for this object only, over the schema's (see subclasses) */
-  protected TableStore(FileIO fileIO, Path path, String fullName, TableSchema schema,
-      Map<String, String> catalogOptions, Map<String, String> dynamicOptions) {
+  /**
+   * @param dynamicOptions options for this object only, over the schema's (see subclasses)
+   */
+  protected TableStore(
+      FileIO fileIO,
+      Path path,
+      String fullName,
+      TableSchema schema,
+      Map<String, String> catalogOptions,
+      Map<String, String> dynamicOptions) {
     this.fileIO = fileIO;
     this.path = path;
     this.fullName = fullName;
@@ -105,23 +120,41 @@ public class TableStore implements Closeable {
     String stored = schema.options().get(CoreOptions.BUCKET);
     String asked = dynamicOptions.get(CoreOptions.BUCKET);
     if (stored != null && asked != null && !asked.trim().equals(stored.trim())) {
-      this.bucketConflict = "Table " + fullName + " is stored with " + CoreOptions.BUCKET + "="
-          + stored + "; option '" + CoreOptions.BUCKET + "=" + asked + "' would write it with"
-          + " another bucket count (a primary-key table would then hold a key twice). Drop the"
-          + " '" + CoreOptions.BUCKET + "' option: the stored table decides its bucket count.";
+      this.bucketConflict =
+          "Table "
+              + fullName
+              + " is stored with "
+              + CoreOptions.BUCKET
+              + "="
+              + stored
+              + "; option '"
+              + CoreOptions.BUCKET
+              + "="
+              + asked
+              + "' would write it with"
+              + " another bucket count (a primary-key table would then hold a key twice). Drop the"
+              + " '"
+              + CoreOptions.BUCKET
+              + "' option: the stored table decides its bucket count.";
       merged.put(CoreOptions.BUCKET, stored);
     } else {
       this.bucketConflict = null;
     }
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
-    this.format = new DataFileFormat(options.fileFormat(), options.fileCompression(),
-        options.parquetBlockSize(), options.parquetPageSize());
-    this.snapshots = new SnapshotManager(
-        new dev.lockstep.commit.SnapshotLog(fileIO, path.child("snapshot")));
+    this.format =
+        new DataFileFormat(
+            options.fileFormat(),
+            options.fileCompression(),
+            options.parquetBlockSize(),
+            options.parquetPageSize());
+    this.snapshots =
+        new SnapshotManager(new dev.lockstep.commit.SnapshotLog(fileIO, path.child("snapshot")));
     // Manifests stay Avro whatever the data files are: deflated, unless compression is off.
-    String manifestCodec = options.fileCompression().equals("none")
-        || options.fileCompression().equals("null") ? "null" : "deflate";
+    String manifestCodec =
+        options.fileCompression().equals("none") || options.fileCompression().equals("null")
+            ? "null"
+            : "deflate";
     FileFormat manifests = new AvroFileFormat(manifestCodec);
     this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), manifests);
     this.manifestList = new ManifestList(fileIO, path.child("manifest"), manifests);
@@ -132,12 +165,22 @@ public class TableStore implements Closeable {
     String storedSequence = schema.options().getOrDefault(CoreOptions.SEQUENCE_FIELD, "").trim();
     String askedSequence = allOptions.getOrDefault(CoreOptions.SEQUENCE_FIELD, "").trim();
     if (!storedSequence.equals(askedSequence)) {
-      throw new IllegalArgumentException("Table " + fullName + " is stored with "
-          + (storedSequence.isEmpty() ? "no " + CoreOptions.SEQUENCE_FIELD
-              : CoreOptions.SEQUENCE_FIELD + "=" + storedSequence)
-          + "; option '" + CoreOptions.SEQUENCE_FIELD + "=" + askedSequence + "' would order its"
-          + " rows differently. Drop the '" + CoreOptions.SEQUENCE_FIELD + "' option: it is set"
-          + " when the table is created.");
+      throw new IllegalArgumentException(
+          "Table "
+              + fullName
+              + " is stored with "
+              + (storedSequence.isEmpty()
+                  ? "no " + CoreOptions.SEQUENCE_FIELD
+                  : CoreOptions.SEQUENCE_FIELD + "=" + storedSequence)
+              + "; option '"
+              + CoreOptions.SEQUENCE_FIELD
+              + "="
+              + askedSequence
+              + "' would order its"
+              + " rows differently. Drop the '"
+              + CoreOptions.SEQUENCE_FIELD
+              + "' option: it is set"
+              + " when the table is created.");
     }
     this.sequenceFieldIndexes = sequenceFieldIndexes(schema, options.sequenceFields());
   }
@@ -152,11 +195,13 @@ public class TableStore implements Closeable {
     if (sequenceFields.isEmpty()) {
       return new int[0];
     }
-    String option = "Option '" + CoreOptions.SEQUENCE_FIELD + "' = '"
-        + String.join(",", sequenceFields) + "'";
+    String option =
+        "Option '" + CoreOptions.SEQUENCE_FIELD + "' = '" + String.join(",", sequenceFields) + "'";
     if (!schema.hasPrimaryKey()) {
-      throw new IllegalArgumentException(option + " needs a primary-key table; append tables keep"
-          + " every row. Declare a primary key or drop the option.");
+      throw new IllegalArgumentException(
+          option
+              + " needs a primary-key table; append tables keep"
+              + " every row. Declare a primary key or drop the option.");
     }
     RowType rowType = schema.rowType();
     List<String> names = rowType.names();
@@ -165,19 +210,32 @@ public class TableStore implements Closeable {
       String name = sequenceFields.get(i);
       indexes[i] = names.indexOf(name);
       if (indexes[i] < 0) {
-        throw new IllegalArgumentException(option + " names column '" + name + "', which the table"
-            + " does not have; name one of " + names + ".");
+        throw new IllegalArgumentException(
+            option
+                + " names column '"
+                + name
+                + "', which the table"
+                + " does not have; name one of "
+                + names
+                + ".");
       }
       if (sequenceFields.subList(0, i).contains(name)) {
-        throw new IllegalArgumentException(option + " names column '" + name + "' twice; name it"
-            + " once.");
+        throw new IllegalArgumentException(
+            option + " names column '" + name + "' twice; name it" + " once.");
       }
       DataType type = rowType.field(indexes[i]).type();
       switch (type.root()) {
-        case INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP, STRING -> { }
-        default -> throw new IllegalArgumentException(option + " names column '" + name + "' of"
-            + " type " + type + ", which does not order updates; name an INT, BIGINT, DOUBLE,"
-            + " DECIMAL, DATE, TIMESTAMP or STRING column.");
+        case INT, BIGINT, DOUBLE, DECIMAL, DATE, TIMESTAMP, STRING -> {}
+        default ->
+            throw new IllegalArgumentException(
+                option
+                    + " names column '"
+                    + name
+                    + "' of"
+                    + " type "
+                    + type
+                    + ", which does not order updates; name an INT, BIGINT, DOUBLE,"
+                    + " DECIMAL, DATE, TIMESTAMP or STRING column.");
       }
     }
     return indexes;
@@ -215,8 +273,8 @@ public class TableStore implements Closeable {
   }
 
   /**
-   * The format of this table's data files: writes new files in {@code file.format}, reads each
-   * file in the format of its extension (manifests are Avro, see {@link #manifestFile()}).
+   * The format of this table's data files: writes new files in {@code file.format}, reads each file
+   * in the format of its extension (manifests are Avro, see {@link #manifestFile()}).
    */
   public FileFormat format() {
     return format;
@@ -281,8 +339,8 @@ public class TableStore implements Closeable {
   }
 
   /**
-   * A primary-key data-file row: the table's columns, then snapshot, sequence, deleted (the kind
-   * is a retraction) and the kind.
+   * A primary-key data-file row: the table's columns, then snapshot, sequence, deleted (the kind is
+   * a retraction) and the kind.
    */
   public GenericRow keyValueFileRow(GenericRow row, long snapshot, long sequence, RowKind kind) {
     int fields = schema.fields().size();
@@ -311,8 +369,8 @@ public class TableStore implements Closeable {
   }
 
   /**
-   * {@code fileRow}, a primary-key data-file row, with its {@code _SNAPSHOT} set to {@code snapshot}
-   * (the row itself when it holds that already).
+   * {@code fileRow}, a primary-key data-file row, with its {@code _SNAPSHOT} set to {@code
+   * snapshot} (the row itself when it holds that already).
    */
   public GenericRow withCommitSnapshot(GenericRow fileRow, long snapshot) {
     int index = schema.fields().size();
@@ -327,8 +385,11 @@ public class TableStore implements Closeable {
     if (committer == null) {
       // Under the lock strategy, snapshots record their lease's fencing token, and a holder whose
       // lease was taken over is refused once the newer holder has committed (lock-api README).
-      committer = SnapshotCommitter.builder(fileIO, snapshots.log().directory(), fullName)
-          .options(allOptions).fencing(SnapshotManager::fencingToken).open();
+      committer =
+          SnapshotCommitter.builder(fileIO, snapshots.log().directory(), fullName)
+              .options(allOptions)
+              .fencing(SnapshotManager::fencingToken)
+              .open();
     }
     return committer;
   }

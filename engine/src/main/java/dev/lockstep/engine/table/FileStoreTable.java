@@ -19,8 +19,8 @@ import java.util.Map;
  * they share the caches of snapshots and manifests and one {@code SnapshotCommitter}.
  *
  * <p>The top of the engine's layers (docs/engine.md#design-3-layers): what a table stores and how
- * it commits is its {@link TableStore}, which the scans, writers, commits and maintenance below
- * are built on; this class only adds the entry points.
+ * it commits is its {@link TableStore}, which the scans, writers, commits and maintenance below are
+ * built on; this class only adds the entry points.
  */
 public final class FileStoreTable extends TableStore {
 
@@ -28,13 +28,22 @@ public final class FileStoreTable extends TableStore {
    * @param catalogOptions catalog options (lock, commit strategy, store); the schema's options
    *     override them
    */
-  public FileStoreTable(FileIO fileIO, Path path, String fullName, TableSchema schema,
+  public FileStoreTable(
+      FileIO fileIO,
+      Path path,
+      String fullName,
+      TableSchema schema,
       Map<String, String> catalogOptions) {
     super(fileIO, path, fullName, schema, catalogOptions, Map.of());
   }
 
-  private FileStoreTable(FileIO fileIO, Path path, String fullName, TableSchema schema,
-      Map<String, String> catalogOptions, Map<String, String> dynamicOptions) {
+  private FileStoreTable(
+      FileIO fileIO,
+      Path path,
+      String fullName,
+      TableSchema schema,
+      Map<String, String> catalogOptions,
+      Map<String, String> dynamicOptions) {
     super(fileIO, path, fullName, schema, catalogOptions, dynamicOptions);
   }
 

@@ -2,9 +2,7 @@ package dev.lockstep.engine.types;
 
 import java.util.Objects;
 
-/**
- * One column: a stable id (kept across schema versions), a name and a type.
- */
+/** One column: a stable id (kept across schema versions), a name and a type. */
 public record DataField(int id, String name, DataType type) {
   public DataField {
     Objects.requireNonNull(name, "name");

@@ -9,8 +9,8 @@ import java.util.Objects;
 /**
  * A column type: its root, nullability and, for {@code DECIMAL}, precision and scale.
  *
- * <p>Printed and parsed as SQL writes it: {@code INT}, {@code STRING NOT NULL}, {@code DECIMAL(10, 2)}.
- * Schema files store this text.
+ * <p>Printed and parsed as SQL writes it: {@code INT}, {@code STRING NOT NULL}, {@code DECIMAL(10,
+ * 2)}. Schema files store this text.
  */
 public record DataType(DataTypeRoot root, boolean nullable, int precision, int scale) {
 
@@ -20,8 +20,15 @@ public record DataType(DataTypeRoot root, boolean nullable, int precision, int s
     Objects.requireNonNull(root, "root");
     if (root == DataTypeRoot.DECIMAL) {
       if (precision < 1 || precision > MAX_DECIMAL_PRECISION || scale < 0 || scale > precision) {
-        throw new IllegalArgumentException("DECIMAL(" + precision + ", " + scale + ") is invalid:"
-            + " precision must be 1.." + MAX_DECIMAL_PRECISION + " and scale 0..precision.");
+        throw new IllegalArgumentException(
+            "DECIMAL("
+                + precision
+                + ", "
+                + scale
+                + ") is invalid:"
+                + " precision must be 1.."
+                + MAX_DECIMAL_PRECISION
+                + " and scale 0..precision.");
       }
     } else if (precision != 0 || scale != 0) {
       throw new IllegalArgumentException(root + " takes no precision or scale");
@@ -87,15 +94,34 @@ public record DataType(DataTypeRoot root, boolean nullable, int precision, int s
       return;
     }
     if (!root.javaClass().isInstance(value)) {
-      throw new IllegalArgumentException("Column '" + column + "' is " + this + " and takes a "
-          + root.javaClass().getSimpleName() + ", not a " + value.getClass().getSimpleName() + ".");
+      throw new IllegalArgumentException(
+          "Column '"
+              + column
+              + "' is "
+              + this
+              + " and takes a "
+              + root.javaClass().getSimpleName()
+              + ", not a "
+              + value.getClass().getSimpleName()
+              + ".");
     }
     if (root == DataTypeRoot.DECIMAL) {
       BigDecimal decimal = (BigDecimal) value;
       if (decimal.scale() != scale || decimal.precision() > precision) {
-        throw new IllegalArgumentException("Column '" + column + "' is " + this + " but " + decimal
-            + " has precision " + decimal.precision() + " and scale " + decimal.scale()
-            + "; use setScale(" + scale + ").");
+        throw new IllegalArgumentException(
+            "Column '"
+                + column
+                + "' is "
+                + this
+                + " but "
+                + decimal
+                + " has precision "
+                + decimal.precision()
+                + " and scale "
+                + decimal.scale()
+                + "; use setScale("
+                + scale
+                + ").");
       }
     }
   }
@@ -145,15 +171,18 @@ public record DataType(DataTypeRoot root, boolean nullable, int precision, int s
   }
 
   private static IllegalArgumentException unknown(String text) {
-    return new IllegalArgumentException("Unknown column type '" + text + "'. Use INT, BIGINT, DOUBLE,"
-        + " BOOLEAN, STRING, BYTES, DECIMAL(p, s), DATE or TIMESTAMP, optionally with NOT NULL.");
+    return new IllegalArgumentException(
+        "Unknown column type '"
+            + text
+            + "'. Use INT, BIGINT, DOUBLE,"
+            + " BOOLEAN, STRING, BYTES, DECIMAL(p, s), DATE or TIMESTAMP, optionally with NOT NULL.");
   }
 
   @JsonValue
   @Override
   public String toString() {
-    String base = root == DataTypeRoot.DECIMAL
-        ? "DECIMAL(" + precision + ", " + scale + ")" : root.name();
+    String base =
+        root == DataTypeRoot.DECIMAL ? "DECIMAL(" + precision + ", " + scale + ")" : root.name();
     return nullable ? base : base + " NOT NULL";
   }
 }

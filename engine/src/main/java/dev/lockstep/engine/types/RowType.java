@@ -51,8 +51,8 @@ public record RowType(List<DataField> fields) {
     for (int i = 0; i < names.size(); i++) {
       indexes[i] = indexOf(names.get(i));
       if (indexes[i] < 0) {
-        throw new IllegalArgumentException("No column '" + names.get(i) + "'; the columns are "
-            + names() + ".");
+        throw new IllegalArgumentException(
+            "No column '" + names.get(i) + "'; the columns are " + names() + ".");
       }
     }
     return indexes;

@@ -1,17 +1,17 @@
 package dev.lockstep.engine.write;
 
-import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One bucket of an append table: rows stream straight into level-0 files that roll at
- * {@code target-file-size}. Appended files are never merged (there are no keys).
+ * One bucket of an append table: rows stream straight into level-0 files that roll at {@code
+ * target-file-size}. Appended files are never merged (there are no keys).
  */
 final class AppendBucketWriter implements BucketWriter {
 
@@ -21,6 +21,7 @@ final class AppendBucketWriter implements BucketWriter {
   private final List<DataFileMeta> pending = new ArrayList<>();
   private RollingFileWriter writer;
   private long sequence;
+
   /** Rows stream into files, so a failed file write loses the batch: the writer then refuses. */
   private IOException failure;
 
@@ -60,9 +61,16 @@ final class AppendBucketWriter implements BucketWriter {
 
   private void checkNotFailed() throws IOException {
     if (failure != null) {
-      throw new IOException("A data file of bucket " + bucket + " of '" + partition + "' in "
-          + table.fullName() + " failed to write, so this batch's rows of that bucket are lost."
-          + " Close this TableWrite and write the batch again.", failure);
+      throw new IOException(
+          "A data file of bucket "
+              + bucket
+              + " of '"
+              + partition
+              + "' in "
+              + table.fullName()
+              + " failed to write, so this batch's rows of that bucket are lost."
+              + " Close this TableWrite and write the batch again.",
+          failure);
     }
   }
 
@@ -76,8 +84,15 @@ final class AppendBucketWriter implements BucketWriter {
   public CommitMessage prepareCommit(long baseSnapshotId) throws IOException {
     flush();
     checkNotFailed();
-    CommitMessage message = new CommitMessage(partition, bucket, table.options().bucket(),
-        pending, List.of(), List.of(), baseSnapshotId);
+    CommitMessage message =
+        new CommitMessage(
+            partition,
+            bucket,
+            table.options().bucket(),
+            pending,
+            List.of(),
+            List.of(),
+            baseSnapshotId);
     pending.clear();
     return message;
   }

@@ -13,12 +13,18 @@ import java.util.List;
  * @param newFiles new level-0 files (appended data), not yet committed
  * @param compactBefore committed files that a compaction replaced
  * @param compactAfter the compaction's output files, not yet committed
- * @param baseSnapshotId the snapshot the writer's view was at when it started this batch (0 = none);
- *     an OVERWRITE conflicts with data other commits added after it
+ * @param baseSnapshotId the snapshot the writer's view was at when it started this batch (0 =
+ *     none); an OVERWRITE conflicts with data other commits added after it
  */
-public record CommitMessage(String partition, int bucket, int totalBuckets,
-    List<DataFileMeta> newFiles, List<DataFileMeta> compactBefore, List<DataFileMeta> compactAfter,
-    long baseSnapshotId) implements Serializable {
+public record CommitMessage(
+    String partition,
+    int bucket,
+    int totalBuckets,
+    List<DataFileMeta> newFiles,
+    List<DataFileMeta> compactBefore,
+    List<DataFileMeta> compactAfter,
+    long baseSnapshotId)
+    implements Serializable {
 
   public CommitMessage {
     newFiles = List.copyOf(newFiles);

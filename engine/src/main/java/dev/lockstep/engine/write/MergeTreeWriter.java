@@ -1,6 +1,5 @@
 package dev.lockstep.engine.write;
 
-import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.compact.CompactResult;
 import dev.lockstep.engine.compact.CompactTask;
 import dev.lockstep.engine.compact.CompactUnit;
@@ -11,6 +10,7 @@ import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.types.DataTypeRoot;
 import java.io.IOException;
@@ -30,21 +30,20 @@ import org.slf4j.LoggerFactory;
  * One bucket of a primary-key table, an LSM tree.
  *
  * <ol>
- *   <li>Rows go to an in-memory buffer in write order; when its estimated size reaches
- *       {@code write-buffer-size} it is sorted by key (stable, so the later write of a key wins and
- *       the earlier ones are dropped; with {@code sequence.field}, the row with the greatest
- *       sequence-field values wins, the later one of equals) and flushed to a new level-0 file
- *       (one sorted run). Sorting once per flush is much cheaper than keeping a sorted map per
- *       row; the price is that
- *       overwritten rows count against the buffer until the flush. Rows
- *       of flushed files carry {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number
- *       that grows across the writer's batch.
- *   <li>Compaction (not with {@code write-only=true}) works on the bucket's <em>committed</em> files
- *       as the {@link LiveFileView} sees them, including other writers' files, never on this batch's
- *       own uncommitted files. It starts in the background when the view has at least
+ *   <li>Rows go to an in-memory buffer in write order; when its estimated size reaches {@code
+ *       write-buffer-size} it is sorted by key (stable, so the later write of a key wins and the
+ *       earlier ones are dropped; with {@code sequence.field}, the row with the greatest
+ *       sequence-field values wins, the later one of equals) and flushed to a new level-0 file (one
+ *       sorted run). Sorting once per flush is much cheaper than keeping a sorted map per row; the
+ *       price is that overwritten rows count against the buffer until the flush. Rows of flushed
+ *       files carry {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number that grows
+ *       across the writer's batch.
+ *   <li>Compaction (not with {@code write-only=true}) works on the bucket's <em>committed</em>
+ *       files as the {@link LiveFileView} sees them, including other writers' files, never on this
+ *       batch's own uncommitted files. It starts in the background when the view has at least
  *       {@code num-sorted-run.compaction-trigger} sorted runs, one at a time per bucket.
- *   <li>Write stall: while the sorted runs (committed and this batch's) exceed
- *       {@code num-sorted-run.stop-trigger}, a flush waits for the running compaction.
+ *   <li>Write stall: while the sorted runs (committed and this batch's) exceed {@code
+ *       num-sorted-run.stop-trigger}, a flush waits for the running compaction.
  *   <li>{@link #prepareCommit} hands out the new files and a finished compaction. No new compaction
  *       starts until the view has moved past that commit ({@link #onRefresh}): if the committer
  *       dropped the compaction because of a conflict, the view still shows its inputs (or their
@@ -62,15 +61,21 @@ final class MergeTreeWriter implements BucketWriter {
   private final LiveFileView view;
   private final ExecutorService executor;
   private final int[] keyIndexes;
+
   /** The {@code sequence.field} columns; empty when arrival alone orders a key's rows. */
   private final int[] sequenceFields;
+
   private final UniversalCompaction picker;
+
   /** Data-file rows of the batch not flushed yet, in write order (sequence order). */
   private GenericRow[] buffer = new GenericRow[1024];
+
   private int buffered;
   private final Comparator<GenericRow> byKey;
+
   /** The first key column is INT (never null in a key): the buffer sorts on packed longs. */
   private final boolean intLeadingKey;
+
   private final List<DataFileMeta> pending = new ArrayList<>();
   private long bufferBytes;
   private long sequence;
@@ -78,8 +83,8 @@ final class MergeTreeWriter implements BucketWriter {
   private CompactResult finished;
   private boolean inFlight;
 
-  MergeTreeWriter(TableStore table, String partition, int bucket, LiveFileView view,
-      ExecutorService executor) {
+  MergeTreeWriter(
+      TableStore table, String partition, int bucket, LiveFileView view, ExecutorService executor) {
     this.table = table;
     this.options = table.options();
     this.partition = partition;
@@ -91,8 +96,8 @@ final class MergeTreeWriter implements BucketWriter {
     this.picker = new UniversalCompaction(options.compactionTrigger(), options.maxLevel());
     int[] keys = keyIndexes;
     this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
-    this.intLeadingKey = table.schema().rowType().field(keyIndexes[0]).type().root()
-        == DataTypeRoot.INT;
+    this.intLeadingKey =
+        table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.INT;
   }
 
   @Override
@@ -119,8 +124,10 @@ final class MergeTreeWriter implements BucketWriter {
     int sequenceIndex = table.schema().fields().size() + 1;
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
     for (int i = 0; i < buffered; i++) {
-      if (i + 1 < buffered && (packedKey ? (packed[i] >> 32) == (packed[i + 1] >> 32)
-          : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
+      if (i + 1 < buffered
+          && (packedKey
+              ? (packed[i] >> 32) == (packed[i + 1] >> 32)
+              : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
         // The next row of the key is later: it wins, unless its sequence.field values are smaller,
         // and then this row goes on as the key's candidate.
         if (sequenceFields.length > 0
@@ -135,7 +142,8 @@ final class MergeTreeWriter implements BucketWriter {
     pending.addAll(writer.finish());
     clearBuffer();
     if (running != null && sortedRuns() > options.stopTrigger()) {
-      LOG.debug("Write stall in bucket {} of '{}': {} sorted runs", bucket, partition, sortedRuns());
+      LOG.debug(
+          "Write stall in bucket {} of '{}': {} sorted runs", bucket, partition, sortedRuns());
       awaitRunning();
     }
   }
@@ -228,8 +236,12 @@ final class MergeTreeWriter implements BucketWriter {
       throw new InterruptedIOException("Interrupted while waiting for a compaction");
     } catch (ExecutionException e) {
       // The task deleted its partial output; compaction starts again after the next refresh.
-      LOG.warn("Compaction of bucket {} of '{}' in {} failed; it will be retried: {}", bucket,
-          partition, table.fullName(), e.getCause().toString());
+      LOG.warn(
+          "Compaction of bucket {} of '{}' in {} failed; it will be retried: {}",
+          bucket,
+          partition,
+          table.fullName(),
+          e.getCause().toString());
     } finally {
       running = null;
     }
@@ -244,8 +256,9 @@ final class MergeTreeWriter implements BucketWriter {
     collectIfDone();
     List<DataFileMeta> before = finished == null ? List.of() : finished.before();
     List<DataFileMeta> after = finished == null ? List.of() : finished.after();
-    CommitMessage message = new CommitMessage(partition, bucket, options.bucket(), pending, before,
-        after, baseSnapshotId);
+    CommitMessage message =
+        new CommitMessage(
+            partition, bucket, options.bucket(), pending, before, after, baseSnapshotId);
     if (finished != null) {
       inFlight = true;
       finished = null;

@@ -1,9 +1,9 @@
 package dev.lockstep.engine.write;
 
-import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.data.RowKind;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.store.TableStore;
@@ -31,15 +31,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #write} routes each row to its partition and bucket (hash of the primary key, or of
  *       the whole row in append tables, modulo {@code bucket}).
  *   <li>{@link #prepareCommit} flushes and returns the {@link CommitMessage}s of the batch.
- *   <li>The caller commits them with a {@link dev.lockstep.engine.commit.TableCommit} before the next
- *       batch. The first call of the next batch moves the writer's view of the table to the latest
- *       snapshot and starts compactions from there; that is how a writer learns of other writers'
- *       files and of its own compactions that the committer dropped after a conflict.
+ *   <li>The caller commits them with a {@link dev.lockstep.engine.commit.TableCommit} before the
+ *       next batch. The first call of the next batch moves the writer's view of the table to the
+ *       latest snapshot and starts compactions from there; that is how a writer learns of other
+ *       writers' files and of its own compactions that the committer dropped after a conflict.
  * </ol>
  *
  * <p>Not thread-safe: one per thread. Compactions run on {@code compaction.max.thread} background
- * threads owned by this object; flushes of different buckets run on up to
- * {@code write.flush-threads} threads at once (this one included). {@link #close()} deletes files never handed out.
+ * threads owned by this object; flushes of different buckets run on up to {@code
+ * write.flush-threads} threads at once (this one included). {@link #close()} deletes files never
+ * handed out.
  */
 public final class TableWrite implements Closeable {
 
@@ -50,8 +51,10 @@ public final class TableWrite implements Closeable {
   private final int[] partitionIndexes;
   private final LiveFileView view;
   private final Map<BucketId, BucketWriter> writers = new LinkedHashMap<>();
+
   /** The writers of the last partition a row went to, by bucket: most rows skip the map. */
   private String lastPartition;
+
   private BucketWriter[] lastPartitionWriters;
   private ExecutorService executor;
   private ExecutorService flushPool;
@@ -112,13 +115,26 @@ public final class TableWrite implements Closeable {
   public void write(RowKind kind, GenericRow row) throws IOException {
     Objects.requireNonNull(kind, "kind");
     if (kind.isRetract() && !table.primaryKeyTable()) {
-      throw new IllegalArgumentException(table.fullName() + " is an append table: it keeps every"
-          + " row and has no key to remove, so it refuses " + kind + " rows; write only +I and +U"
-          + " to it, or use a primary-key table for changes.");
+      throw new IllegalArgumentException(
+          table.fullName()
+              + " is an append table: it keeps every"
+              + " row and has no key to remove, so it refuses "
+              + kind
+              + " rows; write only +I and +U"
+              + " to it, or use a primary-key table for changes.");
     }
     if (row.size() != rowType.size()) {
-      throw new IllegalArgumentException("A row of " + table.fullName() + " has " + rowType.size()
-          + " values " + rowType.names() + ", got " + row.size() + ": " + row);
+      throw new IllegalArgumentException(
+          "A row of "
+              + table.fullName()
+              + " has "
+              + rowType.size()
+              + " values "
+              + rowType.names()
+              + ", got "
+              + row.size()
+              + ": "
+              + row);
     }
     for (int i = 0; i < rowType.size(); i++) {
       rowType.field(i).type().validate(rowType.field(i).name(), row.get(i));
@@ -128,8 +144,10 @@ public final class TableWrite implements Closeable {
 
   private void route(GenericRow row, RowKind kind) throws IOException {
     refreshIfNeeded();
-    String partition = partitionIndexes.length == 0 ? ""
-        : table.partitionPath().toPath(row.project(partitionIndexes));
+    String partition =
+        partitionIndexes.length == 0
+            ? ""
+            : table.partitionPath().toPath(row.project(partitionIndexes));
     GenericRow bucketKey = table.primaryKeyTable() ? row.project(keyIndexes) : row;
     int bucket = Math.floorMod(RowComparator.stableHash(bucketKey), table.options().bucket());
     if (!partition.equals(lastPartition)) {
@@ -148,9 +166,10 @@ public final class TableWrite implements Closeable {
     BucketId key = new BucketId(partition, bucket);
     BucketWriter writer = writers.get(key);
     if (writer == null) {
-      writer = table.primaryKeyTable()
-          ? new MergeTreeWriter(table, partition, bucket, view, executor())
-          : new AppendBucketWriter(table, partition, bucket);
+      writer =
+          table.primaryKeyTable()
+              ? new MergeTreeWriter(table, partition, bucket, view, executor())
+              : new AppendBucketWriter(table, partition, bucket);
       writers.put(key, writer);
       writer.onRefresh();
     }
@@ -181,9 +200,9 @@ public final class TableWrite implements Closeable {
 
   /**
    * Flushes every bucket: sorting, encoding and compressing a buffer is most of a batch's work, and
-   * buckets are independent, so up to {@code write.flush-threads} of them flush at once (this thread
-   * and background threads, each taking the next bucket). Every bucket is attempted; a bucket whose
-   * flush failed keeps its batch, and the first failure is thrown (others suppressed).
+   * buckets are independent, so up to {@code write.flush-threads} of them flush at once (this
+   * thread and background threads, each taking the next bucket). Every bucket is attempted; a
+   * bucket whose flush failed keeps its batch, and the first failure is thrown (others suppressed).
    */
   private void flushAll() throws IOException {
     List<BucketWriter> all = new ArrayList<>(writers.values());
@@ -196,15 +215,16 @@ public final class TableWrite implements Closeable {
     }
     AtomicInteger next = new AtomicInteger();
     Throwable[] failures = new Throwable[all.size()];
-    Runnable flushing = () -> {
-      for (int i = next.getAndIncrement(); i < all.size(); i = next.getAndIncrement()) {
-        try {
-          all.get(i).flush();
-        } catch (Throwable t) {
-          failures[i] = t;
-        }
-      }
-    };
+    Runnable flushing =
+        () -> {
+          for (int i = next.getAndIncrement(); i < all.size(); i = next.getAndIncrement()) {
+            try {
+              all.get(i).flush();
+            } catch (Throwable t) {
+              failures[i] = t;
+            }
+          }
+        };
     List<Future<?>> helpers = new ArrayList<>();
     for (int t = 1; t < threads; t++) {
       helpers.add(flushPool().submit(flushing));
@@ -292,11 +312,12 @@ public final class TableWrite implements Closeable {
 
   private ExecutorService flushPool() {
     if (flushPool == null) {
-      ThreadFactory factory = runnable -> {
-        Thread thread = new Thread(runnable, "lockstep-flush-" + table.fullName());
-        thread.setDaemon(true);
-        return thread;
-      };
+      ThreadFactory factory =
+          runnable -> {
+            Thread thread = new Thread(runnable, "lockstep-flush-" + table.fullName());
+            thread.setDaemon(true);
+            return thread;
+          };
       flushPool = Executors.newFixedThreadPool(flushThreads - 1, factory);
     }
     return flushPool;
@@ -304,18 +325,19 @@ public final class TableWrite implements Closeable {
 
   private ExecutorService executor() {
     if (executor == null) {
-      ThreadFactory factory = runnable -> {
-        Thread thread = new Thread(runnable, "lockstep-compaction-" + table.fullName());
-        thread.setDaemon(true);
-        return thread;
-      };
+      ThreadFactory factory =
+          runnable -> {
+            Thread thread = new Thread(runnable, "lockstep-compaction-" + table.fullName());
+            thread.setDaemon(true);
+            return thread;
+          };
       executor = Executors.newFixedThreadPool(table.options().compactionMaxThreads(), factory);
     }
     return executor;
   }
 
-  static void deleteQuietly(TableStore table, String partition, int bucket,
-      List<DataFileMeta> files) {
+  static void deleteQuietly(
+      TableStore table, String partition, int bucket, List<DataFileMeta> files) {
     for (DataFileMeta file : files) {
       try {
         table.fileIO().delete(table.bucketPath(partition, bucket).child(file.fileName()), false);

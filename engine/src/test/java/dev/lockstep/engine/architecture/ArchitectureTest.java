@@ -16,9 +16,23 @@ import org.junit.jupiter.api.Test;
 class ArchitectureTest {
 
   /** Bottom to top. */
-  static final List<String> LAYERS = List.of("types", "snapshot", "data", "schema", "format",
-      "manifest", "store", "scan", "maintenance", "compact", "write", "commit", "operation",
-      "table", "catalog");
+  static final List<String> LAYERS =
+      List.of(
+          "types",
+          "snapshot",
+          "data",
+          "schema",
+          "format",
+          "manifest",
+          "store",
+          "scan",
+          "maintenance",
+          "compact",
+          "write",
+          "commit",
+          "operation",
+          "table",
+          "catalog");
 
   @Test
   void keepsTheArchitectureRules() {
@@ -29,12 +43,19 @@ class ArchitectureTest {
   void eachLayerDependsOnlyOnTheLayersBelowIt() {
     JavaClasses classes = new ClassFileImporter().importPath(Paths.get("target", "classes"));
     for (int i = 0; i < LAYERS.size() - 1; i++) {
-      String[] above = LAYERS.subList(i + 1, LAYERS.size()).stream()
-          .map(p -> "dev.lockstep.engine." + p + "..").toArray(String[]::new);
-      noClasses().that().resideInAPackage("dev.lockstep.engine." + LAYERS.get(i) + "..")
-          .should().dependOnClassesThat().resideInAnyPackage(above)
-          .because("engine layers point down (docs/engine.md#design-3-layers): "
-              + String.join(" < ", LAYERS))
+      String[] above =
+          LAYERS.subList(i + 1, LAYERS.size()).stream()
+              .map(p -> "dev.lockstep.engine." + p + "..")
+              .toArray(String[]::new);
+      noClasses()
+          .that()
+          .resideInAPackage("dev.lockstep.engine." + LAYERS.get(i) + "..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(above)
+          .because(
+              "engine layers point down (docs/engine.md#design-3-layers): "
+                  + String.join(" < ", LAYERS))
           .check(classes);
     }
   }
@@ -49,8 +70,13 @@ class ArchitectureTest {
       }
       String top = pkg.substring("dev.lockstep.engine.".length()).split("\\.")[0];
       if (!LAYERS.contains(top)) {
-        throw new AssertionError("Package " + pkg + " (class " + c.getName() + ") has no layer:"
-            + " add it to ArchitectureTest.LAYERS and docs/engine.md#design-3-layers");
+        throw new AssertionError(
+            "Package "
+                + pkg
+                + " (class "
+                + c.getName()
+                + ") has no layer:"
+                + " add it to ArchitectureTest.LAYERS and docs/engine.md#design-3-layers");
       }
     }
   }

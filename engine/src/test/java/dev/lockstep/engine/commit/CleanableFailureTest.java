@@ -61,18 +61,22 @@ class CleanableFailureTest {
     // clock pass the files just written.
     Thread.sleep(5);
     OrphanReport report = new OrphanFilesCleaner(table, Duration.ZERO, true).clean();
-    return report.removed().stream().map(OrphanReport.RemovedFile::path)
-        .filter(p -> p.startsWith("manifest/")).toList();
+    return report.removed().stream()
+        .map(OrphanReport.RemovedFile::path)
+        .filter(p -> p.startsWith("manifest/"))
+        .toList();
   }
 
   /** Right before our snapshot-2 reaches the store, run {@code action} once. */
   private static void atSnapshot2(FaultInjectingFileIO io, IoAction action) {
     AtomicBoolean done = new AtomicBoolean();
-    io.beforeLanding(Operation.CREATE, (op, path) -> {
-      if (path.name().equals("snapshot-2") && done.compareAndSet(false, true)) {
-        action.run();
-      }
-    });
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-2") && done.compareAndSet(false, true)) {
+            action.run();
+          }
+        });
   }
 
   @FunctionalInterface
@@ -88,16 +92,19 @@ class CleanableFailureTest {
     assertThat(unreferencedManifests(table)).isEmpty();
     // Not an IOException at all, so no catch clause of the publish path names it: a bug in a
     // store client, say. Whether the snapshot landed is not known to the commit.
-    atSnapshot2(io, () -> {
-      throw new IllegalStateException("a store client bug");
-    });
+    atSnapshot2(
+        io,
+        () -> {
+          throw new IllegalStateException("a store client bug");
+        });
     List<CommitMessage> messages = written(table, "u", 2);
 
     assertThatThrownBy(() -> table.newCommit("u").commit(2, messages))
         .isInstanceOf(IllegalStateException.class)
         .isNotInstanceOf(CleanableFailure.class);
 
-    assertThat(unreferencedManifests(table)).as("the delta manifest and its list are kept")
+    assertThat(unreferencedManifests(table))
+        .as("the delta manifest and its list are kept")
         .hasSize(2);
     // The same messages commit later, and nothing was lost.
     io.clearFaults();
@@ -113,14 +120,17 @@ class CleanableFailureTest {
     table.newCommit("u").commit(1, written(table, "u", 1));
     // Another writer takes snapshot 2 right before ours lands; with no retries left, the commit
     // fails with CommitFailedException: nothing of it was published.
-    atSnapshot2(io, () -> {
-      FileStoreTable other = table(new LocalFileIO(), Map.of());
-      other.newCommit("other").commit(1, written(other, "other", 7));
-    });
+    atSnapshot2(
+        io,
+        () -> {
+          FileStoreTable other = table(new LocalFileIO(), Map.of());
+          other.newCommit("other").commit(1, written(other, "other", 7));
+        });
     List<CommitMessage> messages = written(table, "u", 2);
 
     assertThatThrownBy(() -> table.newCommit("u").commit(2, messages))
-        .isInstanceOf(CommitFailedException.class).isInstanceOf(CleanableFailure.class);
+        .isInstanceOf(CommitFailedException.class)
+        .isInstanceOf(CleanableFailure.class);
 
     assertThat(unreferencedManifests(table)).isEmpty();
   }

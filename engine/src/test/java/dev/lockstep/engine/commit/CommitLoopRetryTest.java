@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.engine.SharedInJvmLockFactory;
-import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
@@ -52,9 +51,11 @@ class CommitLoopRetryTest {
 
   /** Another committer lands snapshot 1 with one row, through its own lock-free table object. */
   private void commitAsAnotherWriter(String table) throws IOException {
-    FileStoreTable other = catalog(new LocalFileIO(), Map.of("commit.strategy", "atomic-create"))
-        .getTable(Identifier.parse(table));
-    try (other; TableWrite write = other.newWrite("other")) {
+    FileStoreTable other =
+        catalog(new LocalFileIO(), Map.of("commit.strategy", "atomic-create"))
+            .getTable(Identifier.parse(table));
+    try (other;
+        TableWrite write = other.newWrite("other")) {
       write.write(GenericRow.of(7L));
       assertThat(other.newCommit("other").commit(1, write.prepareCommit()).dataSnapshotId())
           .isEqualTo(1);
@@ -64,18 +65,20 @@ class CommitLoopRetryTest {
   /** Right before our atomic create of snapshot-1 reaches the store, another writer takes it. */
   private void loseTheFirstRace(FaultInjectingFileIO io, String table) {
     AtomicBoolean raced = new AtomicBoolean();
-    io.beforeLanding(Operation.CREATE, (op, path) -> {
-      if (path.name().equals("snapshot-1") && raced.compareAndSet(false, true)) {
-        commitAsAnotherWriter(table);
-      }
-    });
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1") && raced.compareAndSet(false, true)) {
+            commitAsAnotherWriter(table);
+          }
+        });
   }
 
   @Test
   void aConflictOnALockFreeStoreRetriesAtOnceWithJitter() throws Exception {
     FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
-    FileStoreTable table = catalog(io, Map.of()).createTable(new Identifier("db", "free"),
-        schema());
+    FileStoreTable table =
+        catalog(io, Map.of()).createTable(new Identifier("db", "free"), schema());
     loseTheFirstRace(io, "db.free");
     CommitLoop loop = new CommitLoop(table, "ours");
 
@@ -84,24 +87,29 @@ class CommitLoopRetryTest {
     assertThat(table.committer().strategy()).isEqualTo("atomic-create");
     assertThat(id).isEqualTo(2);
     assertThat(loop.retries()).isEqualTo(1);
-    assertThat(loop.pauses()).singleElement().satisfies(pause -> {
-      assertThat(pause.backoff()).isFalse();
-      assertThat(pause.maxNanos()).isEqualTo(RetryPolicy.JITTER_MULTIPLE
-          * table.options().commitMinRetryWait().toNanos());
-    });
+    assertThat(loop.pauses())
+        .singleElement()
+        .satisfies(
+            pause -> {
+              assertThat(pause.backoff()).isFalse();
+              assertThat(pause.maxNanos())
+                  .isEqualTo(
+                      RetryPolicy.JITTER_MULTIPLE * table.options().commitMinRetryWait().toNanos());
+            });
     assertThat(table.snapshotManager().get(2).commitUser()).isEqualTo("ours");
     table.close();
   }
 
   /** Starts {@code loop}'s commit of identifier 1 on another thread. */
   private static CompletableFuture<Long> commitAsync(CommitLoop loop) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return loop.commit(CommitKind.APPEND, List.of(), 1, null, null);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return loop.commit(CommitKind.APPEND, List.of(), 1, null, null);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   /**
@@ -111,10 +119,10 @@ class CommitLoopRetryTest {
    */
   @Test
   void aCommitThatWaitedForTheLockRebasesUnderTheLeaseInsteadOfConflicting() throws Exception {
-    Map<String, String> locked = Map.of("lock.enabled", "true",
-        "lock.type", SharedInJvmLockFactory.IDENTIFIER);
-    FileStoreTable table = catalog(new LocalFileIO(), locked)
-        .createTable(new Identifier("db", "waited"), schema());
+    Map<String, String> locked =
+        Map.of("lock.enabled", "true", "lock.type", SharedInJvmLockFactory.IDENTIFIER);
+    FileStoreTable table =
+        catalog(new LocalFileIO(), locked).createTable(new Identifier("db", "waited"), schema());
     assertThat(table.committer().strategy()).isEqualTo("lock + atomic-create");
     var waiting = SharedInJvmLockFactory.waitingAcquire("db.waited");
     CommitLoop loop = new CommitLoop(table, "ours");
@@ -144,11 +152,11 @@ class CommitLoopRetryTest {
    */
   @Test
   void aConflictAfterWaitingForAHeldLockBacksOff() throws Exception {
-    Map<String, String> locked = Map.of("lock.enabled", "true",
-        "lock.type", SharedInJvmLockFactory.IDENTIFIER);
+    Map<String, String> locked =
+        Map.of("lock.enabled", "true", "lock.type", SharedInJvmLockFactory.IDENTIFIER);
     FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
-    FileStoreTable table = catalog(io, locked)
-        .createTable(new Identifier("db", "contended"), schema());
+    FileStoreTable table =
+        catalog(io, locked).createTable(new Identifier("db", "contended"), schema());
     assertThat(table.committer().strategy()).isEqualTo("lock + atomic-create");
     loseTheFirstRace(io, "db.contended");
     var waiting = SharedInJvmLockFactory.waitingAcquire("db.contended");
@@ -164,10 +172,14 @@ class CommitLoopRetryTest {
 
     assertThat(commit.get(timeout, TimeUnit.MILLISECONDS)).isEqualTo(2);
     assertThat(loop.retries()).isEqualTo(1);
-    assertThat(loop.pauses()).singleElement().satisfies(pause -> {
-      assertThat(pause.backoff()).isTrue();
-      assertThat(pause.maxNanos()).isEqualTo(table.options().commitMinRetryWait().toNanos());
-    });
+    assertThat(loop.pauses())
+        .singleElement()
+        .satisfies(
+            pause -> {
+              assertThat(pause.backoff()).isTrue();
+              assertThat(pause.maxNanos())
+                  .isEqualTo(table.options().commitMinRetryWait().toNanos());
+            });
     assertThat(table.snapshotManager().get(2).commitUser()).isEqualTo("ours");
     table.close();
   }
@@ -175,8 +187,9 @@ class CommitLoopRetryTest {
   @Test
   void outOfRetriesTheCommitFailsNamingTheLimitAndTheSameMessagesCommitLater() throws Exception {
     FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
-    FileStoreTable table = catalog(io, Map.of("commit.max-retries", "0"))
-        .createTable(new Identifier("db", "budget"), schema());
+    FileStoreTable table =
+        catalog(io, Map.of("commit.max-retries", "0"))
+            .createTable(new Identifier("db", "budget"), schema());
     loseTheFirstRace(io, "db.budget");
     try (TableWrite write = table.newWrite("ours")) {
       write.write(GenericRow.of(1L));
@@ -201,8 +214,9 @@ class CommitLoopRetryTest {
   void outOfTimeTheCommitFailsNamingTheTimeout() throws Exception {
     FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
     // One nanosecond: spent before the first conflict, whatever the machine.
-    FileStoreTable table = catalog(io, Map.of("commit.timeout", "1 ns"))
-        .createTable(new Identifier("db", "late"), schema());
+    FileStoreTable table =
+        catalog(io, Map.of("commit.timeout", "1 ns"))
+            .createTable(new Identifier("db", "late"), schema());
     loseTheFirstRace(io, "db.late");
     CommitLoop loop = new CommitLoop(table, "ours");
 

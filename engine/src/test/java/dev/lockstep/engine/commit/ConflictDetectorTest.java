@@ -18,12 +18,27 @@ import org.junit.jupiter.api.Test;
 
 class ConflictDetectorTest {
 
-  private final KeyCodec keys = new KeyCodec(new RowType(List.of(
-      new DataField(0, "k", DataType.intType().notNull()))));
+  private final KeyCodec keys =
+      new KeyCodec(new RowType(List.of(new DataField(0, "k", DataType.intType().notNull()))));
 
   private ManifestEntry file(FileKind kind, String name, int level, int min, int max, int buckets) {
-    return new ManifestEntry(kind, "p=1", 0, buckets, new DataFileMeta(name, 10, 1,
-        keys.encode(GenericRow.of(min)), keys.encode(GenericRow.of(max)), 0, 0, 0, level, 0, 1));
+    return new ManifestEntry(
+        kind,
+        "p=1",
+        0,
+        buckets,
+        new DataFileMeta(
+            name,
+            10,
+            1,
+            keys.encode(GenericRow.of(min)),
+            keys.encode(GenericRow.of(max)),
+            0,
+            0,
+            0,
+            level,
+            0,
+            1));
   }
 
   private static Snapshot snapshot(CommitKind kind) {
@@ -32,48 +47,82 @@ class ConflictDetectorTest {
 
   @Test
   void aDeletedFileMustStillBeLive() {
-    ConflictDetector detector = new ConflictDetector(keys, 1,
-        List.of(file(FileKind.DELETE, "a", 0, 1, 5, 1)), null);
+    ConflictDetector detector =
+        new ConflictDetector(keys, 1, List.of(file(FileKind.DELETE, "a", 0, 1, 5, 1)), null);
     assertThatCode(() -> detector.checkAgainstLive(List.of(file(FileKind.ADD, "a", 0, 1, 5, 1))))
         .doesNotThrowAnyException();
     assertThatThrownBy(() -> detector.checkAgainstLive(List.of()))
-        .isInstanceOf(FileConflictException.class).hasMessageContaining("no longer live");
-    assertThatThrownBy(() -> detector.checkDelta(snapshot(CommitKind.COMPACT),
-        List.of(file(FileKind.DELETE, "a", 0, 1, 5, 1))))
-        .isInstanceOf(FileConflictException.class).hasMessageContaining("deleted a first");
+        .isInstanceOf(FileConflictException.class)
+        .hasMessageContaining("no longer live");
+    assertThatThrownBy(
+            () ->
+                detector.checkDelta(
+                    snapshot(CommitKind.COMPACT), List.of(file(FileKind.DELETE, "a", 0, 1, 5, 1))))
+        .isInstanceOf(FileConflictException.class)
+        .hasMessageContaining("deleted a first");
   }
 
   @Test
   void leveledFilesMustNotOverlapTheirLevelButMayReplaceWhatTheyDelete() {
-    ConflictDetector detector = new ConflictDetector(keys, 1, List.of(
-        file(FileKind.DELETE, "old", 2, 0, 9, 1), file(FileKind.ADD, "new", 2, 0, 9, 1)), null);
-    assertThatCode(() -> detector.checkAgainstLive(List.of(file(FileKind.ADD, "old", 2, 0, 9, 1),
-        file(FileKind.ADD, "other-level", 1, 0, 9, 1), file(FileKind.ADD, "apart", 2, 10, 20, 1))))
+    ConflictDetector detector =
+        new ConflictDetector(
+            keys,
+            1,
+            List.of(
+                file(FileKind.DELETE, "old", 2, 0, 9, 1), file(FileKind.ADD, "new", 2, 0, 9, 1)),
+            null);
+    assertThatCode(
+            () ->
+                detector.checkAgainstLive(
+                    List.of(
+                        file(FileKind.ADD, "old", 2, 0, 9, 1),
+                        file(FileKind.ADD, "other-level", 1, 0, 9, 1),
+                        file(FileKind.ADD, "apart", 2, 10, 20, 1))))
         .doesNotThrowAnyException();
-    assertThatThrownBy(() -> detector.checkAgainstLive(List.of(
-        file(FileKind.ADD, "old", 2, 0, 9, 1), file(FileKind.ADD, "overlap", 2, 9, 12, 1))))
-        .isInstanceOf(FileConflictException.class).hasMessageContaining("overlaps live file");
-    assertThatThrownBy(() -> detector.checkDelta(snapshot(CommitKind.COMPACT),
-        List.of(file(FileKind.ADD, "theirs", 2, 5, 6, 1))))
+    assertThatThrownBy(
+            () ->
+                detector.checkAgainstLive(
+                    List.of(
+                        file(FileKind.ADD, "old", 2, 0, 9, 1),
+                        file(FileKind.ADD, "overlap", 2, 9, 12, 1))))
+        .isInstanceOf(FileConflictException.class)
+        .hasMessageContaining("overlaps live file");
+    assertThatThrownBy(
+            () ->
+                detector.checkDelta(
+                    snapshot(CommitKind.COMPACT),
+                    List.of(file(FileKind.ADD, "theirs", 2, 5, 6, 1))))
         .isInstanceOf(FileConflictException.class);
   }
 
   @Test
   void aChangedBucketCountConflicts() {
-    ConflictDetector detector = new ConflictDetector(keys, 1,
-        List.of(file(FileKind.ADD, "mine", 0, 1, 1, 1)), null);
-    assertThatThrownBy(() -> detector.checkDelta(snapshot(CommitKind.APPEND),
-        List.of(file(FileKind.ADD, "rescaled", 0, 1, 1, 4))))
-        .isInstanceOf(FileConflictException.class).hasMessageContaining("4 buckets");
+    ConflictDetector detector =
+        new ConflictDetector(keys, 1, List.of(file(FileKind.ADD, "mine", 0, 1, 1, 1)), null);
+    assertThatThrownBy(
+            () ->
+                detector.checkDelta(
+                    snapshot(CommitKind.APPEND),
+                    List.of(file(FileKind.ADD, "rescaled", 0, 1, 1, 4))))
+        .isInstanceOf(FileConflictException.class)
+        .hasMessageContaining("4 buckets");
   }
 
   @Test
   void anOverwriteConflictsWithAppendsToItsPartitionsButNotWithCompactions() {
     ConflictDetector detector = new ConflictDetector(keys, 1, List.of(), "p=1"::equals);
-    assertThatCode(() -> detector.checkDelta(snapshot(CommitKind.COMPACT),
-        List.of(file(FileKind.ADD, "compacted", 3, 1, 2, 1)))).doesNotThrowAnyException();
-    assertThatThrownBy(() -> detector.checkDelta(snapshot(CommitKind.APPEND),
-        List.of(file(FileKind.ADD, "appended", 0, 1, 2, 1))))
-        .isInstanceOf(CommitFailedException.class).hasMessageContaining("Overwrite conflict");
+    assertThatCode(
+            () ->
+                detector.checkDelta(
+                    snapshot(CommitKind.COMPACT),
+                    List.of(file(FileKind.ADD, "compacted", 3, 1, 2, 1))))
+        .doesNotThrowAnyException();
+    assertThatThrownBy(
+            () ->
+                detector.checkDelta(
+                    snapshot(CommitKind.APPEND),
+                    List.of(file(FileKind.ADD, "appended", 0, 1, 2, 1))))
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining("Overwrite conflict");
   }
 }

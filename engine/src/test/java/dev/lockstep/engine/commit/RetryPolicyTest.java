@@ -10,16 +10,16 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The wait after a snapshot conflict follows the strategy (docs/engine.md#design-3-optimistic-commit): a bounded jitter that never
- * grows when no lock was contended, a doubling backoff only while the lock was contended. These
- * are the ranges the policy decides; no sleep is timed.
+ * The wait after a snapshot conflict follows the strategy
+ * (docs/engine.md#design-3-optimistic-commit): a bounded jitter that never grows when no lock was
+ * contended, a doubling backoff only while the lock was contended. These are the ranges the policy
+ * decides; no sleep is timed.
  */
 class RetryPolicyTest {
 
   private static final long MS = 1_000_000L;
 
-  private final RetryPolicy policy =
-      new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(200));
+  private final RetryPolicy policy = new RetryPolicy(Duration.ofMillis(10), Duration.ofMillis(200));
 
   @Test
   void conflictsWithoutAContendedLockRetryAtOnceWithAJitterThatNeverGrows() {
@@ -36,7 +36,8 @@ class RetryPolicyTest {
     for (int conflict = 0; conflict < 8; conflict++) {
       RetryPolicy.Pause pause = policy.afterConflict(true);
       assertThat(pause.backoff()).isTrue();
-      assertThat(pause.minNanos()).as("half of the bound, so the wait surely grows")
+      assertThat(pause.minNanos())
+          .as("half of the bound, so the wait surely grows")
           .isEqualTo(pause.maxNanos() / 2);
       bounds.add(pause.maxNanos() / MS);
     }
@@ -52,7 +53,8 @@ class RetryPolicyTest {
 
     assertThat(policy.afterConflict(false).backoff()).isFalse();
     assertThat(policy.afterConflict(true).maxNanos())
-        .as("backoff starts again from the minimum").isEqualTo(10 * MS);
+        .as("backoff starts again from the minimum")
+        .isEqualTo(10 * MS);
   }
 
   @Test
@@ -85,8 +87,8 @@ class RetryPolicyTest {
     RetryPolicy defaults = RetryPolicy.of(CoreOptions.from(Map.of()));
 
     assertThat(defaults.afterConflict(false).maxNanos())
-        .isEqualTo(RetryPolicy.JITTER_MULTIPLE
-            * CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toNanos());
+        .isEqualTo(
+            RetryPolicy.JITTER_MULTIPLE * CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toNanos());
     assertThat(defaults.afterConflict(true).maxNanos())
         .isEqualTo(CoreOptions.COMMIT_MIN_RETRY_WAIT_DEFAULT.toNanos());
   }

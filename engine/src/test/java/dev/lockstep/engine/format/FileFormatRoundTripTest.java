@@ -39,27 +39,28 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class FileFormatRoundTripTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
   private final LocalFileIO io = new LocalFileIO();
 
   /** Every type, nullable and NOT NULL, each DECIMAL storage width of Parquet. */
-  static final RowType ALL_TYPES = new RowType(List.of(
-      new DataField(0, "i", DataType.intType().notNull()),
-      new DataField(1, "b", DataType.bigint()),
-      new DataField(2, "d", DataType.doubleType()),
-      new DataField(3, "flag", DataType.booleanType()),
-      new DataField(4, "s", DataType.string()),
-      new DataField(5, "raw", DataType.bytes()),
-      new DataField(6, "dec9", DataType.decimal(9, 2)),
-      new DataField(7, "dec18", DataType.decimal(18, 6)),
-      new DataField(8, "dec38", DataType.decimal(38, 10)),
-      new DataField(9, "dec20", DataType.decimal(20, 0).notNull()),
-      new DataField(10, "day", DataType.date()),
-      new DataField(11, "ts", DataType.timestamp()),
-      new DataField(12, "odd name/with=chars", DataType.string().notNull()),
-      new DataField(Integer.MAX_VALUE, "_SEQUENCE", DataType.bigint().notNull())));
+  static final RowType ALL_TYPES =
+      new RowType(
+          List.of(
+              new DataField(0, "i", DataType.intType().notNull()),
+              new DataField(1, "b", DataType.bigint()),
+              new DataField(2, "d", DataType.doubleType()),
+              new DataField(3, "flag", DataType.booleanType()),
+              new DataField(4, "s", DataType.string()),
+              new DataField(5, "raw", DataType.bytes()),
+              new DataField(6, "dec9", DataType.decimal(9, 2)),
+              new DataField(7, "dec18", DataType.decimal(18, 6)),
+              new DataField(8, "dec38", DataType.decimal(38, 10)),
+              new DataField(9, "dec20", DataType.decimal(20, 0).notNull()),
+              new DataField(10, "day", DataType.date()),
+              new DataField(11, "ts", DataType.timestamp()),
+              new DataField(12, "odd name/with=chars", DataType.string().notNull()),
+              new DataField(Integer.MAX_VALUE, "_SEQUENCE", DataType.bigint().notNull())));
 
   static Stream<Arguments> formats() {
     List<Arguments> cases = new ArrayList<>();
@@ -87,7 +88,8 @@ class FileFormatRoundTripTest {
       for (int i = rows.size() / 2; i < rows.size(); i++) {
         writer.write(rows.get(i));
       }
-      assertThat(writer.length()).as("length() grows as rows are written")
+      assertThat(writer.length())
+          .as("length() grows as rows are written")
           .isGreaterThan(lengthBefore);
     }
     assertThat(file.name()).endsWith("." + format);
@@ -100,18 +102,22 @@ class FileFormatRoundTripTest {
   void parquetFilesAreStandardParquetWithRowGroupsOfTheBlockSize() throws IOException {
     List<GenericRow> rows = rows(5000, 7);
     Path file = Path.of(dir.toString()).child("data.parquet");
-    try (FormatWriter writer = new ParquetFileFormat("zstd", 8 * 1024, 1024)
-        .createWriter(io, file, ALL_TYPES)) {
+    try (FormatWriter writer =
+        new ParquetFileFormat("zstd", 8 * 1024, 1024).createWriter(io, file, ALL_TYPES)) {
       for (GenericRow row : rows) {
         writer.write(row);
       }
     }
     ParquetMetadata footer;
-    try (ParquetFileReader reader = ParquetFileReader.open(
-        new ParquetFileFormat.FileInput(io, file), HadoopReadOptions.builder(new Configuration(false)).build())) {
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetFileFormat.FileInput(io, file),
+            HadoopReadOptions.builder(new Configuration(false)).build())) {
       footer = reader.getFooter();
     }
-    assertThat(footer.getBlocks()).as("row groups of about parquet.block.size").hasSizeGreaterThan(3);
+    assertThat(footer.getBlocks())
+        .as("row groups of about parquet.block.size")
+        .hasSizeGreaterThan(3);
     long total = 0;
     for (BlockMetaData block : footer.getBlocks()) {
       total += block.getRowCount();
@@ -128,8 +134,9 @@ class FileFormatRoundTripTest {
     assertThat(schema.getType(8).asPrimitiveType().getTypeLength()).isEqualTo(16);
     assertThat(schema.getType(8).getLogicalTypeAnnotation())
         .isEqualTo(LogicalTypeAnnotation.decimalType(10, 38));
-    assertThat(schema.getType(11).getLogicalTypeAnnotation()).isEqualTo(
-        LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS));
+    assertThat(schema.getType(11).getLogicalTypeAnnotation())
+        .isEqualTo(
+            LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS));
     assertThat(schema.getType(0).isRepetition(org.apache.parquet.schema.Type.Repetition.REQUIRED))
         .isTrue();
     assertThat(schema.getType(1).isRepetition(org.apache.parquet.schema.Type.Repetition.OPTIONAL))
@@ -149,29 +156,37 @@ class FileFormatRoundTripTest {
   @Test
   void aNullInANotNullColumnIsRefusedNamingTheColumn() throws IOException {
     Path file = Path.of(dir.toString()).child("bad.parquet");
-    try (FormatWriter writer = new ParquetFileFormat("zstd", 1 << 20, 1 << 16)
-        .createWriter(io, file, ALL_TYPES)) {
+    try (FormatWriter writer =
+        new ParquetFileFormat("zstd", 1 << 20, 1 << 16).createWriter(io, file, ALL_TYPES)) {
       GenericRow good = rows(1, 1).get(0);
       writer.write(good);
       assertThatThrownBy(() -> writer.write(good.with(0, null)))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Column 'i'");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Column 'i'");
     }
   }
 
   @Test
   void aFileOfAnotherRowTypeIsRefusedNamingTheColumn() throws IOException {
     Path file = Path.of(dir.toString()).child("other.parquet");
-    RowType strings = new RowType(List.of(new DataField(0, "x", DataType.string()),
-        new DataField(1, "y", DataType.string())));
-    try (FormatWriter writer = new ParquetFileFormat("none", 1 << 20, 1 << 16)
-        .createWriter(io, file, strings)) {
+    RowType strings =
+        new RowType(
+            List.of(
+                new DataField(0, "x", DataType.string()),
+                new DataField(1, "y", DataType.string())));
+    try (FormatWriter writer =
+        new ParquetFileFormat("none", 1 << 20, 1 << 16).createWriter(io, file, strings)) {
       writer.write(GenericRow.of("a", "b"));
     }
-    RowType ints = new RowType(List.of(new DataField(0, "x", DataType.string()),
-        new DataField(1, "y", DataType.intType())));
-    assertThatThrownBy(() -> new ParquetFileFormat("none", 1 << 20, 1 << 16)
-        .createReader(io, file, ints))
-        .isInstanceOf(IOException.class).hasMessageContaining("column 1")
+    RowType ints =
+        new RowType(
+            List.of(
+                new DataField(0, "x", DataType.string()),
+                new DataField(1, "y", DataType.intType())));
+    assertThatThrownBy(
+            () -> new ParquetFileFormat("none", 1 << 20, 1 << 16).createReader(io, file, ints))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("column 1")
         .hasMessageContaining("'y'");
   }
 
@@ -184,9 +199,12 @@ class FileFormatRoundTripTest {
     assertThatThrownBy(() -> new DataFileFormat("parquet", "brotli", 1 << 20, 1 << 16))
         .hasMessageContaining("zstd, lz4, snappy, deflate or none");
     Path file = Path.of(dir.toString()).child("data.orc");
-    assertThatThrownBy(() -> new DataFileFormat("parquet", "zstd", 1 << 20, 1 << 16)
-        .createReader(io, file, ALL_TYPES))
-        .isInstanceOf(IOException.class).hasMessageContaining("neither .parquet nor .avro");
+    assertThatThrownBy(
+            () ->
+                new DataFileFormat("parquet", "zstd", 1 << 20, 1 << 16)
+                    .createReader(io, file, ALL_TYPES))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("neither .parquet nor .avro");
   }
 
   private List<GenericRow> readAll(FileFormat format, Path file) throws IOException {
@@ -211,24 +229,35 @@ class FileFormatRoundTripTest {
       v[1] = n % 11 == 0 ? Long.MIN_VALUE : random.nextLong();
       v[2] = n % 13 == 0 ? Double.NaN : random.nextGaussian() * 1e6;
       v[3] = random.nextBoolean();
-      v[4] = random.nextInt(4) == 0 ? words[random.nextInt(words.length)]
-          : Long.toString(random.nextLong(), 36);
+      v[4] =
+          random.nextInt(4) == 0
+              ? words[random.nextInt(words.length)]
+              : Long.toString(random.nextLong(), 36);
       byte[] raw = new byte[random.nextInt(20)];
       random.nextBytes(raw);
       v[5] = n % 3 == 0 ? new byte[] {1, 2, 3} : raw;
-      v[6] = BigDecimal.valueOf(random.nextInt(2_000_000_000) - 1_000_000_000L, 2)
-          .remainder(new BigDecimal("10000000")).setScale(2);
-      v[7] = n % 5 == 0 ? new BigDecimal("-999999999999.999999")
-          : BigDecimal.valueOf(random.nextLong() % 1_000_000_000_000_000_000L, 6);
-      v[8] = n % 5 == 0 ? new BigDecimal("-" + "9".repeat(28) + "." + "9".repeat(10))
-          : new BigDecimal(new BigInteger(120, random).subtract(BigInteger.ONE.shiftLeft(119)),
-              10);
-      v[9] = new BigDecimal(new BigInteger(64, random).multiply(BigInteger.valueOf(
-          random.nextBoolean() ? 1 : -1)));
+      v[6] =
+          BigDecimal.valueOf(random.nextInt(2_000_000_000) - 1_000_000_000L, 2)
+              .remainder(new BigDecimal("10000000"))
+              .setScale(2);
+      v[7] =
+          n % 5 == 0
+              ? new BigDecimal("-999999999999.999999")
+              : BigDecimal.valueOf(random.nextLong() % 1_000_000_000_000_000_000L, 6);
+      v[8] =
+          n % 5 == 0
+              ? new BigDecimal("-" + "9".repeat(28) + "." + "9".repeat(10))
+              : new BigDecimal(
+                  new BigInteger(120, random).subtract(BigInteger.ONE.shiftLeft(119)), 10);
+      v[9] =
+          new BigDecimal(
+              new BigInteger(64, random)
+                  .multiply(BigInteger.valueOf(random.nextBoolean() ? 1 : -1)));
       v[10] = LocalDate.ofEpochDay(random.nextInt(200_000) - 100_000);
-      v[11] = LocalDateTime.of(1900, 1, 1, 0, 0)
-          .plusSeconds(random.nextInt(Integer.MAX_VALUE) * 3L)
-          .plusNanos(random.nextInt(1_000_000) * 1000L);
+      v[11] =
+          LocalDateTime.of(1900, 1, 1, 0, 0)
+              .plusSeconds(random.nextInt(Integer.MAX_VALUE) * 3L)
+              .plusNanos(random.nextInt(1_000_000) * 1000L);
       v[12] = words[n % words.length];
       v[13] = (long) n;
       for (int i = 1; i < 12; i++) {

@@ -31,26 +31,37 @@ import org.apache.avro.io.EncoderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The direct row encoding is plain Avro: any Avro reader reads it, and it reads any Avro writer. */
+/**
+ * The direct row encoding is plain Avro: any Avro reader reads it, and it reads any Avro writer.
+ */
 class RowDatumTest {
 
-  @TempDir
-  java.nio.file.Path dir;
+  @TempDir java.nio.file.Path dir;
 
-  private static final RowType TYPES = new RowType(List.of(
-      new DataField(0, "i", DataType.intType().notNull()),
-      new DataField(1, "b", DataType.bigint()),
-      new DataField(2, "d", DataType.doubleType()),
-      new DataField(3, "flag", DataType.booleanType()),
-      new DataField(4, "s", DataType.string()),
-      new DataField(5, "raw", DataType.bytes()),
-      new DataField(6, "dec", DataType.decimal(20, 4)),
-      new DataField(7, "day", DataType.date()),
-      new DataField(8, "ts", DataType.timestamp())));
+  private static final RowType TYPES =
+      new RowType(
+          List.of(
+              new DataField(0, "i", DataType.intType().notNull()),
+              new DataField(1, "b", DataType.bigint()),
+              new DataField(2, "d", DataType.doubleType()),
+              new DataField(3, "flag", DataType.booleanType()),
+              new DataField(4, "s", DataType.string()),
+              new DataField(5, "raw", DataType.bytes()),
+              new DataField(6, "dec", DataType.decimal(20, 4)),
+              new DataField(7, "day", DataType.date()),
+              new DataField(8, "ts", DataType.timestamp())));
 
-  private static final GenericRow FULL = GenericRow.of(7, -5L, 2.5, true, "héllo ✓",
-      new byte[] {0, -1, 2}, new BigDecimal("-12345678.9012"), LocalDate.of(1969, 7, 20),
-      LocalDateTime.of(2024, 2, 29, 23, 59, 58, 123_456_000));
+  private static final GenericRow FULL =
+      GenericRow.of(
+          7,
+          -5L,
+          2.5,
+          true,
+          "héllo ✓",
+          new byte[] {0, -1, 2},
+          new BigDecimal("-12345678.9012"),
+          LocalDate.of(1969, 7, 20),
+          LocalDateTime.of(2024, 2, 29, 23, 59, 58, 123_456_000));
   private static final GenericRow NULLS =
       GenericRow.of(8, null, null, null, null, null, null, null, null);
 
@@ -65,8 +76,11 @@ class RowDatumTest {
     r.put(5, ByteBuffer.wrap(new byte[] {0, -1, 2}));
     r.put(6, ByteBuffer.wrap(new BigDecimal("-12345678.9012").unscaledValue().toByteArray()));
     r.put(7, (int) LocalDate.of(1969, 7, 20).toEpochDay());
-    r.put(8, LocalDateTime.of(2024, 2, 29, 23, 59, 58).toEpochSecond(java.time.ZoneOffset.UTC)
-        * 1_000_000L + 123_456);
+    r.put(
+        8,
+        LocalDateTime.of(2024, 2, 29, 23, 59, 58).toEpochSecond(java.time.ZoneOffset.UTC)
+                * 1_000_000L
+            + 123_456);
     return r;
   }
 
@@ -106,11 +120,27 @@ class RowDatumTest {
   @Test
   void filesOfAnotherWriterSchemaAreResolved() throws Exception {
     // Another writer's layout: an extra column in the middle, and the columns' order differs.
-    Schema other = SchemaBuilder.record("row").namespace("elsewhere").fields()
-        .name("f1").type().unionOf().nullType().and().longType().endUnion().nullDefault()
-        .name("extra").type().stringType().noDefault()
-        .name("f0").type().intType().noDefault()
-        .endRecord();
+    Schema other =
+        SchemaBuilder.record("row")
+            .namespace("elsewhere")
+            .fields()
+            .name("f1")
+            .type()
+            .unionOf()
+            .nullType()
+            .and()
+            .longType()
+            .endUnion()
+            .nullDefault()
+            .name("extra")
+            .type()
+            .stringType()
+            .noDefault()
+            .name("f0")
+            .type()
+            .intType()
+            .noDefault()
+            .endRecord();
     RowType two = TYPES.project(new int[] {0, 1});
     LocalFileIO io = new LocalFileIO();
     Path file = Path.of(dir.toString()).child("other.avro");
@@ -133,8 +163,8 @@ class RowDatumTest {
       stream.forEach(rows::add);
     }
     assertThat(datum.resolving()).isTrue();
-    assertThat(rows).containsExactly(GenericRow.of(0, 0L), GenericRow.of(1, null),
-        GenericRow.of(2, 20L));
+    assertThat(rows)
+        .containsExactly(GenericRow.of(0, 0L), GenericRow.of(1, null), GenericRow.of(2, 20L));
   }
 
   @Test
@@ -156,13 +186,19 @@ class RowDatumTest {
     }
     assertThat(rows).containsExactly(GenericRow.of(1, 10L, null), GenericRow.of(2, null, null));
     // A NOT NULL column missing from the file has no value to take: the read fails.
-    RowType notNull = new RowType(List.of(TYPES.field(0), TYPES.field(1),
-        new DataField(9, "n", DataType.bigint().notNull())));
-    assertThatThrownBy(() -> {
-      try (FormatReader reader = format.createReader(io, file, notNull)) {
-        reader.next();
-      }
-    }).hasMessageContaining("missing required field");
+    RowType notNull =
+        new RowType(
+            List.of(
+                TYPES.field(0),
+                TYPES.field(1),
+                new DataField(9, "n", DataType.bigint().notNull())));
+    assertThatThrownBy(
+            () -> {
+              try (FormatReader reader = format.createReader(io, file, notNull)) {
+                reader.next();
+              }
+            })
+        .hasMessageContaining("missing required field");
   }
 
   @Test
@@ -183,8 +219,11 @@ class RowDatumTest {
   @Test
   void nullInANotNullColumnNamesTheColumn() {
     BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(new ByteArrayOutputStream(), null);
-    assertThatThrownBy(() -> new RowDatum.Writer(TYPES).write(
-        GenericRow.of(null, 1L, null, null, null, null, null, null, null), encoder))
+    assertThatThrownBy(
+            () ->
+                new RowDatum.Writer(TYPES)
+                    .write(
+                        GenericRow.of(null, 1L, null, null, null, null, null, null, null), encoder))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("Column 'i'")
         .hasMessageContaining("NOT NULL");

@@ -19,30 +19,44 @@ import java.nio.file.StandardOpenOption;
  */
 public final class HistoryCheckMain {
 
-  private HistoryCheckMain() {
-  }
+  private HistoryCheckMain() {}
 
   public static void main(String[] args) throws Exception {
     Path warehouse = Path.of(args[0]);
-    HistoryChecker.Config config = new HistoryChecker.Config(
-        HistoryChecker.Strategy.valueOf(args[1]), Integer.parseInt(args[3]),
-        Integer.parseInt(args[4]), Integer.parseInt(args[5]), Long.parseLong(args[6]),
-        Integer.parseInt(args[7]), Double.parseDouble(args[8]), Double.parseDouble(args[9]),
-        Integer.parseInt(args[10]));
+    HistoryChecker.Config config =
+        new HistoryChecker.Config(
+            HistoryChecker.Strategy.valueOf(args[1]),
+            Integer.parseInt(args[3]),
+            Integer.parseInt(args[4]),
+            Integer.parseInt(args[5]),
+            Long.parseLong(args[6]),
+            Integer.parseInt(args[7]),
+            Double.parseDouble(args[8]),
+            Double.parseDouble(args[9]),
+            Integer.parseInt(args[10]));
     HistoryChecker.Stats stats = new HistoryChecker.Stats();
-    try (BufferedWriter out = Files.newBufferedWriter(java.nio.file.Path.of(args[11]),
-        StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
-      HistoryChecker.run(warehouse, config, args[2], stats, ack -> {
-        synchronized (out) {
-          try {
-            out.write(ack.line());
-            out.newLine();
-            out.flush();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        }
-      });
+    try (BufferedWriter out =
+        Files.newBufferedWriter(
+            java.nio.file.Path.of(args[11]),
+            StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND)) {
+      HistoryChecker.run(
+          warehouse,
+          config,
+          args[2],
+          stats,
+          ack -> {
+            synchronized (out) {
+              try {
+                out.write(ack.line());
+                out.newLine();
+                out.flush();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }
+          });
     }
     System.out.println(stats);
     if (!stats.wentBack.isEmpty()) {

@@ -34,11 +34,13 @@ class HistoryCheckTest {
   private static final int COMMITS = Integer.getInteger("lockstep.history.commits", 8);
   private static final int ROUNDS = Integer.getInteger("lockstep.history.rounds", 1);
   private static final Long SEED = Long.getLong("lockstep.history.seed");
-  /** {@code STRATEGY} or {@code STRATEGY:retainMax}: run only those thread runs (and no processes). */
+
+  /**
+   * {@code STRATEGY} or {@code STRATEGY:retainMax}: run only those thread runs (and no processes).
+   */
   private static final String ONLY = System.getProperty("lockstep.history.only", "");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static Stream<Arguments> runs() {
     List<Arguments> runs = new ArrayList<>();
@@ -72,20 +74,21 @@ class HistoryCheckTest {
     for (int round = 0; round < ROUNDS; round++) {
       long seed = SEED != null ? SEED + round : System.nanoTime();
       Config config = new Config(strategy, THREADS, COMMITS, 3, seed, retainMax, 0.1, 0.25, 15);
-      dev.lockstep.fs.Path warehouse = dev.lockstep.fs.Path.of(dir.resolve("r" + round)
-          .toString());
+      dev.lockstep.fs.Path warehouse = dev.lockstep.fs.Path.of(dir.resolve("r" + round).toString());
       HistoryChecker.createTable(warehouse, config);
       Stats stats = new Stats();
-      List<Ack> acks = HistoryChecker.run(warehouse, config, "t", stats, ack -> { });
+      List<Ack> acks = HistoryChecker.run(warehouse, config, "t", stats, ack -> {});
       List<String> users = new ArrayList<>();
       for (int i = 0; i < THREADS; i++) {
         users.add("t" + i);
       }
       List<String> problems = Verdict.check(warehouse, config, users, acks, stats);
-      assertThat(problems).as("%s, seed %s (%s); snapshots %s", config, seed, stats,
-          listing(warehouse)).isEmpty();
-      System.out.printf("history check %s retain %d seed %d: %d commits, %s%n", strategy,
-          retainMax, seed, acks.size(), stats);
+      assertThat(problems)
+          .as("%s, seed %s (%s); snapshots %s", config, seed, stats, listing(warehouse))
+          .isEmpty();
+      System.out.printf(
+          "history check %s retain %d seed %d: %d commits, %s%n",
+          strategy, retainMax, seed, acks.size(), stats);
     }
   }
 
@@ -111,41 +114,57 @@ class HistoryCheckTest {
       users.add("p" + p + "-1");
     }
     Stats stats = new Stats();
-    List<Ack> acks = new ArrayList<>(HistoryChecker.run(warehouse, config, "local-", stats,
-        ack -> { }));
+    List<Ack> acks =
+        new ArrayList<>(HistoryChecker.run(warehouse, config, "local-", stats, ack -> {}));
     users.add("local-0");
     users.add("local-1");
     for (int p = 0; p < children.size(); p++) {
       Process child = children.get(p);
       assertThat(child.waitFor((long) (300 * TestTiming.FACTOR), TimeUnit.SECONDS)).isTrue();
       String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(child.exitValue()).as("child %d: %s; see %s", p, out, dir.resolve("p" + p
-          + ".err")).isZero();
+      assertThat(child.exitValue())
+          .as("child %d: %s; see %s", p, out, dir.resolve("p" + p + ".err"))
+          .isZero();
       assertThat(out).as("child %d", p).contains("done").doesNotContain("went back");
       for (String line : Files.readAllLines(dir.resolve("p" + p + ".acks"))) {
         acks.add(Ack.parse(line));
       }
     }
     List<String> problems = Verdict.check(warehouse, config, users, acks, stats);
-    assertThat(problems).as("seed %s (%s); snapshots %s", seed, stats, listing(warehouse))
+    assertThat(problems)
+        .as("seed %s (%s); snapshots %s", seed, stats, listing(warehouse))
         .isEmpty();
-    System.out.printf("history check in processes seed %d: %d commits, %s%n", seed, acks.size(),
-        stats);
+    System.out.printf(
+        "history check in processes seed %d: %d commits, %s%n", seed, acks.size(), stats);
   }
 
-  private Process startChild(dev.lockstep.fs.Path warehouse, Strategy strategy, String prefix,
-      Config config) throws Exception {
+  private Process startChild(
+      dev.lockstep.fs.Path warehouse, Strategy strategy, String prefix, Config config)
+      throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    String classpath = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     int p = children(prefix);
-    ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-XX:TieredStopAtLevel=1",
-        "-cp", classpath, HistoryCheckMain.class.getName(), warehouse.toString(), strategy.name(),
-        prefix, Integer.toString(config.threads()), Integer.toString(config.commits()),
-        Integer.toString(config.rows()), Long.toString(config.seed()),
-        Integer.toString(config.retainMax()), Double.toString(config.lostAnswers()),
-        Double.toString(config.pauses()), Integer.toString(config.interruptEveryMillis()),
-        dir.resolve("p" + p + ".acks").toString());
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            java,
+            "-Xmx128m",
+            "-XX:TieredStopAtLevel=1",
+            "-cp",
+            classpath,
+            HistoryCheckMain.class.getName(),
+            warehouse.toString(),
+            strategy.name(),
+            prefix,
+            Integer.toString(config.threads()),
+            Integer.toString(config.commits()),
+            Integer.toString(config.rows()),
+            Long.toString(config.seed()),
+            Integer.toString(config.retainMax()),
+            Double.toString(config.lostAnswers()),
+            Double.toString(config.pauses()),
+            Integer.toString(config.interruptEveryMillis()),
+            dir.resolve("p" + p + ".acks").toString());
     File err = dir.resolve("p" + p + ".err").toFile();
     builder.redirectError(ProcessBuilder.Redirect.appendTo(err));
     return builder.start();

@@ -85,11 +85,27 @@ public final class HistoryChecker {
    * @param pauses probability that a snapshot publish pauses first (one in five of them long)
    * @param interruptEveryMillis 0 = no interrupts
    */
-  public record Config(Strategy strategy, int threads, int commits, int rows, long seed,
-      int retainMax, double lostAnswers, double pauses, int interruptEveryMillis) {
+  public record Config(
+      Strategy strategy,
+      int threads,
+      int commits,
+      int rows,
+      long seed,
+      int retainMax,
+      double lostAnswers,
+      double pauses,
+      int interruptEveryMillis) {
 
     public Config withSeed(long other) {
-      return new Config(strategy, threads, commits, rows, other, retainMax, lostAnswers, pauses,
+      return new Config(
+          strategy,
+          threads,
+          commits,
+          rows,
+          other,
+          retainMax,
+          lostAnswers,
+          pauses,
           interruptEveryMillis);
     }
   }
@@ -120,15 +136,25 @@ public final class HistoryChecker {
 
     @Override
     public String toString() {
-      return "unknown outcomes " + unknown + ", failed commits " + failed + ", other errors "
-          + otherErrors + ", interrupts " + interrupts + ", injected faults " + injected
-          + ", snapshots expired by the expirer " + expired + ", empty latest answers (store"
-          + " glitch) " + emptyListings;
+      return "unknown outcomes "
+          + unknown
+          + ", failed commits "
+          + failed
+          + ", other errors "
+          + otherErrors
+          + ", interrupts "
+          + interrupts
+          + ", injected faults "
+          + injected
+          + ", snapshots expired by the expirer "
+          + expired
+          + ", empty latest answers (store"
+          + " glitch) "
+          + emptyListings;
     }
   }
 
-  private HistoryChecker() {
-  }
+  private HistoryChecker() {}
 
   public static Map<String, String> catalogOptions(Strategy strategy) {
     Map<String, String> options = new HashMap<>();
@@ -142,8 +168,8 @@ public final class HistoryChecker {
 
   /**
    * The store of one committer: faults over the strategy's capabilities. For plain writes the
-   * check-then-put sits above the faults, so that a paused write is a PUT on the wire: its check
-   * is done, and it lands whenever the pause ends, replacing what is there by then.
+   * check-then-put sits above the faults, so that a paused write is a PUT on the wire: its check is
+   * done, and it lands whenever the pause ends, replacing what is there by then.
    */
   static FileIO faultyStore(Strategy strategy, FaultInjectingFileIO[] faults) {
     LocalFileIO local = new LocalFileIO();
@@ -177,18 +203,25 @@ public final class HistoryChecker {
 
   /** Creates the table (append: user, identifier, row). */
   public static void createTable(Path warehouse, Config config) throws IOException {
-    Schema.Builder schema = Schema.newBuilder().column("user", DataType.string())
-        .column("identifier", DataType.bigint()).column("row", DataType.intType())
-        .option("commit.max-retries", "100000").option("commit.timeout", "5 min");
+    Schema.Builder schema =
+        Schema.newBuilder()
+            .column("user", DataType.string())
+            .column("identifier", DataType.bigint())
+            .column("row", DataType.intType())
+            .option("commit.max-retries", "100000")
+            .option("commit.timeout", "5 min");
     if (config.retainMax() > 0) {
-      schema.option("snapshot.num-retained.min", "1")
+      schema
+          .option("snapshot.num-retained.min", "1")
           .option("snapshot.num-retained.max", Integer.toString(config.retainMax()))
           .option("snapshot.time-retained", "1 ms");
     } else {
       schema.option("snapshot.num-retained.min", Integer.toString(Integer.MAX_VALUE));
     }
-    try (FileStoreTable ignored = new FileSystemCatalog(baseStore(config.strategy()), warehouse,
-        catalogOptions(config.strategy())).createTable(TABLE, schema.build())) {
+    try (FileStoreTable ignored =
+        new FileSystemCatalog(
+                baseStore(config.strategy()), warehouse, catalogOptions(config.strategy()))
+            .createTable(TABLE, schema.build())) {
       // created
     }
   }
@@ -197,8 +230,9 @@ public final class HistoryChecker {
    * Runs {@code config.threads()} committers named {@code prefix + i} and, when the table expires,
    * an expirer; returns the acknowledged commits (each also given to {@code sink} at once).
    */
-  public static List<Ack> run(Path warehouse, Config config, String prefix, Stats stats,
-      Consumer<Ack> sink) throws Exception {
+  public static List<Ack> run(
+      Path warehouse, Config config, String prefix, Stats stats, Consumer<Ack> sink)
+      throws Exception {
     List<Ack> acks = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean running = new AtomicBoolean(true);
     Map<Thread, AtomicBoolean> interruptible = new ConcurrentHashMap<>();
@@ -209,17 +243,27 @@ public final class HistoryChecker {
       String user = prefix + i;
       long seed = config.seed() * 31 + i;
       AtomicBoolean inCommit = new AtomicBoolean();
-      Thread t = new Thread(() -> {
-        try {
-          start.await();
-          commitAll(warehouse, config, user, seed, inCommit, stats, ack -> {
-            acks.add(ack);
-            sink.accept(ack);
-          });
-        } catch (Throwable e) {
-          crashes.add(e);
-        }
-      }, "committer-" + user);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  commitAll(
+                      warehouse,
+                      config,
+                      user,
+                      seed,
+                      inCommit,
+                      stats,
+                      ack -> {
+                        acks.add(ack);
+                        sink.accept(ack);
+                      });
+                } catch (Throwable e) {
+                  crashes.add(e);
+                }
+              },
+              "committer-" + user);
       interruptible.put(t, inCommit);
       committers.add(t);
     }
@@ -241,48 +285,60 @@ public final class HistoryChecker {
       t.join();
     }
     if (!crashes.isEmpty()) {
-      AssertionError error = new AssertionError("a committer failed (seed " + config.seed()
-          + "): " + crashes.get(0), crashes.get(0));
+      AssertionError error =
+          new AssertionError(
+              "a committer failed (seed " + config.seed() + "): " + crashes.get(0), crashes.get(0));
       crashes.subList(1, crashes.size()).forEach(error::addSuppressed);
       throw error;
     }
     return new ArrayList<>(acks);
   }
 
-  private static void commitAll(Path warehouse, Config config, String user, long seed,
-      AtomicBoolean inCommit, Stats stats, Consumer<Ack> sink) throws Exception {
+  private static void commitAll(
+      Path warehouse,
+      Config config,
+      String user,
+      long seed,
+      AtomicBoolean inCommit,
+      Stats stats,
+      Consumer<Ack> sink)
+      throws Exception {
     Random random = new Random(seed);
     FaultInjectingFileIO[] holder = new FaultInjectingFileIO[1];
     FileIO committerStore = faultyStore(config.strategy(), holder);
     FaultInjectingFileIO store = holder[0];
     if (config.lostAnswers() > 0) {
-      store.failRandomly(config.strategy().publish, Fault.LOSE_ANSWER_AFTER_LANDING,
-          config.lostAnswers(), seed);
+      store.failRandomly(
+          config.strategy().publish, Fault.LOSE_ANSWER_AFTER_LANDING, config.lostAnswers(), seed);
       if (config.strategy().publish != Operation.WRITE) {
         // Manifests, data files and hints lose answers too, less often.
-        store.failRandomly(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING,
-            config.lostAnswers() / 4, seed + 1);
+        store.failRandomly(
+            Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING, config.lostAnswers() / 4, seed + 1);
       }
     }
     if (config.pauses() > 0) {
       Random pauses = new Random(seed + 2);
-      store.beforeLanding(config.strategy().publish, (operation, path) -> {
-        if (path.toString().contains("/snapshot/")) {
-          double draw;
-          int longOne;
-          synchronized (pauses) {
-            draw = pauses.nextDouble();
-            longOne = pauses.nextInt(5);
-          }
-          if (draw < config.pauses()) {
-            // A write on the wire: an interrupt (or a cancelled future) does not stop it landing.
-            sleepUninterruptibly(longOne == 0 ? 40 + (long) (draw * 400) : (long) (draw * 100));
-          }
-        }
-      });
+      store.beforeLanding(
+          config.strategy().publish,
+          (operation, path) -> {
+            if (path.toString().contains("/snapshot/")) {
+              double draw;
+              int longOne;
+              synchronized (pauses) {
+                draw = pauses.nextDouble();
+                longOne = pauses.nextInt(5);
+              }
+              if (draw < config.pauses()) {
+                // A write on the wire: an interrupt (or a cancelled future) does not stop it
+                // landing.
+                sleepUninterruptibly(longOne == 0 ? 40 + (long) (draw * 400) : (long) (draw * 100));
+              }
+            }
+          });
     }
-    try (FileStoreTable table = new FileSystemCatalog(committerStore, warehouse,
-        catalogOptions(config.strategy())).getTable(TABLE)) {
+    try (FileStoreTable table =
+        new FileSystemCatalog(committerStore, warehouse, catalogOptions(config.strategy()))
+            .getTable(TABLE)) {
       TableCommit commit = table.newCommit(user);
       long lastId = 0;
       for (long c = 1; c <= config.commits(); c++) {
@@ -290,8 +346,14 @@ public final class HistoryChecker {
         Exception last = null;
         for (int attempt = 1; ; attempt++) {
           if (attempt > 500) {
-            throw new AssertionError(user + " could not commit " + c + " in 500 attempts; the"
-                + " last failure: " + last, last);
+            throw new AssertionError(
+                user
+                    + " could not commit "
+                    + c
+                    + " in 500 attempts; the"
+                    + " last failure: "
+                    + last,
+                last);
           }
           try {
             inCommit.set(true);
@@ -304,8 +366,14 @@ public final class HistoryChecker {
             }
             long id = result.dataSnapshotId();
             if (id > 0 && id <= lastId) {
-              throw new AssertionError(user + ": commit " + c + " acknowledged as snapshot " + id
-                  + " after an earlier commit of its own had " + lastId);
+              throw new AssertionError(
+                  user
+                      + ": commit "
+                      + c
+                      + " acknowledged as snapshot "
+                      + id
+                      + " after an earlier commit of its own had "
+                      + lastId);
             }
             lastId = Math.max(lastId, id);
             sink.accept(new Ack(user, c, id));
@@ -333,8 +401,8 @@ public final class HistoryChecker {
   }
 
   /** Writes one batch; a data file that failed to write (a lost answer) means writing it again. */
-  private static List<CommitMessage> write(FileStoreTable table, String user, long identifier,
-      int rows) throws IOException {
+  private static List<CommitMessage> write(
+      FileStoreTable table, String user, long identifier, int rows) throws IOException {
     for (int attempt = 1; ; attempt++) {
       try (TableWrite write = table.newWrite(user)) {
         for (int r = 0; r < rows; r++) {
@@ -350,10 +418,10 @@ public final class HistoryChecker {
     }
   }
 
-  private static void observe(Path warehouse, Config config, AtomicBoolean running,
-      Stats stats) {
-    try (FileStoreTable table = new FileSystemCatalog(new LocalFileIO(), warehouse,
-        catalogOptions(config.strategy())).getTable(TABLE)) {
+  private static void observe(Path warehouse, Config config, AtomicBoolean running, Stats stats) {
+    try (FileStoreTable table =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, catalogOptions(config.strategy()))
+            .getTable(TABLE)) {
       long seen = 0;
       while (running.get()) {
         OptionalLong answer = table.snapshotManager().latestId();
@@ -378,8 +446,9 @@ public final class HistoryChecker {
   }
 
   private static void expire(Path warehouse, Config config, AtomicBoolean running, Stats stats) {
-    try (FileStoreTable table = new FileSystemCatalog(new LocalFileIO(), warehouse,
-        catalogOptions(config.strategy())).getTable(TABLE)) {
+    try (FileStoreTable table =
+        new FileSystemCatalog(new LocalFileIO(), warehouse, catalogOptions(config.strategy()))
+            .getTable(TABLE)) {
       while (running.get()) {
         try {
           stats.expired.addAndGet(new SnapshotExpiration(table).expire().expiredSnapshots());
@@ -393,8 +462,8 @@ public final class HistoryChecker {
     }
   }
 
-  private static void interrupt(Config config, AtomicBoolean running,
-      Map<Thread, AtomicBoolean> committers, Stats stats) {
+  private static void interrupt(
+      Config config, AtomicBoolean running, Map<Thread, AtomicBoolean> committers, Stats stats) {
     Random random = new Random(config.seed() + 99);
     List<Thread> threads = new ArrayList<>(committers.keySet());
     while (running.get()) {
@@ -410,7 +479,8 @@ public final class HistoryChecker {
   static void sleepUninterruptibly(long millis) {
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
     boolean interrupted = false;
-    for (long left = millis; left > 0;
+    for (long left = millis;
+        left > 0;
         left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
       try {
         Thread.sleep(left);

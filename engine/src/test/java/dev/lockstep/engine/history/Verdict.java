@@ -20,15 +20,19 @@ import java.util.TreeMap;
 /** The checks of {@link HistoryChecker} on the table after a run; see its class javadoc. */
 public final class Verdict {
 
-  private Verdict() {
-  }
+  private Verdict() {}
 
   /**
    * @param users every committer that ran, each committing identifiers 1..commits
    * @return the broken invariants, empty when everything holds
    */
-  public static List<String> check(Path warehouse, HistoryChecker.Config config, List<String> users,
-      List<HistoryChecker.Ack> acks, HistoryChecker.Stats stats) throws IOException {
+  public static List<String> check(
+      Path warehouse,
+      HistoryChecker.Config config,
+      List<String> users,
+      List<HistoryChecker.Ack> acks,
+      HistoryChecker.Stats stats)
+      throws IOException {
     List<String> problems = new ArrayList<>(stats.wentBack);
     Map<String, Integer> expected = new TreeMap<>();
     for (String user : users) {
@@ -45,16 +49,23 @@ public final class Verdict {
       if (ack.snapshotId() > 0) {
         HistoryChecker.Ack other = byId.put(ack.snapshotId(), ack);
         if (other != null) {
-          problems.add("two acknowledged commits got snapshot " + ack.snapshotId() + ": " + other
-              + " and " + ack);
+          problems.add(
+              "two acknowledged commits got snapshot "
+                  + ack.snapshotId()
+                  + ": "
+                  + other
+                  + " and "
+                  + ack);
         }
       }
     }
     if (!acknowledged.equals(expected.keySet())) {
       problems.add("acknowledged " + acknowledged.size() + " of " + expected.size() + " commits");
     }
-    try (FileStoreTable table = new FileSystemCatalog(new LocalFileIO(), warehouse,
-        HistoryChecker.catalogOptions(config.strategy())).getTable(HistoryChecker.TABLE)) {
+    try (FileStoreTable table =
+        new FileSystemCatalog(
+                new LocalFileIO(), warehouse, HistoryChecker.catalogOptions(config.strategy()))
+            .getTable(HistoryChecker.TABLE)) {
       Map<String, Integer> rows = new TreeMap<>();
       for (GenericRow row : table.newRead().readAll(table.newScan().plan())) {
         rows.merge(row.get(0) + "/" + row.get(1), 1, Integer::sum);
@@ -75,8 +86,12 @@ public final class Verdict {
     return problems;
   }
 
-  private static void checkHistory(FileStoreTable table, HistoryChecker.Config config,
-      List<HistoryChecker.Ack> acks, List<String> problems) throws IOException {
+  private static void checkHistory(
+      FileStoreTable table,
+      HistoryChecker.Config config,
+      List<HistoryChecker.Ack> acks,
+      List<String> problems)
+      throws IOException {
     List<Long> ids = table.snapshotManager().log().listIds();
     if (ids.isEmpty()) {
       problems.add("no snapshots");
@@ -84,8 +99,8 @@ public final class Verdict {
     }
     long latest = ids.get(ids.size() - 1);
     if (table.snapshotManager().latestId().orElse(-1) != latest) {
-      problems.add("latestId " + table.snapshotManager().latestId() + " is not the newest listed "
-          + latest);
+      problems.add(
+          "latestId " + table.snapshotManager().latestId() + " is not the newest listed " + latest);
     }
     // The history: down from the newest while each snapshot was built on the one before.
     List<Snapshot> chain = new ArrayList<>();
@@ -124,15 +139,28 @@ public final class Verdict {
       // committer was never told it committed (two acknowledgements of one id are flagged above,
       // and the rows check proves both commits' rows are in the table exactly once).
       Snapshot stray = table.snapshotManager().readUncached(ack.snapshotId()).orElse(null);
-      if (stray != null && stray.commitUser().equals(ack.user())
+      if (stray != null
+          && stray.commitUser().equals(ack.user())
           && stray.commitIdentifier() == ack.identifier()) {
-        problems.add("acknowledged " + ack + " is a snapshot below the history (commitId "
-            + stray.commitId() + ", parent " + stray.parentCommitId() + "; the history starts at "
-            + first + ")");
+        problems.add(
+            "acknowledged "
+                + ack
+                + " is a snapshot below the history (commitId "
+                + stray.commitId()
+                + ", parent "
+                + stray.parentCommitId()
+                + "; the history starts at "
+                + first
+                + ")");
       } else {
-        System.out.println("acknowledged " + ack + " expired; its id was published again by a"
-            + " late write of " + (stray == null ? "a commit withdrawn since" : stray.commitUser()
-            + "/" + stray.commitIdentifier()));
+        System.out.println(
+            "acknowledged "
+                + ack
+                + " expired; its id was published again by a"
+                + " late write of "
+                + (stray == null
+                    ? "a commit withdrawn since"
+                    : stray.commitUser() + "/" + stray.commitIdentifier()));
       }
     }
     if (!strays.isEmpty()) {
@@ -144,11 +172,11 @@ public final class Verdict {
     Set<String> seen = new HashSet<>();
     Path manifestDir = table.path().child("manifest");
     for (Snapshot snapshot : chain) {
-      String key = snapshot.commitUser() + "/" + snapshot.commitIdentifier() + "/"
-          + snapshot.commitKind();
+      String key =
+          snapshot.commitUser() + "/" + snapshot.commitIdentifier() + "/" + snapshot.commitKind();
       if (!seen.add(key)) {
-        problems.add("(user, identifier, kind) " + key + " twice in the history, again in "
-            + snapshot.id());
+        problems.add(
+            "(user, identifier, kind) " + key + " twice in the history, again in " + snapshot.id());
       }
       List<String> lists = new ArrayList<>();
       lists.add(snapshot.baseManifestList());
@@ -167,10 +195,14 @@ public final class Verdict {
       }
       try {
         for (ManifestEntry e : table.store().liveFiles(snapshot).values()) {
-          if (!table.fileIO().exists(table.bucketPath(e.partition(), e.bucket())
-              .child(e.file().fileName()))) {
-            problems.add("snapshot " + snapshot.id() + " references missing data file "
-                + e.file().fileName());
+          if (!table
+              .fileIO()
+              .exists(table.bucketPath(e.partition(), e.bucket()).child(e.file().fileName()))) {
+            problems.add(
+                "snapshot "
+                    + snapshot.id()
+                    + " references missing data file "
+                    + e.file().fileName());
           }
         }
       } catch (IOException e) {
@@ -187,8 +219,8 @@ public final class Verdict {
         }
       }
       if (seen.size() != acks.size()) {
-        problems.add("the history holds " + seen.size() + " commits, " + acks.size()
-            + " were acknowledged");
+        problems.add(
+            "the history holds " + seen.size() + " commits, " + acks.size() + " were acknowledged");
       }
     }
   }

@@ -27,10 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 /** Orphan-file removal in one process: what is an orphan, what never is, the report, the guard. */
 class OrphanFilesCleanerTest {
 
-  private static final FileTime TWO_DAYS_AGO = FileTime.from(Instant.now().minus(Duration.ofDays(2)));
+  private static final FileTime TWO_DAYS_AGO =
+      FileTime.from(Instant.now().minus(Duration.ofDays(2)));
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FileStoreTable table() throws Exception {
     TestTables.keyValueTable(dir, Map.of("num-sorted-run.compaction-trigger", "2"));
@@ -62,7 +62,9 @@ class OrphanFilesCleanerTest {
 
   private Set<String> allFiles() throws Exception {
     try (Stream<Path> files = Files.walk(tableDir())) {
-      return files.filter(Files::isRegularFile).map(p -> tableDir().relativize(p).toString())
+      return files
+          .filter(Files::isRegularFile)
+          .map(p -> tableDir().relativize(p).toString())
           .collect(Collectors.toCollection(TreeSet::new));
     }
   }
@@ -78,16 +80,22 @@ class OrphanFilesCleanerTest {
       }
     }
     Set<String> real = allFiles();
-    List<String> orphans = List.of("bucket-0/data-orphan.avro", "manifest/manifest-orphan.avro",
-        "manifest/manifest-list-orphan.avro", "bucket-0/.data-x.avro.1234.inprogress",
-        "snapshot/.snapshot-9.5678.tmp", "schema/.schema-1.9abc.tmp");
+    List<String> orphans =
+        List.of(
+            "bucket-0/data-orphan.avro",
+            "manifest/manifest-orphan.avro",
+            "manifest/manifest-list-orphan.avro",
+            "bucket-0/.data-x.avro.1234.inprogress",
+            "snapshot/.snapshot-9.5678.tmp",
+            "schema/.schema-1.9abc.tmp");
     for (String o : orphans) {
       plant(o, TWO_DAYS_AGO);
     }
     plant("bucket-0/data-young.avro", FileTime.from(Instant.now()));
 
     OrphanReport dry = new OrphanFilesCleaner(table, Duration.ofDays(1), true).clean();
-    assertThat(dry.removed()).extracting(OrphanReport.RemovedFile::path)
+    assertThat(dry.removed())
+        .extracting(OrphanReport.RemovedFile::path)
         .containsExactlyInAnyOrderElementsOf(orphans);
     assertThat(dry.removedBytes()).isEqualTo(123L * orphans.size());
     assertThat(dry.youngerThanGuard()).isEqualTo(1);
@@ -95,10 +103,13 @@ class OrphanFilesCleanerTest {
     assertThat(allFiles()).containsAll(orphans);
 
     OrphanReport report = new OrphanFilesCleaner(table, Duration.ofDays(1), false).clean();
-    assertThat(report.removed()).extracting(OrphanReport.RemovedFile::path)
+    assertThat(report.removed())
+        .extracting(OrphanReport.RemovedFile::path)
         .containsExactlyInAnyOrderElementsOf(orphans);
     Set<String> after = allFiles();
-    assertThat(after).containsAll(real).contains("bucket-0/data-young.avro")
+    assertThat(after)
+        .containsAll(real)
+        .contains("bucket-0/data-young.avro")
         .doesNotContainAnyElementsOf(orphans);
     assertThat(real).contains("snapshot/LATEST", "schema/schema-0", "snapshot/snapshot-1");
     assertThat(Writers.read(TestTables.catalog(dir).getTable(Identifier.parse("db.kv")), -1))
@@ -143,7 +154,8 @@ class OrphanFilesCleanerTest {
 
     // A guard of 0 cannot tell them from orphans: this is why it is unsafe beside writers.
     OrphanReport unguarded = new OrphanFilesCleaner(table, Duration.ZERO, true).clean();
-    assertThat(unguarded.removed()).extracting(OrphanReport.RemovedFile::path)
+    assertThat(unguarded.removed())
+        .extracting(OrphanReport.RemovedFile::path)
         .containsAll(uncommitted);
 
     table.newCommit("slow").commit(1, inFlight);
@@ -164,7 +176,8 @@ class OrphanFilesCleanerTest {
   @Test
   void aNegativeGuardIsRefused() {
     assertThatThrownBy(() -> new OrphanFilesCleaner(table(), Duration.ofSeconds(-1), true))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("older-than");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("older-than");
   }
 
   @Test
@@ -174,6 +187,7 @@ class OrphanFilesCleanerTest {
     Files.delete(tableDir().resolve("bucket-0/" + live));
     FileStoreTable reopened = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
     assertThatThrownBy(() -> Writers.read(reopened, -1))
-        .isInstanceOf(FileNotFoundException.class).hasMessageContaining(live);
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining(live);
   }
 }

@@ -36,24 +36,26 @@ import org.junit.jupiter.api.io.TempDir;
  * its written but uncommitted files for half the guard before committing them. The loop plants an
  * old orphan before each run, so removal really happens during the race.
  *
- * <p>Invariants: no writer fails; the reader never meets a missing file; the slow writer's in-flight
- * files survive every run and its rows are in the table; nothing the cleaner removed is referenced
- * by a snapshot; every planted orphan is gone; the table equals the model. The guard must exceed the
- * time from a file's creation to its commit; here batches commit within milliseconds, so 2 s holds.
+ * <p>Invariants: no writer fails; the reader never meets a missing file; the slow writer's
+ * in-flight files survive every run and its rows are in the table; nothing the cleaner removed is
+ * referenced by a snapshot; every planted orphan is gone; the table equals the model. The guard
+ * must exceed the time from a file's creation to its commit; here batches commit within
+ * milliseconds, so 2 s holds.
  */
 class OrphanRemovalRaceTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void orphanRemovalNeverDeletesALiveOrInFlightFile() throws Exception {
     Duration guard = Duration.ofMillis(Writers.scaled(2000));
-    TestTables.keyValueTable(dir, Map.of(
-        "num-sorted-run.compaction-trigger", "2",
-        "commit.max-retries", "200",
-        "snapshot.num-retained.min", "5",
-        "snapshot.time-retained", Writers.scaled(1000) + " ms"));
+    TestTables.keyValueTable(
+        dir,
+        Map.of(
+            "num-sorted-run.compaction-trigger", "2",
+            "commit.max-retries", "200",
+            "snapshot.num-retained.min", "5",
+            "snapshot.time-retained", Writers.scaled(1000) + " ms"));
     Writers writers = new Writers();
     AtomicBoolean stop = new AtomicBoolean();
     CyclicBarrier start = new CyclicBarrier(7);
@@ -64,65 +66,77 @@ class OrphanRemovalRaceTest {
     }
     ConcurrentLinkedQueue<String> readerErrors = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<String> storeErrors = new ConcurrentLinkedQueue<>();
-    tasks.add(pool.submit(() -> {
-      FileStoreTable table = load();
-      start.await();
-      while (!stop.get()) {
-        try {
-          table.newRead().readAll(table.newScan().plan());
-        } catch (java.io.FileNotFoundException | java.nio.file.NoSuchFileException e) {
-          readerErrors.add(e.toString());
-        } catch (java.io.IOException e) {
-          // Not a missing file: a store error (LocalFileIO.list can fail transiently under heavy
-          // load, see the README); the next read plans again.
-          storeErrors.add(e.toString());
-        }
-      }
-      return null;
-    }));
+    tasks.add(
+        pool.submit(
+            () -> {
+              FileStoreTable table = load();
+              start.await();
+              while (!stop.get()) {
+                try {
+                  table.newRead().readAll(table.newScan().plan());
+                } catch (java.io.FileNotFoundException | java.nio.file.NoSuchFileException e) {
+                  readerErrors.add(e.toString());
+                } catch (java.io.IOException e) {
+                  // Not a missing file: a store error (LocalFileIO.list can fail transiently under
+                  // heavy
+                  // load, see the README); the next read plans again.
+                  storeErrors.add(e.toString());
+                }
+              }
+              return null;
+            }));
     AtomicLong slowBatches = new AtomicLong();
-    tasks.add(pool.submit(() -> {
-      FileStoreTable table = load();
-      var commit = table.newCommit("slow");
-      start.await();
-      try (TableWrite write = table.newWrite("slow")) {
-        for (long id = 1; !stop.get(); id++) {
-          List<Map.Entry<Integer, String>> writes = new ArrayList<>();
-          for (int k = 1000; k < 1005; k++) {
-            writes.add(Map.entry(k, "slow/" + id));
-            write.write(GenericRow.of(k, "slow/" + id));
-          }
-          List<CommitMessage> inFlight = write.prepareCommit();
-          Thread.sleep(guard.toMillis() / 2);
-          writers.record(new Writers.Batch(commit.commit(id, inFlight).dataSnapshotId(), writes));
-          slowBatches.incrementAndGet();
-        }
-      }
-      return null;
-    }));
+    tasks.add(
+        pool.submit(
+            () -> {
+              FileStoreTable table = load();
+              var commit = table.newCommit("slow");
+              start.await();
+              try (TableWrite write = table.newWrite("slow")) {
+                for (long id = 1; !stop.get(); id++) {
+                  List<Map.Entry<Integer, String>> writes = new ArrayList<>();
+                  for (int k = 1000; k < 1005; k++) {
+                    writes.add(Map.entry(k, "slow/" + id));
+                    write.write(GenericRow.of(k, "slow/" + id));
+                  }
+                  List<CommitMessage> inFlight = write.prepareCommit();
+                  Thread.sleep(guard.toMillis() / 2);
+                  writers.record(
+                      new Writers.Batch(commit.commit(id, inFlight).dataSnapshotId(), writes));
+                  slowBatches.incrementAndGet();
+                }
+              }
+              return null;
+            }));
     Set<String> removed = new HashSet<>();
     AtomicLong runs = new AtomicLong();
     List<String> planted = new ArrayList<>();
-    Future<?> cleaner = pool.submit(() -> {
-      FileStoreTable table = load();
-      start.await();
-      while (!stop.get()) {
-        Path orphan = dir.resolve("db.db/kv/bucket-0/data-planted-" + runs.get() + ".avro");
-        Files.createDirectories(orphan.getParent());
-        Files.write(orphan, new byte[10]);
-        Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofHours(1))));
-        planted.add("bucket-0/" + orphan.getFileName());
-        try {
-          new OrphanFilesCleaner(table, guard, false).clean().removed()
-              .forEach(r -> removed.add(r.path()));
-        } catch (java.io.IOException e) {
-          // A failed run removes nothing (it lists and reads before deleting); plant and retry.
-          storeErrors.add("cleaner: " + e);
-        }
-        runs.incrementAndGet();
-      }
-      return null;
-    });
+    Future<?> cleaner =
+        pool.submit(
+            () -> {
+              FileStoreTable table = load();
+              start.await();
+              while (!stop.get()) {
+                Path orphan = dir.resolve("db.db/kv/bucket-0/data-planted-" + runs.get() + ".avro");
+                Files.createDirectories(orphan.getParent());
+                Files.write(orphan, new byte[10]);
+                Files.setLastModifiedTime(
+                    orphan, FileTime.from(Instant.now().minus(Duration.ofHours(1))));
+                planted.add("bucket-0/" + orphan.getFileName());
+                try {
+                  new OrphanFilesCleaner(table, guard, false)
+                      .clean()
+                      .removed()
+                      .forEach(r -> removed.add(r.path()));
+                } catch (java.io.IOException e) {
+                  // A failed run removes nothing (it lists and reads before deleting); plant and
+                  // retry.
+                  storeErrors.add("cleaner: " + e);
+                }
+                runs.incrementAndGet();
+              }
+              return null;
+            });
 
     Thread.sleep(Math.max(6000, TestTables.stressMillis() / 2));
     stop.set(true);
@@ -133,15 +147,18 @@ class OrphanRemovalRaceTest {
     pool.shutdown();
 
     FileStoreTable table = load();
-    System.out.printf("%d cleaner runs removed %d files; %d slow batches; other store errors %s%n",
+    System.out.printf(
+        "%d cleaner runs removed %d files; %d slow batches; other store errors %s%n",
         runs.get(), removed.size(), slowBatches.get(), storeErrors);
     assertThat(readerErrors).as("missing files met by the reader").isEmpty();
     assertThat(slowBatches.get()).as("slow writer batches").isPositive();
     assertThat(runs.get()).isGreaterThan(2);
-    assertThat(removed).as("planted orphans removed").containsAll(planted.subList(0,
-        planted.size() - 1));
+    assertThat(removed)
+        .as("planted orphans removed")
+        .containsAll(planted.subList(0, planted.size() - 1));
     assertThat(Writers.missingFilesOfRetainedSnapshots(table)).isEmpty();
-    assertThat(removed).as("removed files that a snapshot references")
+    assertThat(removed)
+        .as("removed files that a snapshot references")
         .doesNotContainAnyElementsOf(everyReferencedDataFile(table));
     long latest = table.snapshotManager().latestId().getAsLong();
     assertThat(Writers.read(table, -1)).isEqualTo(writers.modelAt(latest));

@@ -22,15 +22,16 @@ import org.junit.jupiter.api.io.TempDir;
 /** Snapshot expiration, one process, no concurrency: what is kept, what is deleted, and when. */
 class SnapshotExpirationTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FileStoreTable table(Map<String, String> options) throws Exception {
     TestTables.keyValueTable(dir, options);
     return TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
   }
 
-  /** Commits {@code n} batches of one writer that overwrite the same 20 keys, then full-compacts. */
+  /**
+   * Commits {@code n} batches of one writer that overwrite the same 20 keys, then full-compacts.
+   */
   static void commitBatches(FileStoreTable table, int n, boolean compact) throws Exception {
     var commit = table.newCommit("w");
     long first = table.snapshotManager().latestId().orElse(0) + 1;
@@ -61,8 +62,10 @@ class SnapshotExpirationTest {
     Map<Integer, String> before = Writers.read(table, -1);
     long filesBefore = dataFiles();
 
-    ExpireReport report = new SnapshotExpiration(table,
-        new MaintenanceOptions(3, Integer.MAX_VALUE, Duration.ZERO, 1000)).expire();
+    ExpireReport report =
+        new SnapshotExpiration(
+                table, new MaintenanceOptions(3, Integer.MAX_VALUE, Duration.ZERO, 1000))
+            .expire();
 
     assertThat(report.earliestAfter()).isEqualTo(latest - 2);
     assertThat(report.expiredSnapshots()).isEqualTo(latest - 3);
@@ -85,7 +88,8 @@ class SnapshotExpirationTest {
     FileStoreTable table = table(Map.of("snapshot.num-retained.min", "1000"));
     commitBatches(table, 5, false);
     // Every successor is younger than an hour: nothing expires with the defaults.
-    MaintenanceOptions hour = new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ofHours(1), 100);
+    MaintenanceOptions hour =
+        new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ofHours(1), 100);
     assertThat(new SnapshotExpiration(table, hour).expire().expiredSnapshots()).isZero();
     // The maximum overrides time; the limit caps one run.
     ExpireReport capped = new SnapshotExpiration(table, hour.with(null, 2, null, 2)).expire();
@@ -101,8 +105,10 @@ class SnapshotExpirationTest {
     commitBatches(table, 6, true);
     long files = dataFiles();
     long latest = table.snapshotManager().latestId().getAsLong();
-    ExpireReport report = new SnapshotExpiration(table,
-        new MaintenanceOptions(2, Integer.MAX_VALUE, Duration.ZERO, 100)).dryRun();
+    ExpireReport report =
+        new SnapshotExpiration(
+                table, new MaintenanceOptions(2, Integer.MAX_VALUE, Duration.ZERO, 100))
+            .dryRun();
     assertThat(report.expiredSnapshots()).isEqualTo(latest - 2);
     assertThat(report.deletedDataFiles()).isNotEmpty();
     assertThat(report.deletedBytes()).isPositive();
@@ -137,23 +143,33 @@ class SnapshotExpirationTest {
     var stalePlan = table.newScan().withSnapshot(1).plan();
     commitBatches(table, 4, true);
     Map<Integer, String> latest = Writers.read(table, -1);
-    ExpireReport report = new SnapshotExpiration(table,
-        new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 100)).expire();
+    ExpireReport report =
+        new SnapshotExpiration(
+                table, new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 100))
+            .expire();
     assertThat(report.earliestAfter()).isEqualTo(table.snapshotManager().latestId().getAsLong());
 
     assertThatThrownBy(() -> table.newRead().readAll(stalePlan))
         .isInstanceOf(FileNotFoundException.class);
     FileStoreTable otherProcess = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
     assertThatThrownBy(() -> otherProcess.newScan().withSnapshot(1).plan())
-        .isInstanceOf(FileNotFoundException.class).hasMessageContaining("Snapshot 1");
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining("Snapshot 1");
     assertThat(Writers.read(otherProcess, -1)).isEqualTo(latest).hasSize(20);
   }
 
   @Test
   void writersThatAreNotWriteOnlyExpireAfterEachCommit() throws Exception {
     // No background compaction, so that each batch is exactly one snapshot.
-    FileStoreTable table = table(Map.of("snapshot.num-retained.min", "2",
-        "snapshot.time-to-live", "0 s", "num-sorted-run.compaction-trigger", "100"));
+    FileStoreTable table =
+        table(
+            Map.of(
+                "snapshot.num-retained.min",
+                "2",
+                "snapshot.time-to-live",
+                "0 s",
+                "num-sorted-run.compaction-trigger",
+                "100"));
     commitBatches(table, 6, false);
     assertThat(table.snapshotManager().log().listIds()).containsExactly(5L, 6L);
 
@@ -165,9 +181,13 @@ class SnapshotExpirationTest {
   @Test
   void badOptionsNameTheKeyAndTheFix() {
     assertThatThrownBy(() -> MaintenanceOptions.from(Map.of("snapshot.num-retained.min", "0")))
-        .hasMessageContaining("snapshot.num-retained.min").hasMessageContaining("at least 1");
-    assertThatThrownBy(() -> MaintenanceOptions.from(Map.of("snapshot.num-retained.min", "5",
-        "snapshot.num-retained.max", "3"))).hasMessageContaining("snapshot.num-retained.max");
+        .hasMessageContaining("snapshot.num-retained.min")
+        .hasMessageContaining("at least 1");
+    assertThatThrownBy(
+            () ->
+                MaintenanceOptions.from(
+                    Map.of("snapshot.num-retained.min", "5", "snapshot.num-retained.max", "3")))
+        .hasMessageContaining("snapshot.num-retained.max");
     assertThatThrownBy(() -> MaintenanceOptions.from(Map.of("snapshot.time-retained", "soon")))
         .hasMessageContaining("snapshot.time-retained");
     assertThat(MaintenanceOptions.from(Map.of("snapshot.time-to-live", "5 min")).timeRetained())

@@ -24,12 +24,22 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TableCheckTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private enum Damage { EMPTY, TRUNCATED, GARBAGE, MISSING }
+  private enum Damage {
+    EMPTY,
+    TRUNCATED,
+    GARBAGE,
+    MISSING
+  }
 
-  private enum Kind { SNAPSHOT, MANIFEST_LIST, MANIFEST, DATA_FILE, SCHEMA }
+  private enum Kind {
+    SNAPSHOT,
+    MANIFEST_LIST,
+    MANIFEST,
+    DATA_FILE,
+    SCHEMA
+  }
 
   /** A table of three snapshots in its own directory. */
   private FileStoreTable table(String name) throws Exception {
@@ -58,8 +68,11 @@ class TableCheckTest {
     return switch (kind) {
       case SNAPSHOT -> local(table.snapshotManager().log().snapshotPath(2));
       case MANIFEST_LIST -> local(table.path().child("manifest").child(s.deltaManifestList()));
-      case MANIFEST -> local(table.manifestFile().path(
-          table.manifestList().read(s.deltaManifestList()).get(0).fileName()));
+      case MANIFEST ->
+          local(
+              table
+                  .manifestFile()
+                  .path(table.manifestList().read(s.deltaManifestList()).get(0).fileName()));
       case DATA_FILE -> {
         ManifestEntry e = table.store().delta(s).get(0);
         yield local(table.bucketPath(e.partition(), e.bucket()).child(e.file().fileName()));
@@ -98,8 +111,9 @@ class TableCheckTest {
   @Test
   void aGapBelowTheEarliestSnapshotIsExpirationNotDamage() throws Exception {
     FileStoreTable table = table("expired");
-    new SnapshotExpiration(table, new MaintenanceOptions(1, Integer.MAX_VALUE,
-        java.time.Duration.ZERO, 100)).expire();
+    new SnapshotExpiration(
+            table, new MaintenanceOptions(1, Integer.MAX_VALUE, java.time.Duration.ZERO, 100))
+        .expire();
     // An expired id published again below the history (a late write): a file, then a gap.
     Path snapshots = local(table.snapshotManager().log().directory());
     Files.copy(snapshots.resolve("snapshot-3"), snapshots.resolve("snapshot-1"));
@@ -125,9 +139,12 @@ class TableCheckTest {
         assertThat(p.kind()).as(label).isEqualTo(kind.name().toLowerCase().replace('_', ' '));
         switch (damage) {
           case EMPTY -> assertThat(p.damage()).as(label).startsWith("empty");
-          case TRUNCATED -> assertThat(p.damage()).as(label).satisfiesAnyOf(
-              d -> assertThat(d).startsWith("truncated at byte " + Files.size(file)),
-              d -> assertThat(d).startsWith("unparsable"));
+          case TRUNCATED ->
+              assertThat(p.damage())
+                  .as(label)
+                  .satisfiesAnyOf(
+                      d -> assertThat(d).startsWith("truncated at byte " + Files.size(file)),
+                      d -> assertThat(d).startsWith("unparsable"));
           case GARBAGE -> assertThat(p.damage()).as(label).startsWith("unparsable");
           case MISSING -> assertThat(p.damage()).as(label).isEqualTo("missing");
         }

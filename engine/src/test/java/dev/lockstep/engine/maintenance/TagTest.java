@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Tags (issue 25): a tag pins a snapshot's files against expiration and orphan removal. */
 class TagTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private FileStoreTable table() throws Exception {
     TestTables.keyValueTable(dir, Map.of("snapshot.num-retained.min", "1000"));
@@ -41,14 +40,18 @@ class TagTest {
   private static Map<Integer, String> read(FileStoreTable table, Snapshot s) throws Exception {
     TreeMap<String, TreeMap<Integer, List<DataFileMeta>>> grouped = new TreeMap<>();
     for (ManifestEntry e : table.store().liveFiles(s).values()) {
-      grouped.computeIfAbsent(e.partition(), p -> new TreeMap<>())
-          .computeIfAbsent(e.bucket(), b -> new ArrayList<>()).add(e.file());
+      grouped
+          .computeIfAbsent(e.partition(), p -> new TreeMap<>())
+          .computeIfAbsent(e.bucket(), b -> new ArrayList<>())
+          .add(e.file());
     }
     Map<Integer, String> rows = new TreeMap<>();
     for (var partition : grouped.entrySet()) {
       for (var bucket : partition.getValue().entrySet()) {
-        for (GenericRow row : table.newRead().read(new Split(s.id(), partition.getKey(),
-            bucket.getKey(), bucket.getValue()))) {
+        for (GenericRow row :
+            table
+                .newRead()
+                .read(new Split(s.id(), partition.getKey(), bucket.getKey(), bucket.getValue()))) {
           rows.put((Integer) row.get(0), (String) row.get(1));
         }
       }
@@ -67,8 +70,10 @@ class TagTest {
     assertThat(Files.exists(dir.resolve("db.db/kv/tag/tag-release-1"))).isTrue();
     commitBatches(table, 3);
 
-    ExpireReport report = new SnapshotExpiration(table,
-        new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 1000)).expire();
+    ExpireReport report =
+        new SnapshotExpiration(
+                table, new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 1000))
+            .expire();
     assertThat(report.lastExpired()).isGreaterThanOrEqualTo(tagged);
     assertThat(table.snapshotManager().log().exists(tagged)).isFalse();
     assertThat(report.deletedDataFiles()).as("files of untagged expired snapshots").isNotEmpty();
@@ -111,9 +116,11 @@ class TagTest {
     commitBatches(table, 2);
     TagManager tags = new TagManager(table);
     tags.create("a", 1);
-    assertThatThrownBy(() -> tags.create("a", 2)).hasMessageContaining("tag 'a'")
+    assertThatThrownBy(() -> tags.create("a", 2))
+        .hasMessageContaining("tag 'a'")
         .hasMessageContaining("exists already (snapshot 1)");
-    assertThatThrownBy(() -> tags.create("b", 9)).hasMessageContaining("snapshot 9")
+    assertThatThrownBy(() -> tags.create("b", 9))
+        .hasMessageContaining("snapshot 9")
         .hasMessageContaining("does not exist");
     assertThatThrownBy(() -> tags.create("../x", 1)).hasMessageContaining("not valid");
     assertThat(tags.tags()).extracting(TagManager.Tag::name).containsExactly("a");

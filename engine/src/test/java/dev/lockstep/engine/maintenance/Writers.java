@@ -31,8 +31,14 @@ final class Writers {
   private final List<Batch> batches = new ArrayList<>();
 
   /** A writer loop until {@code stop}: batches of {@code rows} random keys out of {@code keys}. */
-  Callable<Long> writer(FileStoreTable table, String user, int keys, int rows, CyclicBarrier start,
-      AtomicBoolean stop, long seed) {
+  Callable<Long> writer(
+      FileStoreTable table,
+      String user,
+      int keys,
+      int rows,
+      CyclicBarrier start,
+      AtomicBoolean stop,
+      long seed) {
     return () -> {
       Random random = new Random(seed);
       TableCommit commit = table.newCommit(user);

@@ -14,8 +14,10 @@ class BucketIdTest {
         .isEqualTo("dt=2026-12-04/h=1/bucket-0");
     assertThat(BucketId.isDirectoryName("bucket-12")).isTrue();
     assertThat(BucketId.isDirectoryName("dt=1")).isFalse();
-    assertThat(new BucketId("a=1", 2)).isEqualTo(new BucketId("a=1", 2))
-        .isNotEqualTo(new BucketId("a=1", 3)).isNotEqualTo(new BucketId("a=2", 2));
+    assertThat(new BucketId("a=1", 2))
+        .isEqualTo(new BucketId("a=1", 2))
+        .isNotEqualTo(new BucketId("a=1", 3))
+        .isNotEqualTo(new BucketId("a=2", 2));
   }
 
   @Test

@@ -24,11 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
 /** Rollback (issue 25): the contents of an earlier snapshot as a new OVERWRITE, history kept. */
 class RollbackTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private static void commit(FileStoreTable table, String user, long identifier, int from, int to,
-      String value) throws Exception {
+  private static void commit(
+      FileStoreTable table, String user, long identifier, int from, int to, String value)
+      throws Exception {
     try (TableWrite write = table.newWrite(user)) {
       for (int k = from; k < to; k++) {
         write.write(GenericRow.of(k, value));
@@ -94,16 +94,19 @@ class RollbackTest {
         .hasMessageContaining("no retained snapshot");
 
     new TagManager(table).create("first", 1);
-    new SnapshotExpiration(table, new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO,
-        100)).expire();
+    new SnapshotExpiration(table, new MaintenanceOptions(1, Integer.MAX_VALUE, Duration.ZERO, 100))
+        .expire();
     assertThat(table.snapshotManager().log().exists(1)).isFalse();
-    assertThatThrownBy(() -> rollback.snapshot(1)).hasMessageContaining("snapshot 1")
-        .hasMessageContaining("does not exist").hasMessageContaining("by their tag");
+    assertThatThrownBy(() -> rollback.snapshot(1))
+        .hasMessageContaining("snapshot 1")
+        .hasMessageContaining("does not exist")
+        .hasMessageContaining("by their tag");
 
     rollback.run(rollback.tag("first"));
     List<GenericRow> rows = table.newRead().readAll(table.newScan().plan());
     assertThat(rows).hasSize(5).allMatch(r -> r.get(0).equals("b1"));
-    assertThatThrownBy(() -> rollback.tag("nope")).hasMessageContaining("tag 'nope'")
+    assertThatThrownBy(() -> rollback.tag("nope"))
+        .hasMessageContaining("tag 'nope'")
         .hasMessageContaining("[first]");
   }
 }

@@ -22,11 +22,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>{@code parallelism} workers; worker {@code i} owns the partitions whose path hashes to
  *       {@code i}, so two workers never compact the same bucket.
- *   <li>Each worker runs the engine's compaction rounds: its view moves to the latest snapshot,
- *       the buckets that need it are compacted (universal, or full with {@code --full}), and the
- *       result is one COMPACT snapshot under the worker's commit user
- *       ({@code <commit-user>-<i>}); snapshot conflicts with writers are resolved in the engine's
- *       commit. A round that found nothing sleeps {@code interval}.
+ *   <li>Each worker runs the engine's compaction rounds: its view moves to the latest snapshot, the
+ *       buckets that need it are compacted (universal, or full with {@code --full}), and the result
+ *       is one COMPACT snapshot under the worker's commit user ({@code <commit-user>-<i>});
+ *       snapshot conflicts with writers are resolved in the engine's commit. A round that found
+ *       nothing sleeps {@code interval}.
  *   <li>Worker 0 expires snapshots after its committed rounds (the table's {@code snapshot.*}
  *       options).
  *   <li>The job holds no Flink state and needs no checkpoints: a failed round leaves nothing
@@ -46,29 +46,32 @@ public final class CompactionJob {
   private CompactionJob() {}
 
   /** What to compact and how. */
-  public record Settings(String commitUser, int parallelism, Duration interval, boolean full,
-      long maxRounds) implements java.io.Serializable {
+  public record Settings(
+      String commitUser, int parallelism, Duration interval, boolean full, long maxRounds)
+      implements java.io.Serializable {
     public Settings {
       if (parallelism < 1) {
-        throw new IllegalArgumentException("--parallelism must be at least 1, got "
-            + parallelism);
+        throw new IllegalArgumentException("--parallelism must be at least 1, got " + parallelism);
       }
     }
   }
 
   /** Adds the compaction workers to {@code env}; run it with {@code env.execute()}. */
-  public static DataStream<Long> addTo(StreamExecutionEnvironment env, TableLoader loader,
-      Settings settings) {
+  public static DataStream<Long> addTo(
+      StreamExecutionEnvironment env, TableLoader loader, Settings settings) {
     int p = settings.parallelism();
-    return env.fromSequence(0, p - 1).setParallelism(1).name("Compaction workers")
+    return env.fromSequence(0, p - 1)
+        .setParallelism(1)
+        .name("Compaction workers")
         .partitionCustom(new WorkerPartitioner(), i -> i)
         .process(new Worker(loader.withOptions(Map.of("write-only", "false")), settings))
-        .setParallelism(p).name("Compact " + loader.identifier());
+        .setParallelism(p)
+        .name("Compact " + loader.identifier());
   }
 
   /** Starts the job on {@code env} without waiting. */
-  public static JobClient start(StreamExecutionEnvironment env, TableLoader loader,
-      Settings settings) throws Exception {
+  public static JobClient start(
+      StreamExecutionEnvironment env, TableLoader loader, Settings settings) throws Exception {
     addTo(env, loader, settings);
     return env.executeAsync("Lockstep compaction " + loader.identifier());
   }
@@ -86,12 +89,30 @@ public final class CompactionJob {
       String a = args[i];
       String value = i + 1 < args.length ? args[i + 1] : null;
       switch (a) {
-        case "--warehouse" -> { warehouse = value; i++; }
-        case "--table" -> { table = value; i++; }
-        case "--commit-user" -> { user = value; i++; }
-        case "--parallelism" -> { parallelism = Integer.parseInt(value); i++; }
-        case "--interval" -> { interval = parseDuration(value); i++; }
-        case "--rounds" -> { rounds = Long.parseLong(value); i++; }
+        case "--warehouse" -> {
+          warehouse = value;
+          i++;
+        }
+        case "--table" -> {
+          table = value;
+          i++;
+        }
+        case "--commit-user" -> {
+          user = value;
+          i++;
+        }
+        case "--parallelism" -> {
+          parallelism = Integer.parseInt(value);
+          i++;
+        }
+        case "--interval" -> {
+          interval = parseDuration(value);
+          i++;
+        }
+        case "--rounds" -> {
+          rounds = Long.parseLong(value);
+          i++;
+        }
         case "--full" -> full = true;
         case "-o", "--option" -> {
           int eq = value == null ? -1 : value.indexOf('=');
@@ -101,16 +122,22 @@ public final class CompactionJob {
           options.put(value.substring(0, eq), value.substring(eq + 1));
           i++;
         }
-        default -> throw new IllegalArgumentException("Unknown argument '" + a + "'. Usage:"
-            + " --warehouse <dir> --table <db.table> [--parallelism n] [--interval 10s]"
-            + " [--full] [--rounds n] [--commit-user name] [-o key=value]...");
+        default ->
+            throw new IllegalArgumentException(
+                "Unknown argument '"
+                    + a
+                    + "'. Usage:"
+                    + " --warehouse <dir> --table <db.table> [--parallelism n] [--interval 10s]"
+                    + " [--full] [--rounds n] [--commit-user name] [-o key=value]...");
       }
     }
     if (warehouse == null || table == null) {
       throw new IllegalArgumentException("--warehouse and --table are required");
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    addTo(env, new TableLoader(warehouse, options, Identifier.parse(table)),
+    addTo(
+        env,
+        new TableLoader(warehouse, options, Identifier.parse(table)),
         new Settings(user, parallelism, interval, full, rounds));
     env.execute("Lockstep compaction " + table);
   }
@@ -156,11 +183,13 @@ public final class CompactionJob {
       int p = settings.parallelism();
       int me = (int) (long) worker;
       try (TableLoader.Opened opened = loader.open();
-           dev.lockstep.engine.operation.CompactionJob job =
-               new dev.lockstep.engine.operation.CompactionJob(opened.table(),
-                   settings.commitUser() + "-" + me,
-                   partition -> Math.floorMod(partition.hashCode(), p) == me,
-                   settings.full(), me == 0)) {
+          dev.lockstep.engine.operation.CompactionJob job =
+              new dev.lockstep.engine.operation.CompactionJob(
+                  opened.table(),
+                  settings.commitUser() + "-" + me,
+                  partition -> Math.floorMod(partition.hashCode(), p) == me,
+                  settings.full(),
+                  me == 0)) {
         long rounds = 0;
         while (running && rounds++ < settings.maxRounds()) {
           if (job.runOnce().isPresent()) {
@@ -174,8 +203,13 @@ public final class CompactionJob {
             }
           }
         }
-        LOG.info("Compaction worker {} of {} stopped after {} rounds, {} commits, {} file"
-            + " conflicts", me, loader.identifier(), job.rounds(), job.commits(),
+        LOG.info(
+            "Compaction worker {} of {} stopped after {} rounds, {} commits, {} file"
+                + " conflicts",
+            me,
+            loader.identifier(),
+            job.rounds(),
+            job.commits(),
             job.fileConflicts());
       } catch (InterruptedIOException e) {
         Thread.currentThread().interrupt();

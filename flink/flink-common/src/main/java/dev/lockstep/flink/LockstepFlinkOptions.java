@@ -15,7 +15,9 @@ public final class LockstepFlinkOptions {
   /** {@code 'connector' = 'lockstep'} tables: the database in the warehouse (default: Flink's). */
   public static final String DATABASE = "database";
 
-  /** {@code 'connector' = 'lockstep'} tables: the table in the warehouse (default: Flink's name). */
+  /**
+   * {@code 'connector' = 'lockstep'} tables: the table in the warehouse (default: Flink's name).
+   */
   public static final String TABLE = "table";
 
   /**
@@ -34,6 +36,7 @@ public final class LockstepFlinkOptions {
 
   /** Catalog option: the database {@code listDatabases} starts with. */
   public static final String DEFAULT_DATABASE = "default-database";
+
   public static final String DEFAULT_DATABASE_DEFAULT = "default";
 
   private LockstepFlinkOptions() {}

@@ -32,8 +32,10 @@ public final class TableLoader implements Serializable {
    */
   public TableLoader(String warehouse, Map<String, String> options, Identifier identifier) {
     if (warehouse == null || warehouse.isBlank()) {
-      throw new IllegalArgumentException("Option '" + LockstepFlinkOptions.WAREHOUSE
-          + "' is missing: set it to the warehouse directory, e.g. 'file:///data/warehouse'.");
+      throw new IllegalArgumentException(
+          "Option '"
+              + LockstepFlinkOptions.WAREHOUSE
+              + "' is missing: set it to the warehouse directory, e.g. 'file:///data/warehouse'.");
     }
     this.warehouse = warehouse;
     this.options = new TreeMap<>(options);

@@ -38,11 +38,16 @@ class BundleIT {
       assertThat(relocated).as("relocated Jackson and Avro classes").isGreaterThan(1000);
       assertThat(jar.getEntry("dev/lockstep/flink/sink/LockstepSink.class")).isNotNull();
       assertThat(jar.getEntry("dev/lockstep/flink/CompactionJob.class")).isNotNull();
-      String factories = new String(jar.getInputStream(jar.getEntry(
-          "META-INF/services/org.apache.flink.table.factories.Factory")).readAllBytes(),
-          StandardCharsets.UTF_8);
-      assertThat(factories).contains("dev.lockstep.flink.table.LockstepTableFactory",
-          "dev.lockstep.flink.table.LockstepCatalogFactory");
+      String factories =
+          new String(
+              jar.getInputStream(
+                      jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
+                  .readAllBytes(),
+              StandardCharsets.UTF_8);
+      assertThat(factories)
+          .contains(
+              "dev.lockstep.flink.table.LockstepTableFactory",
+              "dev.lockstep.flink.table.LockstepCatalogFactory");
       assertThat(jar.getEntry("META-INF/services/dev.lockstep.fs.FileIOLoader")).isNotNull();
     }
   }

@@ -40,12 +40,14 @@ import org.junit.jupiter.api.io.TempDir;
 class ChangelogSinkTest {
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder()
-          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(4)
+              .build());
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static RowData row(RowKind kind, long id, Long v) {
     GenericRowData r = GenericRowData.of(id, v);
@@ -59,11 +61,19 @@ class ChangelogSinkTest {
     TableLoader pk = TestTables.create(TestTables.warehouse(dir), "db.pk", true, 2, Map.of());
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
-    DataStream<RowData> changelog = env.fromData(List.of(
-        row(RowKind.INSERT, 1, 10L), row(RowKind.INSERT, 2, 20L), row(RowKind.INSERT, 3, 30L),
-        row(RowKind.UPDATE_BEFORE, 1, 10L), row(RowKind.UPDATE_AFTER, 1, 11L),
-        row(RowKind.DELETE, 2, 20L), row(RowKind.UPDATE_AFTER, 4, 40L),
-        row(RowKind.INSERT, 5, 50L), row(RowKind.UPDATE_BEFORE, 5, 50L)), TestTables.ID_VALUE);
+    DataStream<RowData> changelog =
+        env.fromData(
+            List.of(
+                row(RowKind.INSERT, 1, 10L),
+                row(RowKind.INSERT, 2, 20L),
+                row(RowKind.INSERT, 3, 30L),
+                row(RowKind.UPDATE_BEFORE, 1, 10L),
+                row(RowKind.UPDATE_AFTER, 1, 11L),
+                row(RowKind.DELETE, 2, 20L),
+                row(RowKind.UPDATE_AFTER, 4, 40L),
+                row(RowKind.INSERT, 5, 50L),
+                row(RowKind.UPDATE_BEFORE, 5, 50L)),
+            TestTables.ID_VALUE);
     LockstepSinks.forTable(pk).commitUser("kinds").append(changelog);
     env.execute("kinds");
     assertThat(kinds(pk)).isEqualTo(Map.of(1L, "+U 11", 3L, "+I 30", 4L, "+U 40"));
@@ -77,8 +87,13 @@ class ChangelogSinkTest {
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
-    DataStream<RowData> changelog = env.fromData(List.of(row(RowKind.INSERT, 1, 10L),
-        row(RowKind.UPDATE_AFTER, 1, 11L), row(RowKind.DELETE, 1, 11L)), TestTables.ID_VALUE);
+    DataStream<RowData> changelog =
+        env.fromData(
+            List.of(
+                row(RowKind.INSERT, 1, 10L),
+                row(RowKind.UPDATE_AFTER, 1, 11L),
+                row(RowKind.DELETE, 1, 11L)),
+            TestTables.ID_VALUE);
     LockstepSinks.forTable(append).commitUser("refused").append(changelog);
     assertThatThrownBy(() -> env.execute("refused"))
         .hasStackTraceContaining("db.append is an append table");
@@ -89,14 +104,20 @@ class ChangelogSinkTest {
   void streamingGroupByIntoAPrimaryKeyTableGivesExactAggregates() throws Exception {
     StreamExecutionEnvironment env = streamingEnv(2);
     StreamTableEnvironment stream = streaming(env);
-    stream.executeSql("CREATE TABLE agg (k BIGINT, n BIGINT, total BIGINT, top BIGINT,"
-        + " PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '3')");
+    stream.executeSql(
+        "CREATE TABLE agg (k BIGINT, n BIGINT, total BIGINT, top BIGINT,"
+            + " PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '3')");
     long rows = 20_000;
     long keys = 97;
-    stream.createTemporaryView("src", stream.fromDataStream(
-        env.fromSequence(1, rows).map(i -> Row.of(i % keys, i), Types.ROW_NAMED(
-            new String[] {"k", "v"}, Types.LONG, Types.LONG))));
-    stream.executeSql("INSERT INTO agg SELECT k, COUNT(*), SUM(v), MAX(v) FROM src GROUP BY k")
+    stream.createTemporaryView(
+        "src",
+        stream.fromDataStream(
+            env.fromSequence(1, rows)
+                .map(
+                    i -> Row.of(i % keys, i),
+                    Types.ROW_NAMED(new String[] {"k", "v"}, Types.LONG, Types.LONG))));
+    stream
+        .executeSql("INSERT INTO agg SELECT k, COUNT(*), SUM(v), MAX(v) FROM src GROUP BY k")
         .await();
     List<String> expected = new ArrayList<>();
     for (long k = 0; k < keys; k++) {
@@ -112,26 +133,40 @@ class ChangelogSinkTest {
       }
       expected.add("+I[" + k + ", " + n + ", " + total + ", " + top + "]");
     }
-    assertThat(SqlTest.rows(batch(), "SELECT * FROM agg")).containsExactlyInAnyOrderElementsOf(
-        expected);
+    assertThat(SqlTest.rows(batch(), "SELECT * FROM agg"))
+        .containsExactlyInAnyOrderElementsOf(expected);
   }
 
   @Test
   void deletesOfAChangelogRemoveKeys() throws Exception {
     StreamExecutionEnvironment env = streamingEnv(2);
     StreamTableEnvironment stream = streaming(env);
-    stream.executeSql("CREATE TABLE users (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
-        + " WITH ('bucket' = '2')");
-    DataStream<Row> changelog = env.fromData(List.of(
-        Row.ofKind(RowKind.INSERT, 1L, "ann"), Row.ofKind(RowKind.INSERT, 2L, "bob"),
-        Row.ofKind(RowKind.INSERT, 3L, "cy"), Row.ofKind(RowKind.UPDATE_BEFORE, 1L, "ann"),
-        Row.ofKind(RowKind.UPDATE_AFTER, 1L, "anne"), Row.ofKind(RowKind.DELETE, 2L, "bob"),
-        Row.ofKind(RowKind.DELETE, 9L, "nobody"), Row.ofKind(RowKind.INSERT, 4L, "di"),
-        Row.ofKind(RowKind.DELETE, 4L, "di")),
-        Types.ROW_NAMED(new String[] {"id", "name"}, Types.LONG, Types.STRING));
-    stream.createTemporaryView("cdc", stream.fromChangelogStream(changelog,
-        Schema.newBuilder().column("id", "BIGINT NOT NULL").column("name", "STRING")
-            .primaryKey("id").build(), ChangelogMode.all()));
+    stream.executeSql(
+        "CREATE TABLE users (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " WITH ('bucket' = '2')");
+    DataStream<Row> changelog =
+        env.fromData(
+            List.of(
+                Row.ofKind(RowKind.INSERT, 1L, "ann"),
+                Row.ofKind(RowKind.INSERT, 2L, "bob"),
+                Row.ofKind(RowKind.INSERT, 3L, "cy"),
+                Row.ofKind(RowKind.UPDATE_BEFORE, 1L, "ann"),
+                Row.ofKind(RowKind.UPDATE_AFTER, 1L, "anne"),
+                Row.ofKind(RowKind.DELETE, 2L, "bob"),
+                Row.ofKind(RowKind.DELETE, 9L, "nobody"),
+                Row.ofKind(RowKind.INSERT, 4L, "di"),
+                Row.ofKind(RowKind.DELETE, 4L, "di")),
+            Types.ROW_NAMED(new String[] {"id", "name"}, Types.LONG, Types.STRING));
+    stream.createTemporaryView(
+        "cdc",
+        stream.fromChangelogStream(
+            changelog,
+            Schema.newBuilder()
+                .column("id", "BIGINT NOT NULL")
+                .column("name", "STRING")
+                .primaryKey("id")
+                .build(),
+            ChangelogMode.all()));
     stream.executeSql("INSERT INTO users SELECT id, name FROM cdc").await();
     assertThat(SqlTest.rows(batch(), "SELECT * FROM users"))
         .containsExactlyInAnyOrder("+I[1, anne]", "+I[3, cy]");
@@ -141,8 +176,9 @@ class ChangelogSinkTest {
   @Test
   void sequenceFieldSetInFlinkSqlOrdersRows() throws Exception {
     TableEnvironment batch = batch();
-    batch.executeSql("CREATE TABLE latest (k STRING, ts BIGINT, v STRING,"
-        + " PRIMARY KEY (k) NOT ENFORCED) WITH ('sequence.field' = 'ts')");
+    batch.executeSql(
+        "CREATE TABLE latest (k STRING, ts BIGINT, v STRING,"
+            + " PRIMARY KEY (k) NOT ENFORCED) WITH ('sequence.field' = 'ts')");
     batch.executeSql("INSERT INTO latest VALUES ('a', 2, 'new'), ('b', 1, 'b1')").await();
     batch.executeSql("INSERT INTO latest VALUES ('a', 1, 'old'), ('b', 2, 'b2')").await();
     assertThat(SqlTest.rows(batch, "SELECT * FROM latest"))
@@ -153,10 +189,11 @@ class ChangelogSinkTest {
   void anUpdatingQueryIntoAnAppendTableIsRefusedAtPlanning() throws Exception {
     StreamTableEnvironment stream = streaming(streamingEnv(1));
     stream.executeSql("CREATE TABLE log (k STRING, n BIGINT)");
-    stream.executeSql("CREATE TEMPORARY VIEW src AS SELECT * FROM (VALUES ('a', 1), ('a', 2))"
-        + " AS t(k, v)");
-    assertThatThrownBy(() -> stream.executeSql("INSERT INTO log SELECT k, COUNT(*) FROM src"
-        + " GROUP BY k")).hasStackTraceContaining("doesn't support consuming update changes");
+    stream.executeSql(
+        "CREATE TEMPORARY VIEW src AS SELECT * FROM (VALUES ('a', 1), ('a', 2))" + " AS t(k, v)");
+    assertThatThrownBy(
+            () -> stream.executeSql("INSERT INTO log SELECT k, COUNT(*) FROM src" + " GROUP BY k"))
+        .hasStackTraceContaining("doesn't support consuming update changes");
   }
 
   private static StreamExecutionEnvironment streamingEnv(int parallelism) {
@@ -179,8 +216,10 @@ class ChangelogSinkTest {
   }
 
   private void useCatalog(TableEnvironment env) {
-    env.executeSql("CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '"
-        + TestTables.warehouse(dir) + "')");
+    env.executeSql(
+        "CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '"
+            + TestTables.warehouse(dir)
+            + "')");
     env.executeSql("USE CATALOG lake");
   }
 
@@ -190,8 +229,10 @@ class ChangelogSinkTest {
     try (TableLoader.Opened opened = loader.open()) {
       FileStoreTable table = opened.table();
       for (Split split : table.newScan().plan().splits()) {
-        table.newRead().forEachWithKind(split,
-            (kind, r) -> out.put((Long) r.get(0), kind.shortString() + " " + r.get(1)));
+        table
+            .newRead()
+            .forEachWithKind(
+                split, (kind, r) -> out.put((Long) r.get(0), kind.shortString() + " " + r.get(1)));
       }
     }
     return out;

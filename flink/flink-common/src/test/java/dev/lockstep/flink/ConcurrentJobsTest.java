@@ -25,11 +25,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two streaming jobs with different commit users write one primary-key table (write-only) while
- * the dedicated compaction job compacts it: the table holds exactly the last value of every key,
- * the compaction job committed COMPACT snapshots, and no job restarted (a commit conflict never
- * reaches Flink; restarts are counted from task attempt numbers). The writers run until their 40,000 rows each are in (a few seconds to about 20 s
- * here, shorter than the issue's 30 s).
+ * Two streaming jobs with different commit users write one primary-key table (write-only) while the
+ * dedicated compaction job compacts it: the table holds exactly the last value of every key, the
+ * compaction job committed COMPACT snapshots, and no job restarted (a commit conflict never reaches
+ * Flink; restarts are counted from task attempt numbers). The writers run until their 40,000 rows
+ * each are in (a few seconds to about 20 s here, shorter than the issue's 30 s).
  */
 class ConcurrentJobsTest {
 
@@ -37,22 +37,33 @@ class ConcurrentJobsTest {
   static final int KEYS = 5_000;
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder()
-          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6).build());
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(6)
+              .build());
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void twoWritersAndTheCompactionJobNeverRestartAndLoseNothing() throws Exception {
-    TableLoader table = TestTables.create(TestTables.warehouse(dir), "db.pk", true, 2,
-        Map.of("num-sorted-run.compaction-trigger", "3"));
+    TableLoader table =
+        TestTables.create(
+            TestTables.warehouse(dir),
+            "db.pk",
+            true,
+            2,
+            Map.of("num-sorted-run.compaction-trigger", "3"));
     TableLoader writeOnly = table.withOptions(Map.of("write-only", "true"));
 
     StreamExecutionEnvironment compactionEnv = env();
-    CompactionJob.addTo(compactionEnv, table, new CompactionJob.Settings("compaction", 1,
-        Duration.ofMillis(200), false, Long.MAX_VALUE)).map(new RestartCounter<>("compaction"))
+    CompactionJob.addTo(
+            compactionEnv,
+            table,
+            new CompactionJob.Settings(
+                "compaction", 1, Duration.ofMillis(200), false, Long.MAX_VALUE))
+        .map(new RestartCounter<>("compaction"))
         .setParallelism(1);
     JobClient compaction = compactionEnv.executeAsync("compaction");
     JobClient a = writer(writeOnly, "writer-a", 0);
@@ -66,13 +77,20 @@ class ConcurrentJobsTest {
     assertThat(RestartCounter.restarts("writer-b")).isZero();
     assertThat(RestartCounter.restarts("compaction")).isZero();
     List<Snapshot> snapshots = TestTables.snapshots(table);
-    System.out.println("ConcurrentJobsTest snapshots by user and kind: " + snapshots.stream()
-        .collect(java.util.stream.Collectors.groupingBy(s -> s.commitUser() + " " + s.commitKind(),
-            java.util.TreeMap::new, java.util.stream.Collectors.counting())));
-    assertThat(snapshots).anyMatch(s -> s.commitKind() == CommitKind.COMPACT
-        && s.commitUser().equals("compaction-0"));
-    assertThat(snapshots).noneMatch(s -> s.commitKind() == CommitKind.COMPACT
-        && s.commitUser().startsWith("writer"));
+    System.out.println(
+        "ConcurrentJobsTest snapshots by user and kind: "
+            + snapshots.stream()
+                .collect(
+                    java.util.stream.Collectors.groupingBy(
+                        s -> s.commitUser() + " " + s.commitKind(),
+                        java.util.TreeMap::new,
+                        java.util.stream.Collectors.counting())));
+    assertThat(snapshots)
+        .anyMatch(
+            s -> s.commitKind() == CommitKind.COMPACT && s.commitUser().equals("compaction-0"));
+    assertThat(snapshots)
+        .noneMatch(
+            s -> s.commitKind() == CommitKind.COMPACT && s.commitUser().startsWith("writer"));
 
     Map<Long, Long> expected = new HashMap<>();
     for (long i = 0; i < ROWS; i++) {
@@ -96,15 +114,19 @@ class ConcurrentJobsTest {
     return env;
   }
 
-  private static JobClient writer(TableLoader table, String user, long keyOffset)
-      throws Exception {
+  private static JobClient writer(TableLoader table, String user, long keyOffset) throws Exception {
     StreamExecutionEnvironment env = env();
     env.enableCheckpointing(200);
     env.setParallelism(2);
-    LockstepSinks.forTable(table).commitUser(user).append(
-        env.fromSequence(0, ROWS - 1).setParallelism(1)
-            .map(new RestartCounter<>(user)).setParallelism(1)
-            .map(new Slow(keyOffset), TestTables.ID_VALUE).setParallelism(1));
+    LockstepSinks.forTable(table)
+        .commitUser(user)
+        .append(
+            env.fromSequence(0, ROWS - 1)
+                .setParallelism(1)
+                .map(new RestartCounter<>(user))
+                .setParallelism(1)
+                .map(new Slow(keyOffset), TestTables.ID_VALUE)
+                .setParallelism(1));
     return env.executeAsync(user);
   }
 

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Exactly once across failover: a streaming job with checkpoints every 200 ms writes 200,000 rows
- * to a primary-key table and to an append table while an operator throws at 3 random rows; after
- * it finishes the tables equal the input exactly.
+ * to a primary-key table and to an append table while an operator throws at 3 random rows; after it
+ * finishes the tables equal the input exactly.
  */
 class FailoverTest {
 
@@ -37,17 +37,20 @@ class FailoverTest {
   static final int FAILURES = 3;
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder()
-          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(4)
+              .build());
 
   /** Rows at which the operator throws, each once (static: the job's tasks run in this JVM). */
   static final Set<Long> FAIL_AT = ConcurrentHashMap.newKeySet();
+
   static final Set<Long> FIRED = ConcurrentHashMap.newKeySet();
   static final AtomicInteger THROWN = new AtomicInteger();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void tablesEqualTheInputAfterThreeFailures() throws Exception {
@@ -75,12 +78,14 @@ class FailoverTest {
     // One source subtask, so "the last value of a key" is well defined (input order).
     DataStream<Long> numbers = env.fromSequence(0, ROWS - 1).setParallelism(1);
     DataStream<Long> failing = numbers.map(new FailingMap()).setParallelism(1);
-    DataStream<RowData> pkRows = failing
-        .map(i -> (RowData) GenericRowData.of(i % KEYS, i), TestTables.ID_VALUE)
-        .setParallelism(1);
-    DataStream<RowData> appendRows = failing
-        .map(i -> (RowData) GenericRowData.of(i, 2 * i), TestTables.ID_VALUE)
-        .setParallelism(1);
+    DataStream<RowData> pkRows =
+        failing
+            .map(i -> (RowData) GenericRowData.of(i % KEYS, i), TestTables.ID_VALUE)
+            .setParallelism(1);
+    DataStream<RowData> appendRows =
+        failing
+            .map(i -> (RowData) GenericRowData.of(i, 2 * i), TestTables.ID_VALUE)
+            .setParallelism(1);
     LockstepSinks.forTable(pk).commitUser("failover-pk").append(pkRows);
     LockstepSinks.forTable(append).commitUser("failover-append").append(appendRows);
     env.execute("failover");

@@ -43,24 +43,28 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The seed text's stream-and-batch conflict: a streaming job appends to partition {@code cur}
- * while batch jobs overwrite partitions of the same table. An overwrite of another partition
- * commits; an overwrite of {@code cur} fails the batch job with a message naming the partition
- * and the stream's concurrent snapshot; the streaming job keeps running and never restarts.
+ * The seed text's stream-and-batch conflict: a streaming job appends to partition {@code cur} while
+ * batch jobs overwrite partitions of the same table. An overwrite of another partition commits; an
+ * overwrite of {@code cur} fails the batch job with a message naming the partition and the stream's
+ * concurrent snapshot; the streaming job keeps running and never restarts.
  */
 class OverwriteConflictTest {
 
-  static final TypeInformation<RowData> DT_ID = InternalTypeInfo.of(RowType.of(
-      new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(false)},
-      new String[] {"dt", "id"}));
+  static final TypeInformation<RowData> DT_ID =
+      InternalTypeInfo.of(
+          RowType.of(
+              new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType(false)},
+              new String[] {"dt", "id"}));
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder()
-          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(4)
+              .build());
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void overwriteOfAnotherPartitionCommitsAndOfTheStreamsPartitionFailsTheBatchJobOnly()
@@ -68,10 +72,16 @@ class OverwriteConflictTest {
     String warehouse = TestTables.warehouse(dir);
     Identifier id = Identifier.parse("db.events");
     try (FileIO io = FileIODiscovery.open(dev.lockstep.fs.Path.of(warehouse), Map.of());
-         FileStoreTable t = new FileSystemCatalog(io, dev.lockstep.fs.Path.of(warehouse),
-             Map.of()).createTable(id, Schema.newBuilder().column("dt", DataType.string())
-             .column("id", DataType.bigint().notNull()).partitionKeys("dt").build());
-         TableWrite w = t.newWrite("seed")) {
+        FileStoreTable t =
+            new FileSystemCatalog(io, dev.lockstep.fs.Path.of(warehouse), Map.of())
+                .createTable(
+                    id,
+                    Schema.newBuilder()
+                        .column("dt", DataType.string())
+                        .column("id", DataType.bigint().notNull())
+                        .partitionKeys("dt")
+                        .build());
+        TableWrite w = t.newWrite("seed")) {
       for (long i = 0; i < 100; i++) {
         w.write(GenericRow.of("old", i));
       }
@@ -85,10 +95,17 @@ class OverwriteConflictTest {
     conf.setString("restart-strategy.fixed-delay.attempts", "3");
     streamEnv.configure(conf);
     streamEnv.enableCheckpointing(200);
-    LockstepSinks.forTable(table).commitUser("stream").parallelism(1).append(
-        streamEnv.fromSequence(0, Long.MAX_VALUE - 1).setParallelism(1)
-            .map(new RestartCounter<>("stream")).setParallelism(1)
-            .map(new Row("cur", 10), DT_ID).setParallelism(1));
+    LockstepSinks.forTable(table)
+        .commitUser("stream")
+        .parallelism(1)
+        .append(
+            streamEnv
+                .fromSequence(0, Long.MAX_VALUE - 1)
+                .setParallelism(1)
+                .map(new RestartCounter<>("stream"))
+                .setParallelism(1)
+                .map(new Row("cur", 10), DT_ID)
+                .setParallelism(1));
     JobClient stream = streamEnv.executeAsync("stream");
     awaitStreamCommits(table, 2);
 
@@ -128,12 +145,16 @@ class OverwriteConflictTest {
     conf.setString("restart-strategy.type", "none");
     env.configure(conf);
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-    LockstepSinks.forTable(table).parallelism(1)
+    LockstepSinks.forTable(table)
+        .parallelism(1)
         .overwrite(new OverwriteMode(Map.of("dt", dt)))
-        .append(env.fromSequence(1, 500).setParallelism(1)
-            .map(new Row(dt, 1), DT_ID).setParallelism(1)
-            .map(r -> (RowData) GenericRowData.of(r.getString(0), -r.getLong(1)), DT_ID)
-            .setParallelism(1));
+        .append(
+            env.fromSequence(1, 500)
+                .setParallelism(1)
+                .map(new Row(dt, 1), DT_ID)
+                .setParallelism(1)
+                .map(r -> (RowData) GenericRowData.of(r.getString(0), -r.getLong(1)), DT_ID)
+                .setParallelism(1));
     env.execute("overwrite " + dt);
   }
 

@@ -33,16 +33,19 @@ class ReadmeExampleTest {
   static final Path README = Path.of("..", "README.md");
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder()
-          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   static String block(String language) throws Exception {
-    Matcher m = Pattern.compile("```" + language + "\n(.*?)```", Pattern.DOTALL)
-        .matcher(Files.readString(README));
+    Matcher m =
+        Pattern.compile("```" + language + "\n(.*?)```", Pattern.DOTALL)
+            .matcher(Files.readString(README));
     assertThat(m.find()).as("a ```%s block in %s", language, README).isTrue();
     return m.group(1);
   }
@@ -50,8 +53,7 @@ class ReadmeExampleTest {
   @Test
   void sqlExample() throws Exception {
     TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-    String sql = block("sql").replace("file:///tmp/lockstep-warehouse",
-        TestTables.warehouse(dir));
+    String sql = block("sql").replace("file:///tmp/lockstep-warehouse", TestTables.warehouse(dir));
     TableResult last = null;
     for (String statement : sql.split(";")) {
       if (!statement.isBlank()) {
@@ -75,21 +77,33 @@ class ReadmeExampleTest {
     TableLoader created = TestTables.create(warehouse, "shop.clicks", false, 1, Map.of());
     // README begin
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.enableCheckpointing(1000);        // one snapshot per checkpoint
+    env.enableCheckpointing(1000); // one snapshot per checkpoint
     TableLoader table = new TableLoader(warehouse, Map.of(), Identifier.parse("shop.clicks"));
-    DataStream<RowData> rows = env.fromSequence(1, 1000)
-        .map(i -> (RowData) GenericRowData.of(i, i * 10), TestTables.ID_VALUE);
+    DataStream<RowData> rows =
+        env.fromSequence(1, 1000)
+            .map(i -> (RowData) GenericRowData.of(i, i * 10), TestTables.ID_VALUE);
     LockstepSinks.forTable(table)
-        .commitUser("clicks-ingest")      // fixed: survives a resubmission from a savepoint
+        .commitUser("clicks-ingest") // fixed: survives a resubmission from a savepoint
         .append(rows);
     env.execute("clicks");
     // README end
     assertThat(TestTables.readAll(created)).hasSize(1000);
 
-    String source = Files.readString(Path.of("..", "flink-common", "src", "test", "java", "dev",
-        "lockstep", "flink", "ReadmeExampleTest.java"));
-    String body = source.substring(source.indexOf("// README begin\n") + 16,
-        source.indexOf("    // README end"));
+    String source =
+        Files.readString(
+            Path.of(
+                "..",
+                "flink-common",
+                "src",
+                "test",
+                "java",
+                "dev",
+                "lockstep",
+                "flink",
+                "ReadmeExampleTest.java"));
+    String body =
+        source.substring(
+            source.indexOf("// README begin\n") + 16, source.indexOf("    // README end"));
     StringBuilder unindented = new StringBuilder();
     for (String line : body.split("\n")) {
       unindented.append(line.startsWith("    ") ? line.substring(4) : line).append('\n');

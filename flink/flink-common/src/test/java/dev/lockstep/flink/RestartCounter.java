@@ -6,9 +6,9 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 
 /**
- * A pass-through map that counts, per job name, the task attempts after the first: a restart of
- * the job (any cause) re-opens it with attempt number 1, 2, ... (static: the MiniCluster's tasks run
- * in the test's JVM).
+ * A pass-through map that counts, per job name, the task attempts after the first: a restart of the
+ * job (any cause) re-opens it with attempt number 1, 2, ... (static: the MiniCluster's tasks run in
+ * the test's JVM).
  */
 final class RestartCounter<T> extends RichMapFunction<T, T> {
 

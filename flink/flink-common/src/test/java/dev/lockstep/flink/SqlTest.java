@@ -25,20 +25,24 @@ import org.junit.jupiter.api.io.TempDir;
 class SqlTest {
 
   @RegisterExtension
-  static final MiniClusterExtension CLUSTER = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder()
-          .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(4)
+              .build());
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   TableEnvironment batch;
 
   @BeforeEach
   void catalog() {
     batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
     batch.getConfig().set("parallelism.default", "2");
-    batch.executeSql("CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '"
-        + TestTables.warehouse(dir) + "')");
+    batch.executeSql(
+        "CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '"
+            + TestTables.warehouse(dir)
+            + "')");
     batch.executeSql("USE CATALOG lake");
   }
 
@@ -55,13 +59,15 @@ class SqlTest {
   void catalogCreatesListsAltersAndDropsDatabasesAndTables() throws Exception {
     batch.executeSql("CREATE DATABASE shop");
     assertThat(rows(batch, "SHOW DATABASES")).contains("+I[shop]", "+I[default]");
-    batch.executeSql("CREATE TABLE shop.orders (dt STRING, id BIGINT, amount DECIMAL(12, 2),"
-        + " PRIMARY KEY (dt, id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')");
+    batch.executeSql(
+        "CREATE TABLE shop.orders (dt STRING, id BIGINT, amount DECIMAL(12, 2),"
+            + " PRIMARY KEY (dt, id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')");
     assertThat(rows(batch, "SHOW TABLES IN shop")).containsExactly("+I[orders]");
     batch.executeSql("ALTER TABLE shop.orders SET ('write-buffer-size' = '32 mb')").await();
-    CatalogBaseTable table = batch.getCatalog("lake").orElseThrow()
-        .getTable(new ObjectPath("shop", "orders"));
-    assertThat(table.getOptions()).containsEntry("bucket", "2")
+    CatalogBaseTable table =
+        batch.getCatalog("lake").orElseThrow().getTable(new ObjectPath("shop", "orders"));
+    assertThat(table.getOptions())
+        .containsEntry("bucket", "2")
         .containsEntry("write-buffer-size", "32 mb");
     assertThat(table.getUnresolvedSchema().getPrimaryKey()).isPresent();
     assertThatThrownBy(() -> batch.executeSql("ALTER TABLE shop.orders ADD note STRING").await())
@@ -77,13 +83,18 @@ class SqlTest {
 
   @Test
   void batchInsertUpsertSelectWithPushdownAndOverwrite() throws Exception {
-    batch.executeSql("CREATE TABLE orders (dt STRING, id BIGINT, amount DECIMAL(12, 2),"
-        + " PRIMARY KEY (dt, id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')");
-    batch.executeSql("INSERT INTO orders VALUES ('d1', 1, 1.00), ('d1', 2, 2.00),"
-        + " ('d2', 3, 3.00), ('d2', 4, 4.00)").await();
+    batch.executeSql(
+        "CREATE TABLE orders (dt STRING, id BIGINT, amount DECIMAL(12, 2),"
+            + " PRIMARY KEY (dt, id) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '2')");
+    batch
+        .executeSql(
+            "INSERT INTO orders VALUES ('d1', 1, 1.00), ('d1', 2, 2.00),"
+                + " ('d2', 3, 3.00), ('d2', 4, 4.00)")
+        .await();
     batch.executeSql("INSERT INTO orders VALUES ('d1', 1, 10.00)").await();
-    assertThat(rows(batch, "SELECT * FROM orders")).containsExactly(
-        "+I[d1, 1, 10.00]", "+I[d1, 2, 2.00]", "+I[d2, 3, 3.00]", "+I[d2, 4, 4.00]");
+    assertThat(rows(batch, "SELECT * FROM orders"))
+        .containsExactly(
+            "+I[d1, 1, 10.00]", "+I[d1, 2, 2.00]", "+I[d2, 3, 3.00]", "+I[d2, 4, 4.00]");
 
     String query = "SELECT id FROM orders WHERE dt = 'd2'";
     String plan = batch.explainSql(query);
@@ -93,8 +104,9 @@ class SqlTest {
     // Static: replaces d1 only. Dynamic: replaces the partitions written to (d3), keeps d2.
     batch.executeSql("INSERT OVERWRITE orders PARTITION (dt = 'd1') VALUES (5, 5.00)").await();
     batch.executeSql("INSERT OVERWRITE orders VALUES ('d3', 6, 6.00)").await();
-    assertThat(rows(batch, "SELECT * FROM orders")).containsExactly(
-        "+I[d1, 5, 5.00]", "+I[d2, 3, 3.00]", "+I[d2, 4, 4.00]", "+I[d3, 6, 6.00]");
+    assertThat(rows(batch, "SELECT * FROM orders"))
+        .containsExactly(
+            "+I[d1, 5, 5.00]", "+I[d2, 3, 3.00]", "+I[d2, 4, 4.00]", "+I[d3, 6, 6.00]");
   }
 
   @Test
@@ -105,11 +117,14 @@ class SqlTest {
     env.enableCheckpointing(200);
     env.setParallelism(2);
     StreamTableEnvironment stream = StreamTableEnvironment.create(env);
-    stream.executeSql("CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '"
-        + TestTables.warehouse(dir) + "')");
+    stream.executeSql(
+        "CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '"
+            + TestTables.warehouse(dir)
+            + "')");
     stream.executeSql("USE CATALOG lake");
-    stream.executeSql("CREATE TEMPORARY VIEW src AS SELECT * FROM (VALUES ('a', 1), ('b', 2),"
-        + " ('a', 3), ('c', 4), ('a', 5)) AS t(k, v)");
+    stream.executeSql(
+        "CREATE TEMPORARY VIEW src AS SELECT * FROM (VALUES ('a', 1), ('b', 2),"
+            + " ('a', 3), ('c', 4), ('a', 5)) AS t(k, v)");
     stream.executeSql("INSERT INTO events SELECT k, v FROM src").await();
     stream.executeSql("INSERT INTO counts SELECT k, COUNT(*) FROM src GROUP BY k").await();
     assertThat(rows(batch, "SELECT * FROM counts"))
@@ -122,11 +137,15 @@ class SqlTest {
   @Test
   void connectorTableOutsideTheCatalog() throws Exception {
     TableEnvironment env = TableEnvironment.create(EnvironmentSettings.inBatchMode());
-    env.executeSql("CREATE TABLE t (id INT, s STRING, d DATE, ts TIMESTAMP(3), x DOUBLE,"
-        + " b BOOLEAN, bin BYTES) WITH ('connector' = 'lockstep', 'warehouse' = '"
-        + TestTables.warehouse(dir) + "', 'database' = 'default', 'table' = 'typed')");
-    env.executeSql("INSERT INTO t VALUES (1, 'x', DATE '2024-05-01',"
-        + " TIMESTAMP '2024-05-01 10:11:12.123', 1.5, TRUE, X'0102')").await();
+    env.executeSql(
+        "CREATE TABLE t (id INT, s STRING, d DATE, ts TIMESTAMP(3), x DOUBLE,"
+            + " b BOOLEAN, bin BYTES) WITH ('connector' = 'lockstep', 'warehouse' = '"
+            + TestTables.warehouse(dir)
+            + "', 'database' = 'default', 'table' = 'typed')");
+    env.executeSql(
+            "INSERT INTO t VALUES (1, 'x', DATE '2024-05-01',"
+                + " TIMESTAMP '2024-05-01 10:11:12.123', 1.5, TRUE, X'0102')")
+        .await();
     assertThat(rows(env, "SELECT id, s, d, ts, x, b FROM t"))
         .containsExactly("+I[1, x, 2024-05-01, 2024-05-01T10:11:12.123, 1.5, true]");
     // The same table through the catalog.

@@ -23,9 +23,11 @@ import org.apache.flink.table.types.logical.RowType;
 final class TestTables {
 
   /** (id BIGINT, v BIGINT) as RowData. */
-  static final TypeInformation<RowData> ID_VALUE = InternalTypeInfo.of(
-      RowType.of(new LogicalType[] {new BigIntType(false), new BigIntType()},
-          new String[] {"id", "v"}));
+  static final TypeInformation<RowData> ID_VALUE =
+      InternalTypeInfo.of(
+          RowType.of(
+              new LogicalType[] {new BigIntType(false), new BigIntType()},
+              new String[] {"id", "v"}));
 
   private TestTables() {}
 
@@ -33,19 +35,22 @@ final class TestTables {
     return dir.toUri().toString();
   }
 
-  static TableLoader create(String warehouse, String name, boolean primaryKey, int buckets,
-      Map<String, String> options) throws IOException {
+  static TableLoader create(
+      String warehouse, String name, boolean primaryKey, int buckets, Map<String, String> options)
+      throws IOException {
     Identifier id = Identifier.parse(name);
     try (FileIO io = FileIODiscovery.open(Path.of(warehouse), Map.of())) {
-      Schema.Builder schema = Schema.newBuilder()
-          .column("id", DataType.bigint().notNull())
-          .column("v", DataType.bigint())
-          .option("bucket", String.valueOf(buckets))
-          .options(options);
+      Schema.Builder schema =
+          Schema.newBuilder()
+              .column("id", DataType.bigint().notNull())
+              .column("v", DataType.bigint())
+              .option("bucket", String.valueOf(buckets))
+              .options(options);
       if (primaryKey) {
         schema.primaryKey("id");
       }
-      new FileSystemCatalog(io, Path.of(warehouse), Map.of()).createTable(id, schema.build())
+      new FileSystemCatalog(io, Path.of(warehouse), Map.of())
+          .createTable(id, schema.build())
           .close();
     }
     return new TableLoader(warehouse, Map.of(), id);

@@ -15,12 +15,12 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
 
 /**
- * A store on any Hadoop {@link FileSystem}, with no atomic capability declared. {@link HdfsFileIO} adds
- * the atomic rename that HDFS guarantees.
+ * A store on any Hadoop {@link FileSystem}, with no atomic capability declared. {@link HdfsFileIO}
+ * adds the atomic rename that HDFS guarantees.
  *
  * <p>Unlike object stores, HDFS shows a file being written to readers before it is closed. Lockstep
- * writes data files and manifests under unique names and publishes snapshots by rename, so no reader
- * looks at a file that is still being written.
+ * writes data files and manifests under unique names and publishes snapshots by rename, so no
+ * reader looks at a file that is still being written.
  */
 public class HadoopFileIO implements FileIO {
 
@@ -38,7 +38,8 @@ public class HadoopFileIO implements FileIO {
   }
 
   static org.apache.hadoop.fs.Path toHadoop(Path path) {
-    // Path keeps the raw string; Hadoop's single-argument constructor parses scheme and authority and
+    // Path keeps the raw string; Hadoop's single-argument constructor parses scheme and authority
+    // and
     // keeps the rest verbatim (spaces, unicode and '%' included).
     return new org.apache.hadoop.fs.Path(path.toString());
   }
@@ -63,15 +64,17 @@ public class HadoopFileIO implements FileIO {
       return fileSystem.create(toHadoop(path), overwrite);
     } catch (org.apache.hadoop.fs.FileAlreadyExistsException e) {
       FileAlreadyExistsException translated =
-          new FileAlreadyExistsException(path.toString(), null, "the file exists and overwrite=false");
+          new FileAlreadyExistsException(
+              path.toString(), null, "the file exists and overwrite=false");
       translated.initCause(e);
       throw translated;
     } catch (org.apache.hadoop.ipc.RemoteException e) {
-      IOException unwrapped = e.unwrapRemoteException(
-          org.apache.hadoop.fs.FileAlreadyExistsException.class);
+      IOException unwrapped =
+          e.unwrapRemoteException(org.apache.hadoop.fs.FileAlreadyExistsException.class);
       if (unwrapped instanceof org.apache.hadoop.fs.FileAlreadyExistsException) {
-        FileAlreadyExistsException translated = new FileAlreadyExistsException(path.toString(), null,
-            "the file exists and overwrite=false");
+        FileAlreadyExistsException translated =
+            new FileAlreadyExistsException(
+                path.toString(), null, "the file exists and overwrite=false");
         translated.initCause(unwrapped);
         throw translated;
       }
@@ -82,7 +85,10 @@ public class HadoopFileIO implements FileIO {
   @Override
   public FileStatus getStatus(Path path) throws IOException {
     org.apache.hadoop.fs.FileStatus status = fileSystem.getFileStatus(toHadoop(path));
-    return new FileStatus(path, status.isDirectory() ? 0 : status.getLen(), status.isDirectory(),
+    return new FileStatus(
+        path,
+        status.isDirectory() ? 0 : status.getLen(),
+        status.isDirectory(),
         status.getModificationTime());
   }
 
@@ -112,12 +118,17 @@ public class HadoopFileIO implements FileIO {
       if (!child.isDirectory() && child.getPath().getName().isEmpty()) {
         continue;
       }
-      if (child.isFile() && children.length == 1
+      if (child.isFile()
+          && children.length == 1
           && child.getPath().toUri().getPath().equals(toHadoop(directory).toUri().getPath())) {
         throw new IOException("Cannot list " + directory + ": it is a file");
       }
-      out.add(new FileStatus(directory.child(child.getPath().getName()),
-          child.isDirectory() ? 0 : child.getLen(), child.isDirectory(), child.getModificationTime()));
+      out.add(
+          new FileStatus(
+              directory.child(child.getPath().getName()),
+              child.isDirectory() ? 0 : child.getLen(),
+              child.isDirectory(),
+              child.getModificationTime()));
     }
     return out;
   }
@@ -127,8 +138,8 @@ public class HadoopFileIO implements FileIO {
     try {
       return fileSystem.delete(toHadoop(path), recursive);
     } catch (PathIsNotEmptyDirectoryException e) {
-      throw new IOException("Cannot delete " + path + ": the directory is not empty and"
-          + " recursive=false", e);
+      throw new IOException(
+          "Cannot delete " + path + ": the directory is not empty and" + " recursive=false", e);
     } catch (org.apache.hadoop.ipc.RemoteException e) {
       throw e.unwrapRemoteException();
     }

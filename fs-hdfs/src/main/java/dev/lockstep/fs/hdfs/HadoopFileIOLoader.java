@@ -20,17 +20,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves {@code hdfs://} and {@code viewfs://} with {@link HdfsFileIO}. Any other Hadoop-compatible
  * scheme is served through the option {@code fs.scheme-alias.<scheme>=hdfs} (see {@link
- * dev.lockstep.fs.FileIODiscovery}) with its Hadoop client configured by {@code hadoop.*} options; it
- * declares atomic rename only with {@link HadoopOptions#ATOMIC_RENAME}{@code =true}.
+ * dev.lockstep.fs.FileIODiscovery}) with its Hadoop client configured by {@code hadoop.*} options;
+ * it declares atomic rename only with {@link HadoopOptions#ATOMIC_RENAME}{@code =true}.
  *
  * <p>Configuration, in order (later wins): Hadoop defaults; {@code core-site.xml} and {@code
  * hdfs-site.xml} from {@code fs.hdfs.conf-dir} or {@code HADOOP_CONF_DIR}; every {@code hadoop.*}
- * option with the prefix removed. Kerberos: set {@code hadoop.hadoop.security.authentication=kerberos}
- * (or have it in core-site.xml) and {@code fs.hdfs.kerberos.principal} with {@code
- * fs.hdfs.kerberos.keytab}; without a keytab the current login (ticket cache) is used.
+ * option with the prefix removed. Kerberos: set {@code
+ * hadoop.hadoop.security.authentication=kerberos} (or have it in core-site.xml) and {@code
+ * fs.hdfs.kerberos.principal} with {@code fs.hdfs.kerberos.keytab}; without a keytab the current
+ * login (ticket cache) is used.
  *
- * <p>Each store owns its own {@link FileSystem} instance ({@code FileSystem.newInstance}), closed with
- * the store, so closing one table's store never closes another's.
+ * <p>Each store owns its own {@link FileSystem} instance ({@code FileSystem.newInstance}), closed
+ * with the store, so closing one table's store never closes another's.
  */
 public final class HadoopFileIOLoader implements FileIOLoader {
 
@@ -53,21 +54,23 @@ public final class HadoopFileIOLoader implements FileIOLoader {
     Options o = Options.of(options);
     String scheme = root.scheme();
     if (scheme == null) {
-      throw new IllegalArgumentException("A Hadoop store needs a URI with a scheme, such as"
-          + " hdfs://namenode:8020/warehouse, not " + root);
+      throw new IllegalArgumentException(
+          "A Hadoop store needs a URI with a scheme, such as"
+              + " hdfs://namenode:8020/warehouse, not "
+              + root);
     }
     Configuration conf = configuration(o);
     login(o, conf);
     URI uri = URI.create(scheme + "://" + root.authority() + "/");
     FileSystem fileSystem = FileSystem.newInstance(uri, conf);
     String description = "HadoopFileIO(" + uri + ")";
-    boolean atomicRename = ATOMIC_RENAME_SCHEMES.contains(scheme)
-        || o.get(HadoopOptions.ATOMIC_RENAME_OPTION);
+    boolean atomicRename =
+        ATOMIC_RENAME_SCHEMES.contains(scheme) || o.get(HadoopOptions.ATOMIC_RENAME_OPTION);
     if (!atomicRename) {
       return new HadoopFileIO(fileSystem, description);
     }
-    FileContext fileContext = ATOMIC_RENAME_SCHEMES.contains(scheme)
-        ? FileContext.getFileContext(uri, conf) : null;
+    FileContext fileContext =
+        ATOMIC_RENAME_SCHEMES.contains(scheme) ? FileContext.getFileContext(uri, conf) : null;
     return new HdfsFileIO(fileSystem, fileContext, description);
   }
 
@@ -77,8 +80,12 @@ public final class HadoopFileIOLoader implements FileIOLoader {
     if (confDir != null && !confDir.isBlank()) {
       File dir = new File(confDir);
       if (!dir.isDirectory()) {
-        throw new IllegalArgumentException("Hadoop configuration directory '" + confDir + "' (option '"
-            + HadoopOptions.CONF_DIR + "' or HADOOP_CONF_DIR) does not exist.");
+        throw new IllegalArgumentException(
+            "Hadoop configuration directory '"
+                + confDir
+                + "' (option '"
+                + HadoopOptions.CONF_DIR
+                + "' or HADOOP_CONF_DIR) does not exist.");
       }
       for (String name : new String[] {"core-site.xml", "hdfs-site.xml"}) {
         File file = new File(dir, name);
@@ -98,8 +105,12 @@ public final class HadoopFileIOLoader implements FileIOLoader {
       return;
     }
     if (principal == null || keytab == null) {
-      throw new IllegalArgumentException("Kerberos login needs both '"
-          + HadoopOptions.KERBEROS_PRINCIPAL + "' and '" + HadoopOptions.KERBEROS_KEYTAB + "'.");
+      throw new IllegalArgumentException(
+          "Kerberos login needs both '"
+              + HadoopOptions.KERBEROS_PRINCIPAL
+              + "' and '"
+              + HadoopOptions.KERBEROS_KEYTAB
+              + "'.");
     }
     UserGroupInformation.setConfiguration(conf);
     UserGroupInformation.loginUserFromKeytab(principal, keytab);

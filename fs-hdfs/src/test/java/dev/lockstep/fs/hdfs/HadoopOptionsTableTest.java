@@ -20,15 +20,25 @@ class HadoopOptionsTableTest {
 
   @Test
   void aMisspeltKeyGivenToTheStoreNamesTheNearestKeyAsTheCatalogDoes() {
-    Map<String, String> options = Map.of("fs.hdfs.atomic-renames", "true",
-        "hadoop.dfs.replication", "1", "s3.endpoint", "http://elsewhere");
-    Throwable direct = org.assertj.core.api.Assertions.catchThrowable(
-        () -> new HadoopFileIOLoader().load(Path.of("hdfs://127.0.0.1:1/w"), options));
-    assertThat(direct).isInstanceOf(UnknownOptionException.class)
-        .hasMessageStartingWith("Unknown option 'fs.hdfs.atomic-renames'. Did you mean"
-            + " 'fs.hdfs.atomic-rename'?");
-    assertThatThrownBy(() -> CatalogOptions.onClassPath(getClass().getClassLoader())
-        .check(Map.of("fs.hdfs.atomic-renames", "true", "hadoop.x", "y")))
+    Map<String, String> options =
+        Map.of(
+            "fs.hdfs.atomic-renames",
+            "true",
+            "hadoop.dfs.replication",
+            "1",
+            "s3.endpoint",
+            "http://elsewhere");
+    Throwable direct =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> new HadoopFileIOLoader().load(Path.of("hdfs://127.0.0.1:1/w"), options));
+    assertThat(direct)
+        .isInstanceOf(UnknownOptionException.class)
+        .hasMessageStartingWith(
+            "Unknown option 'fs.hdfs.atomic-renames'. Did you mean" + " 'fs.hdfs.atomic-rename'?");
+    assertThatThrownBy(
+            () ->
+                CatalogOptions.onClassPath(getClass().getClassLoader())
+                    .check(Map.of("fs.hdfs.atomic-renames", "true", "hadoop.x", "y")))
         .hasMessage(direct.getMessage());
   }
 }

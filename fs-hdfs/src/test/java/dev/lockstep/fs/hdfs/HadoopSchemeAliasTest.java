@@ -22,8 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Other Hadoop-compatible schemes: served through {@code fs.scheme-alias.<scheme>=hdfs}, declaring no
- * atomic rename unless the user vouches; a vouched filesystem renames through {@code
+ * Other Hadoop-compatible schemes: served through {@code fs.scheme-alias.<scheme>=hdfs}, declaring
+ * no atomic rename unless the user vouches; a vouched filesystem renames through {@code
  * FileSystem.rename} and tells a conflict from a missing source.
  */
 class HadoopSchemeAliasTest {
@@ -51,17 +51,22 @@ class HadoopSchemeAliasTest {
   void anAliasedSchemeIsServedByTheHadoopStoreWithNoAtomicRename() throws IOException {
     java.nio.file.Path local = Files.createTempDirectory("lockstep-aliasfs");
     Path dir = Path.of(AliasedLocalFileSystem.SCHEME + "://" + local.toAbsolutePath());
-    Map<String, String> options = Map.of(
-        FileIODiscovery.SCHEME_ALIAS_PREFIX + AliasedLocalFileSystem.SCHEME, "hdfs",
-        "hadoop.fs." + AliasedLocalFileSystem.SCHEME + ".impl",
-        AliasedLocalFileSystem.class.getName());
+    Map<String, String> options =
+        Map.of(
+            FileIODiscovery.SCHEME_ALIAS_PREFIX + AliasedLocalFileSystem.SCHEME,
+            "hdfs",
+            "hadoop.fs." + AliasedLocalFileSystem.SCHEME + ".impl",
+            AliasedLocalFileSystem.class.getName());
     try (FileIO io = FileIODiscovery.open(dir, options)) {
       assertThat(io).isInstanceOf(HadoopFileIO.class).isNotInstanceOf(SupportsAtomicRename.class);
       write(io, dir.child("a"), "alpha");
       assertThat(read(io, dir.child("a"))).isEqualTo("alpha");
       assertThat(Files.readString(local.resolve("a"))).isEqualTo("alpha");
-      assertThatThrownBy(() -> SnapshotCommitter.builder(io, dir.child("snapshot"), "db.t")
-          .options(Map.of()).open())
+      assertThatThrownBy(
+              () ->
+                  SnapshotCommitter.builder(io, dir.child("snapshot"), "db.t")
+                      .options(Map.of())
+                      .open())
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true");
     }
@@ -74,8 +79,10 @@ class HadoopSchemeAliasTest {
   void aVouchedFileSystemRenamesWithoutReplaceThroughFileSystemRename() throws IOException {
     // HDFS's own client without its FileContext: the path a vouched vendor filesystem takes.
     Path dir = hdfs.root("vouched");
-    FileSystem fileSystem = FileSystem.newInstance(java.net.URI.create(hdfs.uri() + "/"),
-        HadoopFileIOLoader.configuration(dev.lockstep.options.Options.of(hdfs.options())));
+    FileSystem fileSystem =
+        FileSystem.newInstance(
+            java.net.URI.create(hdfs.uri() + "/"),
+            HadoopFileIOLoader.configuration(dev.lockstep.options.Options.of(hdfs.options())));
     try (HdfsFileIO io = new HdfsFileIO(fileSystem, null, "vouched")) {
       write(io, dir.child("src"), "mine");
       write(io, dir.child("dst"), "theirs");

@@ -43,7 +43,8 @@ class HdfsCommitTest {
   @Test
   void autoChoosesRenameOnHdfs() throws IOException {
     try (SnapshotCommitter committer =
-        SnapshotCommitter.builder(store, hdfs.root("t0/snapshot"), "db.t0").options(Map.of())
+        SnapshotCommitter.builder(store, hdfs.root("t0/snapshot"), "db.t0")
+            .options(Map.of())
             .open()) {
       assertThat(committer.strategy()).isEqualTo("rename");
     }
@@ -76,22 +77,27 @@ class HdfsCommitTest {
     List<Future<?>> futures = new ArrayList<>();
     for (int c = 0; c < committers; c++) {
       String user = "user-" + c;
-      futures.add(pool.submit(() -> {
-        try (FileIO own = hdfs.open();
-            SnapshotCommitter committer = SnapshotCommitter.builder(own, snapshots, "db." + table)
-                .options(hdfs.options()).open()) {
-          barrier.await();
-          for (int i = 0; i < commits; i++) {
-            String id = CommitLoop.commitThroughFailures(committer, user, i);
-            assertThat(committed.add(id)).isTrue();
-            if (restart != null && committed.size() >= committers * commits / 3
-                && restart.compareAndSet(false, true)) {
-              hdfs.restartNameNode();
-            }
-          }
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                try (FileIO own = hdfs.open();
+                    SnapshotCommitter committer =
+                        SnapshotCommitter.builder(own, snapshots, "db." + table)
+                            .options(hdfs.options())
+                            .open()) {
+                  barrier.await();
+                  for (int i = 0; i < commits; i++) {
+                    String id = CommitLoop.commitThroughFailures(committer, user, i);
+                    assertThat(committed.add(id)).isTrue();
+                    if (restart != null
+                        && committed.size() >= committers * commits / 3
+                        && restart.compareAndSet(false, true)) {
+                      hdfs.restartNameNode();
+                    }
+                  }
+                }
+                return null;
+              }));
     }
     try {
       for (Future<?> future : futures) {

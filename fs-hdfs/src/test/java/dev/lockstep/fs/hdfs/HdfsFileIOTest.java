@@ -67,8 +67,8 @@ class HdfsFileIOTest {
   void otherHadoopSchemesDeclareNoRenameUnlessTheUserVouches() throws IOException {
     HadoopFileIOLoader loader = new HadoopFileIOLoader();
     try (FileIO plain = loader.load(Path.of("file:///tmp"), Map.of());
-        FileIO vouched = loader.load(Path.of("file:///tmp"),
-            Map.of(HadoopOptions.ATOMIC_RENAME, "true"))) {
+        FileIO vouched =
+            loader.load(Path.of("file:///tmp"), Map.of(HadoopOptions.ATOMIC_RENAME, "true"))) {
       assertThat(plain).isNotInstanceOf(SupportsAtomicRename.class);
       assertThat(vouched).isInstanceOf(SupportsAtomicRename.class);
     }
@@ -108,7 +108,8 @@ class HdfsFileIOTest {
     assertThat(store.delete(dir.child("a"), false)).isTrue();
     assertThat(store.exists(dir.child("a"))).isFalse();
     assertThat(store.delete(dir.child("a"), false)).isFalse();
-    assertThatThrownBy(() -> store.delete(dir, false)).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> store.delete(dir, false))
+        .isInstanceOf(IOException.class)
         .hasMessageContaining("not empty");
     assertThat(store.delete(dir, true)).isTrue();
     assertThat(store.list(dir)).isEmpty();
@@ -193,15 +194,17 @@ class HdfsFileIOTest {
         List<Future<Boolean>> results = new ArrayList<>();
         for (int c = 0; c < contenders; c++) {
           int me = c;
-          results.add(pool.submit(() -> {
-            barrier.await();
-            try {
-              rename.renameAtomically(dir.child("tmp-" + me), dir.child("target"));
-              return true;
-            } catch (FileAlreadyExistsException e) {
-              return false;
-            }
-          }));
+          results.add(
+              pool.submit(
+                  () -> {
+                    barrier.await();
+                    try {
+                      rename.renameAtomically(dir.child("tmp-" + me), dir.child("target"));
+                      return true;
+                    } catch (FileAlreadyExistsException e) {
+                      return false;
+                    }
+                  }));
         }
         int winners = 0;
         int winner = -1;

@@ -22,13 +22,17 @@ final class MiniHdfs implements AutoCloseable {
   static synchronized MiniHdfs shared() throws IOException {
     if (shared == null) {
       MiniHdfs started = new MiniHdfs();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        try {
-          started.close();
-        } catch (IOException ignored) {
-          // The JVM is exiting; the temporary directory is removed on a best-effort basis.
-        }
-      }));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    try {
+                      started.close();
+                    } catch (IOException ignored) {
+                      // The JVM is exiting; the temporary directory is removed on a best-effort
+                      // basis.
+                    }
+                  }));
       shared = started;
     }
     return shared;

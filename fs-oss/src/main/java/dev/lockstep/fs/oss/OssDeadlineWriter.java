@@ -1,10 +1,10 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.OSS;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsWriteDeadline;
 import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.conditional.ObjectKey;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.time.Duration;
@@ -18,12 +18,12 @@ import java.util.UUID;
  * <ol>
  *   <li>Time left is zero or less: {@link IOException}, nothing sent.
  *   <li>Open an SDK client for this write alone: request timeout = the time left in whole
- *       milliseconds (or {@value OssOptions#REQUEST_TIMEOUT} when that is shorter), SDK retries off,
- *       one connection.
+ *       milliseconds (or {@value OssOptions#REQUEST_TIMEOUT} when that is shorter), SDK retries
+ *       off, one connection.
  *   <li>Send one PutObject with {@code Content-MD5}, the write id ({@value OssPublisher#WRITE_ID})
  *       and, for {@code overwrite=false}, {@code x-oss-forbid-overwrite: true}. Never retried here:
- *       the deadline bounds one request, and the caller (the commit protocol) retries after
- *       reading back.
+ *       the deadline bounds one request, and the caller (the commit protocol) retries after reading
+ *       back.
  *   <li>Decide (in {@link dev.lockstep.fs.conditional.ConditionalPublisher#writeWithin}):
  *       <ul>
  *         <li>answered 2xx: written;
@@ -31,16 +31,16 @@ import java.util.UUID;
  *             was refused, so nothing of ours was written;
  *         <li>another 4xx, a connection that was never made, or a failure before sending: a plain
  *             {@link IOException}, nothing written;
- *         <li>the deadline hit (the SDK aborts the HTTP request, which closes the connection: a body
- *             still being sent ends short and OSS discards it), a reset, a lost answer, a 5xx, an
- *             interrupt: {@link UncertainWriteException}, since a body sent whole may have been
+ *         <li>the deadline hit (the SDK aborts the HTTP request, which closes the connection: a
+ *             body still being sent ends short and OSS discards it), a reset, a lost answer, a 5xx,
+ *             an interrupt: {@link UncertainWriteException}, since a body sent whole may have been
  *             applied.
  *       </ul>
  *   <li>Shut the client down.
  * </ol>
  *
- * <p>Why a client per write. SDK 3.18.1 has no per-request timeout: {@code WebServiceRequest} carries
- * none, and the request timeout ({@code ClientConfiguration.setRequestTimeoutEnabled} +
+ * <p>Why a client per write. SDK 3.18.1 has no per-request timeout: {@code WebServiceRequest}
+ * carries none, and the request timeout ({@code ClientConfiguration.setRequestTimeoutEnabled} +
  * {@code setRequestTimeout}) belongs to the client, whose {@code TimeoutServiceClient} runs each
  * HTTP request on its own thread, waits for it at most that long and then calls {@code
  * HttpRequestBase.abort()}. One shared client would need its timeout changed per write, which two
@@ -71,18 +71,27 @@ final class OssDeadlineWriter {
     long start = System.nanoTime();
     String writeId = UUID.randomUUID().toString();
     String md5 = Base64.getEncoder().encodeToString(OssPublisher.md5(content, content.length));
-    publisher.publisher().writeWithin(path, "PutObject", start, timeout, left -> {
-      long leftMillis = left.toMillis();
-      if (!options.requestTimeout().isZero()) {
-        leftMillis = Math.min(leftMillis, Math.max(1, options.requestTimeout().toMillis()));
-      }
-      OSS client = OssFileIO.newClient(options, 0, 1, Math.min(leftMillis, Integer.MAX_VALUE));
-      try {
-        client.putObject(OssPublisher.putRequest(key, content, content.length, md5, writeId,
-            forbidOverwrite));
-      } finally {
-        client.shutdown();
-      }
-    });
+    publisher
+        .publisher()
+        .writeWithin(
+            path,
+            "PutObject",
+            start,
+            timeout,
+            left -> {
+              long leftMillis = left.toMillis();
+              if (!options.requestTimeout().isZero()) {
+                leftMillis = Math.min(leftMillis, Math.max(1, options.requestTimeout().toMillis()));
+              }
+              OSS client =
+                  OssFileIO.newClient(options, 0, 1, Math.min(leftMillis, Integer.MAX_VALUE));
+              try {
+                client.putObject(
+                    OssPublisher.putRequest(
+                        key, content, content.length, md5, writeId, forbidOverwrite));
+              } finally {
+                client.shutdown();
+              }
+            });
   }
 }

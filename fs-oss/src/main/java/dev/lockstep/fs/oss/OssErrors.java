@@ -12,15 +12,20 @@ import java.nio.file.AccessDeniedException;
 import java.util.Set;
 
 /**
- * Translates OSS SDK exceptions into the store's exceptions, right where the SDK is called. Messages
- * name the endpoint and the access key id, never the secret or the security token.
+ * Translates OSS SDK exceptions into the store's exceptions, right where the SDK is called.
+ * Messages name the endpoint and the access key id, never the secret or the security token.
  */
 final class OssErrors {
 
   /** Codes that mean the credentials were refused ("Error codes" in the OSS reference). */
-  private static final Set<String> CREDENTIAL_CODES = Set.of("InvalidAccessKeyId",
-      "SignatureDoesNotMatch", "AccessDenied", "InvalidSecurityToken", "SecurityTokenExpired",
-      "RequestTimeTooSkewed");
+  private static final Set<String> CREDENTIAL_CODES =
+      Set.of(
+          "InvalidAccessKeyId",
+          "SignatureDoesNotMatch",
+          "AccessDenied",
+          "InvalidSecurityToken",
+          "SecurityTokenExpired",
+          "RequestTimeTooSkewed");
 
   private final String endpoint;
   private final String accessKeyId;
@@ -43,8 +48,10 @@ final class OssErrors {
       return false;
     }
     String code = ((OSSException) e).getErrorCode();
-    return code.equals("InternalError") || code.equals("ServiceUnavailable")
-        || code.equals("InvalidResponse") || code.startsWith("Unknown");
+    return code.equals("InternalError")
+        || code.equals("ServiceUnavailable")
+        || code.equals("InvalidResponse")
+        || code.startsWith("Unknown");
   }
 
   /**
@@ -57,7 +64,8 @@ final class OssErrors {
       return false;
     }
     for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-      if (t instanceof ConnectException || t instanceof UnknownHostException
+      if (t instanceof ConnectException
+          || t instanceof UnknownHostException
           || t instanceof NoRouteToHostException
           || t.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
         return true;
@@ -71,37 +79,69 @@ final class OssErrors {
     if (e instanceof OSSException) {
       OSSException oss = (OSSException) e;
       String code = oss.getErrorCode();
-      String detail = code + ": " + oss.getErrorMessage() + " (request id " + oss.getRequestId()
-          + ")";
+      String detail =
+          code + ": " + oss.getErrorMessage() + " (request id " + oss.getRequestId() + ")";
       if ("NoSuchKey".equals(code)) {
         return notFound(path + " does not exist", e);
       }
       if ("NoSuchBucket".equals(code)) {
-        return notFound("The bucket of " + path + " does not exist at OSS endpoint " + endpoint
-            + " (" + detail + "). Create it, or check the bucket name and " + OssOptions.ENDPOINT
-            + " (the bucket's region).", e);
+        return notFound(
+            "The bucket of "
+                + path
+                + " does not exist at OSS endpoint "
+                + endpoint
+                + " ("
+                + detail
+                + "). Create it, or check the bucket name and "
+                + OssOptions.ENDPOINT
+                + " (the bucket's region).",
+            e);
       }
       if (CREDENTIAL_CODES.contains(code)) {
-        AccessDeniedException denied = new AccessDeniedException(path.toString(), null,
-            "OSS endpoint " + endpoint + " refused " + action + " with access key id '"
-                + accessKeyId + "': " + detail + ". Check " + OssOptions.ACCESS_KEY_ID + ", "
-                + OssOptions.ACCESS_KEY_SECRET + (code.equals("RequestTimeTooSkewed")
-                    ? " and this machine's clock" : ", " + OssOptions.SECURITY_TOKEN
-                        + " and the RAM policy of that key"));
+        AccessDeniedException denied =
+            new AccessDeniedException(
+                path.toString(),
+                null,
+                "OSS endpoint "
+                    + endpoint
+                    + " refused "
+                    + action
+                    + " with access key id '"
+                    + accessKeyId
+                    + "': "
+                    + detail
+                    + ". Check "
+                    + OssOptions.ACCESS_KEY_ID
+                    + ", "
+                    + OssOptions.ACCESS_KEY_SECRET
+                    + (code.equals("RequestTimeTooSkewed")
+                        ? " and this machine's clock"
+                        : ", " + OssOptions.SECURITY_TOKEN + " and the RAM policy of that key"));
         denied.initCause(e);
         return denied;
       }
-      return new IOException("OSS " + action + " of " + path + " failed at endpoint " + endpoint
-          + ": " + detail, e);
+      return new IOException(
+          "OSS " + action + " of " + path + " failed at endpoint " + endpoint + ": " + detail, e);
     }
     if (e instanceof ClientException) {
-      return new IOException("OSS " + action + " of " + path + " failed: cannot talk to endpoint "
-          + endpoint + " (" + ((ClientException) e).getErrorCode() + ": "
-          + ((ClientException) e).getErrorMessage() + "). Check " + OssOptions.ENDPOINT
-          + " and the network.", e);
+      return new IOException(
+          "OSS "
+              + action
+              + " of "
+              + path
+              + " failed: cannot talk to endpoint "
+              + endpoint
+              + " ("
+              + ((ClientException) e).getErrorCode()
+              + ": "
+              + ((ClientException) e).getErrorMessage()
+              + "). Check "
+              + OssOptions.ENDPOINT
+              + " and the network.",
+          e);
     }
-    return new IOException("OSS " + action + " of " + path + " failed at endpoint " + endpoint
-        + ": " + e, e);
+    return new IOException(
+        "OSS " + action + " of " + path + " failed at endpoint " + endpoint + ": " + e, e);
   }
 
   private static FileNotFoundException notFound(String message, Throwable cause) {

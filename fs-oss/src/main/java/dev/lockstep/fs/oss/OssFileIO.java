@@ -1,7 +1,5 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.fs.StoreEndpoint;
-import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.ClientBuilderConfiguration;
 import com.aliyun.oss.OSS;
 import com.aliyun.oss.OSSClientBuilder;
@@ -15,8 +13,10 @@ import com.aliyun.oss.model.ObjectMetadata;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
+import dev.lockstep.fs.StoreEndpoint;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.SupportsWriteDeadline;
+import dev.lockstep.fs.conditional.ObjectKey;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -33,11 +33,11 @@ import org.slf4j.LoggerFactory;
  * x-oss-forbid-overwrite: true}.
  *
  * <ol>
- *   <li>Keys: {@code oss://bucket/a/b} is key {@code a/b} of bucket {@code bucket}. A directory is a
- *       key prefix ending in {@code /}; it exists while something is under it. {@link #mkdirs}
+ *   <li>Keys: {@code oss://bucket/a/b} is key {@code a/b} of bucket {@code bucket}. A directory is
+ *       a key prefix ending in {@code /}; it exists while something is under it. {@link #mkdirs}
  *       creates nothing.
- *   <li>Writes ({@link #newOutputStream}, {@link #createAtomically}) buffer in memory and publish on
- *       close with one PutObject, or, above {@value OssOptions#MULTIPART_THRESHOLD}, with a
+ *   <li>Writes ({@link #newOutputStream}, {@link #createAtomically}) buffer in memory and publish
+ *       on close with one PutObject, or, above {@value OssOptions#MULTIPART_THRESHOLD}, with a
  *       multipart upload whose CompleteMultipartUpload publishes: nothing is visible before. See
  *       {@link OssPublisher} for retries and uncertain outcomes.
  *   <li>Reads: the first GetObject fixes the length and ETag; later ranged GetObjects carry {@code
@@ -67,10 +67,14 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
 
   public OssFileIO(OssOptions options) {
     this.options = options;
-    this.client = newClient(options, options.attempts() - 1, options.maxConnections(),
-        options.requestTimeout().toMillis());
-    this.publishClient = newClient(options, 0, options.maxConnections(),
-        options.requestTimeout().toMillis());
+    this.client =
+        newClient(
+            options,
+            options.attempts() - 1,
+            options.maxConnections(),
+            options.requestTimeout().toMillis());
+    this.publishClient =
+        newClient(options, 0, options.maxConnections(), options.requestTimeout().toMillis());
     this.errors = new OssErrors(options.endpoint(), options.accessKeyId());
     this.publisher = new OssPublisher(client, publishClient, errors, options);
     this.deadlineWriter = new OssDeadlineWriter(options, publisher);
@@ -89,8 +93,8 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
    * @param requestTimeoutMillis the SDK's whole-request timeout, enforced by aborting the HTTP
    *     request; 0 = none
    */
-  static OSS newClient(OssOptions options, int sdkRetries, int maxConnections,
-      long requestTimeoutMillis) {
+  static OSS newClient(
+      OssOptions options, int sdkRetries, int maxConnections, long requestTimeoutMillis) {
     ClientBuilderConfiguration conf = new ClientBuilderConfiguration();
     conf.setConnectionTimeout(Math.toIntExact(options.connectTimeout().toMillis()));
     conf.setSocketTimeout(Math.toIntExact(options.socketTimeout().toMillis()));
@@ -103,10 +107,11 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
     if (options.pathStyle()) {
       conf.setSLDEnabled(true);
     }
-    DefaultCredentialProvider credentials = options.securityToken() == null
-        ? new DefaultCredentialProvider(options.accessKeyId(), options.accessKeySecret())
-        : new DefaultCredentialProvider(options.accessKeyId(), options.accessKeySecret(),
-            options.securityToken());
+    DefaultCredentialProvider credentials =
+        options.securityToken() == null
+            ? new DefaultCredentialProvider(options.accessKeyId(), options.accessKeySecret())
+            : new DefaultCredentialProvider(
+                options.accessKeyId(), options.accessKeySecret(), options.securityToken());
     return new OSSClientBuilder().build(options.endpoint(), credentials, conf);
   }
 
@@ -142,8 +147,8 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
       throw new IOException("Cannot write " + path + ": it is a bucket root");
     }
     if (!overwrite && exists(path)) {
-      throw new FileAlreadyExistsException(path.toString(), null,
-          "the file exists and overwrite=false");
+      throw new FileAlreadyExistsException(
+          path.toString(), null, "the file exists and overwrite=false");
     }
     return new OssOutputStream(publisher, key, path, !overwrite, options);
   }
@@ -154,10 +159,10 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
    *
    * <ul>
    *   <li>After success: the object holds exactly {@code content}.
-   *   <li>After {@link FileAlreadyExistsException} (409 {@code FileAlreadyExists}): another object is
-   *       there; ours is not.
-   *   <li>After {@link dev.lockstep.fs.UncertainWriteException}: the answer was lost and a read-back
-   *       could not tell; ours may be there.
+   *   <li>After {@link FileAlreadyExistsException} (409 {@code FileAlreadyExists}): another object
+   *       is there; ours is not.
+   *   <li>After {@link dev.lockstep.fs.UncertainWriteException}: the answer was lost and a
+   *       read-back could not tell; ours may be there.
    * </ul>
    */
   @Override
@@ -178,14 +183,14 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
   /**
    * Writes {@code content} at {@code path} with one PutObject that the SDK aborts when {@code
    * timeout} runs out, so that an upload still being sent at the deadline never becomes an object
-   * (see {@link OssDeadlineWriter}). Used by the commit protocol for plain writes under a lock lease.
-   * Any size up to OSS's PutObject limit (5 GB) goes in that one request, never multipart.
+   * (see {@link OssDeadlineWriter}). Used by the commit protocol for plain writes under a lock
+   * lease. Any size up to OSS's PutObject limit (5 GB) goes in that one request, never multipart.
    *
    * <ul>
    *   <li>After success: {@code path} holds {@code content}.
    *   <li>After {@link FileAlreadyExistsException} ({@code overwrite=false}): an object was there
-   *       and OSS refused the write ({@code x-oss-forbid-overwrite: true}, 409), atomically; nothing
-   *       was written.
+   *       and OSS refused the write ({@code x-oss-forbid-overwrite: true}, 409), atomically;
+   *       nothing was written.
    *   <li>After {@link dev.lockstep.fs.UncertainWriteException}: the deadline hit while the request
    *       was in flight, or its answer was lost, or OSS answered 5xx; {@code content} may be there.
    *   <li>After another {@link IOException}: nothing was written (the deadline had passed before
@@ -211,7 +216,10 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
     }
     ObjectMetadata meta = headOrNull(key, path);
     if (meta != null) {
-      return new FileStatus(path, meta.getContentLength(), false,
+      return new FileStatus(
+          path,
+          meta.getContentLength(),
+          false,
           meta.getLastModified() == null ? 0 : meta.getLastModified().getTime());
     }
     if (hasChildren(key, path)) {
@@ -227,29 +235,37 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
   }
 
   /**
-   * The objects and common prefixes directly under {@code directory/}, all pages. A key equal to the
-   * prefix itself (a directory marker written by another tool) is skipped.
+   * The objects and common prefixes directly under {@code directory/}, all pages. A key equal to
+   * the prefix itself (a directory marker written by another tool) is skipped.
    */
   @Override
   public List<FileStatus> list(Path directory) throws IOException {
     ObjectKey key = keyOf(directory);
     List<FileStatus> out = new ArrayList<>();
     String prefix = key.childPrefix();
-    listPages(key, directory, prefix, "/", page -> {
-      for (OSSObjectSummary summary : page.getObjectSummaries()) {
-        if (summary.getKey().length() > prefix.length()) {
-          out.add(new FileStatus(directory.child(summary.getKey().substring(prefix.length())),
-              summary.getSize(), false,
-              summary.getLastModified() == null ? 0 : summary.getLastModified().getTime()));
-        }
-      }
-      for (String common : page.getCommonPrefixes()) {
-        String name = common.substring(prefix.length(), common.length() - 1);
-        if (!name.isEmpty()) {
-          out.add(new FileStatus(directory.child(name), 0, true, 0));
-        }
-      }
-    });
+    listPages(
+        key,
+        directory,
+        prefix,
+        "/",
+        page -> {
+          for (OSSObjectSummary summary : page.getObjectSummaries()) {
+            if (summary.getKey().length() > prefix.length()) {
+              out.add(
+                  new FileStatus(
+                      directory.child(summary.getKey().substring(prefix.length())),
+                      summary.getSize(),
+                      false,
+                      summary.getLastModified() == null ? 0 : summary.getLastModified().getTime()));
+            }
+          }
+          for (String common : page.getCommonPrefixes()) {
+            String name = common.substring(prefix.length(), common.length() - 1);
+            if (!name.isEmpty()) {
+              out.add(new FileStatus(directory.child(name), 0, true, 0));
+            }
+          }
+        });
     if (out.isEmpty() && !key.isRoot() && headOrNull(key, directory) != null) {
       throw new IOException("Cannot list " + directory + ": it is a file");
     }
@@ -258,8 +274,8 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
 
   /**
    * Deletes the object at {@code path}, or with {@code recursive=true} every object under {@code
-   * path/} one DeleteMultipleObjects per listed page ({@value OssOptions#LIST_PAGE_SIZE}). After a failure part of a
-   * directory may be deleted; deleting again finishes it.
+   * path/} one DeleteMultipleObjects per listed page ({@value OssOptions#LIST_PAGE_SIZE}). After a
+   * failure part of a directory may be deleted; deleting again finishes it.
    */
   @Override
   public boolean delete(Path path, boolean recursive) throws IOException {
@@ -276,25 +292,30 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
       return false;
     }
     if (!recursive) {
-      throw new IOException("Cannot delete " + path + ": the directory is not empty and"
-          + " recursive=false");
+      throw new IOException(
+          "Cannot delete " + path + ": the directory is not empty and" + " recursive=false");
     }
     List<IOException> failures = new ArrayList<>();
-    listPages(key, path, key.childPrefix(), null, page -> {
-      List<String> keys = new ArrayList<>();
-      page.getObjectSummaries().forEach(s -> keys.add(s.getKey()));
-      if (keys.isEmpty()) {
-        return;
-      }
-      try {
-        DeleteObjectsRequest request = new DeleteObjectsRequest(key.bucket()).withKeys(keys);
-        request.setQuiet(true);
-        client.deleteObjects(request);
-      } catch (RuntimeException e) {
-        failures.add(errors.translate(e, "DeleteMultipleObjects", path));
-        throw new StopListing();
-      }
-    });
+    listPages(
+        key,
+        path,
+        key.childPrefix(),
+        null,
+        page -> {
+          List<String> keys = new ArrayList<>();
+          page.getObjectSummaries().forEach(s -> keys.add(s.getKey()));
+          if (keys.isEmpty()) {
+            return;
+          }
+          try {
+            DeleteObjectsRequest request = new DeleteObjectsRequest(key.bucket()).withKeys(keys);
+            request.setQuiet(true);
+            client.deleteObjects(request);
+          } catch (RuntimeException e) {
+            failures.add(errors.translate(e, "DeleteMultipleObjects", path));
+            throw new StopListing();
+          }
+        });
     if (!failures.isEmpty()) {
       throw failures.get(0);
     }
@@ -350,8 +371,13 @@ public final class OssFileIO implements SupportsAtomicCreate, SupportsWriteDeadl
     }
   }
 
-  private void listPages(ObjectKey key, Path path, String prefix, String delimiter,
-      Consumer<ListObjectsV2Result> onPage) throws IOException {
+  private void listPages(
+      ObjectKey key,
+      Path path,
+      String prefix,
+      String delimiter,
+      Consumer<ListObjectsV2Result> onPage)
+      throws IOException {
     String token = null;
     do {
       ListObjectsV2Result page;

@@ -1,6 +1,5 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.fs.conditional.ObjectKey;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIOLoader;
 import dev.lockstep.fs.Path;

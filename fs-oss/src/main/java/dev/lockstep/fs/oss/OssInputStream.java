@@ -1,18 +1,18 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.OSS;
 import com.aliyun.oss.model.GetObjectRequest;
 import com.aliyun.oss.model.OSSObject;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.RangedObjectInputStream;
+import dev.lockstep.fs.conditional.ObjectKey;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
 
 /**
- * Reads one version of an object (its length and ETag fixed when opened) with ranged GetObjects; the
- * seek and range logic is lock-api's {@link RangedObjectInputStream}, which fs-s3 shares.
+ * Reads one version of an object (its length and ETag fixed when opened) with ranged GetObjects;
+ * the seek and range logic is lock-api's {@link RangedObjectInputStream}, which fs-s3 shares.
  *
  * <ol>
  *   <li>Opening sends one GetObject of the whole object: its answer fixes the length and ETag, and
@@ -22,8 +22,8 @@ import java.util.List;
  *       read opens a new range.
  *   <li>{@link #readFully(long, byte[], int, int)} reads exactly its range with its own request and
  *       does not move the stream.
- *   <li>Every later GetObject carries {@code If-Match: <etag>}: when the object was replaced, the read
- *       fails instead of mixing two versions; {@code x-oss-range-behavior: standard} makes OSS
+ *   <li>Every later GetObject carries {@code If-Match: <etag>}: when the object was replaced, the
+ *       read fails instead of mixing two versions; {@code x-oss-range-behavior: standard} makes OSS
  *       refuse a range past the end instead of answering the whole object.
  *   <li>A stream that breaks mid-read is reopened once at the current position.
  *   <li>A dropped response with more than {@value #SKIP_AHEAD_LIMIT} bytes left is force-closed; a
@@ -41,8 +41,13 @@ final class OssInputStream extends RangedObjectInputStream<OSSObject> {
   private final String etag;
 
   private OssInputStream(OSS client, OssErrors errors, ObjectKey key, Path path, OSSObject first) {
-    super(path.toString(), first.getObjectMetadata().getContentLength(), first, SKIP_AHEAD_LIMIT,
-        SKIP_AHEAD_LIMIT, true);
+    super(
+        path.toString(),
+        first.getObjectMetadata().getContentLength(),
+        first,
+        SKIP_AHEAD_LIMIT,
+        SKIP_AHEAD_LIMIT,
+        true);
     this.client = client;
     this.errors = errors;
     this.key = key;
@@ -79,8 +84,12 @@ final class OssInputStream extends RangedObjectInputStream<OSSObject> {
       return client.getObject(request);
     } catch (RuntimeException e) {
       if (OssErrors.isCode(e, "PreconditionFailed")) {
-        throw new IOException(path + " was replaced while it was read (its ETag is no longer "
-            + etag + "); open it again", e);
+        throw new IOException(
+            path
+                + " was replaced while it was read (its ETag is no longer "
+                + etag
+                + "); open it again",
+            e);
       }
       throw errors.translate(e, "GetObject", path);
     }

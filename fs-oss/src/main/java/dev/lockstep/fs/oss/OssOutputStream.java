@@ -1,9 +1,9 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.model.PartETag;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.UncertainWriteException;
+import dev.lockstep.fs.conditional.ObjectKey;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -17,7 +17,8 @@ import java.util.UUID;
  * <ol>
  *   <li>Up to {@value OssOptions#MULTIPART_THRESHOLD} bytes: one PutObject on close.
  *   <li>Beyond it: InitiateMultipartUpload, then one UploadPart per {@value OssOptions#PART_SIZE}
- *       bytes as they fill, and on close the last part and CompleteMultipartUpload, which publishes.
+ *       bytes as they fill, and on close the last part and CompleteMultipartUpload, which
+ *       publishes.
  *   <li>With {@code forbidOverwrite} the publishing request carries {@code x-oss-forbid-overwrite:
  *       true}: an existing object fails the close with {@link
  *       java.nio.file.FileAlreadyExistsException}.
@@ -40,7 +41,11 @@ final class OssOutputStream extends OutputStream {
   private String uploadId;
   private boolean closed;
 
-  OssOutputStream(OssPublisher publisher, ObjectKey key, Path path, boolean forbidOverwrite,
+  OssOutputStream(
+      OssPublisher publisher,
+      ObjectKey key,
+      Path path,
+      boolean forbidOverwrite,
       OssOptions options) {
     this.publisher = publisher;
     this.key = key;
@@ -104,8 +109,9 @@ final class OssOutputStream extends OutputStream {
 
   private void ensureCapacity(int needed) {
     if (needed > buffer.length) {
-      buffer = Arrays.copyOf(buffer, Math.max(needed, (int) Math.min(Integer.MAX_VALUE - 8,
-          buffer.length * 2L)));
+      buffer =
+          Arrays.copyOf(
+              buffer, Math.max(needed, (int) Math.min(Integer.MAX_VALUE - 8, buffer.length * 2L)));
     }
   }
 

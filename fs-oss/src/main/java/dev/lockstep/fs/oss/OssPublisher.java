@@ -1,6 +1,5 @@
 package dev.lockstep.fs.oss;
 
-import dev.lockstep.fs.conditional.ObjectKey;
 import com.aliyun.oss.ClientException;
 import com.aliyun.oss.OSS;
 import com.aliyun.oss.OSSException;
@@ -15,6 +14,7 @@ import com.aliyun.oss.model.UploadPartRequest;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.conditional.Answer;
 import dev.lockstep.fs.conditional.ConditionalPublisher;
+import dev.lockstep.fs.conditional.ObjectKey;
 import dev.lockstep.fs.conditional.Ownership;
 import dev.lockstep.fs.conditional.StoreAnswers;
 import java.io.ByteArrayInputStream;
@@ -39,11 +39,11 @@ import java.util.UUID;
  *   <li>the requests, sent by a client without SDK retries, each carrying a fresh write id in its
  *       user metadata ({@value ConditionalPublisher#WRITE_ID}); waits start at {@value
  *       OssOptions#RETRY_INTERVAL}, doubling up to 5 s, for {@value OssOptions#ATTEMPTS} attempts;
- *   <li>OSS's answers ({@link #classify}): 409 {@code FileAlreadyExists} is "already exists", {@code
- *       NoSuchUpload} is "upload gone"; a 5xx, an answer the SDK could not read, or an I/O error
- *       after the connection was made (timeout, reset, no answer) may have landed and is retried; an
- *       error before the connection was made (refused, unknown host, connect timeout) landed nothing
- *       and is retried; another 4xx stops;
+ *   <li>OSS's answers ({@link #classify}): 409 {@code FileAlreadyExists} is "already exists",
+ *       {@code NoSuchUpload} is "upload gone"; a 5xx, an answer the SDK could not read, or an I/O
+ *       error after the connection was made (timeout, reset, no answer) may have landed and is
+ *       retried; an error before the connection was made (refused, unknown host, connect timeout)
+ *       landed nothing and is retried; another 4xx stops;
  *   <li>the read-back: the object's metadata, for our write id.
  * </ul>
  *
@@ -68,9 +68,14 @@ final class OssPublisher implements StoreAnswers {
     this.client = client;
     this.publishClient = publishClient;
     this.errors = errors;
-    this.publisher = new ConditionalPublisher(this, new ConditionalPublisher.Retries(
-        options.attempts(), options.retryInterval(), Duration.ofMillis(MAX_PAUSE_MILLIS),
-        OssOptions.ATTEMPTS));
+    this.publisher =
+        new ConditionalPublisher(
+            this,
+            new ConditionalPublisher.Retries(
+                options.attempts(),
+                options.retryInterval(),
+                Duration.ofMillis(MAX_PAUSE_MILLIS),
+                OssOptions.ATTEMPTS));
   }
 
   ConditionalPublisher publisher() {
@@ -82,8 +87,15 @@ final class OssPublisher implements StoreAnswers {
       throws IOException {
     String writeId = UUID.randomUUID().toString();
     String md5 = Base64.getEncoder().encodeToString(md5(buffer, length));
-    publish(key, path, writeId, forbidOverwrite, "PutObject", () ->
-        publishClient.putObject(putRequest(key, buffer, length, md5, writeId, forbidOverwrite)));
+    publish(
+        key,
+        path,
+        writeId,
+        forbidOverwrite,
+        "PutObject",
+        () ->
+            publishClient.putObject(
+                putRequest(key, buffer, length, md5, writeId, forbidOverwrite)));
   }
 
   /**
@@ -91,8 +103,13 @@ final class OssPublisher implements StoreAnswers {
    * the write id in the user metadata, and {@code x-oss-forbid-overwrite: true} when asked. A new
    * request (with a fresh body stream) per attempt.
    */
-  static PutObjectRequest putRequest(ObjectKey key, byte[] buffer, int length, String md5,
-      String writeId, boolean forbidOverwrite) {
+  static PutObjectRequest putRequest(
+      ObjectKey key,
+      byte[] buffer,
+      int length,
+      String md5,
+      String writeId,
+      boolean forbidOverwrite) {
     ObjectMetadata meta = new ObjectMetadata();
     meta.setContentLength(length);
     meta.setContentMD5(md5);
@@ -101,8 +118,9 @@ final class OssPublisher implements StoreAnswers {
     if (forbidOverwrite) {
       meta.setHeader(FORBID_OVERWRITE, "true");
     }
-    PutObjectRequest request = new PutObjectRequest(key.bucket(), key.key(),
-        new ByteArrayInputStream(buffer, 0, length), meta);
+    PutObjectRequest request =
+        new PutObjectRequest(
+            key.bucket(), key.key(), new ByteArrayInputStream(buffer, 0, length), meta);
     request.setLogEnabled(false);
     return request;
   }
@@ -128,8 +146,11 @@ final class OssPublisher implements StoreAnswers {
       return client.initiateMultipartUpload(request).getUploadId();
     } catch (RuntimeException e) {
       if (OssErrors.isCode(e, "FileAlreadyExists")) {
-        FileAlreadyExistsException conflict = new FileAlreadyExistsException(path.toString(), null,
-            "another writer created it first (" + alreadyExistsAnswer() + ")");
+        FileAlreadyExistsException conflict =
+            new FileAlreadyExistsException(
+                path.toString(),
+                null,
+                "another writer created it first (" + alreadyExistsAnswer() + ")");
         conflict.initCause(e);
         throw conflict;
       }
@@ -138,28 +159,50 @@ final class OssPublisher implements StoreAnswers {
   }
 
   /** UploadPart (SDK retries: uploading a part number again replaces it). */
-  PartETag uploadPart(ObjectKey key, Path path, String uploadId, int number, byte[] buffer,
-      int length) throws IOException {
+  PartETag uploadPart(
+      ObjectKey key, Path path, String uploadId, int number, byte[] buffer, int length)
+      throws IOException {
     try {
-      return client.uploadPart(new UploadPartRequest(key.bucket(), key.key(), uploadId, number,
-          new ByteArrayInputStream(buffer, 0, length), length)).getPartETag();
+      return client
+          .uploadPart(
+              new UploadPartRequest(
+                  key.bucket(),
+                  key.key(),
+                  uploadId,
+                  number,
+                  new ByteArrayInputStream(buffer, 0, length),
+                  length))
+          .getPartETag();
     } catch (RuntimeException e) {
       throw errors.translate(e, "UploadPart " + number, path);
     }
   }
 
   /** CompleteMultipartUpload, as the class javadoc describes. */
-  void complete(ObjectKey key, Path path, String uploadId, List<PartETag> parts,
-      boolean forbidOverwrite, String writeId) throws IOException {
-    publish(key, path, writeId, forbidOverwrite, "CompleteMultipartUpload", () -> {
-      CompleteMultipartUploadRequest request = new CompleteMultipartUploadRequest(key.bucket(),
-          key.key(), uploadId, new ArrayList<>(parts));
-      if (forbidOverwrite) {
-        request.addHeader(FORBID_OVERWRITE, "true");
-      }
-      request.setLogEnabled(false);
-      publishClient.completeMultipartUpload(request);
-    });
+  void complete(
+      ObjectKey key,
+      Path path,
+      String uploadId,
+      List<PartETag> parts,
+      boolean forbidOverwrite,
+      String writeId)
+      throws IOException {
+    publish(
+        key,
+        path,
+        writeId,
+        forbidOverwrite,
+        "CompleteMultipartUpload",
+        () -> {
+          CompleteMultipartUploadRequest request =
+              new CompleteMultipartUploadRequest(
+                  key.bucket(), key.key(), uploadId, new ArrayList<>(parts));
+          if (forbidOverwrite) {
+            request.addHeader(FORBID_OVERWRITE, "true");
+          }
+          request.setLogEnabled(false);
+          publishClient.completeMultipartUpload(request);
+        });
   }
 
   /** AbortMultipartUpload, best effort: a failure is attached to {@code cause}. */
@@ -172,8 +215,14 @@ final class OssPublisher implements StoreAnswers {
     }
   }
 
-  private void publish(ObjectKey key, Path path, String writeId, boolean forbidOverwrite,
-      String action, ConditionalPublisher.Attempt send) throws IOException {
+  private void publish(
+      ObjectKey key,
+      Path path,
+      String writeId,
+      boolean forbidOverwrite,
+      String action,
+      ConditionalPublisher.Attempt send)
+      throws IOException {
     publisher.publish(path, action, forbidOverwrite, send, cause -> ownership(key, writeId, cause));
   }
 
@@ -191,16 +240,17 @@ final class OssPublisher implements StoreAnswers {
       cause.addSuppressed(e);
       return Ownership.UNKNOWN;
     }
-    return writeId.equals(meta.getUserMetadata().get(WRITE_ID)) ? Ownership.OURS
-        : Ownership.THEIRS;
+    return writeId.equals(meta.getUserMetadata().get(WRITE_ID)) ? Ownership.OURS : Ownership.THEIRS;
   }
 
   @Override
   public Answer classify(RuntimeException failure) {
-    boolean landed = OssErrors.isServerError(failure) || (failure instanceof OSSException
-        && ((OSSException) failure).getErrorCode() == null)
-        || (failure instanceof ClientException && !OssErrors.neverSent(failure));
-    if (Thread.currentThread().isInterrupted() || causedBy(failure, InterruptedException.class)
+    boolean landed =
+        OssErrors.isServerError(failure)
+            || (failure instanceof OSSException && ((OSSException) failure).getErrorCode() == null)
+            || (failure instanceof ClientException && !OssErrors.neverSent(failure));
+    if (Thread.currentThread().isInterrupted()
+        || causedBy(failure, InterruptedException.class)
         || causedBy(failure, InterruptedIOException.class)) {
       return Answer.interrupted(landed);
     }

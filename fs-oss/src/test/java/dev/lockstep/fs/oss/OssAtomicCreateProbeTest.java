@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The atomic-create probe (lock-api README, "The atomic-create probe") runs on OSS too: before the
- * first lock-free commit the store's {@code x-oss-forbid-overwrite} is raced, the test server (which
- * decides it under a per-key lock, as OSS does) passes, the verdict is recorded under the
+ * first lock-free commit the store's {@code x-oss-forbid-overwrite} is raced, the test server
+ * (which decides it under a per-key lock, as OSS does) passes, the verdict is recorded under the
  * warehouse, and every probe object is gone.
  */
 class OssAtomicCreateProbeTest {
@@ -53,25 +53,31 @@ class OssAtomicCreateProbeTest {
       assertThat(((StoreEndpoint) store).endpointIdentity(warehouse))
           .startsWith("oss://" + OssTargets.BUCKET + " at ");
       Path snapshots = warehouse.child("db.db").child("t").child("snapshot");
-      try (SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots, "db.t")
-          .options(options).open()) {
+      try (SnapshotCommitter committer =
+          SnapshotCommitter.builder(store, snapshots, "db.t").options(options).open()) {
         assertThat(committer.strategy()).isEqualTo("atomic-create");
-        assertThat(committer.commit(1, SnapshotContent.of("{\"commitId\":\"c1\"}".getBytes(UTF_8))).outcome())
+        assertThat(
+                committer
+                    .commit(1, SnapshotContent.of("{\"commitId\":\"c1\"}".getBytes(UTF_8)))
+                    .outcome())
             .isEqualTo(CommitOutcome.COMMITTED);
-        assertThat(committer.commit(2, SnapshotContent.of("{\"commitId\":\"c2\"}".getBytes(UTF_8))).outcome())
+        assertThat(
+                committer
+                    .commit(2, SnapshotContent.of("{\"commitId\":\"c2\"}".getBytes(UTF_8)))
+                    .outcome())
             .isEqualTo(CommitOutcome.COMMITTED);
       }
-      List<FileStatus> probe = store.list(warehouse.child(".lockstep")
-          .child("atomic-create-probe"));
-      assertThat(probe).as("only the record of the passed probe; no probe object left")
+      List<FileStatus> probe =
+          store.list(warehouse.child(".lockstep").child("atomic-create-probe"));
+      assertThat(probe)
+          .as("only the record of the passed probe; no probe object left")
           .singleElement()
           .satisfies(s -> assertThat(s.path().name()).endsWith(".passed"));
       String record;
       try (var in = store.newInputStream(probe.get(0).path())) {
         record = new String(in.readAllBytes(), UTF_8);
       }
-      assertThat(record)
-          .contains("oss://" + OssTargets.BUCKET + " at ");
+      assertThat(record).contains("oss://" + OssTargets.BUCKET + " at ");
     }
   }
 }

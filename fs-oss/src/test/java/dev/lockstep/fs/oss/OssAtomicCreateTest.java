@@ -62,7 +62,8 @@ class OssAtomicCreateTest {
   void aLostAnswerOnOurPutIsOurSuccessNotAConflict() throws IOException {
     server.injectFault(Fault.LOSE_ANSWER_AFTER_APPLYING, "PutObject", KEY::equals, 1);
     store.createAtomically(FILE, new byte[] {7, 7});
-    assertThat(server.requestCount("PutObject")).as("our retry answered 409 for our own write")
+    assertThat(server.requestCount("PutObject"))
+        .as("our retry answered 409 for our own write")
         .isEqualTo(2);
     assertThat(server.object(OssTargets.BUCKET, KEY)).containsExactly(7, 7);
   }
@@ -71,17 +72,22 @@ class OssAtomicCreateTest {
   void theSdksOwnRetryWouldReportOurOwnWriteAsFileAlreadyExists() {
     ClientBuilderConfiguration conf = new ClientBuilderConfiguration();
     conf.setMaxErrorRetry(3);
-    OSS sdk = new OSSClientBuilder().build(server.endpoint(), server.accessKeyId(),
-        server.accessKeySecret(), conf);
+    OSS sdk =
+        new OSSClientBuilder()
+            .build(server.endpoint(), server.accessKeyId(), server.accessKeySecret(), conf);
     try {
       server.injectFault(Fault.LOSE_ANSWER_AFTER_APPLYING, "PutObject", KEY::equals, 1);
       ObjectMetadata meta = new ObjectMetadata();
       meta.setHeader("x-oss-forbid-overwrite", "true");
-      PutObjectRequest put = new PutObjectRequest(OssTargets.BUCKET, KEY,
-          new ByteArrayInputStream(new byte[] {5}), meta);
-      assertThatThrownBy(() -> sdk.putObject(put)).isInstanceOf(OSSException.class)
-          .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("FileAlreadyExists");
-      assertThat(server.object(OssTargets.BUCKET, KEY)).as("yet the object is ours")
+      PutObjectRequest put =
+          new PutObjectRequest(
+              OssTargets.BUCKET, KEY, new ByteArrayInputStream(new byte[] {5}), meta);
+      assertThatThrownBy(() -> sdk.putObject(put))
+          .isInstanceOf(OSSException.class)
+          .extracting(e -> ((OSSException) e).getErrorCode())
+          .isEqualTo("FileAlreadyExists");
+      assertThat(server.object(OssTargets.BUCKET, KEY))
+          .as("yet the object is ours")
           .containsExactly(5);
     } finally {
       sdk.shutdown();
@@ -99,7 +105,10 @@ class OssAtomicCreateTest {
 
   @Test
   void serverErrorsOnEveryAttemptLeaveTheOutcomeUncertain() {
-    server.injectFault(Fault.INTERNAL_ERROR_BEFORE_APPLYING, "PutObject", KEY::equals,
+    server.injectFault(
+        Fault.INTERNAL_ERROR_BEFORE_APPLYING,
+        "PutObject",
+        KEY::equals,
         OssOptions.ATTEMPTS_DEFAULT);
     assertThatThrownBy(() -> store.createAtomically(FILE, new byte[] {3}))
         .isInstanceOf(UncertainWriteException.class)
@@ -110,8 +119,7 @@ class OssAtomicCreateTest {
   @Test
   void aLostAnswerOnOurCompleteMultipartUploadIsOurSuccess() throws IOException {
     byte[] content = OssFileIOTest.random(1_500_000, 2); // above the 1 MB threshold
-    server.injectFault(Fault.LOSE_ANSWER_AFTER_APPLYING, "CompleteMultipartUpload", KEY::equals,
-        1);
+    server.injectFault(Fault.LOSE_ANSWER_AFTER_APPLYING, "CompleteMultipartUpload", KEY::equals, 1);
     store.createAtomically(FILE, content);
     assertThat(server.requestCount("CompleteMultipartUpload")).isEqualTo(2);
     assertThat(server.object(OssTargets.BUCKET, KEY)).isEqualTo(content);
@@ -120,10 +128,11 @@ class OssAtomicCreateTest {
   @Test
   void aServerErrorAfterOurCompleteLandedIsOurSuccessAndLaterCreatesConflict() throws IOException {
     byte[] content = OssFileIOTest.random(1_500_000, 3);
-    server.injectFault(Fault.INTERNAL_ERROR_AFTER_APPLYING, "CompleteMultipartUpload",
-        KEY::equals, 1);
+    server.injectFault(
+        Fault.INTERNAL_ERROR_AFTER_APPLYING, "CompleteMultipartUpload", KEY::equals, 1);
     store.createAtomically(FILE, content);
-    assertThat(server.object(OssTargets.BUCKET, KEY)).as("a 5xx after landing, resolved as ours")
+    assertThat(server.object(OssTargets.BUCKET, KEY))
+        .as("a 5xx after landing, resolved as ours")
         .isEqualTo(content);
     assertThatThrownBy(() -> store.createAtomically(FILE, OssFileIOTest.random(1_500_000, 4)))
         .isInstanceOf(FileAlreadyExistsException.class);

@@ -12,9 +12,10 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The kit's CommitContract through the real OSS SDK against the OSS test server: lock-free with
- * atomic create, and also with {@code lock.enabled=true} (an in-JVM test lock standing in for a lock
- * service), so that the commit-under-lock checks run on OSS too: the commit protocol uses atomic
- * create inside the lock, and the kit's plain-write checks run over OSS seen as a blind-put store.
+ * atomic create, and also with {@code lock.enabled=true} (an in-JVM test lock standing in for a
+ * lock service), so that the commit-under-lock checks run on OSS too: the commit protocol uses
+ * atomic create inside the lock, and the kit's plain-write checks run over OSS seen as a blind-put
+ * store.
  */
 class OssCommitContractTest extends CommitContract {
 

@@ -63,31 +63,39 @@ class OssCommitStressTest {
     try {
       for (int c = 0; c < COMMITTERS; c++) {
         int committer = c;
-        results.add(pool.submit(() -> {
-          try (FileIO store = new OssFileIOLoader().load(snapshots, options);
-              SnapshotCommitter commits = SnapshotCommitter.builder(store, snapshots, "db.t")
-                  .options(options).open()) {
-            assertThat(commits.strategy()).isEqualTo("atomic-create");
-            SnapshotLog log = commits.log();
-            int conflicts = 0;
-            start.await();
-            for (int i = 0; i < COMMITS_EACH; i++) {
-              String commitId = "committer-" + committer + "/commit-" + i + "/" + UUID.randomUUID();
-              byte[] content = ("{\"commitId\":\"" + commitId + "\"}")
-                  .getBytes(StandardCharsets.UTF_8);
-              while (true) {
-                OptionalLong latest = log.latestId();
-                long next = latest.isPresent() ? latest.getAsLong() + 1 : 1;
-                if (commits.commit(next, SnapshotContent.of(content)).outcome() == CommitOutcome.COMMITTED) {
-                  assertThat(committed.add(commitId)).as("commit id reported twice").isTrue();
-                  break;
-                }
-                conflicts++;
-              }
-            }
-            return conflicts;
-          }
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  try (FileIO store = new OssFileIOLoader().load(snapshots, options);
+                      SnapshotCommitter commits =
+                          SnapshotCommitter.builder(store, snapshots, "db.t")
+                              .options(options)
+                              .open()) {
+                    assertThat(commits.strategy()).isEqualTo("atomic-create");
+                    SnapshotLog log = commits.log();
+                    int conflicts = 0;
+                    start.await();
+                    for (int i = 0; i < COMMITS_EACH; i++) {
+                      String commitId =
+                          "committer-" + committer + "/commit-" + i + "/" + UUID.randomUUID();
+                      byte[] content =
+                          ("{\"commitId\":\"" + commitId + "\"}").getBytes(StandardCharsets.UTF_8);
+                      while (true) {
+                        OptionalLong latest = log.latestId();
+                        long next = latest.isPresent() ? latest.getAsLong() + 1 : 1;
+                        if (commits.commit(next, SnapshotContent.of(content)).outcome()
+                            == CommitOutcome.COMMITTED) {
+                          assertThat(committed.add(commitId))
+                              .as("commit id reported twice")
+                              .isTrue();
+                          break;
+                        }
+                        conflicts++;
+                      }
+                    }
+                    return conflicts;
+                  }
+                }));
       }
       for (Future<Integer> result : results) {
         result.get(TestTiming.seconds(180).toSeconds(), TimeUnit.SECONDS);
@@ -96,9 +104,12 @@ class OssCommitStressTest {
       pool.shutdownNow();
     }
 
-    System.out.printf("PutObject %d, HeadObject %d, GetObject %d, ListObjectsV2 %d%n",
-        server.requestCount("PutObject"), server.requestCount("HeadObject"),
-        server.requestCount("GetObject"), server.requestCount("ListObjectsV2"));
+    System.out.printf(
+        "PutObject %d, HeadObject %d, GetObject %d, ListObjectsV2 %d%n",
+        server.requestCount("PutObject"),
+        server.requestCount("HeadObject"),
+        server.requestCount("GetObject"),
+        server.requestCount("ListObjectsV2"));
     try (FileIO store = new OssFileIOLoader().load(snapshots, options)) {
       SnapshotLog log = new SnapshotLog(store, snapshots);
       List<Long> ids = log.listIds();
@@ -106,17 +117,21 @@ class OssCommitStressTest {
       for (long id = 1; id <= COMMITTERS * COMMITS_EACH; id++) {
         expected.add(id);
       }
-      assertThat(ids).as("snapshot ids; the bucket holds %s", server.keys(OssTargets.BUCKET))
+      assertThat(ids)
+          .as("snapshot ids; the bucket holds %s", server.keys(OssTargets.BUCKET))
           .isEqualTo(expected);
       Set<String> inSnapshots = new HashSet<>();
       for (long id : ids) {
         String json = new String(log.read(id), StandardCharsets.UTF_8);
         String commitId = json.substring("{\"commitId\":\"".length(), json.length() - 2);
-        assertThat(inSnapshots.add(commitId)).as("commit %s appears in two snapshots", commitId)
+        assertThat(inSnapshots.add(commitId))
+            .as("commit %s appears in two snapshots", commitId)
             .isTrue();
       }
-      assertThat(inSnapshots).as("the snapshots hold exactly the commits reported COMMITTED")
-          .isEqualTo(committed).hasSize(COMMITTERS * COMMITS_EACH);
+      assertThat(inSnapshots)
+          .as("the snapshots hold exactly the commits reported COMMITTED")
+          .isEqualTo(committed)
+          .hasSize(COMMITTERS * COMMITS_EACH);
     }
   }
 }

@@ -100,8 +100,11 @@ class OssFileIOTest {
     Path file = ROOT.child("overwritten");
     write(file, new byte[] {1}, false);
     byte[] content = random(1_300_000, 5);
-    server.injectFault(OssTestServer.Fault.LOSE_ANSWER_AFTER_APPLYING, "CompleteMultipartUpload",
-        "io/overwritten"::equals, 1);
+    server.injectFault(
+        OssTestServer.Fault.LOSE_ANSWER_AFTER_APPLYING,
+        "CompleteMultipartUpload",
+        "io/overwritten"::equals,
+        1);
     write(file, content, true); // the retry answers NoSuchUpload; the write id says it was ours
     assertThat(server.requestCount("CompleteMultipartUpload")).isEqualTo(2);
     assertThat(server.object(OssTargets.BUCKET, "io/overwritten")).isEqualTo(content);
@@ -125,7 +128,8 @@ class OssFileIOTest {
       assertThat(paged.getStatus(dir.child("sub")).directory()).isTrue();
       assertThat(paged.getStatus(dir.child("a")).directory()).isFalse();
       assertThatThrownBy(() -> paged.delete(dir.child("sub"), false))
-          .isInstanceOf(IOException.class).hasMessageContaining("not empty");
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("not empty");
       assertThat(paged.delete(dir.child("sub"), true)).isTrue();
       assertThat(paged.exists(dir.child("sub/deeper/z"))).isFalse();
       assertThat(paged.delete(dir, true)).isTrue();
@@ -144,7 +148,8 @@ class OssFileIOTest {
     try (SeekableInputStream in = store.newInputStream(file)) {
       write(file, random(200_000, 4), true);
       in.seek(150_000); // far enough for a new ranged GetObject, which carries If-Match
-      assertThatThrownBy(in::read).isInstanceOf(IOException.class)
+      assertThatThrownBy(in::read)
+          .isInstanceOf(IOException.class)
           .hasMessageContaining("replaced while it was read");
     }
   }
@@ -160,17 +165,23 @@ class OssFileIOTest {
           .hasMessageContaining("'" + server.accessKeyId() + "'")
           .hasMessageContaining("SignatureDoesNotMatch")
           .hasMessageContaining(OssOptions.ACCESS_KEY_SECRET)
-          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("wrong-secret-4711")
-              .doesNotContain(server.accessKeySecret()));
+          .satisfies(
+              e ->
+                  assertThat(e.getMessage())
+                      .doesNotContain("wrong-secret-4711")
+                      .doesNotContain(server.accessKeySecret()));
       assertThatThrownBy(() -> ((OssFileIO) wrong).createAtomically(ROOT.child("y"), new byte[1]))
-          .isInstanceOf(AccessDeniedException.class).hasMessageContaining(server.endpoint());
+          .isInstanceOf(AccessDeniedException.class)
+          .hasMessageContaining(server.endpoint());
       assertThat(wrong.toString()).doesNotContain("wrong-secret-4711");
       assertThat(((OssFileIO) wrong).options().toString()).doesNotContain("wrong-secret-4711");
     }
     options.put(OssOptions.ACCESS_KEY_ID, "LTAI-unknown");
     try (FileIO unknown = new OssFileIOLoader().load(ROOT, options)) {
-      assertThatThrownBy(() -> unknown.list(ROOT)).isInstanceOf(AccessDeniedException.class)
-          .hasMessageContaining("InvalidAccessKeyId").hasMessageContaining("'LTAI-unknown'")
+      assertThatThrownBy(() -> unknown.list(ROOT))
+          .isInstanceOf(AccessDeniedException.class)
+          .hasMessageContaining("InvalidAccessKeyId")
+          .hasMessageContaining("'LTAI-unknown'")
           .hasMessageContaining(server.endpoint());
     }
     assertThat(server.keys(OssTargets.BUCKET)).isEmpty();
@@ -185,13 +196,15 @@ class OssFileIOTest {
     options.put(OssOptions.SECURITY_TOKEN, "sts-token-123");
     try (OssFileIO sts = (OssFileIO) new OssFileIOLoader().load(ROOT, options)) {
       sts.createAtomically(ROOT.child("by-sts"), new byte[] {4});
-      assertThat(sts.options().toString()).doesNotContain("sts-token-123")
+      assertThat(sts.options().toString())
+          .doesNotContain("sts-token-123")
           .doesNotContain("sts-secret");
     }
     options.remove(OssOptions.SECURITY_TOKEN);
     try (FileIO noToken = new OssFileIOLoader().load(ROOT, options)) {
       assertThatThrownBy(() -> noToken.exists(ROOT.child("by-sts")))
-          .isInstanceOf(AccessDeniedException.class).hasMessageContaining("STS.temporary-id")
+          .isInstanceOf(AccessDeniedException.class)
+          .hasMessageContaining("STS.temporary-id")
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("sts-secret"));
     }
     assertThat(server.object(OssTargets.BUCKET, "io/by-sts")).containsExactly(4);
@@ -200,22 +213,28 @@ class OssFileIOTest {
   @Test
   void missingOrInvalidOptionsAreRefusedNamingTheKey() {
     assertThatThrownBy(() -> new OssFileIOLoader().load(ROOT, Map.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(OssOptions.ENDPOINT);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(OssOptions.ENDPOINT);
     Map<String, String> options = OssTargets.options(server);
     options.put(OssOptions.PART_SIZE, "50 KB");
     assertThatThrownBy(() -> new OssFileIOLoader().load(ROOT, options))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(OssOptions.PART_SIZE)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(OssOptions.PART_SIZE)
         .hasMessageContaining("100 KB");
-    assertThatThrownBy(() -> new OssFileIOLoader().load(Path.of("oss:///no-bucket"),
-        OssTargets.options(server))).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(
+            () ->
+                new OssFileIOLoader().load(Path.of("oss:///no-bucket"), OssTargets.options(server)))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("oss://bucket/key");
   }
 
   @Test
   void aMissingBucketIsNamedWithTheEndpoint() {
     Path elsewhere = Path.of("oss://no-such-bucket/x");
-    assertThatThrownBy(() -> store.getStatus(elsewhere)).isInstanceOf(FileNotFoundException.class)
-        .hasMessageContaining("bucket").hasMessageContaining(server.endpoint());
+    assertThatThrownBy(() -> store.getStatus(elsewhere))
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining("bucket")
+        .hasMessageContaining(server.endpoint());
   }
 
   private void write(Path file, byte[] content, boolean overwrite) throws IOException {

@@ -20,27 +20,50 @@ class OssOptionsTableTest {
 
   @Test
   void aMisspeltKeyGivenToTheStoreNamesTheNearestKeyAsTheCatalogDoes() {
-    Map<String, String> options = Map.of("fs.oss.endpoint", "http://127.0.0.1:1",
-        "fs.oss.accessKeyId", "id", "fs.oss.accessKeySecret", "secret",
-        "fs.oss.paging.maximun", "10", "s3.endpoint", "http://elsewhere", "lock.enabled", "true");
-    Throwable direct = org.assertj.core.api.Assertions.catchThrowable(
-        () -> new OssFileIOLoader().load(Path.of("oss://b/w"), options));
-    assertThat(direct).isInstanceOf(UnknownOptionException.class)
-        .hasMessageStartingWith("Unknown option 'fs.oss.paging.maximun'. Did you mean"
-            + " 'fs.oss.paging.maximum'?");
-    assertThatThrownBy(() -> CatalogOptions.onClassPath(getClass().getClassLoader())
-        .check(Map.of("fs.oss.paging.maximun", "10"))).hasMessage(direct.getMessage());
+    Map<String, String> options =
+        Map.of(
+            "fs.oss.endpoint",
+            "http://127.0.0.1:1",
+            "fs.oss.accessKeyId",
+            "id",
+            "fs.oss.accessKeySecret",
+            "secret",
+            "fs.oss.paging.maximun",
+            "10",
+            "s3.endpoint",
+            "http://elsewhere",
+            "lock.enabled",
+            "true");
+    Throwable direct =
+        org.assertj.core.api.Assertions.catchThrowable(
+            () -> new OssFileIOLoader().load(Path.of("oss://b/w"), options));
+    assertThat(direct)
+        .isInstanceOf(UnknownOptionException.class)
+        .hasMessageStartingWith(
+            "Unknown option 'fs.oss.paging.maximun'. Did you mean" + " 'fs.oss.paging.maximum'?");
+    assertThatThrownBy(
+            () ->
+                CatalogOptions.onClassPath(getClass().getClassLoader())
+                    .check(Map.of("fs.oss.paging.maximun", "10")))
+        .hasMessage(direct.getMessage());
   }
 
   @Test
   void sizesAcceptBothSpellings() {
-    Map<String, String> base = Map.of("fs.oss.endpoint", "http://h", "fs.oss.accessKeyId", "i",
-        "fs.oss.accessKeySecret", "s");
+    Map<String, String> base =
+        Map.of(
+            "fs.oss.endpoint",
+            "http://h",
+            "fs.oss.accessKeyId",
+            "i",
+            "fs.oss.accessKeySecret",
+            "s");
     var spaced = new java.util.HashMap<>(base);
     spaced.put("fs.oss.multipart.upload.size", "16 mb");
     var joined = new java.util.HashMap<>(base);
     joined.put("fs.oss.multipart.upload.size", "16MiB");
-    assertThat(OssOptions.from(spaced).partSize()).isEqualTo(OssOptions.from(joined).partSize())
+    assertThat(OssOptions.from(spaced).partSize())
+        .isEqualTo(OssOptions.from(joined).partSize())
         .isEqualTo(16L << 20);
   }
 }

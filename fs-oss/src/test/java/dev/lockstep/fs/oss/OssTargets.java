@@ -16,8 +16,8 @@ final class OssTargets {
   private OssTargets() {}
 
   /**
-   * Options for the server's default key, with small multipart sizes (threshold 1 MB, parts of
-   * 256 KB) so that multipart paths run on small objects.
+   * Options for the server's default key, with small multipart sizes (threshold 1 MB, parts of 256
+   * KB) so that multipart paths run on small objects.
    */
   static Map<String, String> options(OssTestServer server) {
     Map<String, String> options = new HashMap<>();

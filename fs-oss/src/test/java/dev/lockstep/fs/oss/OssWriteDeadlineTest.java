@@ -37,10 +37,14 @@ import org.junit.jupiter.api.Test;
  */
 class OssWriteDeadlineTest {
 
-  /** Far larger than the socket buffers between the SDK and the server, so an abort truncates it. */
+  /**
+   * Far larger than the socket buffers between the SDK and the server, so an abort truncates it.
+   */
   private static final int LARGE = 16 << 20;
+
   /** 1 MiB/s: {@link #LARGE} needs about 16 s to arrive. */
   private static final long SLOW = 1 << 20;
+
   private static final AtomicInteger ROOTS = new AtomicInteger();
 
   private static OssTestServer server;
@@ -92,8 +96,10 @@ class OssWriteDeadlineTest {
     try (FileIO store = open(target)) {
       assertThat(store).isInstanceOf(SupportsWriteDeadline.class);
       server.throttleRequests(SLOW);
-      assertThatThrownBy(() -> ((SupportsWriteDeadline) store).writeWithin(target, large(), false,
-          Duration.ofSeconds(2)))
+      assertThatThrownBy(
+              () ->
+                  ((SupportsWriteDeadline) store)
+                      .writeWithin(target, large(), false, Duration.ofSeconds(2)))
           .isInstanceOf(UncertainWriteException.class)
           .hasMessageContaining("deadline");
     }
@@ -114,8 +120,8 @@ class OssWriteDeadlineTest {
       assertThat(object(target)).isEqualTo(first);
 
       int before = server.requestCount("PutObject");
-      assertThatThrownBy(() -> deadlined.writeWithin(target, second, false,
-          scaled(Duration.ofSeconds(30))))
+      assertThatThrownBy(
+              () -> deadlined.writeWithin(target, second, false, scaled(Duration.ofSeconds(30))))
           .isInstanceOf(FileAlreadyExistsException.class)
           .hasMessageContaining("nothing was written");
       assertThat(server.requestCount("PutObject"))
@@ -133,10 +139,13 @@ class OssWriteDeadlineTest {
     Path target = freshRoot().child("never");
     try (FileIO store = open(target)) {
       int before = server.requestsReceived();
-      for (Duration passed : new Duration[] {Duration.ZERO, Duration.ofMillis(-5),
-          Duration.ofNanos(500_000)}) {
-        assertThatThrownBy(() -> ((SupportsWriteDeadline) store).writeWithin(target,
-            "late".getBytes(StandardCharsets.UTF_8), false, passed))
+      for (Duration passed :
+          new Duration[] {Duration.ZERO, Duration.ofMillis(-5), Duration.ofNanos(500_000)}) {
+        assertThatThrownBy(
+                () ->
+                    ((SupportsWriteDeadline) store)
+                        .writeWithin(
+                            target, "late".getBytes(StandardCharsets.UTF_8), false, passed))
             .as("deadline %s", passed)
             .isInstanceOf(IOException.class)
             .isNotInstanceOf(UncertainWriteException.class)
@@ -157,11 +166,23 @@ class OssWriteDeadlineTest {
   void aLockedPlainWriteIsBoundedByTheLeaseAndLeavesNoLateSnapshot() throws Exception {
     Path root = freshRoot();
     InJvmLockService lock = new InJvmLockService(Duration.ofSeconds(2));
-    CommitOptions options = CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm",
-        CommitOptions.COMMIT_LEASE_MARGIN, "500 ms", CommitOptions.COMMIT_WRITE_ATTEMPTS, "1"));
+    CommitOptions options =
+        CommitOptions.from(
+            Map.of(
+                "lock.enabled",
+                "true",
+                "lock.type",
+                "in-jvm",
+                CommitOptions.COMMIT_LEASE_MARGIN,
+                "500 ms",
+                CommitOptions.COMMIT_WRITE_ATTEMPTS,
+                "1"));
     try (FileIO store = new WriteDeadlineOnly((SupportsWriteDeadline) open(root));
-        SnapshotCommitter committer = SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
-            .options(options).lockService(lock).build()) {
+        SnapshotCommitter committer =
+            SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+                .options(options)
+                .lockService(lock)
+                .build()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
       server.throttleRequests(SLOW);
       assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(large())))
@@ -171,7 +192,8 @@ class OssWriteDeadlineTest {
     }
     assertThat(serverDoneWithEverything()).as("the server finished the aborted request").isTrue();
     assertThat(object(root.child("snapshot/snapshot-1")))
-        .as("the write abandoned at the lease deadline must not land after it").isNull();
+        .as("the write abandoned at the lease deadline must not land after it")
+        .isNull();
   }
 
   /** An OSS store seen with {@link SupportsWriteDeadline} only: no atomic create. */

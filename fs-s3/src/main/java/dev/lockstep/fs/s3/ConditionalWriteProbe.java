@@ -10,22 +10,23 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 
 /**
- * Decides {@code s3.conditional-writes=auto} for an endpoint that is not AWS S3, once per endpoint and
- * bucket per JVM.
+ * Decides {@code s3.conditional-writes=auto} for an endpoint that is not AWS S3, once per endpoint
+ * and bucket per JVM.
  *
  * <ol>
  *   <li>PutObject {@code <root>/.lockstep-probe-<uuid>} with {@code If-None-Match: *}. A 400 or 501
  *       (the store rejects the header): off.
- *   <li>The same PutObject again. 412: the store refuses to overwrite, on. 200: it ignored the header
- *       and overwrote, off (this is the store that would silently lose commits with {@code true}).
+ *   <li>The same PutObject again. 412: the store refuses to overwrite, on. 200: it ignored the
+ *       header and overwrote, off (this is the store that would silently lose commits with {@code
+ *       true}).
  *   <li>Delete the probe object (best effort).
  * </ol>
  *
  * <p>An unreachable endpoint fails loading as unreachable, naming {@code s3.endpoint}. Any other
  * answer (no permission, an error) fails loading with the fix: set {@code s3.conditional-writes} to
- * {@code true} or {@code false} explicitly. The probe shows that the store
- * honours the header; it cannot show that it does so atomically under a race (s3proxy before 4.0
- * checked and then wrote). For such a store set {@code false}.
+ * {@code true} or {@code false} explicitly. The probe shows that the store honours the header; it
+ * cannot show that it does so atomically under a race (s3proxy before 4.0 checked and then wrote).
+ * For such a store set {@code false}.
  */
 final class ConditionalWriteProbe {
 
@@ -41,13 +42,20 @@ final class ConditionalWriteProbe {
     if (known != null) {
       return known;
     }
-    boolean result = probe(clients, options, new S3Location(root.bucket(),
-        root.childPrefix() + ".lockstep-probe-" + UUID.randomUUID()));
+    boolean result =
+        probe(
+            clients,
+            options,
+            new S3Location(
+                root.bucket(), root.childPrefix() + ".lockstep-probe-" + UUID.randomUUID()));
     RESULTS.put(cacheKey, result);
-    LOG.info("s3.conditional-writes=auto: {} at {} bucket {} (probed)", result
-        ? "If-None-Match: * is honoured, atomic create on"
-        : "If-None-Match: * is not honoured, atomic create off (commits need a lock)",
-        options.endpoint(), root.bucket());
+    LOG.info(
+        "s3.conditional-writes=auto: {} at {} bucket {} (probed)",
+        result
+            ? "If-None-Match: * is honoured, atomic create on"
+            : "If-None-Match: * is not honoured, atomic create off (commits need a lock)",
+        options.endpoint(),
+        root.bucket());
     return result;
   }
 
@@ -57,8 +65,11 @@ final class ConditionalWriteProbe {
     try {
       for (int attempt = 1; attempt <= 2; attempt++) {
         try {
-          clients.retrying().putObject(b -> b.bucket(probe.bucket()).key(probe.key())
-              .ifNoneMatch("*"), RequestBody.fromString("lockstep conditional-write probe"));
+          clients
+              .retrying()
+              .putObject(
+                  b -> b.bucket(probe.bucket()).key(probe.key()).ifNoneMatch("*"),
+                  RequestBody.fromString("lockstep conditional-write probe"));
           if (attempt == 2) {
             return false;
           }
@@ -71,15 +82,30 @@ final class ConditionalWriteProbe {
             return false;
           }
           if (S3Errors.isUnreachable(e)) {
-            unreachable = true; // nothing was written, and deleting would wait out the retries again
-            throw new IOException("Cannot reach the S3 endpoint " + options.endpoint() + " ("
-                + rootMessage(e) + "). Check '" + S3Options.ENDPOINT + "' and that the store is"
-                + " running.", e);
+            unreachable =
+                true; // nothing was written, and deleting would wait out the retries again
+            throw new IOException(
+                "Cannot reach the S3 endpoint "
+                    + options.endpoint()
+                    + " ("
+                    + rootMessage(e)
+                    + "). Check '"
+                    + S3Options.ENDPOINT
+                    + "' and that the store is"
+                    + " running.",
+                e);
           }
-          throw new IOException("Could not probe whether " + options.endpoint() + " honours"
-              + " If-None-Match: * (" + S3Errors.translate("Writing", probe, e).getMessage()
-              + "). Set '" + S3Options.CONDITIONAL_WRITES + "' to true (the store honours it"
-              + " atomically) or false (commits then need lock.enabled=true).", e);
+          throw new IOException(
+              "Could not probe whether "
+                  + options.endpoint()
+                  + " honours"
+                  + " If-None-Match: * ("
+                  + S3Errors.translate("Writing", probe, e).getMessage()
+                  + "). Set '"
+                  + S3Options.CONDITIONAL_WRITES
+                  + "' to true (the store honours it"
+                  + " atomically) or false (commits then need lock.enabled=true).",
+              e);
         }
       }
       return false;

@@ -18,16 +18,17 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 
 /**
- * Create-if-absent on S3 with {@code If-None-Match: *}, on PutObject and on CompleteMultipartUpload,
- * through lock-api's {@link ConditionalPublisher} (its class javadoc numbers the protocol: retry
- * loop, write-id read-back on an uncertain answer, deadline). This class supplies S3's primitives:
+ * Create-if-absent on S3 with {@code If-None-Match: *}, on PutObject and on
+ * CompleteMultipartUpload, through lock-api's {@link ConditionalPublisher} (its class javadoc
+ * numbers the protocol: retry loop, write-id read-back on an uncertain answer, deadline). This
+ * class supplies S3's primitives:
  *
  * <ul>
  *   <li>the requests, sent through the client without SDK retries;
  *   <li>S3's answers ({@link #classify}): 412 is "already exists"; 404 {@code NoSuchUpload} on a
- *       complete is "upload gone"; 409 {@code ConditionalRequestConflict} (another conditional write
- *       in flight) is retried as not landed; 5xx, 408, 409, 429, timeouts and resets are retried; {@link
- *       S3Errors#mayHaveLanded} tells whether a failure may have landed;
+ *       complete is "upload gone"; 409 {@code ConditionalRequestConflict} (another conditional
+ *       write in flight) is retried as not landed; 5xx, 408, 409, 429, timeouts and resets are
+ *       retried; {@link S3Errors#mayHaveLanded} tells whether a failure may have landed;
  *   <li>the read-back ({@link #ownership}): HEAD for the write id in the user metadata ({@value
  *       ConditionalPublisher#WRITE_ID}); where a store drops user metadata, a single-part write is
  *       ours when the ETag is the MD5 of our bytes or the bytes read back are ours.
@@ -43,9 +44,14 @@ final class ConditionalWriter implements StoreAnswers {
 
   ConditionalWriter(S3Clients clients, S3Options options) {
     this.clients = clients;
-    this.publisher = new ConditionalPublisher(this, new ConditionalPublisher.Retries(
-        options.maxAttempts(), options.retryBaseDelay(), options.retryMaxDelay(),
-        S3Options.RETRY_MAX_ATTEMPTS));
+    this.publisher =
+        new ConditionalPublisher(
+            this,
+            new ConditionalPublisher.Retries(
+                options.maxAttempts(),
+                options.retryBaseDelay(),
+                options.retryMaxDelay(),
+                S3Options.RETRY_MAX_ATTEMPTS));
   }
 
   ConditionalPublisher publisher() {
@@ -55,10 +61,21 @@ final class ConditionalWriter implements StoreAnswers {
   /** PutObject with {@code If-None-Match: *}, retried as {@link ConditionalPublisher} says. */
   void putIfAbsent(Path path, S3Location location, byte[] content, String writeId)
       throws IOException {
-    publisher.publish(path, "PutObject", true, () -> clients.singleAttempt().putObject(
-        b -> b.bucket(location.bucket()).key(location.key()).ifNoneMatch("*")
-            .metadata(Map.of(WRITE_ID, writeId)),
-        RequestBody.fromBytes(content)), cause -> ownership(location, writeId, content, cause));
+    publisher.publish(
+        path,
+        "PutObject",
+        true,
+        () ->
+            clients
+                .singleAttempt()
+                .putObject(
+                    b ->
+                        b.bucket(location.bucket())
+                            .key(location.key())
+                            .ifNoneMatch("*")
+                            .metadata(Map.of(WRITE_ID, writeId)),
+                    RequestBody.fromBytes(content)),
+        cause -> ownership(location, writeId, content, cause));
   }
 
   /**
@@ -66,11 +83,23 @@ final class ConditionalWriter implements StoreAnswers {
    * says. The upload must have been created with {@value #WRITE_ID} = {@code writeId} in its
    * metadata.
    */
-  void completeIfAbsent(Path path, S3Location location, String uploadId, List<CompletedPart> parts,
-      String writeId) throws IOException {
-    publisher.publish(path, "CompleteMultipartUpload", true, () -> clients.singleAttempt()
-        .completeMultipartUpload(b -> b.bucket(location.bucket()).key(location.key())
-            .uploadId(uploadId).ifNoneMatch("*").multipartUpload(u -> u.parts(parts))),
+  void completeIfAbsent(
+      Path path, S3Location location, String uploadId, List<CompletedPart> parts, String writeId)
+      throws IOException {
+    publisher.publish(
+        path,
+        "CompleteMultipartUpload",
+        true,
+        () ->
+            clients
+                .singleAttempt()
+                .completeMultipartUpload(
+                    b ->
+                        b.bucket(location.bucket())
+                            .key(location.key())
+                            .uploadId(uploadId)
+                            .ifNoneMatch("*")
+                            .multipartUpload(u -> u.parts(parts))),
         cause -> ownership(location, writeId, null, cause));
   }
 
@@ -89,8 +118,8 @@ final class ConditionalWriter implements StoreAnswers {
       return Answer.retry(false);
     }
     int status = S3Errors.status(failure);
-    boolean retryable = status < 0 || status >= 500 || status == 408 || status == 429
-        || status == 409;
+    boolean retryable =
+        status < 0 || status >= 500 || status == 408 || status == 429 || status == 409;
     boolean landed = S3Errors.mayHaveLanded(failure);
     return retryable ? Answer.retry(landed) : Answer.stop(landed);
   }
@@ -98,8 +127,12 @@ final class ConditionalWriter implements StoreAnswers {
   @Override
   public IOException failure(RuntimeException failure, String action, Path path) {
     if (S3Errors.isNoSuchUpload(failure)) {
-      return new IOException("The multipart upload for " + path + " vanished before it was"
-          + " completed (aborted, or expired by a lifecycle rule); nothing was published.", failure);
+      return new IOException(
+          "The multipart upload for "
+              + path
+              + " vanished before it was"
+              + " completed (aborted, or expired by a lifecycle rule); nothing was published.",
+          failure);
     }
     S3Location location = S3Location.of(path);
     return failure instanceof SdkException
@@ -139,8 +172,10 @@ final class ConditionalWriter implements StoreAnswers {
       // proves nothing and the bytes are compared below).
       return Ownership.OURS;
     }
-    try (ResponseInputStream<GetObjectResponse> in = clients.retrying()
-        .getObject(b -> b.bucket(location.bucket()).key(location.key()).ifMatch(head.eTag()))) {
+    try (ResponseInputStream<GetObjectResponse> in =
+        clients
+            .retrying()
+            .getObject(b -> b.bucket(location.bucket()).key(location.key()).ifMatch(head.eTag()))) {
       return sameBytes(in, content) ? Ownership.OURS : Ownership.THEIRS;
     } catch (SdkException | IOException e) {
       cause.addSuppressed(e);
@@ -150,8 +185,8 @@ final class ConditionalWriter implements StoreAnswers {
 
   private static String md5Hex(byte[] content) {
     try {
-      return java.util.HexFormat.of().formatHex(
-          java.security.MessageDigest.getInstance("MD5").digest(content));
+      return java.util.HexFormat.of()
+          .formatHex(java.security.MessageDigest.getInstance("MD5").digest(content));
     } catch (java.security.NoSuchAlgorithmException e) {
       return "";
     }

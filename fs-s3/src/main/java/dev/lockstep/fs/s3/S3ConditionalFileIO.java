@@ -10,11 +10,12 @@ import java.util.UUID;
  * {@link S3FileIO} on a store that honours {@code If-None-Match: *} atomically (AWS S3 since 2024,
  * s3proxy 4.0+, MinIO, Ceph RGW Squid+, ...): snapshot commits need no lock.
  *
- * <p>{@link #createAtomically}: at or below {@code s3.multipart.threshold} one PutObject, above it a
- * multipart upload whose CompleteMultipartUpload carries the condition; both go through {@link
- * ConditionalWriter}, which reports a lost answer as {@link dev.lockstep.fs.UncertainWriteException}
- * and never reports our own landed write as someone else's. {@code newOutputStream(path, false)}
- * publishes the same way, so it is atomic on this store too.
+ * <p>{@link #createAtomically}: at or below {@code s3.multipart.threshold} one PutObject, above it
+ * a multipart upload whose CompleteMultipartUpload carries the condition; both go through {@link
+ * ConditionalWriter}, which reports a lost answer as {@link
+ * dev.lockstep.fs.UncertainWriteException} and never reports our own landed write as someone
+ * else's. {@code newOutputStream(path, false)} publishes the same way, so it is atomic on this
+ * store too.
  */
 public final class S3ConditionalFileIO extends S3FileIO implements SupportsAtomicCreate {
 
@@ -32,7 +33,8 @@ public final class S3ConditionalFileIO extends S3FileIO implements SupportsAtomi
    *
    * <ul>
    *   <li>Before: anything.
-   *   <li>After success: {@code path} holds exactly {@code content}; no concurrent caller succeeded.
+   *   <li>After success: {@code path} holds exactly {@code content}; no concurrent caller
+   *       succeeded.
    *   <li>After {@link java.nio.file.FileAlreadyExistsException}: another writer's object is there;
    *       ours was not published (an aborted multipart upload leaves nothing visible).
    *   <li>After {@link dev.lockstep.fs.UncertainWriteException}: ours may or may not be there.
@@ -49,7 +51,8 @@ public final class S3ConditionalFileIO extends S3FileIO implements SupportsAtomi
       writer().putIfAbsent(path, location, content, UUID.randomUUID().toString());
       return;
     }
-    try (OutputStream out = new S3OutputStream(this, path, location, S3OutputStream.Mode.IF_ABSENT)) {
+    try (OutputStream out =
+        new S3OutputStream(this, path, location, S3OutputStream.Mode.IF_ABSENT)) {
       out.write(content);
     }
   }

@@ -44,11 +44,12 @@ final class S3Errors {
   }
 
   /**
-   * 409 {@code ConditionalRequestConflict}: another conditional write to the key was in flight, or the
-   * key was deleted during our multipart upload. Our request did not take effect; retry.
+   * 409 {@code ConditionalRequestConflict}: another conditional write to the key was in flight, or
+   * the key was deleted during our multipart upload. Our request did not take effect; retry.
    */
   static boolean isConditionalConflict(Throwable e) {
-    return status(e) == 409 && !code(e).equals("BucketAlreadyExists")
+    return status(e) == 409
+        && !code(e).equals("BucketAlreadyExists")
         && !code(e).equals("BucketAlreadyOwnedByYou");
   }
 
@@ -78,8 +79,11 @@ final class S3Errors {
     }
     boolean io = false;
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      io |= cause instanceof IOException || cause instanceof ApiCallAttemptTimeoutException
-          || cause instanceof ApiCallTimeoutException || cause instanceof AbortedException;
+      io |=
+          cause instanceof IOException
+              || cause instanceof ApiCallAttemptTimeoutException
+              || cause instanceof ApiCallTimeoutException
+              || cause instanceof AbortedException;
     }
     // A client-side failure without I/O (credentials that cannot load, a bad request) never sent.
     return io;
@@ -91,7 +95,8 @@ final class S3Errors {
    */
   static boolean isUnreachable(Throwable e) {
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof ConnectException || cause instanceof UnknownHostException
+      if (cause instanceof ConnectException
+          || cause instanceof UnknownHostException
           || cause instanceof NoRouteToHostException
           || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
         return true;
@@ -111,8 +116,13 @@ final class S3Errors {
     }
     if (isNotFound(e)) {
       if (code(e).equals("NoSuchBucket")) {
-        FileNotFoundException missing = new FileNotFoundException("The bucket of " + location
-            + " does not exist (" + operation + "). Create it, or fix the path.");
+        FileNotFoundException missing =
+            new FileNotFoundException(
+                "The bucket of "
+                    + location
+                    + " does not exist ("
+                    + operation
+                    + "). Create it, or fix the path.");
         missing.initCause(e);
         return missing;
       }
@@ -121,15 +131,31 @@ final class S3Errors {
       return missing;
     }
     if (status(e) == 403) {
-      return new IOException("Access denied: " + operation + " " + location + ". The credentials"
-          + " need the S3 permission for this call (see the fs-s3 README for the list a commit"
-          + " needs).", e);
+      return new IOException(
+          "Access denied: "
+              + operation
+              + " "
+              + location
+              + ". The credentials"
+              + " need the S3 permission for this call (see the fs-s3 README for the list a commit"
+              + " needs).",
+          e);
     }
-    if (status(e) == 301 || code(e).equals("PermanentRedirect")
+    if (status(e) == 301
+        || code(e).equals("PermanentRedirect")
         || code(e).equals("AuthorizationHeaderMalformed")) {
-      return new IOException(operation + " " + location + " failed: the bucket is in another region"
-          + " than '" + S3Options.REGION + "' says. Set '" + S3Options.REGION + "' to the bucket's"
-          + " region.", e);
+      return new IOException(
+          operation
+              + " "
+              + location
+              + " failed: the bucket is in another region"
+              + " than '"
+              + S3Options.REGION
+              + "' says. Set '"
+              + S3Options.REGION
+              + "' to the bucket's"
+              + " region.",
+          e);
     }
     return new IOException(operation + " " + location + " failed: " + e.getMessage(), e);
   }

@@ -6,7 +6,6 @@ import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
 import dev.lockstep.fs.StoreEndpoint;
 import dev.lockstep.fs.SupportsWriteDeadline;
-import dev.lockstep.fs.UncertainWriteException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,23 +26,23 @@ import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * An S3 bucket (or any S3-compatible store) as a {@link FileIO}, <em>without</em> atomic create: what
- * {@code s3.conditional-writes=false} gives, and what {@code auto} gives on a store that does not
- * honour {@code If-None-Match: *}. Commits on it need {@code lock.enabled=true}. {@link
+ * An S3 bucket (or any S3-compatible store) as a {@link FileIO}, <em>without</em> atomic create:
+ * what {@code s3.conditional-writes=false} gives, and what {@code auto} gives on a store that does
+ * not honour {@code If-None-Match: *}. Commits on it need {@code lock.enabled=true}. {@link
  * S3ConditionalFileIO} adds atomic create.
  *
- * <p>Mapping: {@code s3://bucket/a/b} is the object {@code a/b} in {@code bucket}. Directories are key
- * prefixes ending in {@code /}: a directory exists while some key lies under it, or while its marker
- * object {@code a/b/} (written by {@link #mkdirs}) exists.
+ * <p>Mapping: {@code s3://bucket/a/b} is the object {@code a/b} in {@code bucket}. Directories are
+ * key prefixes ending in {@code /}: a directory exists while some key lies under it, or while its
+ * marker object {@code a/b/} (written by {@link #mkdirs}) exists.
  *
  * <ul>
  *   <li>Reads: {@link S3InputStream}, ranged GETs for seeks and positioned reads.
  *   <li>Writes: {@link S3OutputStream}, buffered, multipart above {@code s3.multipart.threshold},
  *       nothing visible before close.
  *   <li>{@link #list}: ListObjectsV2 with delimiter {@code /}, every page.
- *   <li>{@link #delete} of a directory: ListObjectsV2 without delimiter and DeleteObjects in batches of
- *       {@value #DELETE_BATCH} (S3's limit). Not atomic: a failure part-way leaves some keys; deleting
- *       again finishes the job.
+ *   <li>{@link #delete} of a directory: ListObjectsV2 without delimiter and DeleteObjects in
+ *       batches of {@value #DELETE_BATCH} (S3's limit). Not atomic: a failure part-way leaves some
+ *       keys; deleting again finishes the job.
  *   <li>{@link #getStatus}: HEAD for files, a one-key prefix listing for directories.
  * </ul>
  *
@@ -129,10 +128,23 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
     if (!overwrite) {
       requireAbsent(path, location);
     }
-    writer.publisher().writeWithin(path, "PutObject", start, timeout, left ->
-        clients.singleAttempt().putObject(b -> b.bucket(location.bucket()).key(location.key())
-            .overrideConfiguration(c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
-            RequestBody.fromBytes(content)));
+    writer
+        .publisher()
+        .writeWithin(
+            path,
+            "PutObject",
+            start,
+            timeout,
+            left ->
+                clients
+                    .singleAttempt()
+                    .putObject(
+                        b ->
+                            b.bucket(location.bucket())
+                                .key(location.key())
+                                .overrideConfiguration(
+                                    c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
+                        RequestBody.fromBytes(content)));
   }
 
   /** Fails with {@link FileAlreadyExistsException} when an object is at the key (not atomic). */
@@ -162,7 +174,10 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
     }
     HeadObjectResponse head = head(location);
     if (head != null) {
-      return new FileStatus(path, head.contentLength() == null ? 0 : head.contentLength(), false,
+      return new FileStatus(
+          path,
+          head.contentLength() == null ? 0 : head.contentLength(),
+          false,
           head.lastModified() == null ? 0 : head.lastModified().toEpochMilli());
     }
     if (!listOnePage(location, 1).contents().isEmpty()) {
@@ -173,8 +188,10 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
 
   private ListObjectsV2Response listOnePage(S3Location location, int maxKeys) throws IOException {
     try {
-      return clients.retrying().listObjectsV2(b -> b.bucket(location.bucket())
-          .prefix(location.childPrefix()).maxKeys(maxKeys));
+      return clients
+          .retrying()
+          .listObjectsV2(
+              b -> b.bucket(location.bucket()).prefix(location.childPrefix()).maxKeys(maxKeys));
     } catch (SdkException e) {
       throw S3Errors.translate("Listing", location, e);
     }
@@ -196,14 +213,24 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
     String prefix = location.childPrefix();
     List<FileStatus> children = new ArrayList<>();
     try {
-      for (ListObjectsV2Response page : clients.retrying().listObjectsV2Paginator(
-          b -> b.bucket(location.bucket()).prefix(prefix).delimiter("/").maxKeys(pageSize))) {
+      for (ListObjectsV2Response page :
+          clients
+              .retrying()
+              .listObjectsV2Paginator(
+                  b ->
+                      b.bucket(location.bucket())
+                          .prefix(prefix)
+                          .delimiter("/")
+                          .maxKeys(pageSize))) {
         for (S3Object object : page.contents()) {
           String name = object.key().substring(prefix.length());
           if (!name.isEmpty()) {
-            children.add(new FileStatus(directory.child(name), object.size() == null ? 0
-                : object.size(), false, object.lastModified() == null ? 0
-                : object.lastModified().toEpochMilli()));
+            children.add(
+                new FileStatus(
+                    directory.child(name),
+                    object.size() == null ? 0 : object.size(),
+                    false,
+                    object.lastModified() == null ? 0 : object.lastModified().toEpochMilli()));
           }
         }
         for (CommonPrefix common : page.commonPrefixes()) {
@@ -238,8 +265,9 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
     if (firstTwo.contents().isEmpty()) {
       return false;
     }
-    boolean onlyMarker = firstTwo.contents().size() == 1
-        && firstTwo.contents().get(0).key().equals(location.childPrefix());
+    boolean onlyMarker =
+        firstTwo.contents().size() == 1
+            && firstTwo.contents().get(0).key().equals(location.childPrefix());
     if (!recursive && !onlyMarker) {
       throw new DirectoryNotEmptyException(path + " (delete it with recursive=true)");
     }
@@ -250,8 +278,14 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
   private void deleteUnder(S3Location location) throws IOException {
     List<ObjectIdentifier> batch = new ArrayList<>(pageSize);
     try {
-      for (ListObjectsV2Response page : clients.retrying().listObjectsV2Paginator(
-          b -> b.bucket(location.bucket()).prefix(location.childPrefix()).maxKeys(pageSize))) {
+      for (ListObjectsV2Response page :
+          clients
+              .retrying()
+              .listObjectsV2Paginator(
+                  b ->
+                      b.bucket(location.bucket())
+                          .prefix(location.childPrefix())
+                          .maxKeys(pageSize))) {
         for (S3Object object : page.contents()) {
           batch.add(ObjectIdentifier.builder().key(object.key()).build());
           if (batch.size() == pageSize) {
@@ -270,14 +304,28 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
 
   private void deleteBatch(S3Location location, List<ObjectIdentifier> keys) throws IOException {
     List<ObjectIdentifier> copy = List.copyOf(keys);
-    DeleteObjectsResponse response = clients.retrying().deleteObjects(b -> b
-        .bucket(location.bucket()).delete(d -> d.objects(copy).quiet(true)));
+    DeleteObjectsResponse response =
+        clients
+            .retrying()
+            .deleteObjects(
+                b -> b.bucket(location.bucket()).delete(d -> d.objects(copy).quiet(true)));
     List<S3Error> errors = response.errors();
     if (errors != null && !errors.isEmpty()) {
       S3Error first = errors.get(0);
-      throw new IOException("Could not delete " + errors.size() + " of " + copy.size()
-          + " keys under " + location + "; first: " + first.key() + ": " + first.code() + " "
-          + first.message() + ". Deleting again finishes the job.");
+      throw new IOException(
+          "Could not delete "
+              + errors.size()
+              + " of "
+              + copy.size()
+              + " keys under "
+              + location
+              + "; first: "
+              + first.key()
+              + ": "
+              + first.code()
+              + " "
+              + first.message()
+              + ". Deleting again finishes the job.");
     }
   }
 
@@ -289,12 +337,14 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
       return true;
     }
     if (head(location) != null) {
-      throw new FileAlreadyExistsException(path.toString(), null,
-          "a file is there, so it cannot be a directory");
+      throw new FileAlreadyExistsException(
+          path.toString(), null, "a file is there, so it cannot be a directory");
     }
     try {
-      clients.retrying().putObject(b -> b.bucket(location.bucket()).key(location.childPrefix()),
-          RequestBody.empty());
+      clients
+          .retrying()
+          .putObject(
+              b -> b.bucket(location.bucket()).key(location.childPrefix()), RequestBody.empty());
       return true;
     } catch (SdkException e) {
       throw S3Errors.translate("Creating the directory marker of", location, e);
@@ -320,14 +370,20 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
    */
   @Override
   public String endpointIdentity(Path path) {
-    String endpoint = options.endpoint() != null ? options.endpoint().toString()
-        : options.region() == null ? "aws" : "aws " + options.region();
+    String endpoint =
+        options.endpoint() != null
+            ? options.endpoint().toString()
+            : options.region() == null ? "aws" : "aws " + options.region();
     return path.scheme() + "://" + S3Location.of(path).bucket() + " at " + endpoint;
   }
 
   @Override
   public String toString() {
-    return getClass().getSimpleName() + "{endpoint=" + (options.endpoint() == null ? "aws"
-        : options.endpoint()) + ", conditionalWrites=" + conditionalWrites() + "}";
+    return getClass().getSimpleName()
+        + "{endpoint="
+        + (options.endpoint() == null ? "aws" : options.endpoint())
+        + ", conditionalWrites="
+        + conditionalWrites()
+        + "}";
   }
 }

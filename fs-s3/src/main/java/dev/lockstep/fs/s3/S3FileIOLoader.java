@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Serves {@code s3://} and {@code s3a://} paths. Builds an {@link S3ConditionalFileIO} (atomic create,
- * lock-free commits) when conditional writes are on, a plain {@link S3FileIO} otherwise:
+ * Serves {@code s3://} and {@code s3a://} paths. Builds an {@link S3ConditionalFileIO} (atomic
+ * create, lock-free commits) when conditional writes are on, a plain {@link S3FileIO} otherwise:
  *
  * <ul>
  *   <li>{@code s3.conditional-writes=true}: on.
@@ -38,13 +38,16 @@ public final class S3FileIOLoader implements FileIOLoader {
     S3Clients clients = new S3Clients(s3Options);
     try {
       clients.checkCredentials();
-      boolean conditional = switch (s3Options.conditionalWrites()) {
-        case TRUE -> true;
-        case FALSE -> false;
-        case AUTO -> s3Options.isAwsEndpoint()
-            || ConditionalWriteProbe.supported(clients, s3Options, location);
-      };
-      return conditional ? new S3ConditionalFileIO(s3Options, clients)
+      boolean conditional =
+          switch (s3Options.conditionalWrites()) {
+            case TRUE -> true;
+            case FALSE -> false;
+            case AUTO ->
+                s3Options.isAwsEndpoint()
+                    || ConditionalWriteProbe.supported(clients, s3Options, location);
+          };
+      return conditional
+          ? new S3ConditionalFileIO(s3Options, clients)
           : new S3FileIO(s3Options, clients);
     } catch (IOException | RuntimeException e) {
       clients.close();

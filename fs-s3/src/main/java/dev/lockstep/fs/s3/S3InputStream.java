@@ -17,21 +17,21 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  *       #TAIL} bytes, or all of it when it is shorter. A missing key fails at once with {@link
  *       java.io.FileNotFoundException}; the answer gives the length (its {@code Content-Range}) and
  *       the ETag, and its bytes are kept in memory. An object no longer than that is read with this
- *       one request; a Parquet or ORC reader finds its footer there and then reads the column chunks
- *       with one more GET, instead of a GET that the first seek to the footer would drop.
+ *       one request; a Parquet or ORC reader finds its footer there and then reads the column
+ *       chunks with one more GET, instead of a GET that the first seek to the footer would drop.
  *   <li>Reads below the tail stream from {@code GET Range: bytes=pos-(tail start - 1)}, opened at
  *       the first read; a short forward seek (at most {@value #SKIP_LIMIT} bytes) skips on the open
  *       answer, any other seek drops it and the next read opens a new range.
- *   <li>{@link #readFully(long, byte[], int, int)} sends at most one {@code GET Range: bytes=a-b} (of
- *       what the tail does not hold) and leaves the stream position unchanged.
+ *   <li>{@link #readFully(long, byte[], int, int)} sends at most one {@code GET Range: bytes=a-b}
+ *       (of what the tail does not hold) and leaves the stream position unchanged.
  *   <li>Every later GET carries {@code If-Match: <etag>}: an object replaced while being read fails
  *       with an {@link IOException} instead of mixing two versions.
  *   <li>A dropped answer with more than {@value #DRAIN_LIMIT} bytes left is aborted; a smaller one
  *       is drained so its connection stays pooled. A read that fails mid-stream fails at once (the
  *       SDK already retried the request).
- *   <li>A store that ignores the range and answers the whole object (200, no {@code
- *       Content-Range}) is read as before: that answer serves the reads from position 0. An empty
- *       object, for which a suffix range cannot be satisfied (416), is opened with a plain GET.
+ *   <li>A store that ignores the range and answers the whole object (200, no {@code Content-Range})
+ *       is read as before: that answer serves the reads from position 0. An empty object, for which
+ *       a suffix range cannot be satisfied (416), is opened with a plain GET.
  * </ol>
  *
  * <p>Not thread-safe, like every {@link InputStream}, except {@link #readFully(long, byte[], int,
@@ -41,7 +41,9 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
 
   /** The bytes at the object's end that opening reads (Parquet and ORC footers live there). */
   static final int TAIL = 64 * 1024;
+
   static final long SKIP_LIMIT = 256 * 1024;
+
   /** Remaining bytes below which dropping a response drains it to keep the connection pooled. */
   static final long DRAIN_LIMIT = 64 * 1024;
 
@@ -50,8 +52,8 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
   private final String etag;
 
   /** A store that answered the whole object: that answer serves the reads from 0. */
-  private S3InputStream(S3Client client, S3Location location,
-      ResponseInputStream<GetObjectResponse> whole) {
+  private S3InputStream(
+      S3Client client, S3Location location, ResponseInputStream<GetObjectResponse> whole) {
     super(location.toString(), lengthOf(whole.response()), whole, SKIP_LIMIT, DRAIN_LIMIT, false);
     this.client = client;
     this.location = location;
@@ -59,8 +61,8 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
   }
 
   /** Opened with the object's last bytes, {@code tail}. */
-  private S3InputStream(S3Client client, S3Location location, long length, byte[] tail,
-      String etag) {
+  private S3InputStream(
+      S3Client client, S3Location location, long length, byte[] tail, String etag) {
     super(location.toString(), length, tail, SKIP_LIMIT, DRAIN_LIMIT, false);
     this.client = client;
     this.location = location;
@@ -71,8 +73,9 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
   static S3InputStream open(S3Client client, S3Location location) throws IOException {
     ResponseInputStream<GetObjectResponse> first;
     try {
-      first = client.getObject(b -> b.bucket(location.bucket()).key(location.key())
-          .range("bytes=-" + TAIL));
+      first =
+          client.getObject(
+              b -> b.bucket(location.bucket()).key(location.key()).range("bytes=-" + TAIL));
     } catch (SdkException e) {
       if (S3Errors.status(e) == 416) {
         return openWhole(client, location); // empty: no last byte to ask for
@@ -91,17 +94,23 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
       throw new IOException("Reading the last bytes of " + location + " failed", e);
     }
     if (tail.length > length || firstByte(response.contentRange()) != length - tail.length) {
-      throw new IOException(location + " answered " + tail.length + " bytes as " + response
-          .contentRange() + " for its last " + TAIL + " bytes: not the end of the object");
+      throw new IOException(
+          location
+              + " answered "
+              + tail.length
+              + " bytes as "
+              + response.contentRange()
+              + " for its last "
+              + TAIL
+              + " bytes: not the end of the object");
     }
     return new S3InputStream(client, location, length, tail, response.eTag());
   }
 
-  private static S3InputStream openWhole(S3Client client, S3Location location)
-      throws IOException {
+  private static S3InputStream openWhole(S3Client client, S3Location location) throws IOException {
     try {
-      return new S3InputStream(client, location,
-          client.getObject(b -> b.bucket(location.bucket()).key(location.key())));
+      return new S3InputStream(
+          client, location, client.getObject(b -> b.bucket(location.bucket()).key(location.key())));
     } catch (SdkException e) {
       throw S3Errors.translate("Reading", location, e);
     }
@@ -116,8 +125,8 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
     try {
       return Long.parseLong(contentRange.substring(slash + 1).trim());
     } catch (NumberFormatException e) {
-      throw new IOException("Cannot read the object's length from Content-Range '" + contentRange
-          + "'", e);
+      throw new IOException(
+          "Cannot read the object's length from Content-Range '" + contentRange + "'", e);
     }
   }
 
@@ -141,16 +150,21 @@ final class S3InputStream extends RangedObjectInputStream<ResponseInputStream<Ge
       throws IOException {
     String range = "bytes=" + first + "-" + (last >= 0 ? Long.toString(last) : "");
     try {
-      return client.getObject(b -> {
-        b.bucket(location.bucket()).key(location.key()).range(range);
-        if (etag != null) {
-          b.ifMatch(etag);
-        }
-      });
+      return client.getObject(
+          b -> {
+            b.bucket(location.bucket()).key(location.key()).range(range);
+            if (etag != null) {
+              b.ifMatch(etag);
+            }
+          });
     } catch (SdkException e) {
       if (S3Errors.isPreconditionFailed(e)) {
-        throw new IOException(location + " was replaced while being read (its ETag changed from "
-            + etag + "); open it again", e);
+        throw new IOException(
+            location
+                + " was replaced while being read (its ETag changed from "
+                + etag
+                + "); open it again",
+            e);
       }
       throw S3Errors.translate("Reading", location, e);
     }

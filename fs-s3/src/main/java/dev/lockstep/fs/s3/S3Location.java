@@ -5,8 +5,8 @@ import dev.lockstep.fs.conditional.ObjectKey;
 
 /**
  * A {@link Path} {@code s3://bucket/a/b} (or {@code s3a://}) as a bucket and an object key {@code
- * a/b}. The key is the path part without its leading slash, byte for byte: nothing is URL-encoded or
- * decoded here (the SDK encodes keys on the wire). The bucket root has the empty key.
+ * a/b}. The key is the path part without its leading slash, byte for byte: nothing is URL-encoded
+ * or decoded here (the SDK encodes keys on the wire). The bucket root has the empty key.
  */
 record S3Location(String bucket, String key) {
 

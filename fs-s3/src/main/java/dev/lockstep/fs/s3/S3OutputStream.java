@@ -21,24 +21,29 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * <ol>
  *   <li>Bytes are buffered in memory up to {@code s3.multipart.threshold}.
  *   <li>A stream closed at or below the threshold publishes with one PutObject.
- *   <li>Beyond the threshold a multipart upload starts: every {@code s3.multipart.part-size} bytes are
- *       uploaded as a part (SDK retries; parts are idempotent). Close uploads the rest as the last part
- *       and completes the upload: only then does the object appear, whole.
+ *   <li>Beyond the threshold a multipart upload starts: every {@code s3.multipart.part-size} bytes
+ *       are uploaded as a part (SDK retries; parts are idempotent). Close uploads the rest as the
+ *       last part and completes the upload: only then does the object appear, whole.
  *   <li>In {@link Mode#IF_ABSENT} the final PutObject or CompleteMultipartUpload carries {@code
  *       If-None-Match: *} through {@link ConditionalWriter}; a conflict raises {@link
  *       FileAlreadyExistsException} and publishes nothing.
- *   <li>In {@link Mode#CHECK_ABSENT} (a store without conditional writes and {@code overwrite=false})
- *       the key is checked when the stream opens and again just before publishing; a writer racing in
- *       between can still be overwritten, which {@link dev.lockstep.fs.FileIO} allows.
- *   <li>After any failure before publishing, the multipart upload is aborted (best effort). After an
- *       {@link UncertainWriteException} it is left alone: it may be what got published. A bucket
+ *   <li>In {@link Mode#CHECK_ABSENT} (a store without conditional writes and {@code
+ *       overwrite=false}) the key is checked when the stream opens and again just before
+ *       publishing; a writer racing in between can still be overwritten, which {@link
+ *       dev.lockstep.fs.FileIO} allows.
+ *   <li>After any failure before publishing, the multipart upload is aborted (best effort). After
+ *       an {@link UncertainWriteException} it is left alone: it may be what got published. A bucket
  *       lifecycle rule {@code AbortIncompleteMultipartUpload} removes what a crashed writer leaves.
  * </ol>
  */
 final class S3OutputStream extends OutputStream {
 
   /** How the final publish treats an existing object. */
-  enum Mode { OVERWRITE, CHECK_ABSENT, IF_ABSENT }
+  enum Mode {
+    OVERWRITE,
+    CHECK_ABSENT,
+    IF_ABSENT
+  }
 
   private final S3FileIO store;
   private final Path path;
@@ -96,8 +101,16 @@ final class S3OutputStream extends OutputStream {
 
   private void startMultipart() throws IOException {
     try {
-      uploadId = store.clients().retrying().createMultipartUpload(b -> b.bucket(location.bucket())
-          .key(location.key()).metadata(Map.of(ConditionalWriter.WRITE_ID, writeId))).uploadId();
+      uploadId =
+          store
+              .clients()
+              .retrying()
+              .createMultipartUpload(
+                  b ->
+                      b.bucket(location.bucket())
+                          .key(location.key())
+                          .metadata(Map.of(ConditionalWriter.WRITE_ID, writeId)))
+              .uploadId();
     } catch (SdkException e) {
       closed = true;
       throw S3Errors.translate("Starting a multipart upload of", location, e);
@@ -108,9 +121,18 @@ final class S3OutputStream extends OutputStream {
     int number = parts.size() + 1;
     byte[] part = Arrays.copyOf(buffer, length);
     try {
-      UploadPartResponse response = store.clients().retrying().uploadPart(b -> b
-          .bucket(location.bucket()).key(location.key()).uploadId(uploadId).partNumber(number)
-          .contentLength((long) length), RequestBody.fromBytes(part));
+      UploadPartResponse response =
+          store
+              .clients()
+              .retrying()
+              .uploadPart(
+                  b ->
+                      b.bucket(location.bucket())
+                          .key(location.key())
+                          .uploadId(uploadId)
+                          .partNumber(number)
+                          .contentLength((long) length),
+                  RequestBody.fromBytes(part));
       parts.add(CompletedPart.builder().partNumber(number).eTag(response.eTag()).build());
     } catch (SdkException e) {
       IOException failure = S3Errors.translate("Uploading part " + number + " of", location, e);
@@ -151,8 +173,11 @@ final class S3OutputStream extends OutputStream {
       store.requireAbsent(path, location);
     }
     try {
-      store.clients().retrying().putObject(b -> b.bucket(location.bucket()).key(location.key()),
-          RequestBody.fromBytes(content));
+      store
+          .clients()
+          .retrying()
+          .putObject(
+              b -> b.bucket(location.bucket()).key(location.key()), RequestBody.fromBytes(content));
     } catch (SdkException e) {
       throw uncertainOrFailure("Writing", e);
     }
@@ -168,8 +193,15 @@ final class S3OutputStream extends OutputStream {
         store.requireAbsent(path, location);
       }
       try {
-        store.clients().retrying().completeMultipartUpload(b -> b.bucket(location.bucket())
-            .key(location.key()).uploadId(uploadId).multipartUpload(u -> u.parts(parts)));
+        store
+            .clients()
+            .retrying()
+            .completeMultipartUpload(
+                b ->
+                    b.bucket(location.bucket())
+                        .key(location.key())
+                        .uploadId(uploadId)
+                        .multipartUpload(u -> u.parts(parts)));
       } catch (SdkException e) {
         throw uncertainOrFailure("Completing the multipart upload of", e);
       }
@@ -183,8 +215,8 @@ final class S3OutputStream extends OutputStream {
 
   private IOException uncertainOrFailure(String operation, SdkException e) {
     if (S3Errors.mayHaveLanded(e)) {
-      return new UncertainWriteException(path, operation + " failed after the request was sent ("
-          + e.getMessage() + ")", e);
+      return new UncertainWriteException(
+          path, operation + " failed after the request was sent (" + e.getMessage() + ")", e);
     }
     return S3Errors.translate(operation, location, e);
   }
@@ -194,8 +226,11 @@ final class S3OutputStream extends OutputStream {
       return;
     }
     try {
-      store.clients().retrying().abortMultipartUpload(b -> b.bucket(location.bucket())
-          .key(location.key()).uploadId(uploadId));
+      store
+          .clients()
+          .retrying()
+          .abortMultipartUpload(
+              b -> b.bucket(location.bucket()).key(location.key()).uploadId(uploadId));
     } catch (SdkException e) {
       primary.addSuppressed(e);
     }

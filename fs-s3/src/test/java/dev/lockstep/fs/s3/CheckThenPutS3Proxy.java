@@ -16,8 +16,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * s3proxy 2.9.0, whose {@code If-None-Match: *} is check-then-put, in a JVM of its own (it cannot
  * share a class path with the 4.0.0 test server): its self-contained jar, which Maven copies into
- * {@code target/s3proxy-check-then-put/} (see the pom), on the in-memory {@code transient} store, on
- * a free port of 127.0.0.1, with the same credentials and bucket as {@link S3ProxyServer}.
+ * {@code target/s3proxy-check-then-put/} (see the pom), on the in-memory {@code transient} store,
+ * on a free port of 127.0.0.1, with the same credentials and bucket as {@link S3ProxyServer}.
  *
  * <p>A missing jar or a server that does not come up fails the test that needs it; nothing skips.
  * {@link #close()} ends the process (and only it).
@@ -31,11 +31,16 @@ final class CheckThenPutS3Proxy implements AutoCloseable {
   private final URI endpoint;
 
   private CheckThenPutS3Proxy(java.nio.file.Path workDir) throws Exception {
-    String jar = System.getProperty("lockstep.s3proxy.check-then-put.jar",
-        "target/s3proxy-check-then-put/s3proxy-check-then-put.jar");
+    String jar =
+        System.getProperty(
+            "lockstep.s3proxy.check-then-put.jar",
+            "target/s3proxy-check-then-put/s3proxy-check-then-put.jar");
     if (!Files.isRegularFile(java.nio.file.Path.of(jar))) {
-      throw new IllegalStateException("The s3proxy 2.9.0 jar is missing at " + jar + "; run the"
-          + " build through Maven (the maven-dependency-plugin copies it in generate-test-resources)");
+      throw new IllegalStateException(
+          "The s3proxy 2.9.0 jar is missing at "
+              + jar
+              + "; run the"
+              + " build through Maven (the maven-dependency-plugin copies it in generate-test-resources)");
     }
     int port;
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
@@ -43,22 +48,34 @@ final class CheckThenPutS3Proxy implements AutoCloseable {
     }
     endpoint = URI.create("http://127.0.0.1:" + port);
     java.nio.file.Path properties = workDir.resolve("s3proxy.properties");
-    Files.writeString(properties, String.join("\n",
-        "s3proxy.endpoint=" + endpoint,
-        "s3proxy.authorization=aws-v2-or-v4",
-        "s3proxy.identity=" + S3ProxyServer.ACCESS_KEY,
-        "s3proxy.credential=" + S3ProxyServer.SECRET_KEY,
-        "jclouds.provider=transient",
-        "jclouds.identity=" + S3ProxyServer.ACCESS_KEY,
-        "jclouds.credential=" + S3ProxyServer.SECRET_KEY,
-        ""), StandardCharsets.UTF_8);
+    Files.writeString(
+        properties,
+        String.join(
+            "\n",
+            "s3proxy.endpoint=" + endpoint,
+            "s3proxy.authorization=aws-v2-or-v4",
+            "s3proxy.identity=" + S3ProxyServer.ACCESS_KEY,
+            "s3proxy.credential=" + S3ProxyServer.SECRET_KEY,
+            "jclouds.provider=transient",
+            "jclouds.identity=" + S3ProxyServer.ACCESS_KEY,
+            "jclouds.credential=" + S3ProxyServer.SECRET_KEY,
+            ""),
+        StandardCharsets.UTF_8);
     log = workDir.resolve("s3proxy.log");
-    String javaBin = java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    process = new ProcessBuilder(javaBin, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar,
-        "--properties", properties.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(log.toFile())
-        .start();
+    String javaBin =
+        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    process =
+        new ProcessBuilder(
+                javaBin,
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-jar",
+                jar,
+                "--properties",
+                properties.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     try {
       awaitListening(port);
       try (S3Client admin = admin()) {
@@ -82,8 +99,9 @@ final class CheckThenPutS3Proxy implements AutoCloseable {
     return S3Client.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
+        .credentialsProvider(
+            StaticCredentialsProvider.create(
+                AwsBasicCredentials.create(S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY)))
         .forcePathStyle(true)
         .build();
   }
@@ -92,15 +110,20 @@ final class CheckThenPutS3Proxy implements AutoCloseable {
     long deadline = System.nanoTime() + STARTUP.toNanos();
     while (true) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("s3proxy 2.9.0 exited with " + process.exitValue()
-            + "; its output: " + tail());
+        throw new IllegalStateException(
+            "s3proxy 2.9.0 exited with " + process.exitValue() + "; its output: " + tail());
       }
       try (Socket socket = new Socket("127.0.0.1", port)) {
         return;
       } catch (IOException notYet) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("s3proxy 2.9.0 did not listen on " + port + " within "
-              + STARTUP + "; its output: " + tail());
+          throw new IllegalStateException(
+              "s3proxy 2.9.0 did not listen on "
+                  + port
+                  + " within "
+                  + STARTUP
+                  + "; its output: "
+                  + tail());
         }
         Thread.sleep(200);
       }

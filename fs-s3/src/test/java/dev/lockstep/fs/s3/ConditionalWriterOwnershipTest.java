@@ -39,7 +39,8 @@ class ConditionalWriterOwnershipTest {
     assertThat(writer.ownership(location, "ours", bytes("same bytes"), cause()))
         .isEqualTo(Ownership.OURS);
     assertThat(writer.ownership(location, "another", bytes("same bytes"), cause()))
-        .as("same bytes, another writer's call").isEqualTo(Ownership.THEIRS);
+        .as("same bytes, another writer's call")
+        .isEqualTo(Ownership.THEIRS);
   }
 
   @Test
@@ -48,11 +49,13 @@ class ConditionalWriterOwnershipTest {
     assertThat(writer.ownership(location, "ours", bytes("our bytes"), cause()))
         .isEqualTo(Ownership.OURS);
     assertThat(writer.ownership(location, "ours", bytes("XXX bytes"), cause()))
-        .as("same length, other bytes").isEqualTo(Ownership.THEIRS);
+        .as("same length, other bytes")
+        .isEqualTo(Ownership.THEIRS);
     assertThat(writer.ownership(location, "ours", bytes("longer bytes"), cause()))
         .isEqualTo(Ownership.THEIRS);
     assertThat(writer.ownership(location, "ours", null, cause()))
-        .as("a multipart write has no bytes in memory to compare").isEqualTo(Ownership.UNKNOWN);
+        .as("a multipart write has no bytes in memory to compare")
+        .isEqualTo(Ownership.UNKNOWN);
   }
 
   @Test
@@ -63,8 +66,11 @@ class ConditionalWriterOwnershipTest {
 
   private static S3Location put(String name, String content, Map<String, String> metadata) {
     S3Location location = S3Location.of(server.freshRoot().child(name));
-    server.admin().putObject(b -> b.bucket(location.bucket()).key(location.key())
-        .metadata(metadata), RequestBody.fromString(content));
+    server
+        .admin()
+        .putObject(
+            b -> b.bucket(location.bucket()).key(location.key()).metadata(metadata),
+            RequestBody.fromString(content));
     return location;
   }
 

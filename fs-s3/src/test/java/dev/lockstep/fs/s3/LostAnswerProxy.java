@@ -19,28 +19,33 @@ import java.util.function.Predicate;
 
 /**
  * An HTTP/1.1 proxy between the store and s3proxy that loses answers on purpose. It relays requests
- * and responses unchanged, except for the next requests whose head (request line and headers) matches
- * an armed predicate:
+ * and responses unchanged, except for the next requests whose head (request line and headers)
+ * matches an armed predicate:
  *
  * <ul>
- *   <li>{@link Fault#DROP_RESPONSE}: the request reaches the server and is processed; when the final
- *       response arrives, the proxy closes the client's connection instead of relaying it. The write
- *       landed; its answer is lost.
+ *   <li>{@link Fault#DROP_RESPONSE}: the request reaches the server and is processed; when the
+ *       final response arrives, the proxy closes the client's connection instead of relaying it.
+ *       The write landed; its answer is lost.
  *   <li>{@link Fault#DROP_REQUEST}: the proxy runs the hook, then closes the client's connection
  *       without forwarding anything. The write never landed; the client cannot tell.
- *   <li>{@link Fault#STRIP_CONDITION}: forwards the request without its {@code If-None-Match} header,
- *       as a store that ignores the header would treat it (only against a server without
+ *   <li>{@link Fault#STRIP_CONDITION}: forwards the request without its {@code If-None-Match}
+ *       header, as a store that ignores the header would treat it (only against a server without
  *       authentication, since the header is signed).
  *   <li>{@link Fault#ANSWER_CONDITIONAL_CONFLICT}: answers {@code 409 ConditionalRequestConflict}
- *       itself, as AWS does while another conditional write to the key is in flight; the request never
- *       reaches the server.
+ *       itself, as AWS does while another conditional write to the key is in flight; the request
+ *       never reaches the server.
  * </ul>
  *
  * <p>Interim {@code 100 Continue} responses are relayed, so {@code Expect: 100-continue} works.
  */
 final class LostAnswerProxy implements AutoCloseable {
 
-  enum Fault { DROP_RESPONSE, DROP_REQUEST, STRIP_CONDITION, ANSWER_CONDITIONAL_CONFLICT }
+  enum Fault {
+    DROP_RESPONSE,
+    DROP_REQUEST,
+    STRIP_CONDITION,
+    ANSWER_CONDITIONAL_CONFLICT
+  }
 
   private record Armed(Fault fault, Predicate<String> matches, Runnable hook) {}
 
@@ -106,10 +111,11 @@ final class LostAnswerProxy implements AutoCloseable {
 
   /** A conditional write ({@code If-None-Match}) to a key containing {@code keyPart}. */
   static Predicate<String> conditionalWriteTo(String keyPart) {
-    return head -> head.startsWith("PUT ") || head.startsWith("POST ")
-        ? head.split(" ", 3)[1].contains(keyPart)
-            && head.toLowerCase(Locale.ROOT).contains("\nif-none-match:")
-        : false;
+    return head ->
+        head.startsWith("PUT ") || head.startsWith("POST ")
+            ? head.split(" ", 3)[1].contains(keyPart)
+                && head.toLowerCase(Locale.ROOT).contains("\nif-none-match:")
+            : false;
   }
 
   private void acceptLoop() {
@@ -136,7 +142,8 @@ final class LostAnswerProxy implements AutoCloseable {
   }
 
   private void relayRequests(Socket client, Socket server, BlockingQueue<Pending> pending) {
-    try (client; server) {
+    try (client;
+        server) {
       InputStream in = client.getInputStream();
       OutputStream out = server.getOutputStream();
       while (true) {
@@ -145,15 +152,18 @@ final class LostAnswerProxy implements AutoCloseable {
           return;
         }
         String text = new String(head, StandardCharsets.ISO_8859_1);
-        java.util.regex.Matcher range = java.util.regex.Pattern
-            .compile("(?im)^range:\\s*([^\r\n]*)").matcher(text);
+        java.util.regex.Matcher range =
+            java.util.regex.Pattern.compile("(?im)^range:\\s*([^\r\n]*)").matcher(text);
         String line = text.substring(0, text.indexOf(' ', text.indexOf(' ') + 1));
         requests.add(range.find() ? line + " Range: " + range.group(1) : line);
-        java.util.regex.Matcher key = java.util.regex.Pattern
-            .compile("(?im)^authorization:[^\r\n]*Credential=([^/,\r\n]+)/").matcher(text);
-        java.util.regex.Matcher token = java.util.regex.Pattern
-            .compile("(?im)^x-amz-security-token:\\s*([^\r\n]*)").matcher(text);
-        signers.add((key.find() ? key.group(1) : "-") + " " + (token.find() ? token.group(1) : "-"));
+        java.util.regex.Matcher key =
+            java.util.regex.Pattern.compile("(?im)^authorization:[^\r\n]*Credential=([^/,\r\n]+)/")
+                .matcher(text);
+        java.util.regex.Matcher token =
+            java.util.regex.Pattern.compile("(?im)^x-amz-security-token:\\s*([^\r\n]*)")
+                .matcher(text);
+        signers.add(
+            (key.find() ? key.group(1) : "-") + " " + (token.find() ? token.group(1) : "-"));
         if (stripSessionTokens) {
           text = text.replaceAll("(?im)^x-amz-security-token:[^\r\n]*\r\n", "");
           head = text.getBytes(StandardCharsets.ISO_8859_1);
@@ -163,14 +173,18 @@ final class LostAnswerProxy implements AutoCloseable {
           return;
         }
         if (fault == Fault.ANSWER_CONDITIONAL_CONFLICT) {
-          byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
-              + "ConditionalRequestConflict</Code><Message>A conflicting conditional operation is"
-              + " currently in progress against this resource.</Message></Error>")
-              .getBytes(StandardCharsets.UTF_8);
+          byte[] body =
+              ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+                      + "ConditionalRequestConflict</Code><Message>A conflicting conditional operation is"
+                      + " currently in progress against this resource.</Message></Error>")
+                  .getBytes(StandardCharsets.UTF_8);
           OutputStream toClient = client.getOutputStream();
-          toClient.write(("HTTP/1.1 409 Conflict\r\nContent-Type: application/xml\r\n"
-              + "Content-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
-              .getBytes(StandardCharsets.ISO_8859_1));
+          toClient.write(
+              ("HTTP/1.1 409 Conflict\r\nContent-Type: application/xml\r\n"
+                      + "Content-Length: "
+                      + body.length
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.ISO_8859_1));
           toClient.write(body);
           toClient.flush();
           return;
@@ -206,7 +220,8 @@ final class LostAnswerProxy implements AutoCloseable {
   }
 
   private void relayResponses(Socket client, Socket server, BlockingQueue<Pending> pending) {
-    try (client; server) {
+    try (client;
+        server) {
       InputStream in = server.getInputStream();
       OutputStream out = client.getOutputStream();
       while (true) {

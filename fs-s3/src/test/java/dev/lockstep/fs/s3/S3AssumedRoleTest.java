@@ -33,8 +33,9 @@ class S3AssumedRoleTest {
   private static final String ROLE = "arn:aws:iam::123456789012:role/lakehouse-writer";
   private static final String BASE_KEY = "base-user-key";
   private static final String BASE_SECRET = "base-user-secret";
-  private static final String[] TEMPORARY = {S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY,
-      "session-token-of-the-role"};
+  private static final String[] TEMPORARY = {
+    S3ProxyServer.ACCESS_KEY, S3ProxyServer.SECRET_KEY, "session-token-of-the-role"
+  };
 
   private static S3ProxyServer s3;
   private static LostAnswerProxy wire;
@@ -65,11 +66,17 @@ class S3AssumedRoleTest {
   }
 
   private static Map<String, String> role(String arn) {
-    return Map.of(S3Options.ASSUMED_ROLE_ARN, arn,
-        S3Options.ASSUMED_ROLE_STS_ENDPOINT, sts.endpoint().toString(),
-        S3Options.ASSUMED_ROLE_SESSION_NAME, "paimon-writer",
-        S3Options.ASSUMED_ROLE_SESSION_DURATION, "20 min",
-        S3Options.ASSUMED_ROLE_EXTERNAL_ID, "external-7");
+    return Map.of(
+        S3Options.ASSUMED_ROLE_ARN,
+        arn,
+        S3Options.ASSUMED_ROLE_STS_ENDPOINT,
+        sts.endpoint().toString(),
+        S3Options.ASSUMED_ROLE_SESSION_NAME,
+        "paimon-writer",
+        S3Options.ASSUMED_ROLE_SESSION_DURATION,
+        "20 min",
+        S3Options.ASSUMED_ROLE_EXTERNAL_ID,
+        "external-7");
   }
 
   @Test
@@ -90,17 +97,21 @@ class S3AssumedRoleTest {
       assertThat(store).isInstanceOf(SupportsAtomicCreate.class);
       Path snapshot = root.child("snapshot/snapshot-1");
       ((SupportsAtomicCreate) store).createAtomically(snapshot, new byte[] {1});
-      assertThatThrownBy(() -> ((SupportsAtomicCreate) store).createAtomically(snapshot,
-          new byte[] {2})).isInstanceOf(FileAlreadyExistsException.class);
+      assertThatThrownBy(
+              () -> ((SupportsAtomicCreate) store).createAtomically(snapshot, new byte[] {2}))
+          .isInstanceOf(FileAlreadyExistsException.class);
       assertThat(store.delete(file, false)).isTrue();
     }
     var signers = wire.signers().subList(sent, wire.signers().size());
-    assertThat(signers).as("every S3 request signed by the role's key, with its token").isNotEmpty()
+    assertThat(signers)
+        .as("every S3 request signed by the role's key, with its token")
+        .isNotEmpty()
         .allMatch(k -> k.equals(TEMPORARY[0] + " " + TEMPORARY[2]));
     var asked = sts.requests().subList(before, sts.requests().size());
     assertThat(asked).as("one AssumeRole: the credentials last an hour").hasSize(1);
     assertThat(asked.get(0).callerKey()).isEqualTo(BASE_KEY);
-    assertThat(asked.get(0).form()).containsEntry("Action", "AssumeRole")
+    assertThat(asked.get(0).form())
+        .containsEntry("Action", "AssumeRole")
         .containsEntry("RoleArn", ROLE)
         .containsEntry("RoleSessionName", "paimon-writer")
         .containsEntry("DurationSeconds", "1200")
@@ -109,10 +120,15 @@ class S3AssumedRoleTest {
 
   @Test
   void credentialsAboutToExpireAreRenewed() throws Exception {
-    try (StsTestServer shortLived = new StsTestServer(BASE_KEY, ROLE, null, TEMPORARY,
-        Duration.ofSeconds(30))) {
-      Map<String, String> options = options(Map.of(S3Options.ASSUMED_ROLE_ARN, ROLE,
-          S3Options.ASSUMED_ROLE_STS_ENDPOINT, shortLived.endpoint().toString()));
+    try (StsTestServer shortLived =
+        new StsTestServer(BASE_KEY, ROLE, null, TEMPORARY, Duration.ofSeconds(30))) {
+      Map<String, String> options =
+          options(
+              Map.of(
+                  S3Options.ASSUMED_ROLE_ARN,
+                  ROLE,
+                  S3Options.ASSUMED_ROLE_STS_ENDPOINT,
+                  shortLived.endpoint().toString()));
       Path root = s3.freshRoot();
       try (FileIO store = FileIODiscovery.open(root, options)) {
         for (int i = 0; i < 3; i++) {
@@ -121,10 +137,13 @@ class S3AssumedRoleTest {
           }
         }
       }
-      assertThat(shortLived.requests()).as("credentials within a minute of expiry are stale to"
-          + " the SDK, so it asked again").hasSizeGreaterThan(1);
-      assertThat(shortLived.requests().get(0).form()).containsEntry("RoleSessionName", "lockstep")
-          .containsEntry("DurationSeconds", "3600").doesNotContainKey("ExternalId");
+      assertThat(shortLived.requests())
+          .as("credentials within a minute of expiry are stale to" + " the SDK, so it asked again")
+          .hasSizeGreaterThan(1);
+      assertThat(shortLived.requests().get(0).form())
+          .containsEntry("RoleSessionName", "lockstep")
+          .containsEntry("DurationSeconds", "3600")
+          .doesNotContainKey("ExternalId");
     }
   }
 
@@ -133,8 +152,12 @@ class S3AssumedRoleTest {
     String other = "arn:aws:iam::123456789012:role/not-mine";
     assertThatThrownBy(() -> FileIODiscovery.open(s3.freshRoot(), options(role(other))))
         .isInstanceOf(IOException.class)
-        .hasMessageStartingWith("Cannot assume the role '" + other + "' of option '"
-            + S3Options.ASSUMED_ROLE_ARN + "' (AccessDenied: User: ")
+        .hasMessageStartingWith(
+            "Cannot assume the role '"
+                + other
+                + "' of option '"
+                + S3Options.ASSUMED_ROLE_ARN
+                + "' (AccessDenied: User: ")
         .hasMessageContaining("may call sts:AssumeRole")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
 
@@ -149,21 +172,47 @@ class S3AssumedRoleTest {
     int before = sts.requests().size();
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.ASSUMED_ROLE_ARN, "lakehouse-writer")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("Option 's3.assumed-role.arn' is 'lakehouse-writer', not a role ARN; write for"
-            + " example arn:aws:iam::123456789012:role/lakehouse-writer.");
+        .hasMessage(
+            "Option 's3.assumed-role.arn' is 'lakehouse-writer', not a role ARN; write for"
+                + " example arn:aws:iam::123456789012:role/lakehouse-writer.");
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.ASSUMED_ROLE_SESSION_NAME, "x")))
-        .hasMessage("Option 's3.assumed-role.session-name' is a setting of an assumed role, but"
-            + " 's3.assumed-role.arn' is not set; set it to the role's ARN, or remove"
-            + " 's3.assumed-role.session-name'.");
-    assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.ASSUMED_ROLE_ARN, ROLE,
-        S3Options.ASSUMED_ROLE_SESSION_DURATION, "13 h")))
-        .hasMessageContaining("s3.assumed-role.session-duration").hasMessageContaining("12 h");
-    assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.ASSUMED_ROLE_ARN, ROLE,
-        S3Options.ASSUMED_ROLE_STS_ENDPOINT, "sts.example.com")))
+        .hasMessage(
+            "Option 's3.assumed-role.session-name' is a setting of an assumed role, but"
+                + " 's3.assumed-role.arn' is not set; set it to the role's ARN, or remove"
+                + " 's3.assumed-role.session-name'.");
+    assertThatThrownBy(
+            () ->
+                S3Options.from(
+                    Map.of(
+                        S3Options.ASSUMED_ROLE_ARN,
+                        ROLE,
+                        S3Options.ASSUMED_ROLE_SESSION_DURATION,
+                        "13 h")))
+        .hasMessageContaining("s3.assumed-role.session-duration")
+        .hasMessageContaining("12 h");
+    assertThatThrownBy(
+            () ->
+                S3Options.from(
+                    Map.of(
+                        S3Options.ASSUMED_ROLE_ARN,
+                        ROLE,
+                        S3Options.ASSUMED_ROLE_STS_ENDPOINT,
+                        "sts.example.com")))
         .hasMessageStartingWith("Option 's3.assumed-role.sts-endpoint' is 'sts.example.com'");
-    assertThat(S3Options.from(Map.of(S3Options.ACCESS_KEY, "k", S3Options.SECRET_KEY, "s",
-        S3Options.ASSUMED_ROLE_ARN, ROLE, S3Options.ASSUMED_ROLE_EXTERNAL_ID, "hidden")).toString())
-        .contains(ROLE).doesNotContain("hidden");
+    assertThat(
+            S3Options.from(
+                    Map.of(
+                        S3Options.ACCESS_KEY,
+                        "k",
+                        S3Options.SECRET_KEY,
+                        "s",
+                        S3Options.ASSUMED_ROLE_ARN,
+                        ROLE,
+                        S3Options.ASSUMED_ROLE_EXTERNAL_ID,
+                        "hidden"))
+                .toString())
+        .contains(ROLE)
+        .doesNotContain("hidden");
     assertThat(sts.requests()).hasSize(before);
   }
 }

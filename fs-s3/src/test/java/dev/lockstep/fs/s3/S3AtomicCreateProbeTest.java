@@ -27,9 +27,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * The atomic-create race probe against real servers (issue 18, item 5): s3proxy 2.9.0 honours
- * {@code If-None-Match: *} one request at a time (so {@code s3.conditional-writes=auto} turns atomic
- * create on) but checks and then puts, so racing creates can both win; s3proxy 4.0.0 is atomic. The
- * probe must refuse the first for lock-free commits and accept the second.
+ * {@code If-None-Match: *} one request at a time (so {@code s3.conditional-writes=auto} turns
+ * atomic create on) but checks and then puts, so racing creates can both win; s3proxy 4.0.0 is
+ * atomic. The probe must refuse the first for lock-free commits and accept the second.
  */
 class S3AtomicCreateProbeTest {
 
@@ -59,10 +59,11 @@ class S3AtomicCreateProbeTest {
     Map<String, String> options = options(checkThenPut.endpoint(), warehouse);
     try (FileIO store = FileIODiscovery.open(warehouse, options);
         S3Client admin = checkThenPut.admin()) {
-      assertThat(store).as("one request at a time it honours the header")
+      assertThat(store)
+          .as("one request at a time it honours the header")
           .isInstanceOf(SupportsAtomicCreate.class);
-      SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
-          .options(options).open();
+      SnapshotCommitter committer =
+          SnapshotCommitter.builder(store, snapshots(warehouse), "db.t").options(options).open();
       assertThat(committer.strategy()).isEqualTo("atomic-create");
 
       assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
@@ -73,7 +74,8 @@ class S3AtomicCreateProbeTest {
           .hasMessageContaining("lockstep conformance");
 
       assertThat(keysUnder(admin, warehouse))
-          .as("no snapshot, every probe object deleted, no record of a failure").isEmpty();
+          .as("no snapshot, every probe object deleted, no record of a failure")
+          .isEmpty();
       committer.close();
     }
   }
@@ -85,12 +87,15 @@ class S3AtomicCreateProbeTest {
     options.put("commit.atomic-create-probe", "false");
     try (FileIO store = FileIODiscovery.open(warehouse, options);
         S3Client admin = checkThenPut.admin()) {
-      SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
-          .options(options).open();
+      SnapshotCommitter committer =
+          SnapshotCommitter.builder(store, snapshots(warehouse), "db.t").options(options).open();
 
-      assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
-      assertThat(keysUnder(admin, warehouse)).containsExactlyInAnyOrder(key(snapshots(warehouse)
-          .child("snapshot-1")), key(snapshots(warehouse).child("LATEST")));
+      assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(keysUnder(admin, warehouse))
+          .containsExactlyInAnyOrder(
+              key(snapshots(warehouse).child("snapshot-1")),
+              key(snapshots(warehouse).child("LATEST")));
       committer.close();
     }
   }
@@ -100,22 +105,31 @@ class S3AtomicCreateProbeTest {
     Path warehouse = freshWarehouse();
     Map<String, String> options = options(atomic.endpoint(), warehouse);
     try (FileIO store = FileIODiscovery.open(warehouse, options)) {
-      SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots(warehouse), "db.t")
-          .options(options).open();
+      SnapshotCommitter committer =
+          SnapshotCommitter.builder(store, snapshots(warehouse), "db.t").options(options).open();
 
-      assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
-      assertThat(committer.commit(2, SnapshotContent.of(snapshot("c2"))).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of(snapshot("c1"))).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(2, SnapshotContent.of(snapshot("c2"))).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
 
       List<String> keys = keysUnder(atomic.admin(), warehouse);
-      assertThat(keys).as("the snapshots, the hint and the record; no probe object")
+      assertThat(keys)
+          .as("the snapshots, the hint and the record; no probe object")
           .hasSize(4)
-          .contains(key(snapshots(warehouse).child("snapshot-1")),
+          .contains(
+              key(snapshots(warehouse).child("snapshot-1")),
               key(snapshots(warehouse).child("snapshot-2")))
-          .anyMatch(k -> k.startsWith(key(warehouse) + "/.lockstep/atomic-create-probe/")
-              && k.endsWith(".passed"));
+          .anyMatch(
+              k ->
+                  k.startsWith(key(warehouse) + "/.lockstep/atomic-create-probe/")
+                      && k.endsWith(".passed"));
       String record = keys.stream().filter(k -> k.endsWith(".passed")).findFirst().orElseThrow();
-      assertThat(atomic.admin().getObjectAsBytes(b -> b.bucket(S3ProxyServer.BUCKET).key(record))
-          .asString(UTF_8))
+      assertThat(
+              atomic
+                  .admin()
+                  .getObjectAsBytes(b -> b.bucket(S3ProxyServer.BUCKET).key(record))
+                  .asString(UTF_8))
           .contains("endpoint=s3://" + S3ProxyServer.BUCKET + " at " + atomic.endpoint());
       committer.close();
     }
@@ -144,8 +158,12 @@ class S3AtomicCreateProbeTest {
   }
 
   private static List<String> keysUnder(S3Client admin, Path warehouse) {
-    return admin.listObjectsV2Paginator(b -> b.bucket(S3ProxyServer.BUCKET)
-            .prefix(key(warehouse) + "/"))
-        .contents().stream().map(S3Object::key).sorted().toList();
+    return admin
+        .listObjectsV2Paginator(b -> b.bucket(S3ProxyServer.BUCKET).prefix(key(warehouse) + "/"))
+        .contents()
+        .stream()
+        .map(S3Object::key)
+        .sorted()
+        .toList();
   }
 }

@@ -41,7 +41,8 @@ class S3CommitTest {
     Path root = server.freshRoot();
     try (FileIO store = server.open(root, Map.of());
         SnapshotCommitter committer =
-            SnapshotCommitter.builder(store, root.child("snapshot"), "db.t").options(Map.of())
+            SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+                .options(Map.of())
                 .open()) {
       assertThat(store).isInstanceOf(S3ConditionalFileIO.class);
       assertThat(committer.strategy()).isEqualTo("atomic-create");
@@ -59,18 +60,22 @@ class S3CommitTest {
     List<Future<?>> futures = new ArrayList<>();
     for (int c = 0; c < committers; c++) {
       String user = "user-" + c;
-      futures.add(pool.submit(() -> {
-        try (FileIO own = server.open(snapshots, Map.of());
-            SnapshotCommitter committer = SnapshotCommitter.builder(own, snapshots, "db.t")
-                .options(Map.of("commit.strategy", "auto")).open()) {
-          assertThat(committer.strategy()).isEqualTo("atomic-create");
-          barrier.await();
-          for (int i = 0; i < commits; i++) {
-            assertThat(committed.add(CommitLoop.commitOnce(committer, user, i))).isTrue();
-          }
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                try (FileIO own = server.open(snapshots, Map.of());
+                    SnapshotCommitter committer =
+                        SnapshotCommitter.builder(own, snapshots, "db.t")
+                            .options(Map.of("commit.strategy", "auto"))
+                            .open()) {
+                  assertThat(committer.strategy()).isEqualTo("atomic-create");
+                  barrier.await();
+                  for (int i = 0; i < commits; i++) {
+                    assertThat(committed.add(CommitLoop.commitOnce(committer, user, i))).isTrue();
+                  }
+                }
+                return null;
+              }));
     }
     try {
       for (Future<?> future : futures) {
@@ -82,8 +87,8 @@ class S3CommitTest {
     assertExact(server, snapshots, committed, committers * commits);
   }
 
-  static void assertExact(S3ProxyServer server, Path snapshots, Set<String> committed,
-      int expected) throws Exception {
+  static void assertExact(S3ProxyServer server, Path snapshots, Set<String> committed, int expected)
+      throws Exception {
     try (FileIO store = server.open(snapshots, Map.of())) {
       CommitLoop.assertEachCommitOnce(store, snapshots, committed, expected);
     }

@@ -27,7 +27,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code s3.conditional-writes}: what each value makes of the store, and what commits then need. */
+/**
+ * {@code s3.conditional-writes}: what each value makes of the store, and what commits then need.
+ */
 class S3ConditionalWritesOptionTest {
 
   private static S3ProxyServer server;
@@ -45,8 +47,8 @@ class S3ConditionalWritesOptionTest {
   @Test
   void trueAndAutoOnAStoreThatHonoursTheHeaderGiveAtomicCreate() throws Exception {
     for (String value : List.of("true", "auto")) {
-      try (FileIO store = server.open(server.freshRoot(), Map.of(S3Options.CONDITIONAL_WRITES,
-          value))) {
+      try (FileIO store =
+          server.open(server.freshRoot(), Map.of(S3Options.CONDITIONAL_WRITES, value))) {
         assertThat(store).as(value).isInstanceOf(SupportsAtomicCreate.class);
       }
     }
@@ -57,13 +59,19 @@ class S3ConditionalWritesOptionTest {
     Path root = server.freshRoot();
     try (FileIO store = server.open(root, Map.of(S3Options.CONDITIONAL_WRITES, "false"))) {
       assertThat(store).isNotInstanceOf(SupportsAtomicCreate.class);
-      assertThatThrownBy(() -> SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
-          .options(Map.of()).open())
+      assertThatThrownBy(
+              () ->
+                  SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+                      .options(Map.of())
+                      .open())
           .isInstanceOf(CommitStrategyUnavailableException.class)
           .hasMessageContaining("lock.enabled=true")
           .hasMessageContaining("lock.type");
-      assertThatThrownBy(() -> SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
-          .options(Map.of("commit.strategy", "atomic-create")).open())
+      assertThatThrownBy(
+              () ->
+                  SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+                      .options(Map.of("commit.strategy", "atomic-create"))
+                      .open())
           .isInstanceOf(CommitStrategyUnavailableException.class);
       assertThat(store.list(root)).as("nothing was written").isEmpty();
     }
@@ -91,25 +99,31 @@ class S3ConditionalWritesOptionTest {
     try (InJvmLockService locks = new InJvmLockService()) {
       for (int c = 0; c < committers; c++) {
         String user = "user-" + c;
-        futures.add(pool.submit(() -> {
-          try (FileIO own = server.open(snapshots,
-              Map.of(S3Options.CONDITIONAL_WRITES, conditionalWrites));
-              SnapshotCommitter committer =
-                  SnapshotCommitter.builder(own, snapshots, "db.t").options(options)
-                      .lockService(locks).build()) {
-            assertThat(committer.strategy()).isEqualTo(strategy);
-            barrier.await();
-            for (int i = 0; i < commits; i++) {
-              assertThat(committed.add(CommitLoop.commitOnce(committer, user, i))).isTrue();
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  try (FileIO own =
+                          server.open(
+                              snapshots, Map.of(S3Options.CONDITIONAL_WRITES, conditionalWrites));
+                      SnapshotCommitter committer =
+                          SnapshotCommitter.builder(own, snapshots, "db.t")
+                              .options(options)
+                              .lockService(locks)
+                              .build()) {
+                    assertThat(committer.strategy()).isEqualTo(strategy);
+                    barrier.await();
+                    for (int i = 0; i < commits; i++) {
+                      assertThat(committed.add(CommitLoop.commitOnce(committer, user, i))).isTrue();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> future : futures) {
         future.get();
       }
-      assertThat(locks.grantedLeases()).as("every commit went through the lock")
+      assertThat(locks.grantedLeases())
+          .as("every commit went through the lock")
           .isGreaterThanOrEqualTo(committers * commits);
     } finally {
       pool.shutdownNow();
@@ -126,13 +140,19 @@ class S3ConditionalWritesOptionTest {
       Path root = open.freshRoot();
       try (FileIO store = FileIODiscovery.open(root, options)) {
         assertThat(store).isNotInstanceOf(SupportsAtomicCreate.class);
-        assertThatThrownBy(() -> SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
-            .options(Map.of()).open()).isInstanceOf(CommitStrategyUnavailableException.class);
+        assertThatThrownBy(
+                () ->
+                    SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+                        .options(Map.of())
+                        .open())
+            .isInstanceOf(CommitStrategyUnavailableException.class);
         assertThat(store.list(root)).as("the probe object was deleted").isEmpty();
       }
       options.put(S3Options.CONDITIONAL_WRITES, "true");
       try (FileIO store = FileIODiscovery.open(root, options)) {
-        assertThat(store).as("true is the operator's word").isInstanceOf(SupportsAtomicCreate.class);
+        assertThat(store)
+            .as("true is the operator's word")
+            .isInstanceOf(SupportsAtomicCreate.class);
       }
     }
   }

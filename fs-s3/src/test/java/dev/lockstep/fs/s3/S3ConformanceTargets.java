@@ -10,8 +10,8 @@ import java.util.Map;
 
 /**
  * The conformance kit's target for the S3 store on s3proxy: store basics and atomic create declared
- * present, atomic rename and lock declared absent (commits run with no lock). The store is opened by
- * URI through the ServiceLoader, exactly as a vendor's properties file would.
+ * present, atomic rename and lock declared absent (commits run with no lock). The store is opened
+ * by URI through the ServiceLoader, exactly as a vendor's properties file would.
  */
 final class S3ConformanceTargets {
 

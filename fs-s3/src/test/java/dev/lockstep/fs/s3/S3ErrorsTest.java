@@ -15,8 +15,10 @@ class S3ErrorsTest {
 
   @Test
   void failuresAfterSendingMayHaveLanded() {
-    assertThat(S3Errors.mayHaveLanded(SdkClientException.create("reset",
-        new SocketException("Connection reset")))).isTrue();
+    assertThat(
+            S3Errors.mayHaveLanded(
+                SdkClientException.create("reset", new SocketException("Connection reset"))))
+        .isTrue();
     assertThat(S3Errors.mayHaveLanded(ApiCallAttemptTimeoutException.create(1000))).isTrue();
     assertThat(S3Errors.mayHaveLanded(service(500, "InternalError"))).isTrue();
     assertThat(S3Errors.mayHaveLanded(service(503, "ServiceUnavailable"))).isTrue();
@@ -24,8 +26,10 @@ class S3ErrorsTest {
 
   @Test
   void failuresBeforeProcessingDidNotLand() {
-    assertThat(S3Errors.mayHaveLanded(SdkClientException.create("refused",
-        new ConnectException("Connection refused")))).isFalse();
+    assertThat(
+            S3Errors.mayHaveLanded(
+                SdkClientException.create("refused", new ConnectException("Connection refused"))))
+        .isFalse();
     assertThat(S3Errors.mayHaveLanded(SdkClientException.create("Unable to load credentials")))
         .isFalse();
     assertThat(S3Errors.mayHaveLanded(service(503, "SlowDown"))).isFalse();
@@ -36,7 +40,10 @@ class S3ErrorsTest {
   }
 
   private static S3Exception service(int status, String code) {
-    return (S3Exception) S3Exception.builder().statusCode(status)
-        .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).build()).build();
+    return (S3Exception)
+        S3Exception.builder()
+            .statusCode(status)
+            .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).build())
+            .build();
   }
 }

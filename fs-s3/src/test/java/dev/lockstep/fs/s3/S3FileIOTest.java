@@ -42,8 +42,10 @@ class S3FileIOTest {
   @BeforeEach
   void open() throws Exception {
     root = server.freshRoot();
-    store = server.open(root, Map.of(S3Options.MULTIPART_THRESHOLD, "5 MiB",
-        S3Options.MULTIPART_PART_SIZE, "5 MiB"));
+    store =
+        server.open(
+            root,
+            Map.of(S3Options.MULTIPART_THRESHOLD, "5 MiB", S3Options.MULTIPART_PART_SIZE, "5 MiB"));
   }
 
   @AfterEach
@@ -126,7 +128,8 @@ class S3FileIOTest {
     assertThat(store.getStatus(root.child("empty")).directory()).isTrue();
     assertThat(store.list(root.child("empty"))).isEmpty();
     List<FileStatus> children = store.list(root);
-    assertThat(children).extracting(s -> s.path().name() + (s.directory() ? "/" : ""))
+    assertThat(children)
+        .extracting(s -> s.path().name() + (s.directory() ? "/" : ""))
         .containsExactlyInAnyOrder("d/", "empty/");
     assertThat(store.list(root.child("missing"))).isEmpty();
     assertThatThrownBy(() -> store.delete(root.child("d"), false))
@@ -149,10 +152,15 @@ class S3FileIOTest {
       write(dir.child("sub/deeper"), new byte[] {1}, true);
       List<FileStatus> listed = paged.list(dir);
       assertThat(listed).as("3 pages of 10").hasSize(count + 1);
-      assertThat(listed).filteredOn(FileStatus::directory).extracting(s -> s.path().name())
+      assertThat(listed)
+          .filteredOn(FileStatus::directory)
+          .extracting(s -> s.path().name())
           .containsExactly("sub");
-      assertThat(listed).filteredOn(s -> !s.directory()).extracting(s -> s.path().name())
-          .doesNotHaveDuplicates().hasSize(count);
+      assertThat(listed)
+          .filteredOn(s -> !s.directory())
+          .extracting(s -> s.path().name())
+          .doesNotHaveDuplicates()
+          .hasSize(count);
       assertThat(paged.delete(dir, true)).as("3 delete batches of at most 10").isTrue();
       assertThat(store.list(dir)).isEmpty();
       assertThat(store.exists(dir)).isFalse();

@@ -68,17 +68,17 @@ class S3InputStreamTest {
       in.seek(content.length - 8); // footer length + magic
       assertThat(in.readNBytes(8)).isEqualTo(slice(content, content.length - 8, 8));
       in.seek(content.length - 8 - footer); // the footer
-      assertThat(in.readNBytes(footer)).isEqualTo(slice(content, content.length - 8 - footer,
-          footer));
+      assertThat(in.readNBytes(footer))
+          .isEqualTo(slice(content, content.length - 8 - footer, footer));
       in.seek(4); // the column chunks, up to the footer
       byte[] chunks = new byte[content.length - 12 - footer];
       readFully(in, chunks);
       assertThat(chunks).isEqualTo(slice(content, 4, chunks.length));
       gets = getsOf(file);
     }
-    assertThat(gets).containsExactly(
-        "GET Range: bytes=-" + TAIL,
-        "GET Range: bytes=4-" + (content.length - TAIL - 1));
+    assertThat(gets)
+        .containsExactly(
+            "GET Range: bytes=-" + TAIL, "GET Range: bytes=4-" + (content.length - TAIL - 1));
   }
 
   @Test
@@ -116,11 +116,12 @@ class S3InputStreamTest {
       assertThat(in.position()).isEqualTo(content.length);
     }
     int below = content.length - TAIL - 1;
-    assertThat(getsOf(file)).containsExactly(
-        "GET Range: bytes=-" + TAIL,
-        "GET Range: bytes=0-" + below,
-        "GET Range: bytes=10-" + below,
-        "GET Range: bytes=" + (content.length - TAIL - 500) + "-" + below);
+    assertThat(getsOf(file))
+        .containsExactly(
+            "GET Range: bytes=-" + TAIL,
+            "GET Range: bytes=0-" + below,
+            "GET Range: bytes=10-" + below,
+            "GET Range: bytes=" + (content.length - TAIL - 500) + "-" + below);
   }
 
   @Test
@@ -145,7 +146,8 @@ class S3InputStreamTest {
         out.write(S3FileIOTest.randomBytes(200_001));
       }
       in.seek(first.length - 10);
-      assertThat(in.readNBytes(10)).as("the tail, read at open, is the old version's")
+      assertThat(in.readNBytes(10))
+          .as("the tail, read at open, is the old version's")
           .isEqualTo(slice(first, first.length - 10, 10));
       in.seek(0);
       assertThatThrownBy(() -> in.readNBytes(10)).hasMessageContaining("was replaced");

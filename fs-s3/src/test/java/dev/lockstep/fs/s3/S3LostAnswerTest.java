@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Conditional writes whose answers get lost, through {@link LostAnswerProxy} in front of s3proxy: a
- * write that landed is ours (never a conflict, never committed twice), a write that did not land while
- * another writer won is a conflict, and a write that cannot be decided is uncertain.
+ * write that landed is ours (never a conflict, never committed twice), a write that did not land
+ * while another writer won is a conflict, and a write that cannot be decided is uncertain.
  */
 class S3LostAnswerTest {
 
@@ -69,17 +69,24 @@ class S3LostAnswerTest {
   void aLostAnswerToALandedSnapshotResolvesToCommittedExactlyOnce() throws Exception {
     Path snapshots = root.child("snapshot");
     int before = proxy.triggered();
-    proxy.arm(LostAnswerProxy.Fault.DROP_RESPONSE,
-        LostAnswerProxy.conditionalWriteTo("/snapshot-1"), 1, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_RESPONSE,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-1"),
+        1,
+        null);
     byte[] ours = CommitLoop.snapshot("ours", "u1", 1);
     try (SnapshotCommitter committer =
         SnapshotCommitter.builder(store, snapshots, "db.t")
-            .options(Map.of("commit.strategy", "auto")).open()) {
-      assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+            .options(Map.of("commit.strategy", "auto"))
+            .open()) {
+      assertThat(committer.commit(1, SnapshotContent.of(ours)).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(proxy.triggered() - before).as("the answer was really dropped").isEqualTo(1);
       byte[] theirs = CommitLoop.snapshot("theirs", "u2", 1);
-      assertThat(committer.commit(1, SnapshotContent.of(theirs)).outcome()).isEqualTo(CommitOutcome.CONFLICT);
-      assertThat(committer.commit(2, SnapshotContent.of(theirs)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(committer.commit(1, SnapshotContent.of(theirs)).outcome())
+          .isEqualTo(CommitOutcome.CONFLICT);
+      assertThat(committer.commit(2, SnapshotContent.of(theirs)).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.log().listIds()).containsExactly(1L, 2L);
       assertThat(committer.log().read(1)).isEqualTo(ours);
     }
@@ -89,8 +96,11 @@ class S3LostAnswerTest {
   void aFourTwelveAfterOurOwnLandedAttemptIsOursNotAConflict() throws Exception {
     Path file = root.child("snapshot-7");
     int before = proxy.triggered();
-    proxy.arm(LostAnswerProxy.Fault.DROP_RESPONSE,
-        LostAnswerProxy.conditionalWriteTo("/snapshot-7"), 1, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_RESPONSE,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-7"),
+        1,
+        null);
     store.createAtomically(file, bytes("mine"));
     assertThat(proxy.triggered() - before).isEqualTo(1);
     assertThat(read(file)).isEqualTo(bytes("mine"));
@@ -98,15 +108,19 @@ class S3LostAnswerTest {
 
   @Test
   void theSdksOwnRetryWouldHaveReportedOurWinAsSomeoneElses() {
-    proxy.arm(LostAnswerProxy.Fault.DROP_RESPONSE,
-        LostAnswerProxy.conditionalWriteTo("/naive"), 1, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_RESPONSE, LostAnswerProxy.conditionalWriteTo("/naive"), 1, null);
     S3Options options = S3Options.from(S3ProxyServer.options(proxy.endpoint()));
     try (S3Clients clients = new S3Clients(options)) {
       S3Client withSdkRetries = clients.retrying();
       S3Location location = S3Location.of(root.child("naive"));
-      assertThatThrownBy(() -> withSdkRetries.putObject(b -> b.bucket(location.bucket())
-          .key(location.key()).ifNoneMatch("*"), RequestBody.fromString("mine")))
-          .isInstanceOfSatisfying(S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(412));
+      assertThatThrownBy(
+              () ->
+                  withSdkRetries.putObject(
+                      b -> b.bucket(location.bucket()).key(location.key()).ifNoneMatch("*"),
+                      RequestBody.fromString("mine")))
+          .isInstanceOfSatisfying(
+              S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(412));
     }
     assertThat(read(root.child("naive"))).as("yet the object is ours").isEqualTo(bytes("mine"));
   }
@@ -115,11 +129,13 @@ class S3LostAnswerTest {
   void everyAnswerLostIsStillDecidedByReadingBack() throws Exception {
     Path file = root.child("snapshot-8");
     int before = proxy.triggered();
-    proxy.arm(LostAnswerProxy.Fault.DROP_RESPONSE,
-        LostAnswerProxy.conditionalWriteTo("/snapshot-8"), 1000, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_RESPONSE,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-8"),
+        1000,
+        null);
     store.createAtomically(file, bytes("mine"));
-    assertThat(proxy.triggered() - before)
-        .isEqualTo(S3Options.RETRY_MAX_ATTEMPTS_DEFAULT);
+    assertThat(proxy.triggered() - before).isEqualTo(S3Options.RETRY_MAX_ATTEMPTS_DEFAULT);
     assertThat(read(file)).isEqualTo(bytes("mine"));
   }
 
@@ -127,9 +143,16 @@ class S3LostAnswerTest {
   void aLostRequestWhileAnotherWriterWinsIsAConflict() throws Exception {
     Path file = root.child("snapshot-9");
     S3Location location = S3Location.of(file);
-    proxy.arm(LostAnswerProxy.Fault.DROP_REQUEST, LostAnswerProxy.conditionalWriteTo("/snapshot-9"),
-        1, () -> server.admin().putObject(b -> b.bucket(location.bucket()).key(location.key())
-            .ifNoneMatch("*"), RequestBody.fromString("theirs")));
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_REQUEST,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-9"),
+        1,
+        () ->
+            server
+                .admin()
+                .putObject(
+                    b -> b.bucket(location.bucket()).key(location.key()).ifNoneMatch("*"),
+                    RequestBody.fromString("theirs")));
     assertThatThrownBy(() -> store.createAtomically(file, bytes("mine")))
         .isInstanceOf(FileAlreadyExistsException.class);
     assertThat(read(file)).isEqualTo(bytes("theirs"));
@@ -138,8 +161,11 @@ class S3LostAnswerTest {
   @Test
   void aLostRequestAloneIsRetriedAndLandsOnce() throws Exception {
     Path file = root.child("snapshot-10");
-    proxy.arm(LostAnswerProxy.Fault.DROP_REQUEST,
-        LostAnswerProxy.conditionalWriteTo("/snapshot-10"), 1, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_REQUEST,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-10"),
+        1,
+        null);
     store.createAtomically(file, bytes("mine"));
     assertThat(read(file)).isEqualTo(bytes("mine"));
   }
@@ -148,8 +174,11 @@ class S3LostAnswerTest {
   void aConditionalRequestConflictIsRetriedAndLandsOnce() throws Exception {
     Path file = root.child("snapshot-13");
     int before = proxy.triggered();
-    proxy.arm(LostAnswerProxy.Fault.ANSWER_CONDITIONAL_CONFLICT,
-        LostAnswerProxy.conditionalWriteTo("/snapshot-13"), 2, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.ANSWER_CONDITIONAL_CONFLICT,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-13"),
+        2,
+        null);
     store.createAtomically(file, bytes("mine"));
     assertThat(proxy.triggered() - before).isEqualTo(2);
     assertThat(read(file)).isEqualTo(bytes("mine"));
@@ -158,13 +187,17 @@ class S3LostAnswerTest {
   @Test
   void aWriteThatNeverGetsThroughIsUncertainAndTheCommitUnknown() throws Exception {
     Path file = root.child("snapshot-11");
-    proxy.arm(LostAnswerProxy.Fault.DROP_REQUEST,
-        LostAnswerProxy.conditionalWriteTo("/snapshot-11"), 1000, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_REQUEST,
+        LostAnswerProxy.conditionalWriteTo("/snapshot-11"),
+        1000,
+        null);
     assertThatThrownBy(() -> store.createAtomically(file, bytes("mine")))
         .isInstanceOf(UncertainWriteException.class);
     try (SnapshotCommitter committer =
         SnapshotCommitter.builder(store, root, "db.t")
-            .options(Map.of("commit.strategy", "atomic-create")).open()) {
+            .options(Map.of("commit.strategy", "atomic-create"))
+            .open()) {
       assertThatThrownBy(() -> committer.commit(11, SnapshotContent.of(bytes("mine"))))
           .isInstanceOf(CommitStateUnknownException.class);
     }
@@ -176,9 +209,14 @@ class S3LostAnswerTest {
     Path file = root.child("snapshot-12");
     byte[] big = S3FileIOTest.randomBytes(6 << 20);
     int before = proxy.triggered();
-    proxy.arm(LostAnswerProxy.Fault.DROP_RESPONSE,
-        head -> head.startsWith("POST ") && head.contains("uploadId=")
-            && LostAnswerProxy.conditionalWriteTo("/snapshot-12").test(head), 1, null);
+    proxy.arm(
+        LostAnswerProxy.Fault.DROP_RESPONSE,
+        head ->
+            head.startsWith("POST ")
+                && head.contains("uploadId=")
+                && LostAnswerProxy.conditionalWriteTo("/snapshot-12").test(head),
+        1,
+        null);
     store.createAtomically(file, big);
     assertThat(proxy.triggered() - before).isEqualTo(1);
     assertThat(read(file)).isEqualTo(big);
@@ -186,7 +224,8 @@ class S3LostAnswerTest {
         .isInstanceOf(FileAlreadyExistsException.class);
     assertThat(read(file)).isEqualTo(big);
     assertThat(server.admin().listMultipartUploads(b -> b.bucket(S3ProxyServer.BUCKET)).uploads())
-        .as("the losing upload was aborted").isEmpty();
+        .as("the losing upload was aborted")
+        .isEmpty();
   }
 
   private static byte[] bytes(String text) {
@@ -195,7 +234,9 @@ class S3LostAnswerTest {
 
   private static byte[] read(Path file) {
     S3Location location = S3Location.of(file);
-    return server.admin().getObjectAsBytes(b -> b.bucket(location.bucket()).key(location.key()))
+    return server
+        .admin()
+        .getObjectAsBytes(b -> b.bucket(location.bucket()).key(location.key()))
         .asByteArray();
   }
 }

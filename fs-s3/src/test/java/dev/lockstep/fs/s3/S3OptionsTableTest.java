@@ -25,17 +25,30 @@ class S3OptionsTableTest {
 
   @Test
   void aMisspeltKeyGivenToTheStoreNamesTheNearestKeyAsTheCatalogDoes() {
-    Map<String, String> options = Map.of("s3.endpoint", "http://127.0.0.1:1",
-        "s3.path-style-acess", "true", "lock.enabled", "true", "lock.zookeeper.connect-string", "h:1",
-        "warehouse", "s3://b/w");
+    Map<String, String> options =
+        Map.of(
+            "s3.endpoint",
+            "http://127.0.0.1:1",
+            "s3.path-style-acess",
+            "true",
+            "lock.enabled",
+            "true",
+            "lock.zookeeper.connect-string",
+            "h:1",
+            "warehouse",
+            "s3://b/w");
     UnknownOptionException direct =
         catchUnknown(() -> new S3FileIOLoader().load(Path.of("s3://b/w"), options));
-    assertThat(direct).hasMessageStartingWith("Unknown option 's3.path-style-acess'. Did you mean"
-        + " 's3.path-style-access'?");
+    assertThat(direct)
+        .hasMessageStartingWith(
+            "Unknown option 's3.path-style-acess'. Did you mean" + " 's3.path-style-access'?");
     assertThat(catchUnknown(() -> FileIODiscovery.open(Path.of("s3a://b/w"), options)))
         .hasMessage(direct.getMessage());
-    assertThat(catchUnknown(() -> CatalogOptions.onClassPath(getClass().getClassLoader())
-        .check(Map.of("s3.path-style-acess", "true"))))
+    assertThat(
+            catchUnknown(
+                () ->
+                    CatalogOptions.onClassPath(getClass().getClassLoader())
+                        .check(Map.of("s3.path-style-acess", "true"))))
         .hasMessage(direct.getMessage());
   }
 

@@ -28,36 +28,42 @@ class S3OptionsTest {
 
   @Test
   void valuesWithUnitsAreRead() {
-    S3Options options = S3Options.from(Map.of(
-        S3Options.ENDPOINT, "https://s3.eu-west-1.amazonaws.com",
-        S3Options.MULTIPART_THRESHOLD, "64 MiB",
-        S3Options.MULTIPART_PART_SIZE, "16m",
-        S3Options.API_CALL_ATTEMPT_TIMEOUT, "30 s",
-        S3Options.CONDITIONAL_WRITES, "FALSE",
-        S3Options.RETRY_MAX_ATTEMPTS, "3"));
+    S3Options options =
+        S3Options.from(
+            Map.of(
+                S3Options.ENDPOINT, "https://s3.eu-west-1.amazonaws.com",
+                S3Options.MULTIPART_THRESHOLD, "64 MiB",
+                S3Options.MULTIPART_PART_SIZE, "16m",
+                S3Options.API_CALL_ATTEMPT_TIMEOUT, "30 s",
+                S3Options.CONDITIONAL_WRITES, "FALSE",
+                S3Options.RETRY_MAX_ATTEMPTS, "3"));
     assertThat(options.isAwsEndpoint()).isTrue();
     assertThat(options.multipartThreshold()).isEqualTo(64L << 20);
     assertThat(options.multipartPartSize()).isEqualTo(16L << 20);
     assertThat(options.apiCallAttemptTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(options.conditionalWrites()).isEqualTo(S3Options.ConditionalWrites.FALSE);
-    assertThat(S3Options.from(Map.of(S3Options.ENDPOINT, "http://127.0.0.1:9000"))
-        .isAwsEndpoint()).isFalse();
+    assertThat(S3Options.from(Map.of(S3Options.ENDPOINT, "http://127.0.0.1:9000")).isAwsEndpoint())
+        .isFalse();
   }
 
   @Test
   void badValuesNameTheKeyAndTheFix() {
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.ACCESS_KEY, "AKIA")))
-        .hasMessageContaining(S3Options.SECRET_KEY).hasMessageContaining("default AWS credential");
+        .hasMessageContaining(S3Options.SECRET_KEY)
+        .hasMessageContaining("default AWS credential");
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.CONDITIONAL_WRITES, "maybe")))
-        .hasMessageContaining(S3Options.CONDITIONAL_WRITES).hasMessageContaining("[auto, true, false]");
+        .hasMessageContaining(S3Options.CONDITIONAL_WRITES)
+        .hasMessageContaining("[auto, true, false]");
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.MULTIPART_PART_SIZE, "1 MiB")))
-        .hasMessageContaining(S3Options.MULTIPART_PART_SIZE).hasMessageContaining("5 MiB");
+        .hasMessageContaining(S3Options.MULTIPART_PART_SIZE)
+        .hasMessageContaining("5 MiB");
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.MULTIPART_THRESHOLD, "6 MiB")))
         .hasMessageContaining(S3Options.MULTIPART_THRESHOLD);
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.MULTIPART_PART_SIZE, "lots")))
         .hasMessageContaining("8 MiB");
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.ENDPOINT, "127.0.0.1:9000")))
-        .hasMessageContaining(S3Options.ENDPOINT).hasMessageContaining("http://");
+        .hasMessageContaining(S3Options.ENDPOINT)
+        .hasMessageContaining("http://");
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.SOCKET_TIMEOUT, "0 s")))
         .hasMessageContaining(S3Options.SOCKET_TIMEOUT);
     assertThatThrownBy(() -> S3Options.from(Map.of(S3Options.RETRY_MAX_ATTEMPTS, "0")))
@@ -66,10 +72,19 @@ class S3OptionsTest {
 
   @Test
   void secretsAreNeverPrinted() {
-    Map<String, String> raw = new HashMap<>(Map.of(S3Options.ACCESS_KEY, "AKIAEXAMPLE",
-        S3Options.SECRET_KEY, "wJalrXUtnFEMI-secret", S3Options.SESSION_TOKEN, "token-secret"));
+    Map<String, String> raw =
+        new HashMap<>(
+            Map.of(
+                S3Options.ACCESS_KEY,
+                "AKIAEXAMPLE",
+                S3Options.SECRET_KEY,
+                "wJalrXUtnFEMI-secret",
+                S3Options.SESSION_TOKEN,
+                "token-secret"));
     S3Options options = S3Options.from(raw);
-    assertThat(options.toString()).contains("AKIAEXAMPLE").doesNotContain("wJalrXUtnFEMI-secret")
+    assertThat(options.toString())
+        .contains("AKIAEXAMPLE")
+        .doesNotContain("wJalrXUtnFEMI-secret")
         .doesNotContain("token-secret");
     raw.put(S3Options.CONDITIONAL_WRITES, "true");
     raw.put(S3Options.ENDPOINT, "http://127.0.0.1:1");
@@ -85,8 +100,8 @@ class S3OptionsTest {
     assertThat(FileIODiscovery.loaders(getClass().getClassLoader()))
         .hasEntrySatisfying("s3", l -> assertThat(l).isInstanceOf(S3FileIOLoader.class))
         .hasEntrySatisfying("s3a", l -> assertThat(l).isInstanceOf(S3FileIOLoader.class));
-    assertThat(S3Location.of(Path.of("s3a://bucket/a/b c/%41"))).isEqualTo(
-        new S3Location("bucket", "a/b c/%41"));
+    assertThat(S3Location.of(Path.of("s3a://bucket/a/b c/%41")))
+        .isEqualTo(new S3Location("bucket", "a/b c/%41"));
     assertThatThrownBy(() -> S3Location.of(Path.of("s3:///a")))
         .hasMessageContaining("s3://bucket/path");
   }

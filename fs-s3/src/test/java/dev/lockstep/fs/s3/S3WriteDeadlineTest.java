@@ -29,6 +29,7 @@ class S3WriteDeadlineTest {
 
   /** Far larger than the socket buffers between writer and store, so an abort truncates it. */
   private static final int LARGE = 16 << 20;
+
   private static S3ProxyServer server;
   private static ThrottlingProxy slowNetwork;
 
@@ -80,11 +81,15 @@ class S3WriteDeadlineTest {
     Path root = server.freshRoot();
     Path target = root.child("slow-object");
     try (FileIO store = openPlain()) {
-      assertThat(store).isInstanceOf(SupportsWriteDeadline.class)
+      assertThat(store)
+          .isInstanceOf(SupportsWriteDeadline.class)
           .isNotInstanceOf(SupportsAtomicCreate.class);
       // 16 MiB at about 1.6 MB/s needs 10 s; the deadline is 3 s.
-      assertThatThrownBy(() -> ((SupportsWriteDeadline) store).writeWithin(target, large(), true,
-          Duration.ofSeconds(3))).isInstanceOf(UncertainWriteException.class);
+      assertThatThrownBy(
+              () ->
+                  ((SupportsWriteDeadline) store)
+                      .writeWithin(target, large(), true, Duration.ofSeconds(3)))
+          .isInstanceOf(UncertainWriteException.class);
     }
     assertThat(slowNetwork.awaitIdle(Duration.ofSeconds(60))).isTrue();
     assertThat(exists(target)).as("a truncated upload must not become an object").isFalse();
@@ -94,11 +99,23 @@ class S3WriteDeadlineTest {
   void aLockedCommitBoundsItsPlainWriteByTheLeaseAndLeavesNoLateSnapshot() throws Exception {
     Path root = server.freshRoot();
     InJvmLockService lock = new InJvmLockService(Duration.ofSeconds(2));
-    CommitOptions options = CommitOptions.from(Map.of("lock.enabled", "true", "lock.type", "in-jvm",
-        CommitOptions.COMMIT_LEASE_MARGIN, "500 ms", CommitOptions.COMMIT_WRITE_ATTEMPTS, "1"));
+    CommitOptions options =
+        CommitOptions.from(
+            Map.of(
+                "lock.enabled",
+                "true",
+                "lock.type",
+                "in-jvm",
+                CommitOptions.COMMIT_LEASE_MARGIN,
+                "500 ms",
+                CommitOptions.COMMIT_WRITE_ATTEMPTS,
+                "1"));
     try (FileIO store = openPlain();
-        SnapshotCommitter committer = SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
-            .options(options).lockService(lock).build()) {
+        SnapshotCommitter committer =
+            SnapshotCommitter.builder(store, root.child("snapshot"), "db.t")
+                .options(options)
+                .lockService(lock)
+                .build()) {
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
       assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(large())))
           .isInstanceOf(dev.lockstep.commit.CommitStateUnknownException.class);
@@ -107,6 +124,7 @@ class S3WriteDeadlineTest {
     }
     assertThat(slowNetwork.awaitIdle(Duration.ofSeconds(60))).isTrue();
     assertThat(exists(root.child("snapshot/snapshot-1")))
-        .as("the write abandoned at the lease deadline must not land after it").isFalse();
+        .as("the write abandoned at the lease deadline must not land after it")
+        .isFalse();
   }
 }

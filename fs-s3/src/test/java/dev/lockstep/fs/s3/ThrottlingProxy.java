@@ -71,7 +71,8 @@ final class ThrottlingProxy implements AutoCloseable {
 
   private void relay(Socket from, Socket to, int chunk) {
     byte[] buffer = new byte[chunk];
-    try (from; to) {
+    try (from;
+        to) {
       InputStream in = from.getInputStream();
       OutputStream out = to.getOutputStream();
       int n;

@@ -25,13 +25,13 @@ import org.slf4j.LoggerFactory;
  *   <li>"Already exists" while no earlier attempt may have landed: someone else's object, {@link
  *       FileAlreadyExistsException}.
  *   <li>"Already exists", or "upload gone" on a multipart complete, after an attempt that may have
- *       landed: read the owner back. Ours: return. Another's: a conflict for an exclusive write (ours
- *       cannot have landed, or it would still be there), uncertain for an overwrite (ours may have
- *       landed before it). Absent or cannot tell: {@link UncertainWriteException}. "Upload gone"
- *       while nothing may have landed: a plain failure.
- *   <li>Worth retrying (5xx, timeout, reset, a conditional-request race): back off (exponential from
- *       the base delay, capped, jittered by half) and send again; remember whether the failed attempt
- *       may have landed.
+ *       landed: read the owner back. Ours: return. Another's: a conflict for an exclusive write
+ *       (ours cannot have landed, or it would still be there), uncertain for an overwrite (ours may
+ *       have landed before it). Absent or cannot tell: {@link UncertainWriteException}. "Upload
+ *       gone" while nothing may have landed: a plain failure.
+ *   <li>Worth retrying (5xx, timeout, reset, a conditional-request race): back off (exponential
+ *       from the base delay, capped, jittered by half) and send again; remember whether the failed
+ *       attempt may have landed.
  *   <li>Not worth retrying: stop. If an attempt may have landed, read back as in 3, where "absent"
  *       stays uncertain (a delayed request may land later); otherwise a plain failure.
  *   <li>Attempts exhausted: as in 5.
@@ -65,9 +65,8 @@ public final class ConditionalPublisher {
    * @param maxDelay the longest pause
    * @param attemptsOption the option key that sets {@code maxAttempts}, for messages
    */
-  public record Retries(int maxAttempts, Duration baseDelay, Duration maxDelay,
-      String attemptsOption) {
-  }
+  public record Retries(
+      int maxAttempts, Duration baseDelay, Duration maxDelay, String attemptsOption) {}
 
   /** One request, sent once; fails with the store client's unchecked exception. */
   @FunctionalInterface
@@ -92,8 +91,8 @@ public final class ConditionalPublisher {
 
   public ConditionalPublisher(StoreAnswers store, Retries retries) {
     if (retries.maxAttempts() < 1) {
-      throw new IllegalArgumentException("'" + retries.attemptsOption() + "' must be at least 1, not "
-          + retries.maxAttempts());
+      throw new IllegalArgumentException(
+          "'" + retries.attemptsOption() + "' must be at least 1, not " + retries.maxAttempts());
     }
     this.store = store;
     this.retries = retries;
@@ -108,8 +107,9 @@ public final class ConditionalPublisher {
    * @throws UncertainWriteException ours may or may not be there
    * @throws IOException ours was not published
    */
-  public void publish(Path path, String action, boolean exclusive, Attempt attempt,
-      ReadBack readBack) throws IOException {
+  public void publish(
+      Path path, String action, boolean exclusive, Attempt attempt, ReadBack readBack)
+      throws IOException {
     boolean mayHaveLanded = false;
     RuntimeException last = null;
     for (int n = 1; n <= retries.maxAttempts(); n++) {
@@ -126,14 +126,15 @@ public final class ConditionalPublisher {
           case INTERRUPTED -> {
             Thread.currentThread().interrupt();
             if (mayHaveLanded || answer.mayHaveLanded()) {
-              throw new UncertainWriteException(path,
-                  "interrupted during a write that may have landed", e);
+              throw new UncertainWriteException(
+                  path, "interrupted during a write that may have landed", e);
             }
             throw store.failure(e, action, path);
           }
           case ALREADY_EXISTS, UPLOAD_GONE -> {
             if (!mayHaveLanded) {
-              throw answer.kind() == Answer.Kind.ALREADY_EXISTS ? conflict(path, e)
+              throw answer.kind() == Answer.Kind.ALREADY_EXISTS
+                  ? conflict(path, e)
                   : store.failure(e, action, path);
             }
             resolve(path, exclusive, readBack, e, false);
@@ -148,8 +149,14 @@ public final class ConditionalPublisher {
           }
           case RETRY -> {
             mayHaveLanded |= answer.mayHaveLanded();
-            LOG.debug("{} of {} failed on attempt {} of {} ({}landed maybe: {})", action, path, n,
-                retries.maxAttempts(), mayHaveLanded ? "" : "not ", e.toString());
+            LOG.debug(
+                "{} of {} failed on attempt {} of {} ({}landed maybe: {})",
+                action,
+                path,
+                n,
+                retries.maxAttempts(),
+                mayHaveLanded ? "" : "not ",
+                e.toString());
           }
           default -> throw new IllegalStateException("unknown answer " + answer);
         }
@@ -160,9 +167,19 @@ public final class ConditionalPublisher {
       return;
     }
     IOException failure = store.failure(last, action, path);
-    throw new IOException("Gave up " + action + " of " + path + " after " + retries.maxAttempts()
-        + " attempts (option '" + retries.attemptsOption() + "'); nothing was published. Last"
-        + " error: " + failure.getMessage(), failure);
+    throw new IOException(
+        "Gave up "
+            + action
+            + " of "
+            + path
+            + " after "
+            + retries.maxAttempts()
+            + " attempts (option '"
+            + retries.attemptsOption()
+            + "'); nothing was published. Last"
+            + " error: "
+            + failure.getMessage(),
+        failure);
   }
 
   /**
@@ -173,13 +190,18 @@ public final class ConditionalPublisher {
    * @throws UncertainWriteException the content may or may not be there
    * @throws IOException nothing was written (for example the deadline passed before sending)
    */
-  public void writeWithin(Path path, String action, long startNanos, Duration timeout,
-      DeadlineAttempt attempt) throws IOException {
+  public void writeWithin(
+      Path path, String action, long startNanos, Duration timeout, DeadlineAttempt attempt)
+      throws IOException {
     long leftMillis = (nanosOf(timeout) - (System.nanoTime() - startNanos)) / 1_000_000;
     if (leftMillis < 1) {
-      throw new IOException("The deadline of the write to " + path + " (" + describe(timeout)
-          + ") passed before anything was sent; nothing was written. Under a lock this means the"
-          + " lease had too little time left: see 'commit.lease-margin' and the lock's lease time.");
+      throw new IOException(
+          "The deadline of the write to "
+              + path
+              + " ("
+              + describe(timeout)
+              + ") passed before anything was sent; nothing was written. Under a lock this means the"
+              + " lease had too little time left: see 'commit.lease-margin' and the lock's lease time.");
     }
     Duration left = Duration.ofMillis(leftMillis);
     try {
@@ -188,19 +210,32 @@ public final class ConditionalPublisher {
       Answer answer = store.classify(e);
       IOException outcome;
       if (answer.kind() == Answer.Kind.ALREADY_EXISTS) {
-        FileAlreadyExistsException conflict = new FileAlreadyExistsException(path.toString(), null,
-            "an object is already there (" + store.alreadyExistsAnswer() + "); nothing was written");
+        FileAlreadyExistsException conflict =
+            new FileAlreadyExistsException(
+                path.toString(),
+                null,
+                "an object is already there ("
+                    + store.alreadyExistsAnswer()
+                    + "); nothing was written");
         conflict.initCause(e);
         outcome = conflict;
       } else if (answer.kind() == Answer.Kind.INTERRUPTED) {
         Thread.currentThread().interrupt();
-        outcome = answer.mayHaveLanded()
-            ? new UncertainWriteException(path, "interrupted while the write was in flight", e)
-            : store.failure(e, action, path);
+        outcome =
+            answer.mayHaveLanded()
+                ? new UncertainWriteException(path, "interrupted while the write was in flight", e)
+                : store.failure(e, action, path);
       } else if (answer.mayHaveLanded()) {
-        outcome = new UncertainWriteException(path, "the request did not finish within its deadline ("
-            + leftMillis + " ms) or its answer was lost; a body still being sent is discarded, one"
-            + " sent whole may have been applied (" + e + ")", e);
+        outcome =
+            new UncertainWriteException(
+                path,
+                "the request did not finish within its deadline ("
+                    + leftMillis
+                    + " ms) or its answer was lost; a body still being sent is discarded, one"
+                    + " sent whole may have been applied ("
+                    + e
+                    + ")",
+                e);
       } else {
         outcome = store.failure(e, action, path);
       }
@@ -215,8 +250,13 @@ public final class ConditionalPublisher {
    * @param absentIsUncertain whether "nothing there" may still change (a delayed attempt may land)
    *     rather than contradict what the store said
    */
-  private void resolve(Path path, boolean exclusive, ReadBack readBack, RuntimeException cause,
-      boolean absentIsUncertain) throws IOException {
+  private void resolve(
+      Path path,
+      boolean exclusive,
+      ReadBack readBack,
+      RuntimeException cause,
+      boolean absentIsUncertain)
+      throws IOException {
     Ownership ownership = readBack.read(cause);
     switch (ownership) {
       case OURS -> LOG.debug("{} is our own earlier attempt", path);
@@ -224,14 +264,32 @@ public final class ConditionalPublisher {
         if (exclusive) {
           throw conflict(path, cause);
         }
-        throw new UncertainWriteException(path, "an attempt may have landed, and another write's"
-            + " object is there now (last error: " + cause + ")", cause);
+        throw new UncertainWriteException(
+            path,
+            "an attempt may have landed, and another write's"
+                + " object is there now (last error: "
+                + cause
+                + ")",
+            cause);
       }
-      case ABSENT -> throw new UncertainWriteException(path, "an attempt may have landed, yet"
-          + " nothing is there now" + (absentIsUncertain ? "" : " although the store said something"
-          + " was") + " (last error: " + cause + ")", cause);
-      default -> throw new UncertainWriteException(path, "an attempt may have landed and reading"
-          + " the object back did not tell whose it is (last error: " + cause + ")", cause);
+      case ABSENT ->
+          throw new UncertainWriteException(
+              path,
+              "an attempt may have landed, yet"
+                  + " nothing is there now"
+                  + (absentIsUncertain ? "" : " although the store said something" + " was")
+                  + " (last error: "
+                  + cause
+                  + ")",
+              cause);
+      default ->
+          throw new UncertainWriteException(
+              path,
+              "an attempt may have landed and reading"
+                  + " the object back did not tell whose it is (last error: "
+                  + cause
+                  + ")",
+              cause);
     }
   }
 
@@ -246,21 +304,31 @@ public final class ConditionalPublisher {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       if (mayHaveLanded) {
-        UncertainWriteException uncertain = new UncertainWriteException(path, "interrupted while"
-            + " retrying a write that may have landed (last error: " + last + ")", last);
+        UncertainWriteException uncertain =
+            new UncertainWriteException(
+                path,
+                "interrupted while"
+                    + " retrying a write that may have landed (last error: "
+                    + last
+                    + ")",
+                last);
         uncertain.addSuppressed(e);
         throw uncertain;
       }
-      InterruptedIOException interrupted = new InterruptedIOException(
-          "Interrupted while retrying the write of " + path + "; nothing was published");
+      InterruptedIOException interrupted =
+          new InterruptedIOException(
+              "Interrupted while retrying the write of " + path + "; nothing was published");
       interrupted.initCause(last);
       throw interrupted;
     }
   }
 
   private FileAlreadyExistsException conflict(Path path, Exception cause) {
-    FileAlreadyExistsException conflict = new FileAlreadyExistsException(path.toString(), null,
-        "another writer created it first (" + store.alreadyExistsAnswer() + ")");
+    FileAlreadyExistsException conflict =
+        new FileAlreadyExistsException(
+            path.toString(),
+            null,
+            "another writer created it first (" + store.alreadyExistsAnswer() + ")");
     conflict.initCause(cause);
     return conflict;
   }

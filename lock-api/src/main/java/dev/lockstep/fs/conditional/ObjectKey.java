@@ -16,20 +16,26 @@ public record ObjectKey(String bucket, String key) {
    * serves {@code schemes}; {@code form} is the path form its messages show, e.g. {@code
    * oss://bucket/key}.
    *
-   * @throws IllegalArgumentException when the scheme is not one of {@code schemes} or the path names
-   *     no bucket, saying what to write instead
+   * @throws IllegalArgumentException when the scheme is not one of {@code schemes} or the path
+   *     names no bucket, saying what to write instead
    */
   public static ObjectKey parse(Path path, String store, String form, String... schemes) {
     String scheme = path.scheme();
     if (scheme == null || !List.of(schemes).contains(scheme)) {
-      throw new IllegalArgumentException("The " + store + " store serves "
-          + String.join(" and ", List.of(schemes).stream().map(s -> s + "://").toList())
-          + " paths (" + form + "), not " + path);
+      throw new IllegalArgumentException(
+          "The "
+              + store
+              + " store serves "
+              + String.join(" and ", List.of(schemes).stream().map(s -> s + "://").toList())
+              + " paths ("
+              + form
+              + "), not "
+              + path);
     }
     String bucket = path.authority();
     if (bucket.isEmpty()) {
-      throw new IllegalArgumentException("An " + store + " path names its bucket: " + path
-          + ". Write " + form + ".");
+      throw new IllegalArgumentException(
+          "An " + store + " path names its bucket: " + path + ". Write " + form + ".");
     }
     String part = path.pathPart();
     return new ObjectKey(bucket, part.startsWith("/") ? part.substring(1) : part);

@@ -10,8 +10,9 @@ import java.io.IOException;
 public interface StoreAnswers {
 
   /**
-   * What a failed request means. Must recognise the store's "already exists" answer to a conditional
-   * create ({@link Answer.Kind#ALREADY_EXISTS}) and tell whether a failure may have landed.
+   * What a failed request means. Must recognise the store's "already exists" answer to a
+   * conditional create ({@link Answer.Kind#ALREADY_EXISTS}) and tell whether a failure may have
+   * landed.
    */
   Answer classify(RuntimeException failure);
 
@@ -23,6 +24,9 @@ public interface StoreAnswers {
    */
   IOException failure(RuntimeException failure, String action, Path path);
 
-  /** The store's words for its "already exists" answer, e.g. {@code S3 answered 412 to If-None-Match: *}. */
+  /**
+   * The store's words for its "already exists" answer, e.g. {@code S3 answered 412 to
+   * If-None-Match: *}.
+   */
   String alreadyExistsAnswer();
 }

@@ -26,25 +26,26 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * The local filesystem ({@code file://} URIs and bare paths), safe across processes, not only threads.
+ * The local filesystem ({@code file://} URIs and bare paths), safe across processes, not only
+ * threads.
  *
- * <p>{@code Files.move(ATOMIC_MOVE)} replaces an existing target on POSIX, so it cannot decide a race.
- * This store decides races with {@code link(2)}, which the kernel makes fail with {@code EEXIST} when
- * the target exists, whichever process asks:
+ * <p>{@code Files.move(ATOMIC_MOVE)} replaces an existing target on POSIX, so it cannot decide a
+ * race. This store decides races with {@code link(2)}, which the kernel makes fail with {@code
+ * EEXIST} when the target exists, whichever process asks:
  *
  * <ol>
  *   <li>{@link #createAtomically}: write a hidden temporary file beside the target and force it to
- *       disk, {@code link(temp, target)}, then delete the temporary file. Readers see nothing or the
- *       whole content.
+ *       disk, {@code link(temp, target)}, then delete the temporary file. Readers see nothing or
+ *       the whole content.
  *   <li>{@link #renameAtomically}: {@code link(source, target)}, then delete the source.
- *   <li>{@link #newOutputStream}: bytes go to a hidden temporary file and appear at the path only on
- *       close: by {@code link(2)} when {@code overwrite=false} (no replace), by an atomic move when
- *       {@code overwrite=true}.
+ *   <li>{@link #newOutputStream}: bytes go to a hidden temporary file and appear at the path only
+ *       on close: by {@code link(2)} when {@code overwrite=false} (no replace), by an atomic move
+ *       when {@code overwrite=true}.
  * </ol>
  *
  * <p>Temporary files are named {@code .<name>.<uuid>.inprogress}; a process killed mid-write leaves
- * one behind, which orphan-file removal deletes. The filesystem must support hard links (every POSIX
- * local filesystem does; some network mounts do not, which fails loudly rather than racing).
+ * one behind, which orphan-file removal deletes. The filesystem must support hard links (every
+ * POSIX local filesystem does; some network mounts do not, which fails loudly rather than racing).
  */
 public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRename {
 
@@ -66,8 +67,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
       throw new IllegalArgumentException("LocalFileIO serves file:// paths only, not " + path);
     }
     if (!path.authority().isEmpty() && !path.authority().equals("localhost")) {
-      throw new IllegalArgumentException("A file:// path has no host: " + path
-          + ". Write file:///absolute/path.");
+      throw new IllegalArgumentException(
+          "A file:// path has no host: " + path + ". Write file:///absolute/path.");
     }
     return java.nio.file.Path.of(path.pathPart());
   }
@@ -93,12 +94,13 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
   public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
     java.nio.file.Path target = toLocal(path);
     if (!overwrite && Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
-      throw new FileAlreadyExistsException(path.toString(), null, "the file exists and overwrite=false");
+      throw new FileAlreadyExistsException(
+          path.toString(), null, "the file exists and overwrite=false");
     }
     Files.createDirectories(target.toAbsolutePath().getParent());
     java.nio.file.Path temp = tempBeside(target);
-    FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.WRITE);
+    FileChannel channel =
+        FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     return new LocalOutputStream(channel, temp, target, path, overwrite);
   }
 
@@ -108,8 +110,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     Files.createDirectories(target.toAbsolutePath().getParent());
     java.nio.file.Path temp = tempBeside(target);
     try {
-      try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW,
-          StandardOpenOption.WRITE)) {
+      try (FileChannel channel =
+          FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
         ByteBuffer buffer = ByteBuffer.wrap(content);
         while (buffer.hasRemaining()) {
           channel.write(buffer);
@@ -118,7 +120,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
       }
       Files.createLink(target, temp);
     } catch (FileAlreadyExistsException e) {
-      throw new FileAlreadyExistsException(path.toString(), null, "another writer created it first");
+      throw new FileAlreadyExistsException(
+          path.toString(), null, "another writer created it first");
     } finally {
       deleteTemp(temp);
     }
@@ -151,8 +154,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     try {
       Files.createLink(to, from);
     } catch (FileAlreadyExistsException e) {
-      throw new FileAlreadyExistsException(target.toString(), source.toString(),
-          "the target exists; the source is left in place");
+      throw new FileAlreadyExistsException(
+          target.toString(), source.toString(), "the target exists; the source is left in place");
     } catch (NoSuchFileException e) {
       throw notFound(source, e);
     }
@@ -163,9 +166,13 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
   @Override
   public FileStatus getStatus(Path path) throws IOException {
     try {
-      BasicFileAttributes attributes = Files.readAttributes(toLocal(path), BasicFileAttributes.class);
-      return new FileStatus(path, attributes.isDirectory() ? 0 : attributes.size(),
-          attributes.isDirectory(), attributes.lastModifiedTime().toMillis());
+      BasicFileAttributes attributes =
+          Files.readAttributes(toLocal(path), BasicFileAttributes.class);
+      return new FileStatus(
+          path,
+          attributes.isDirectory() ? 0 : attributes.size(),
+          attributes.isDirectory(),
+          attributes.lastModifiedTime().toMillis());
     } catch (NoSuchFileException e) {
       throw notFound(path, e);
     }
@@ -205,10 +212,14 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     try (Stream<java.nio.file.Path> children = Files.list(local)) {
       for (java.nio.file.Path child : (Iterable<java.nio.file.Path>) children::iterator) {
         try {
-          BasicFileAttributes a = Files.readAttributes(child, BasicFileAttributes.class,
-              LinkOption.NOFOLLOW_LINKS);
-          out.add(new FileStatus(fromLocal(directory, child), a.isDirectory() ? 0 : a.size(),
-              a.isDirectory(), a.lastModifiedTime().toMillis()));
+          BasicFileAttributes a =
+              Files.readAttributes(child, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+          out.add(
+              new FileStatus(
+                  fromLocal(directory, child),
+                  a.isDirectory() ? 0 : a.size(),
+                  a.isDirectory(),
+                  a.lastModifiedTime().toMillis()));
         } catch (NoSuchFileException gone) {
           // Deleted between listing and reading its attributes: it is no longer there.
         }
@@ -227,8 +238,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     }
     if (Files.isDirectory(local, LinkOption.NOFOLLOW_LINKS) && recursive) {
       try (Stream<java.nio.file.Path> walk = Files.walk(local)) {
-        for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) walk.sorted(
-            Comparator.reverseOrder())::iterator) {
+        for (java.nio.file.Path p :
+            (Iterable<java.nio.file.Path>) walk.sorted(Comparator.reverseOrder())::iterator) {
           Files.deleteIfExists(p);
         }
       }
@@ -237,8 +248,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     try {
       return Files.deleteIfExists(local);
     } catch (DirectoryNotEmptyException e) {
-      throw new IOException("Cannot delete " + path + ": the directory is not empty and"
-          + " recursive=false", e);
+      throw new IOException(
+          "Cannot delete " + path + ": the directory is not empty and" + " recursive=false", e);
     }
   }
 
@@ -257,7 +268,9 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
   }
 
   static java.nio.file.Path tempBeside(java.nio.file.Path target) {
-    return target.toAbsolutePath().getParent()
+    return target
+        .toAbsolutePath()
+        .getParent()
         .resolve("." + target.getFileName() + "." + UUID.randomUUID() + TEMP_SUFFIX);
   }
 
@@ -307,8 +320,13 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
       while (target.hasRemaining()) {
         int n = channel.read(target, at);
         if (n < 0) {
-          throw new java.io.EOFException("Reached the end after " + (at - position) + " of " + length
-              + " bytes at position " + position);
+          throw new java.io.EOFException(
+              "Reached the end after "
+                  + (at - position)
+                  + " of "
+                  + length
+                  + " bytes at position "
+                  + position);
         }
         at += n;
       }
@@ -344,8 +362,12 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     private boolean closed;
     private boolean failed;
 
-    LocalOutputStream(FileChannel channel, java.nio.file.Path temp, java.nio.file.Path target,
-        Path path, boolean overwrite) {
+    LocalOutputStream(
+        FileChannel channel,
+        java.nio.file.Path temp,
+        java.nio.file.Path target,
+        Path path,
+        boolean overwrite) {
       this.channel = channel;
       this.temp = temp;
       this.target = target;
@@ -375,9 +397,9 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
     }
 
     /**
-     * Publishes the bytes, unless a write failed or was interrupted (a closed-by-interrupt channel):
-     * then the temporary file is deleted and nothing appears at the path, so that a try-with-resources
-     * block around a failed write never publishes a torn file.
+     * Publishes the bytes, unless a write failed or was interrupted (a closed-by-interrupt
+     * channel): then the temporary file is deleted and nothing appears at the path, so that a
+     * try-with-resources block around a failed write never publishes a torn file.
      */
     @Override
     public void close() throws IOException {
@@ -389,13 +411,16 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
         boolean intact = !failed && channel.isOpen();
         channel.close();
         if (!intact) {
-          throw new IOException("Nothing was published at " + path + ": a write to it failed or was"
-              + " interrupted");
+          throw new IOException(
+              "Nothing was published at "
+                  + path
+                  + ": a write to it failed or was"
+                  + " interrupted");
         }
         if (overwrite) {
           try {
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE,
-                StandardCopyOption.REPLACE_EXISTING);
+            Files.move(
+                temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
           } catch (AtomicMoveNotSupportedException e) {
             Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
           }
@@ -403,8 +428,8 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
           try {
             Files.createLink(target, temp);
           } catch (FileAlreadyExistsException e) {
-            throw new FileAlreadyExistsException(path.toString(), null,
-                "another writer created it first and overwrite=false");
+            throw new FileAlreadyExistsException(
+                path.toString(), null, "another writer created it first and overwrite=false");
           }
         }
       } finally {

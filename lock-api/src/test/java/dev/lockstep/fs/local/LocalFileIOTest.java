@@ -74,7 +74,8 @@ class LocalFileIOTest {
     assertThat(read(Path.of("file://" + dir + "/same"))).isEqualTo("x");
     assertThat(read(Path.of("file:" + dir + "/same"))).isEqualTo("x");
     assertThatThrownBy(() -> io.exists(Path.of("file://somehost" + dir + "/same")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("file:///");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("file:///");
   }
 
   @Test
@@ -120,13 +121,15 @@ class LocalFileIOTest {
   void aWriteThatFailedPublishesNothingWhenTheStreamIsClosed() throws IOException {
     Path file = path("torn");
 
-    assertThatThrownBy(() -> {
-      try (OutputStream out = io.newOutputStream(file, false)) {
-        out.write("half".getBytes(UTF_8));
-        Thread.currentThread().interrupt();
-        out.write("rest".getBytes(UTF_8)); // the interrupted channel fails this write
-      }
-    }).isInstanceOf(IOException.class);
+    assertThatThrownBy(
+            () -> {
+              try (OutputStream out = io.newOutputStream(file, false)) {
+                out.write("half".getBytes(UTF_8));
+                Thread.currentThread().interrupt();
+                out.write("rest".getBytes(UTF_8)); // the interrupted channel fails this write
+              }
+            })
+        .isInstanceOf(IOException.class);
     assertThat(Thread.interrupted()).isTrue();
 
     assertThat(io.exists(file)).isFalse();
@@ -140,7 +143,8 @@ class LocalFileIOTest {
     assertThatThrownBy(() -> io.newInputStream(missing)).isInstanceOf(FileNotFoundException.class);
     assertThatThrownBy(() -> io.getStatus(missing)).isInstanceOf(FileNotFoundException.class);
     assertThatThrownBy(() -> io.newInputStream(Path.of(dir.toString())))
-        .isInstanceOf(FileNotFoundException.class).hasMessageContaining("directory");
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining("directory");
     assertThatThrownBy(() -> io.renameAtomically(missing, path("t")))
         .isInstanceOf(FileNotFoundException.class);
   }
@@ -150,11 +154,14 @@ class LocalFileIOTest {
     write(path("d/one"), "1", false);
     write(path("d/sub/two"), "22", false);
 
-    assertThat(io.list(path("d"))).extracting(s -> s.path().name(), FileStatus::directory)
-        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("one", false),
+    assertThat(io.list(path("d")))
+        .extracting(s -> s.path().name(), FileStatus::directory)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple("one", false),
             org.assertj.core.groups.Tuple.tuple("sub", true));
     assertThat(io.list(path("nothing-here"))).isEmpty();
-    assertThatThrownBy(() -> io.list(path("d/one"))).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> io.list(path("d/one")))
+        .isInstanceOf(IOException.class)
         .hasMessageContaining("is a file");
   }
 

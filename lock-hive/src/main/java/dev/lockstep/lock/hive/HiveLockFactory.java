@@ -17,10 +17,14 @@ public final class HiveLockFactory implements CatalogLockFactory {
   public static final String IDENTIFIER = "hive";
 
   private static final String[][] REQUIRED_CLASSES = {
-    {"org.apache.hadoop.hive.metastore.HiveMetaStoreClient",
-        "org.apache.hive:hive-standalone-metastore-common (or the engine's Hive connector)"},
-    {"org.apache.hadoop.conf.Configuration",
-        "org.apache.hadoop:hadoop-client-api and hadoop-client-runtime (or hadoop-common)"},
+    {
+      "org.apache.hadoop.hive.metastore.HiveMetaStoreClient",
+      "org.apache.hive:hive-standalone-metastore-common (or the engine's Hive connector)"
+    },
+    {
+      "org.apache.hadoop.conf.Configuration",
+      "org.apache.hadoop:hadoop-client-api and hadoop-client-runtime (or hadoop-common)"
+    },
   };
 
   @Override
@@ -46,9 +50,14 @@ public final class HiveLockFactory implements CatalogLockFactory {
       try {
         Class.forName(required[0], false, loader);
       } catch (ClassNotFoundException | LinkageError e) {
-        throw new IllegalStateException("lock.type=hive needs the Hive Metastore client and Hadoop"
-            + " on the class path, and " + required[0] + " is missing. Add " + required[1]
-            + ". See lockstep-lock-hive's README for the list.", e);
+        throw new IllegalStateException(
+            "lock.type=hive needs the Hive Metastore client and Hadoop"
+                + " on the class path, and "
+                + required[0]
+                + " is missing. Add "
+                + required[1]
+                + ". See lockstep-lock-hive's README for the list.",
+            e);
       }
     }
     return HiveLockService.open(HiveLockOptions.from(options));

@@ -21,8 +21,8 @@ import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
  * <p>The configuration is layered, later layers winning:
  *
  * <ol>
- *   <li>{@code hive-site.xml} / {@code metastore-site.xml} found by the metastore client itself (class
- *       path, {@code HIVE_CONF_DIR}, {@code METASTORE_CONF_DIR}, {@code HIVE_HOME/conf});
+ *   <li>{@code hive-site.xml} / {@code metastore-site.xml} found by the metastore client itself
+ *       (class path, {@code HIVE_CONF_DIR}, {@code METASTORE_CONF_DIR}, {@code HIVE_HOME/conf});
  *   <li>{@code hive-site.xml} and {@code metastore-site.xml} in {@value #CONF_DIR}, when set;
  *   <li>every catalog option whose key starts with {@code hive.} or {@code metastore.}, unchanged;
  *   <li>the metastore addresses: {@value #URI}, else the catalog's {@value #CATALOG_URI}.
@@ -39,42 +39,70 @@ import org.apache.hadoop.hive.metastore.conf.MetastoreConf.ConfVars;
  * @param defaultDatabase {@value #DEFAULT_DATABASE}
  * @param poolSize {@value #POOL_SIZE}
  */
-public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions lock,
-    Duration lockTimeout, Duration housekeeperInterval, Duration heartbeatInterval,
-    String defaultDatabase, int poolSize) {
+public record HiveLockOptions(
+    List<String> uris,
+    Configuration conf,
+    LockOptions lock,
+    Duration lockTimeout,
+    Duration housekeeperInterval,
+    Duration heartbeatInterval,
+    String defaultDatabase,
+    int poolSize) {
 
-  /** The catalog's metastore address, as the seed texts configure it ({@code 'uri'='thrift://…'}). */
+  /**
+   * The catalog's metastore address, as the seed texts configure it ({@code 'uri'='thrift://…'}).
+   */
   public static final String CATALOG_URI = "uri";
+
   /** Metastore addresses for the lock only; overrides {@value #CATALOG_URI}. Comma-separated. */
   public static final String URI = "lock.hive.uri";
-  /** A directory holding {@code hive-site.xml}; default: the client's own search ({@code HIVE_CONF_DIR}). */
-  public static final String CONF_DIR = "lock.hive.conf-dir";
+
   /**
-   * How often a held lock is heartbeated. Default: a quarter of the metastore's lock timeout; at most
-   * half of it, or the metastore drops a live holder's lock after one lost heartbeat (and its {@code
-   * ensureHeld()} fails).
+   * A directory holding {@code hive-site.xml}; default: the client's own search ({@code
+   * HIVE_CONF_DIR}).
+   */
+  public static final String CONF_DIR = "lock.hive.conf-dir";
+
+  /**
+   * How often a held lock is heartbeated. Default: a quarter of the metastore's lock timeout; at
+   * most half of it, or the metastore drops a live holder's lock after one lost heartbeat (and its
+   * {@code ensureHeld()} fails).
    */
   public static final String HEARTBEAT_INTERVAL = "lock.hive.heartbeat-interval";
+
   /** The database of lock keys that name no database (a key without a dot). */
   public static final String DEFAULT_DATABASE = "lock.hive.default-database";
+
   public static final String DEFAULT_DATABASE_DEFAULT = "default";
+
   /** Metastore clients kept open (a client serves one call at a time). */
   public static final String POOL_SIZE = "lock.hive.pool-size";
+
   public static final int POOL_SIZE_DEFAULT = 3;
 
   public HiveLockOptions {
     uris = List.copyOf(uris);
     if (uris.isEmpty()) {
-      throw new IllegalArgumentException("The Hive lock needs the metastore address: set '"
-          + CATALOG_URI + "' (or '" + URI + "') to thrift://host:9083.");
+      throw new IllegalArgumentException(
+          "The Hive lock needs the metastore address: set '"
+              + CATALOG_URI
+              + "' (or '"
+              + URI
+              + "') to thrift://host:9083.");
     }
-    if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()
+    if (heartbeatInterval.isNegative()
+        || heartbeatInterval.isZero()
         || heartbeatInterval.multipliedBy(2).compareTo(lockTimeout) > 0) {
-      throw new IllegalArgumentException("Option '" + HEARTBEAT_INTERVAL + "' is "
-          + Durations.format(heartbeatInterval) + " but must be positive and at most half the"
-          + " metastore's lock timeout 'metastore.txn.timeout' (" + Durations.format(lockTimeout)
-          + "), or one lost heartbeat makes the metastore drop a held lock. Leave it unset for a"
-          + " quarter of the timeout.");
+      throw new IllegalArgumentException(
+          "Option '"
+              + HEARTBEAT_INTERVAL
+              + "' is "
+              + Durations.format(heartbeatInterval)
+              + " but must be positive and at most half the"
+              + " metastore's lock timeout 'metastore.txn.timeout' ("
+              + Durations.format(lockTimeout)
+              + "), or one lost heartbeat makes the metastore drop a held lock. Leave it unset for a"
+              + " quarter of the timeout.");
     }
     HiveLockOptionSet.POOL_SIZE.check(poolSize);
   }
@@ -95,9 +123,14 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
       Path hiveSite = dir.resolve("hive-site.xml");
       Path metastoreSite = dir.resolve("metastore-site.xml");
       if (!Files.isRegularFile(hiveSite) && !Files.isRegularFile(metastoreSite)) {
-        throw new IllegalArgumentException("Option '" + CONF_DIR + "' is '" + confDir + "', but it"
-            + " holds neither hive-site.xml nor metastore-site.xml. Point it at the directory of the"
-            + " metastore client configuration.");
+        throw new IllegalArgumentException(
+            "Option '"
+                + CONF_DIR
+                + "' is '"
+                + confDir
+                + "', but it"
+                + " holds neither hive-site.xml nor metastore-site.xml. Point it at the directory of the"
+                + " metastore client configuration.");
       }
       for (Path site : List.of(hiveSite, metastoreSite)) {
         if (Files.isRegularFile(site)) {
@@ -105,32 +138,48 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
         }
       }
     }
-    o.asMap().forEach((key, value) -> {
-      if (key.startsWith("hive.") || key.startsWith("metastore.")) {
-        conf.set(key, value);
-      }
-    });
+    o.asMap()
+        .forEach(
+            (key, value) -> {
+              if (key.startsWith("hive.") || key.startsWith("metastore.")) {
+                conf.set(key, value);
+              }
+            });
     List<String> uris = parseUris(o, conf);
     MetastoreConf.setVar(conf, ConfVars.THRIFT_URIS, String.join(",", uris));
 
-    Duration lockTimeout = Duration.ofMillis(
-        MetastoreConf.getTimeVar(conf, ConfVars.TXN_TIMEOUT, TimeUnit.MILLISECONDS));
+    Duration lockTimeout =
+        Duration.ofMillis(
+            MetastoreConf.getTimeVar(conf, ConfVars.TXN_TIMEOUT, TimeUnit.MILLISECONDS));
     if (lockTimeout.isNegative() || lockTimeout.isZero()) {
-      throw new IllegalArgumentException("'metastore.txn.timeout' must be positive: " + lockTimeout);
+      throw new IllegalArgumentException(
+          "'metastore.txn.timeout' must be positive: " + lockTimeout);
     }
-    Duration housekeeper = Duration.ofMillis(MetastoreConf.getTimeVar(conf,
-        ConfVars.ACID_HOUSEKEEPER_SERVICE_INTERVAL, TimeUnit.MILLISECONDS));
+    Duration housekeeper =
+        Duration.ofMillis(
+            MetastoreConf.getTimeVar(
+                conf, ConfVars.ACID_HOUSEKEEPER_SERVICE_INTERVAL, TimeUnit.MILLISECONDS));
     Duration heartbeat = o.get(HiveLockOptionSet.HEARTBEAT_INTERVAL, lockTimeout.dividedBy(4));
     if (conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getVarname()) == null
         && conf.get(ConfVars.CLIENT_SOCKET_TIMEOUT.getHiveName()) == null) {
       // A heartbeat stuck for the client's default 600 s would outlive the lock; half the lock
       // timeout (at least 20 s) bounds every call instead. The user can still set it.
-      MetastoreConf.setTimeVar(conf, ConfVars.CLIENT_SOCKET_TIMEOUT,
-          Math.max(20_000, lockTimeout.toMillis() / 2), TimeUnit.MILLISECONDS);
+      MetastoreConf.setTimeVar(
+          conf,
+          ConfVars.CLIENT_SOCKET_TIMEOUT,
+          Math.max(20_000, lockTimeout.toMillis() / 2),
+          TimeUnit.MILLISECONDS);
     }
     String database = o.get(HiveLockOptionSet.DEFAULT_DATABASE).trim().toLowerCase(Locale.ROOT);
-    return new HiveLockOptions(uris, conf, LockOptions.from(o), lockTimeout, housekeeper, heartbeat,
-        database, o.get(HiveLockOptionSet.POOL_SIZE));
+    return new HiveLockOptions(
+        uris,
+        conf,
+        LockOptions.from(o),
+        lockTimeout,
+        housekeeper,
+        heartbeat,
+        database,
+        o.get(HiveLockOptionSet.POOL_SIZE));
   }
 
   private static List<String> parseUris(Options o, Configuration conf) {
@@ -157,14 +206,26 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
       try {
         parsed = java.net.URI.create(uri);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("Option '" + source + "' holds '" + uri + "', which is not"
-            + " a URI. Write thrift://host:port, several separated by commas.", e);
+        throw new IllegalArgumentException(
+            "Option '"
+                + source
+                + "' holds '"
+                + uri
+                + "', which is not"
+                + " a URI. Write thrift://host:port, several separated by commas.",
+            e);
       }
-      if (!"thrift".equalsIgnoreCase(parsed.getScheme()) || parsed.getHost() == null
+      if (!"thrift".equalsIgnoreCase(parsed.getScheme())
+          || parsed.getHost() == null
           || parsed.getPort() < 0) {
-        throw new IllegalArgumentException("Option '" + source + "' holds '" + uri + "', but the Hive"
-            + " lock needs a metastore address thrift://host:port (for example"
-            + " thrift://metastore:9083), several separated by commas.");
+        throw new IllegalArgumentException(
+            "Option '"
+                + source
+                + "' holds '"
+                + uri
+                + "', but the Hive"
+                + " lock needs a metastore address thrift://host:port (for example"
+                + " thrift://metastore:9083), several separated by commas.");
       }
       uris.add(uri);
     }
@@ -178,8 +239,16 @@ public record HiveLockOptions(List<String> uris, Configuration conf, LockOptions
 
   @Override
   public String toString() {
-    return "HiveLockOptions{uris=" + uris + ", lockTimeout=" + Durations.format(lockTimeout)
-        + ", heartbeatInterval=" + Durations.format(heartbeatInterval) + ", defaultDatabase="
-        + defaultDatabase + ", poolSize=" + poolSize + "}";
+    return "HiveLockOptions{uris="
+        + uris
+        + ", lockTimeout="
+        + Durations.format(lockTimeout)
+        + ", heartbeatInterval="
+        + Durations.format(heartbeatInterval)
+        + ", defaultDatabase="
+        + defaultDatabase
+        + ", poolSize="
+        + poolSize
+        + "}";
   }
 }

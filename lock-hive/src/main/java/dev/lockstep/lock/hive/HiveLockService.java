@@ -30,8 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Table locks held in the Hive Metastore's lock table ({@code HIVE_LOCKS}), the same locks Hive, Paimon
- * and Iceberg take on a Hive catalog.
+ * Table locks held in the Hive Metastore's lock table ({@code HIVE_LOCKS}), the same locks Hive,
+ * Paimon and Iceberg take on a Hive catalog.
  *
  * <p>Acquire ({@link #acquire}):
  *
@@ -39,21 +39,22 @@ import org.slf4j.LoggerFactory;
  *   <li>The key {@code database.table} (a key without a dot: {@code lock.hive.default-database}) is
  *       lower-cased, as Hive does, and requested as one EXCLUSIVE table-level lock outside any
  *       transaction, tagged with a fresh agent id.
- *   <li>While the metastore answers WAITING, poll {@code checkLock} (which also refreshes the waiting
- *       lock's heartbeat) with growing sleeps up to {@code lock-check-max-sleep}, never longer than
- *       the heartbeat interval, until {@code lock-acquire-timeout}.
- *   <li>ACQUIRED: the lease starts heartbeating. Timed out or interrupted: the waiting lock is unlocked
- *       before returning, so nothing is left queued. A waiting lock that the metastore timed out is
- *       requested again.
- *   <li>When the answer to the lock request is lost (connection reset after sending), the request may
- *       sit in the metastore: the locks tagged with our agent id are looked up and unlocked, then an
- *       {@link IOException} is raised. If even that fails, the lock expires after the lock timeout.
+ *   <li>While the metastore answers WAITING, poll {@code checkLock} (which also refreshes the
+ *       waiting lock's heartbeat) with growing sleeps up to {@code lock-check-max-sleep}, never
+ *       longer than the heartbeat interval, until {@code lock-acquire-timeout}.
+ *   <li>ACQUIRED: the lease starts heartbeating. Timed out or interrupted: the waiting lock is
+ *       unlocked before returning, so nothing is left queued. A waiting lock that the metastore
+ *       timed out is requested again.
+ *   <li>When the answer to the lock request is lost (connection reset after sending), the request
+ *       may sit in the metastore: the locks tagged with our agent id are looked up and unlocked,
+ *       then an {@link IOException} is raised. If even that fails, the lock expires after the lock
+ *       timeout.
  * </ol>
  *
- * <p>Heartbeats run on this service's threads every {@code lock.hive.heartbeat-interval}. A heartbeat
- * answered "no such lock" or "aborted" marks the lease lost. A lease with no heartbeat confirmed within
- * the lock timeout is in doubt: it is marked lost and unlocked, so that a holder that lost its lease
- * never keeps the metastore's lock alive afterwards.
+ * <p>Heartbeats run on this service's threads every {@code lock.hive.heartbeat-interval}. A
+ * heartbeat answered "no such lock" or "aborted" marks the lease lost. A lease with no heartbeat
+ * confirmed within the lock timeout is in doubt: it is marked lost and unlocked, so that a holder
+ * that lost its lease never keeps the metastore's lock alive afterwards.
  *
  * <p>Thread-safe. Metastore clients are pooled ({@link MetastoreClientPool}).
  */
@@ -72,8 +73,7 @@ public final class HiveLockService implements LockService {
 
   private final HiveLockOptions options;
   private final MetastoreClientPool pool;
-  private final OpenLeases<HiveLease> open =
-      new OpenLeases<>("lockstep-hive-heartbeat", 2);
+  private final OpenLeases<HiveLease> open = new OpenLeases<>("lockstep-hive-heartbeat", 2);
   private final String user;
   private final String hostname;
 
@@ -118,8 +118,14 @@ public final class HiveLockService implements LockService {
         response = pool.call(client -> client.lock(request));
       } catch (TException e) {
         if (MetastoreClientPool.isAnswer(e)) {
-          throw new IOException("The Hive Metastore at " + options.uris() + " refused the lock on "
-              + target + ": " + e, e);
+          throw new IOException(
+              "The Hive Metastore at "
+                  + options.uris()
+                  + " refused the lock on "
+                  + target
+                  + ": "
+                  + e,
+              e);
         }
         throw abandonLostRequest(target, agent, e);
       }
@@ -127,22 +133,27 @@ public final class HiveLockService implements LockService {
       if (lease != null) {
         return lease;
       }
-      LOG.debug("The waiting lock on {} was timed out by the metastore; requesting it again", target);
+      LOG.debug(
+          "The waiting lock on {} was timed out by the metastore; requesting it again", target);
     }
   }
 
   /**
    * Waits for the lock of {@code response} until {@code deadline}.
    *
-   * @return the lease, empty after the deadline (the waiting lock unlocked), or {@code null} when the
-   *     metastore removed the waiting lock and it must be requested again
+   * @return the lease, empty after the deadline (the waiting lock unlocked), or {@code null} when
+   *     the metastore removed the waiting lock and it must be requested again
    */
-  private Optional<Lease> await(String key, Target target, LockResponse response, long sent,
-      long deadline) throws IOException, InterruptedException {
+  private Optional<Lease> await(
+      String key, Target target, LockResponse response, long sent, long deadline)
+      throws IOException, InterruptedException {
     long lockId = response.getLockid();
     long sleepMillis = FIRST_CHECK_SLEEP_MILLIS;
-    long maxSleepMillis = Math.max(1, Math.min(options.lock().checkMaxSleep().toMillis(),
-        options.heartbeatInterval().toMillis()));
+    long maxSleepMillis =
+        Math.max(
+            1,
+            Math.min(
+                options.lock().checkMaxSleep().toMillis(), options.heartbeatInterval().toMillis()));
     LockResponse current = response;
     while (true) {
       LockState state = current.getState();
@@ -150,8 +161,17 @@ public final class HiveLockService implements LockService {
         return Optional.of(started(key, target, lockId, sent));
       }
       if (state != LockState.WAITING) {
-        IOException failure = new IOException("The Hive Metastore at " + options.uris()
-            + " answered " + state + " to the lock on " + target + " (lock id " + lockId + ").");
+        IOException failure =
+            new IOException(
+                "The Hive Metastore at "
+                    + options.uris()
+                    + " answered "
+                    + state
+                    + " to the lock on "
+                    + target
+                    + " (lock id "
+                    + lockId
+                    + ").");
         unlockQuietly(lockId, failure);
         throw failure;
       }
@@ -159,9 +179,13 @@ public final class HiveLockService implements LockService {
       if (remainingNanos <= 0) {
         IOException failure = new IOException("unlock of the waiting lock " + lockId);
         if (!unlockQuietly(lockId, failure)) {
-          LOG.warn("Could not unlock the waiting lock {} on {} after the acquire timeout; the"
-              + " metastore removes it within {}", lockId, target,
-              Durations.format(options.lockTimeout()), failure);
+          LOG.warn(
+              "Could not unlock the waiting lock {} on {} after the acquire timeout; the"
+                  + " metastore removes it within {}",
+              lockId,
+              target,
+              Durations.format(options.lockTimeout()),
+              failure);
         }
         return Optional.empty();
       }
@@ -188,9 +212,17 @@ public final class HiveLockService implements LockService {
         }
         throw e;
       } catch (TException | IOException e) {
-        IOException failure = new IOException("Lost contact with the Hive Metastore at "
-            + options.uris() + " while waiting for the lock on " + target + " (lock id " + lockId
-            + "): " + e.getMessage(), e);
+        IOException failure =
+            new IOException(
+                "Lost contact with the Hive Metastore at "
+                    + options.uris()
+                    + " while waiting for the lock on "
+                    + target
+                    + " (lock id "
+                    + lockId
+                    + "): "
+                    + e.getMessage(),
+                e);
         unlockQuietly(lockId, failure);
         throw failure;
       }
@@ -207,10 +239,11 @@ public final class HiveLockService implements LockService {
 
   /** The heartbeat primitive: one metastore heartbeat of {@code lockId}. */
   void heartbeat(long lockId) throws TException, IOException, InterruptedException {
-    pool.call(client -> {
-      client.heartbeat(0, lockId);
-      return null;
-    });
+    pool.call(
+        client -> {
+          client.heartbeat(0, lockId);
+          return null;
+        });
   }
 
   /**
@@ -220,12 +253,15 @@ public final class HiveLockService implements LockService {
   void abandon(HiveLease lease) {
     open.remove(lease);
     try {
-      open.heartbeats().execute(() -> {
-        if (!unlockQuietly(lease.lockId(), new IOException("unlock of " + lease))) {
-          LOG.debug("Could not unlock the lock {} that is no longer held; the metastore removes it",
-              lease.lockId());
-        }
-      });
+      open.heartbeats()
+          .execute(
+              () -> {
+                if (!unlockQuietly(lease.lockId(), new IOException("unlock of " + lease))) {
+                  LOG.debug(
+                      "Could not unlock the lock {} that is no longer held; the metastore removes it",
+                      lease.lockId());
+                }
+              });
     } catch (RejectedExecutionException e) {
       // The service is closing; the metastore removes the lock after its timeout.
     }
@@ -241,21 +277,35 @@ public final class HiveLockService implements LockService {
       return;
     }
     try {
-      callRetryingOnce(client -> {
-        client.unlock(lease.lockId());
-        return null;
-      });
+      callRetryingOnce(
+          client -> {
+            client.unlock(lease.lockId());
+            return null;
+          });
       LOG.debug("Released the Hive lock on {} (lock id {})", lease.target(), lease.lockId());
     } catch (NoSuchLockException e) {
       LOG.debug("The Hive lock {} was already gone at release", lease.lockId());
     } catch (TException | IOException e) {
-      throw new IOException("Could not confirm the release of the Hive lock on '" + lease.key()
-          + "' (lock id " + lease.lockId() + ") at " + options.uris() + "; the metastore removes it"
-          + " within " + Durations.format(holderDeathBound()) + ". Cause: " + e.getMessage(), e);
+      throw new IOException(
+          "Could not confirm the release of the Hive lock on '"
+              + lease.key()
+              + "' (lock id "
+              + lease.lockId()
+              + ") at "
+              + options.uris()
+              + "; the metastore removes it"
+              + " within "
+              + Durations.format(holderDeathBound())
+              + ". Cause: "
+              + e.getMessage(),
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new InterruptedIOException("Interrupted while releasing the Hive lock " + lease.lockId()
-          + "; the metastore removes it within " + Durations.format(holderDeathBound()));
+      throw new InterruptedIOException(
+          "Interrupted while releasing the Hive lock "
+              + lease.lockId()
+              + "; the metastore removes it within "
+              + Durations.format(holderDeathBound()));
     }
   }
 
@@ -267,10 +317,11 @@ public final class HiveLockService implements LockService {
   private boolean unlockQuietly(long lockId, IOException onFailure) {
     boolean interrupted = Thread.interrupted();
     try {
-      callRetryingOnce(client -> {
-        client.unlock(lockId);
-        return null;
-      });
+      callRetryingOnce(
+          client -> {
+            client.unlock(lockId);
+            return null;
+          });
       return true;
     } catch (NoSuchLockException e) {
       return true;
@@ -290,24 +341,34 @@ public final class HiveLockService implements LockService {
    * @return the exception to raise
    */
   private IOException abandonLostRequest(Target target, String agent, Exception cause) {
-    IOException failure = new IOException("Lost the answer of the Hive Metastore at "
-        + options.uris() + " to the lock request on " + target + ": " + cause.getMessage(), cause);
+    IOException failure =
+        new IOException(
+            "Lost the answer of the Hive Metastore at "
+                + options.uris()
+                + " to the lock request on "
+                + target
+                + ": "
+                + cause.getMessage(),
+            cause);
     try {
       ShowLocksRequest show = new ShowLocksRequest();
       show.setDbname(target.database());
       show.setTablename(target.table());
       List<ShowLocksResponseElement> locks =
           callRetryingOnce(client -> client.showLocks(show)).getLocks();
-      for (ShowLocksResponseElement lock : locks == null ? List.<ShowLocksResponseElement>of()
-          : locks) {
+      for (ShowLocksResponseElement lock :
+          locks == null ? List.<ShowLocksResponseElement>of() : locks) {
         if (agent.equals(lock.getAgentInfo())) {
           unlockQuietly(lock.getLockid(), failure);
         }
       }
     } catch (Exception e) {
       failure.addSuppressed(e);
-      LOG.warn("Could not look up the lock request on {} whose answer was lost; if it reached the"
-          + " metastore it expires within {}", target, Durations.format(holderDeathBound()));
+      LOG.warn(
+          "Could not look up the lock request on {} whose answer was lost; if it reached the"
+              + " metastore it expires within {}",
+          target,
+          Durations.format(holderDeathBound()));
     }
     return failure;
   }
@@ -335,8 +396,8 @@ public final class HiveLockService implements LockService {
     String database = dot > 0 ? key.substring(0, dot) : options.defaultDatabase();
     String table = dot > 0 ? key.substring(dot + 1) : key;
     if (table.isEmpty()) {
-      throw new IllegalArgumentException("The lock key '" + key + "' names no table; write"
-          + " database.table");
+      throw new IllegalArgumentException(
+          "The lock key '" + key + "' names no table; write" + " database.table");
     }
     return new Target(database.toLowerCase(Locale.ROOT), table.toLowerCase(Locale.ROOT));
   }

@@ -18,11 +18,11 @@ import org.slf4j.LoggerFactory;
  * A few metastore clients shared by the lock's callers and its heartbeat thread. A metastore client
  * serves one call at a time, so each call borrows one exclusively.
  *
- * <p>A call that fails with an answer from the metastore (a Thrift-declared exception such as {@code
- * NoSuchLockException}) returns its client to the pool. Any other failure (connection refused or
- * reset, socket timeout, protocol error) leaves the connection in an unknown state: that client is
- * closed and dropped, and the next call connects afresh, so the pool reconnects after a metastore
- * restart on its own.
+ * <p>A call that fails with an answer from the metastore (a Thrift-declared exception such as
+ * {@code NoSuchLockException}) returns its client to the pool. Any other failure (connection
+ * refused or reset, socket timeout, protocol error) leaves the connection in an unknown state: that
+ * client is closed and dropped, and the next call connects afresh, so the pool reconnects after a
+ * metastore restart on its own.
  */
 final class MetastoreClientPool implements Closeable {
 
@@ -49,7 +49,8 @@ final class MetastoreClientPool implements Closeable {
   /**
    * Runs {@code call} on a pooled client, connecting one when none is idle.
    *
-   * @throws TException the metastore's answer (client kept) or a connection failure (client dropped)
+   * @throws TException the metastore's answer (client kept) or a connection failure (client
+   *     dropped)
    * @throws MetastoreUnreachableException when no client could connect to any address
    * @throws InterruptedException while waiting for a free client; nothing was sent
    */
@@ -98,9 +99,14 @@ final class MetastoreClientPool implements Closeable {
     try {
       return new HiveMetaStoreClient(conf);
     } catch (TException | RuntimeException e) {
-      throw new MetastoreUnreachableException("Cannot connect to the Hive Metastore at " + uris
-          + " (" + firstLine(e.getMessage()) + "). Check that it runs and that the option 'uri' (or"
-          + " 'lock.hive.uri') names it.", e);
+      throw new MetastoreUnreachableException(
+          "Cannot connect to the Hive Metastore at "
+              + uris
+              + " ("
+              + firstLine(e.getMessage())
+              + "). Check that it runs and that the option 'uri' (or"
+              + " 'lock.hive.uri') names it.",
+          e);
     }
   }
 

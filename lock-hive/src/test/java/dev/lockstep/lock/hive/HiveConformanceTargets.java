@@ -9,11 +9,11 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The conformance target for the Hive lock: {@code lock.type=hive} on the test metastore, over a local
- * directory declared as it is. For its commit-under-lock checks the kit itself puts the store behind
- * blind, non-atomic puts, so that only the lock keeps committers apart.
- * The holder-death check uses the kit's default killer: a child JVM that acquires and halts; the
- * metastore's housekeeper then times its lock out.
+ * The conformance target for the Hive lock: {@code lock.type=hive} on the test metastore, over a
+ * local directory declared as it is. For its commit-under-lock checks the kit itself puts the store
+ * behind blind, non-atomic puts, so that only the lock keeps committers apart. The holder-death
+ * check uses the kit's default killer: a child JVM that acquires and halts; the metastore's
+ * housekeeper then times its lock out.
  */
 final class HiveConformanceTargets {
 

@@ -6,9 +6,7 @@ import dev.lockstep.lock.hive.testing.TestMetastore;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * The whole conformance kit on the Hive Metastore lock (the shared test metastore).
- */
+/** The whole conformance kit on the Hive Metastore lock (the shared test metastore). */
 class HiveConformanceTest extends ConformanceSuite {
 
   @TempDir static Path root;

@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A holder that stops talking to the metastore without unlocking (cut off by a partition, as a
- * holder that hangs or dies would be): the metastore times its lock out, the next holder gets it with
- * a larger fencing token, the cut-off holder's {@code ensureHeld()} fails, and its commit never lands.
+ * holder that hangs or dies would be): the metastore times its lock out, the next holder gets it
+ * with a larger fencing token, the cut-off holder's {@code ensureHeld()} fails, and its commit
+ * never lands.
  */
 class HiveHolderDeathTest {
 
@@ -63,26 +64,33 @@ class HiveHolderDeathTest {
       proxy.partition();
       long cut = System.nanoTime();
       Duration limit = next.holderDeathBound().plus(TOLERANCE);
-      Lease taken = next.acquire("death.partitioned", limit).orElseThrow(() -> new AssertionError(
-          "the cut-off holder's lock was not freed within " + limit));
+      Lease taken =
+          next.acquire("death.partitioned", limit)
+              .orElseThrow(
+                  () ->
+                      new AssertionError(
+                          "the cut-off holder's lock was not freed within " + limit));
       Duration freedAfter = Duration.ofNanos(System.nanoTime() - cut);
 
       // The moment another holder has the lock, the cut-off holder must already know.
-      assertThatThrownBy(stale::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(stale::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("death.partitioned");
       assertThat(stale.isHeld()).isFalse();
       assertThat(stale.timeLeft()).isZero();
       // Its last heartbeat went out at most one heartbeat interval (a quarter) before the cut.
-      assertThat(freedAfter).as("not freed before the metastore's lock timeout")
-          .isGreaterThanOrEqualTo(TestMetastore.LOCK_TIMEOUT.multipliedBy(3).dividedBy(4)
-              .minusMillis(200));
+      assertThat(freedAfter)
+          .as("not freed before the metastore's lock timeout")
+          .isGreaterThanOrEqualTo(
+              TestMetastore.LOCK_TIMEOUT.multipliedBy(3).dividedBy(4).minusMillis(200));
       assertThat(taken.fencingToken()).isGreaterThan(stale.fencingToken());
 
       // The cut-off holder comes back and closes its stale lease: the new holder keeps its lock.
       proxy.heal();
       stale.close();
       assertThatThrownBy(stale::ensureHeld).isInstanceOf(LockLostException.class);
-      assertThat(metastore.locksOn("death", "partitioned")).singleElement()
+      assertThat(metastore.locksOn("death", "partitioned"))
+          .singleElement()
           .satisfies(lock -> assertThat(lock.getLockid()).isEqualTo(taken.fencingToken()));
       taken.ensureHeld();
       taken.close();
@@ -95,8 +103,8 @@ class HiveHolderDeathTest {
    * snapshot: A acquires, sees snapshot-1 absent, and is cut off right then (its answer is the one
    * from before the pause) while B takes the timed-out lock and commits snapshot-1. When A goes on,
    * its lease is gone: it must write nothing and learn CONFLICT. A's store is a bare PUT (no
-   * existence check of its own, see {@link BlindPutFileIO#bare}), so with the fencing checks of
-   * the lock strategy switched off, A's write replaces B's snapshot and this test fails.
+   * existence check of its own, see {@link BlindPutFileIO#bare}), so with the fencing checks of the
+   * lock strategy switched off, A's write replaces B's snapshot and this test fails.
    */
   @Test
   void aCutOffHoldersCommitDoesNotLand(@TempDir Path root) throws Exception {
@@ -107,21 +115,30 @@ class HiveHolderDeathTest {
     AtomicReference<Object> outcomeB = new AtomicReference<>();
 
     try (PartitionableProxy proxy = new PartitionableProxy(metastore.port());
-        SnapshotCommitter b = SnapshotCommitter.builder(storeB, snapshots, "death.commit")
-            .options(metastore.lockOptions()).open()) {
-      PausingBlindPutFileIO storeA = new PausingBlindPutFileIO(new LocalFileIO(), () -> {
-        proxy.partition();
-        CompletableFuture<Void> commitB = CompletableFuture.runAsync(() -> {
-          try {
-            outcomeB.set(b.commit(1, SnapshotContent.of(contentB)).outcome());
-          } catch (Exception e) {
-            outcomeB.set(e);
-          }
-        });
-        commitB.get(60L * TestMetastore.TIMING, TimeUnit.SECONDS);
-      });
-      try (SnapshotCommitter a = SnapshotCommitter.builder(storeA, snapshots, "death.commit")
-          .options(through(proxy)).open()) {
+        SnapshotCommitter b =
+            SnapshotCommitter.builder(storeB, snapshots, "death.commit")
+                .options(metastore.lockOptions())
+                .open()) {
+      PausingBlindPutFileIO storeA =
+          new PausingBlindPutFileIO(
+              new LocalFileIO(),
+              () -> {
+                proxy.partition();
+                CompletableFuture<Void> commitB =
+                    CompletableFuture.runAsync(
+                        () -> {
+                          try {
+                            outcomeB.set(b.commit(1, SnapshotContent.of(contentB)).outcome());
+                          } catch (Exception e) {
+                            outcomeB.set(e);
+                          }
+                        });
+                commitB.get(60L * TestMetastore.TIMING, TimeUnit.SECONDS);
+              });
+      try (SnapshotCommitter a =
+          SnapshotCommitter.builder(storeA, snapshots, "death.commit")
+              .options(through(proxy))
+              .open()) {
         assertThat(a.strategy()).isEqualTo("lock (plain write)");
 
         Object outcomeA;
@@ -134,9 +151,11 @@ class HiveHolderDeathTest {
 
         assertThat(storeA.paused).as("A was cut off after its existence check").isTrue();
         assertThat(outcomeB.get()).as("B's commit").isEqualTo(CommitOutcome.COMMITTED);
-        assertThat(storeA.snapshotWrites.get()).as("snapshot writes by the cut-off holder A")
+        assertThat(storeA.snapshotWrites.get())
+            .as("snapshot writes by the cut-off holder A")
             .isZero();
-        assertThat(outcomeA).as("A's commit, cut off past its lease")
+        assertThat(outcomeA)
+            .as("A's commit, cut off past its lease")
             .isEqualTo(CommitOutcome.CONFLICT);
         SnapshotLog log = new SnapshotLog(storeB, snapshots);
         assertThat(new String(log.read(1), StandardCharsets.UTF_8))

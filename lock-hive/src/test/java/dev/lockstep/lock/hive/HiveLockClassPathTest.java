@@ -23,14 +23,18 @@ class HiveLockClassPathTest {
 
   @Test
   void withoutHiveOnTheClassPathOpeningTheLockNamesTheMissingJar() throws Exception {
-    URL[] onlyLockstep = {locationOf(HiveLockFactory.class), locationOf(LockService.class),
-        locationOf(LoggerFactory.class)};
+    URL[] onlyLockstep = {
+      locationOf(HiveLockFactory.class),
+      locationOf(LockService.class),
+      locationOf(LoggerFactory.class)
+    };
     try (URLClassLoader loader =
         new URLClassLoader(onlyLockstep, ClassLoader.getPlatformClassLoader())) {
       Class<?> discovery = loader.loadClass("dev.lockstep.lock.LockServiceDiscovery");
-      Map<?, ?> factories = (Map<?, ?>) discovery.getMethod("factories", ClassLoader.class)
-          .invoke(null, loader);
-      assertThat(factories.containsKey("hive")).as("lock types found: %s", factories.keySet())
+      Map<?, ?> factories =
+          (Map<?, ?>) discovery.getMethod("factories", ClassLoader.class).invoke(null, loader);
+      assertThat(factories.containsKey("hive"))
+          .as("lock types found: %s", factories.keySet())
           .isTrue();
 
       Method open = discovery.getMethod("open", Map.class, ClassLoader.class);
@@ -41,7 +45,8 @@ class HiveLockClassPathTest {
       } catch (InvocationTargetException e) {
         failure = e.getCause();
       }
-      assertThat(failure).isInstanceOf(IllegalStateException.class)
+      assertThat(failure)
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("org.apache.hadoop.hive.metastore.HiveMetaStoreClient")
           .hasMessageContaining("hive-standalone-metastore-common");
     }

@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Mutual exclusion and fencing under contention: 8 holders, each with its own metastore clients. */
+/**
+ * Mutual exclusion and fencing under contention: 8 holders, each with its own metastore clients.
+ */
 class HiveLockExclusionTest {
 
   private static final int HOLDERS = 8;
@@ -35,6 +37,7 @@ class HiveLockExclusionTest {
 
   /** Guarded by the metastore lock only: plain fields, so a second holder inside would show. */
   private int counter;
+
   private long lastToken;
 
   @Test
@@ -54,37 +57,45 @@ class HiveLockExclusionTest {
     try {
       List<Future<Integer>> results = new ArrayList<>();
       for (LockService service : services) {
-        results.add(pool.submit(() -> {
-          start.await();
-          int done = 0;
-          for (int i = 0; i < INCREMENTS; i++) {
-            Lease lease = service.acquire("bench.counter", Duration.ofSeconds(60L * TestMetastore.TIMING))
-                .orElseThrow(() -> new AssertionError("acquire timed out"));
-            try {
-              lease.ensureHeld();
-              maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-              if (lease.fencingToken() <= lastToken) {
-                tokenOutOfOrder.incrementAndGet();
-              }
-              lastToken = lease.fencingToken();
-              int read = counter;
-              Thread.yield();
-              counter = read + 1;
-              inside.decrementAndGet();
-              done++;
-            } finally {
-              lease.close();
-            }
-          }
-          return done;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  int done = 0;
+                  for (int i = 0; i < INCREMENTS; i++) {
+                    Lease lease =
+                        service
+                            .acquire(
+                                "bench.counter", Duration.ofSeconds(60L * TestMetastore.TIMING))
+                            .orElseThrow(() -> new AssertionError("acquire timed out"));
+                    try {
+                      lease.ensureHeld();
+                      maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                      if (lease.fencingToken() <= lastToken) {
+                        tokenOutOfOrder.incrementAndGet();
+                      }
+                      lastToken = lease.fencingToken();
+                      int read = counter;
+                      Thread.yield();
+                      counter = read + 1;
+                      inside.decrementAndGet();
+                      done++;
+                    } finally {
+                      lease.close();
+                    }
+                  }
+                  return done;
+                }));
       }
       int total = 0;
       for (Future<Integer> result : results) {
         total += result.get(5L * TestMetastore.TIMING, TimeUnit.MINUTES);
       }
-      System.out.println(HOLDERS * INCREMENTS + " lock round trips in "
-          + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began) + " ms");
+      System.out.println(
+          HOLDERS * INCREMENTS
+              + " lock round trips in "
+              + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began)
+              + " ms");
       assertThat(total).isEqualTo(HOLDERS * INCREMENTS);
       assertThat(counter).isEqualTo(HOLDERS * INCREMENTS);
       assertThat(maxInside.get()).isEqualTo(1);

@@ -52,31 +52,37 @@ class HiveLockServiceTest {
       assertThat(lease.isHeld()).isTrue();
       assertThat(lease.timeLeft()).isPositive().isLessThanOrEqualTo(TestMetastore.LOCK_TIMEOUT);
       lease.ensureHeld();
-      assertThat(metastore.locksOn("sales", "orders")).singleElement().satisfies(lock -> {
-        assertThat(lock.getLockid()).isEqualTo(lease.fencingToken());
-        assertThat(lock.getState()).isEqualTo(LockState.ACQUIRED);
-        assertThat(lock.getType().name()).isEqualTo("EXCLUSIVE");
-        assertThat(lock.getTxnid()).isZero();
-      });
+      assertThat(metastore.locksOn("sales", "orders"))
+          .singleElement()
+          .satisfies(
+              lock -> {
+                assertThat(lock.getLockid()).isEqualTo(lease.fencingToken());
+                assertThat(lock.getState()).isEqualTo(LockState.ACQUIRED);
+                assertThat(lock.getType().name()).isEqualTo("EXCLUSIVE");
+                assertThat(lock.getTxnid()).isZero();
+              });
 
       lease.close();
       lease.close(); // idempotent
       assertThat(metastore.locksOn("sales", "orders")).isEmpty();
       assertThat(lease.isHeld()).isFalse();
       assertThat(lease.timeLeft()).isZero();
-      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(lease::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("released");
     }
   }
 
   @Test
   void aTimedOutWaiterLeavesNothingQueued() throws Exception {
-    try (LockService holder = open(); LockService waiter = open()) {
+    try (LockService holder = open();
+        LockService waiter = open()) {
       Lease held = holder.acquire("db.queue", Duration.ofSeconds(5)).orElseThrow();
 
       assertThat(waiter.acquire("db.queue", Duration.ofMillis(600))).isEmpty();
       assertThat(waiter.acquire("db.queue", Duration.ZERO)).isEmpty();
-      assertThat(metastore.locksOn("db", "queue")).singleElement()
+      assertThat(metastore.locksOn("db", "queue"))
+          .singleElement()
           .satisfies(lock -> assertThat(lock.getLockid()).isEqualTo(held.fencingToken()));
 
       held.close();
@@ -89,15 +95,18 @@ class HiveLockServiceTest {
 
   @Test
   void aWaiterGetsTheLockWhenTheHolderReleasesIt() throws Exception {
-    try (LockService holder = open(); LockService waiter = open()) {
+    try (LockService holder = open();
+        LockService waiter = open()) {
       Lease held = holder.acquire("db.handover", Duration.ofSeconds(5)).orElseThrow();
-      CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> {
-        try {
-          return waiter.acquire("db.handover", Duration.ofSeconds(20)).orElseThrow();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      CompletableFuture<Lease> waiting =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return waiter.acquire("db.handover", Duration.ofSeconds(20)).orElseThrow();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
       TimeUnit.MILLISECONDS.sleep(300);
       assertThat(waiting).isNotDone();
       assertThat(metastore.locksOn("db", "handover")).hasSize(2);
@@ -112,7 +121,8 @@ class HiveLockServiceTest {
 
   @Test
   void heartbeatsKeepALockPastTheMetastoreTimeout() throws Exception {
-    try (LockService holder = open(); LockService other = open()) {
+    try (LockService holder = open();
+        LockService other = open()) {
       Lease lease = holder.acquire("db.longrun", Duration.ofSeconds(5)).orElseThrow();
       long end = System.nanoTime() + TestMetastore.LOCK_TIMEOUT.multipliedBy(2).toNanos();
       while (System.nanoTime() < end) {
@@ -135,7 +145,8 @@ class HiveLockServiceTest {
       while (lease.isHeld() && System.nanoTime() < until) {
         TimeUnit.MILLISECONDS.sleep(50);
       }
-      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(lease::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("no longer has the lock");
       lease.close();
     }
@@ -143,17 +154,20 @@ class HiveLockServiceTest {
 
   @Test
   void anInterruptedWaiterLeavesNothingQueued() throws Exception {
-    try (LockService holder = open(); LockService waiter = open()) {
+    try (LockService holder = open();
+        LockService waiter = open()) {
       Lease held = holder.acquire("db.interrupted", Duration.ofSeconds(5)).orElseThrow();
       AtomicReference<Throwable> outcome = new AtomicReference<>();
-      Thread thread = new Thread(() -> {
-        try {
-          Optional<Lease> lease = waiter.acquire("db.interrupted", Duration.ofSeconds(30));
-          outcome.set(new AssertionError("acquired while interrupted: " + lease));
-        } catch (Throwable t) {
-          outcome.set(t);
-        }
-      });
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  Optional<Lease> lease = waiter.acquire("db.interrupted", Duration.ofSeconds(30));
+                  outcome.set(new AssertionError("acquired while interrupted: " + lease));
+                } catch (Throwable t) {
+                  outcome.set(t);
+                }
+              });
       thread.start();
       long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
       while (metastore.locksOn("db", "interrupted").size() < 2 && System.nanoTime() < until) {
@@ -162,7 +176,8 @@ class HiveLockServiceTest {
       thread.interrupt();
       thread.join(TimeUnit.SECONDS.toMillis(10));
       assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
-      assertThat(metastore.locksOn("db", "interrupted")).singleElement()
+      assertThat(metastore.locksOn("db", "interrupted"))
+          .singleElement()
           .satisfies(lock -> assertThat(lock.getLockid()).isEqualTo(held.fencingToken()));
       held.close();
     }
@@ -180,7 +195,8 @@ class HiveLockServiceTest {
 
   @Test
   void keysMapToLowerCaseTablesAndKeysWithoutDatabaseUseTheDefault() throws Exception {
-    try (LockService a = open(); LockService b = open()) {
+    try (LockService a = open();
+        LockService b = open()) {
       try (Lease lease = a.acquire("Mixed.Case", Duration.ofSeconds(5)).orElseThrow()) {
         assertThat(b.acquire("mixed.case", Duration.ZERO)).isEmpty();
       }
@@ -192,11 +208,14 @@ class HiveLockServiceTest {
 
   @Test
   void readsTheMetastoreAddressAndTimeoutFromHiveSiteXml(@TempDir Path conf) throws Exception {
-    Files.writeString(conf.resolve("hive-site.xml"), "<configuration>\n"
-        + property("hive.metastore.uris", metastore.uri())
-        + property("hive.txn.timeout", TestMetastore.LOCK_TIMEOUT.toSeconds() + "s")
-        + "</configuration>\n");
-    Map<String, String> options = Map.of("lock.type", "hive", "lock.hive.conf-dir", conf.toString());
+    Files.writeString(
+        conf.resolve("hive-site.xml"),
+        "<configuration>\n"
+            + property("hive.metastore.uris", metastore.uri())
+            + property("hive.txn.timeout", TestMetastore.LOCK_TIMEOUT.toSeconds() + "s")
+            + "</configuration>\n");
+    Map<String, String> options =
+        Map.of("lock.type", "hive", "lock.hive.conf-dir", conf.toString());
     HiveLockOptions parsed = HiveLockOptions.from(options);
     assertThat(parsed.uris()).containsExactly(metastore.uri());
     assertThat(parsed.lockTimeout()).isEqualTo(TestMetastore.LOCK_TIMEOUT);
@@ -216,11 +235,13 @@ class HiveLockServiceTest {
     Map<String, String> base = new HashMap<>(Map.of("lock.type", "hive"));
     base.put("metastore.thrift.uris", "");
     assertThatThrownBy(() -> HiveLockOptions.from(base))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'uri'");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'uri'");
 
     base.put("uri", "http://metastore:9083");
     assertThatThrownBy(() -> HiveLockOptions.from(base))
-        .hasMessageContaining("thrift://host:port").hasMessageContaining("'uri'");
+        .hasMessageContaining("thrift://host:port")
+        .hasMessageContaining("'uri'");
 
     base.put("uri", "thrift://a:9083, thrift://b:9083");
     base.put("lock.hive.uri", "thrift://lock-only:9083");
@@ -228,12 +249,14 @@ class HiveLockServiceTest {
 
     base.put("lock.hive.heartbeat-interval", "10 min");
     assertThatThrownBy(() -> HiveLockOptions.from(base))
-        .hasMessageContaining("lock.hive.heartbeat-interval").hasMessageContaining("metastore.txn.timeout");
+        .hasMessageContaining("lock.hive.heartbeat-interval")
+        .hasMessageContaining("metastore.txn.timeout");
 
     base.remove("lock.hive.heartbeat-interval");
     base.put("lock.hive.conf-dir", "/nonexistent/conf");
     assertThatThrownBy(() -> HiveLockOptions.from(base))
-        .hasMessageContaining("lock.hive.conf-dir").hasMessageContaining("hive-site.xml");
+        .hasMessageContaining("lock.hive.conf-dir")
+        .hasMessageContaining("hive-site.xml");
   }
 
   @Test
@@ -255,7 +278,8 @@ class HiveLockServiceTest {
     try (LockService service = LockServiceDiscovery.open(options)) {
       assertThatThrownBy(() -> service.acquire("db.unreachable", Duration.ofSeconds(1)))
           .isInstanceOf(java.io.IOException.class)
-          .hasMessageContaining("thrift://127.0.0.1:1").hasMessageContaining("'uri'");
+          .hasMessageContaining("thrift://127.0.0.1:1")
+          .hasMessageContaining("'uri'");
     }
   }
 }

@@ -37,11 +37,15 @@ class HiveLostAnswerTest {
 
         proxy.loseNextAnswer();
         assertThatThrownBy(() -> service.acquire("lost.answer", Duration.ofSeconds(5)))
-            .isInstanceOf(IOException.class).hasMessageContaining("Lost the answer")
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("Lost the answer")
             .hasMessageContaining("lost.answer");
 
-        assertThat(metastore.locksOn("lost", "answer")).as("the request reached the metastore,"
-            + " and its lock was found by agent id and unlocked").isEmpty();
+        assertThat(metastore.locksOn("lost", "answer"))
+            .as(
+                "the request reached the metastore,"
+                    + " and its lock was found by agent id and unlocked")
+            .isEmpty();
         try (Lease lease = other.acquire("lost.answer", Duration.ZERO).orElseThrow()) {
           lease.ensureHeld();
         }

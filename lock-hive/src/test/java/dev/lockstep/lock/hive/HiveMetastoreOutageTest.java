@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The metastore stops while a lock is held and comes back over the same Derby database: calls fail
- * with errors that name the metastore, the holder knows when its lease is in doubt, and there is never
- * a second holder afterwards.
+ * with errors that name the metastore, the holder knows when its lease is in doubt, and there is
+ * never a second holder afterwards.
  */
 class HiveMetastoreOutageTest {
 
@@ -43,21 +43,28 @@ class HiveMetastoreOutageTest {
 
   @Test
   void anOutageLongerThanTheLockTimeoutLeavesExactlyOneHolderAfterwards() throws Exception {
-    try (LockService first = open(); LockService second = open()) {
+    try (LockService first = open();
+        LockService second = open()) {
       Lease held = first.acquire("outage.long", Duration.ofSeconds(5)).orElseThrow();
 
       metastore.stop();
       assertThatThrownBy(() -> second.acquire("outage.long", Duration.ofSeconds(1)))
-          .isInstanceOf(IOException.class).hasMessageContaining(metastore.uri());
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(metastore.uri());
       assertThat(held.isHeld()).as("held until its lock timeout runs out").isTrue();
-      awaitTrue("the holder sees its lease in doubt", () -> !held.isHeld(),
+      awaitTrue(
+          "the holder sees its lease in doubt",
+          () -> !held.isHeld(),
           TestMetastore.LOCK_TIMEOUT.plus(TOLERANCE));
-      assertThatThrownBy(held::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(held::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("outage.long");
 
       metastore.start();
-      Lease next = second.acquire("outage.long", second.holderDeathBound().plus(TOLERANCE))
-          .orElseThrow(() -> new AssertionError("the old holder's lock was never freed"));
+      Lease next =
+          second
+              .acquire("outage.long", second.holderDeathBound().plus(TOLERANCE))
+              .orElseThrow(() -> new AssertionError("the old holder's lock was never freed"));
       assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 
       // The old holder's heartbeats, reconnected now, must neither revive it nor free the new lock.
@@ -65,7 +72,8 @@ class HiveMetastoreOutageTest {
       assertThatThrownBy(held::ensureHeld).isInstanceOf(LockLostException.class);
       held.close();
       next.ensureHeld();
-      assertThat(metastore.locksOn("outage", "long")).singleElement()
+      assertThat(metastore.locksOn("outage", "long"))
+          .singleElement()
           .satisfies(lock -> assertThat(lock.getLockid()).isEqualTo(next.fencingToken()));
       next.close();
     }
@@ -73,18 +81,22 @@ class HiveMetastoreOutageTest {
 
   @Test
   void anOutageShorterThanTheLockTimeoutKeepsTheHolder() throws Exception {
-    try (LockService first = open(); LockService second = open()) {
+    try (LockService first = open();
+        LockService second = open()) {
       Lease held = first.acquire("outage.short", Duration.ofSeconds(5)).orElseThrow();
 
       metastore.stop();
       assertThatThrownBy(() -> second.acquire("outage.short", Duration.ZERO))
-          .isInstanceOf(IOException.class).hasMessageContaining("Cannot connect");
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("Cannot connect");
       TimeUnit.MILLISECONDS.sleep(TestMetastore.LOCK_TIMEOUT.dividedBy(4).toMillis());
       metastore.start();
 
       Duration renewed = TestMetastore.LOCK_TIMEOUT.multipliedBy(3).dividedBy(4);
-      awaitTrue("a heartbeat through a new connection renews the lease",
-          () -> held.timeLeft().compareTo(renewed) > 0, TestMetastore.LOCK_TIMEOUT);
+      awaitTrue(
+          "a heartbeat through a new connection renews the lease",
+          () -> held.timeLeft().compareTo(renewed) > 0,
+          TestMetastore.LOCK_TIMEOUT);
       held.ensureHeld();
       assertThat(second.acquire("outage.short", Duration.ofSeconds(1))).isEmpty();
       held.close();

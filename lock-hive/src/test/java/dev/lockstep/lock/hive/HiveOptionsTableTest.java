@@ -19,16 +19,26 @@ class HiveOptionsTableTest {
 
   @Test
   void aMisspeltKeyGivenToTheFactoryNamesTheNearestKeyAsTheCatalogDoes() {
-    Map<String, String> options = Map.of("uri", "thrift://127.0.0.1:1", "lock.hive.pool-sizes", "2",
-        "metastore.txn.timeout", "300s", "warehouse", "/tmp/w");
+    Map<String, String> options =
+        Map.of(
+            "uri",
+            "thrift://127.0.0.1:1",
+            "lock.hive.pool-sizes",
+            "2",
+            "metastore.txn.timeout",
+            "300s",
+            "warehouse",
+            "/tmp/w");
     UnknownOptionException direct = null;
     try {
       new HiveLockFactory().create(options);
     } catch (UnknownOptionException e) {
       direct = e;
     }
-    assertThat(direct).isNotNull().hasMessageStartingWith("Unknown option 'lock.hive.pool-sizes'."
-        + " Did you mean 'lock.hive.pool-size'?");
+    assertThat(direct)
+        .isNotNull()
+        .hasMessageStartingWith(
+            "Unknown option 'lock.hive.pool-sizes'." + " Did you mean 'lock.hive.pool-size'?");
     UnknownOptionException catalog = null;
     try {
       CatalogOptions.onClassPath(getClass().getClassLoader())

@@ -32,8 +32,10 @@ public final class LockHolderMain {
     }
     try (LockService service = LockServiceDiscovery.open(options)) {
       for (int i = 0; i < increments; i++) {
-        Lease lease = service.acquire(key, Duration.ofMinutes(2)).orElseThrow(
-            () -> new IllegalStateException("acquire timed out"));
+        Lease lease =
+            service
+                .acquire(key, Duration.ofMinutes(2))
+                .orElseThrow(() -> new IllegalStateException("acquire timed out"));
         try {
           lease.ensureHeld();
           List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);

@@ -14,9 +14,9 @@ import java.util.List;
 
 /**
  * A loopback TCP forwarder between one lock client and the test metastore, to cut that client off
- * (a network partition, or a holder paused so long that its heartbeats stop) while the metastore and
- * every other client carry on. {@link #partition()} closes every forwarded connection and refuses new
- * ones; {@link #heal()} lets connections through again.
+ * (a network partition, or a holder paused so long that its heartbeats stop) while the metastore
+ * and every other client carry on. {@link #partition()} closes every forwarded connection and
+ * refuses new ones; {@link #heal()} lets connections through again.
  */
 final class PartitionableProxy implements Closeable {
 
@@ -67,24 +67,28 @@ final class PartitionableProxy implements Closeable {
   }
 
   private void pump(Socket from, Socket to, boolean answers) {
-    Thread thread = new Thread(() -> {
-      byte[] buffer = new byte[8192];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int n;
-        while ((n = in.read(buffer)) >= 0) {
-          if (answers && loseNextAnswer.compareAndSet(true, false)) {
-            break; // the request was served; its answer never reaches the client
-          }
-          out.write(buffer, 0, n);
-          out.flush();
-        }
-      } catch (IOException e) {
-        // the connection was cut
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-      }
-    }, "partitionable-proxy-pump");
+    Thread thread =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[8192];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) >= 0) {
+                  if (answers && loseNextAnswer.compareAndSet(true, false)) {
+                    break; // the request was served; its answer never reaches the client
+                  }
+                  out.write(buffer, 0, n);
+                  out.flush();
+                }
+              } catch (IOException e) {
+                // the connection was cut
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+              }
+            },
+            "partitionable-proxy-pump");
     thread.setDaemon(true);
     thread.start();
   }

@@ -24,8 +24,8 @@ public final class JdbcCatalogLockFactory implements CatalogLockFactory {
   /**
    * Opens a {@link JdbcLockService} from the {@code lock.jdbc.*} and generic lock options.
    *
-   * @throws IllegalArgumentException when an option is missing or invalid, naming the key and the fix;
-   *     an unknown {@code lock.jdbc.*} key is refused with the nearest known key
+   * @throws IllegalArgumentException when an option is missing or invalid, naming the key and the
+   *     fix; an unknown {@code lock.jdbc.*} key is refused with the nearest known key
    * @throws IOException when the database cannot be reached or the lock table cannot be created
    */
   @Override

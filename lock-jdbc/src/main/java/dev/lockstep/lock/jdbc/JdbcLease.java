@@ -13,25 +13,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * A lease on one row of the lock table, tied to one database session. The states are {@link
  * AbstractLease}'s; the primitives are the owner-guarded renewal and release of the row.
  *
- * <p>The lease keeps the connection it was acquired on (its <em>session</em>) and renews only on it:
- * the heartbeat every {@code lease-ttl/3}, and {@link #ensureHeld()} each time it is called. The pool
- * never swaps in a fresh connection behind the lease's back. So:
+ * <p>The lease keeps the connection it was acquired on (its <em>session</em>) and renews only on
+ * it: the heartbeat every {@code lease-ttl/3}, and {@link #ensureHeld()} each time it is called.
+ * The pool never swaps in a fresh connection behind the lease's back. So:
  *
  * <ol>
- *   <li>A renewal that fails (session killed, network error, no answer within {@code lease-ttl/3}) or
- *       that updates no row (the row expired in the database or was taken over) loses the lease for
- *       good: {@link #ensureHeld()} throws from then on, {@link #isHeld()} is false, {@link
+ *   <li>A renewal that fails (session killed, network error, no answer within {@code lease-ttl/3})
+ *       or that updates no row (the row expired in the database or was taken over) loses the lease
+ *       for good: {@link #ensureHeld()} throws from then on, {@link #isHeld()} is false, {@link
  *       #timeLeft()} is zero.
- *   <li>Other clients can take the key once the row expires (at most {@code lease-ttl} after the last
- *       successful renewal), or at once when this lease's {@link #close()} frees the row.
- *   <li>{@link #timeLeft()} counts from the local {@code System.nanoTime()} taken just before the last
- *       successful renewal was sent. The database set the expiry to its own now plus the TTL, and its
- *       now came later than our send, so the local deadline never lies after the database's.
+ *   <li>Other clients can take the key once the row expires (at most {@code lease-ttl} after the
+ *       last successful renewal), or at once when this lease's {@link #close()} frees the row.
+ *   <li>{@link #timeLeft()} counts from the local {@code System.nanoTime()} taken just before the
+ *       last successful renewal was sent. The database set the expiry to its own now plus the TTL,
+ *       and its now came later than our send, so the local deadline never lies after the
+ *       database's.
  * </ol>
  *
- * <p>Thread-safe; the session is used under one lock, so a heartbeat and an {@code ensureHeld()} never
- * interleave on it. A lease no longer held gives its session back to the pool (evicted when it
- * failed); its release then runs on a fresh connection.
+ * <p>Thread-safe; the session is used under one lock, so a heartbeat and an {@code ensureHeld()}
+ * never interleave on it. A lease no longer held gives its session back to the pool (evicted when
+ * it failed); its release then runs on a fresh connection.
  */
 final class JdbcLease extends AbstractLease {
 
@@ -40,17 +41,28 @@ final class JdbcLease extends AbstractLease {
   private final String owner;
   private final long sessionId;
   private final long ttlNanos;
+
   /** Whether the session holds the key's named lock ({@link WakeLock}), freed after the row. */
   private final boolean queued;
+
   private final ReentrantLock sessionLock = new ReentrantLock();
 
   /** The session; {@code null} once given back. Guarded by {@link #sessionLock}. */
   private Connection session;
+
   /** Whether the session failed and must be evicted. Guarded by {@link #sessionLock}. */
   private boolean sessionBroken;
 
-  JdbcLease(JdbcLockService service, LockKey key, String owner, long fencingToken, long sessionId,
-      Connection session, boolean queued, long deadlineNanos, Duration ttl) {
+  JdbcLease(
+      JdbcLockService service,
+      LockKey key,
+      String owner,
+      long fencingToken,
+      long sessionId,
+      Connection session,
+      boolean queued,
+      long deadlineNanos,
+      Duration ttl) {
     super(key.key(), fencingToken, ttl, deadlineNanos);
     this.service = service;
     this.key = key;
@@ -71,7 +83,9 @@ final class JdbcLease extends AbstractLease {
     return owner;
   }
 
-  /** The database session this lease lives on ({@code CONNECTION_ID()} / {@code pg_backend_pid()}). */
+  /**
+   * The database session this lease lives on ({@code CONNECTION_ID()} / {@code pg_backend_pid()}).
+   */
   long sessionId() {
     return sessionId;
   }
@@ -103,8 +117,8 @@ final class JdbcLease extends AbstractLease {
         return;
       }
       if (renewed != 1) {
-        markLost("the " + caller + " renewal found the row expired in the database or taken over",
-            null);
+        markLost(
+            "the " + caller + " renewal found the row expired in the database or taken over", null);
         return;
       }
       confirmed(sent);
@@ -141,20 +155,28 @@ final class JdbcLease extends AbstractLease {
 
   @Override
   protected String expiredReason(Duration sinceContact) {
-    return "no renewal succeeded within " + Durations.format(Duration.ofNanos(ttlNanos))
+    return "no renewal succeeded within "
+        + Durations.format(Duration.ofNanos(ttlNanos))
         + ", so the row may have expired in the database";
   }
 
   @Override
   protected String describe() {
-    return "The JDBC lock on '" + key.key() + "' (fencing token " + fencingToken() + ", owner "
-        + owner + ", session " + sessionId + ")";
+    return "The JDBC lock on '"
+        + key.key()
+        + "' (fencing token "
+        + fencingToken()
+        + ", owner "
+        + owner
+        + ", session "
+        + sessionId
+        + ")";
   }
 
   /**
-   * Frees the row if this lease still owns it, keeping its fencing token. A lease already lost still
-   * tries, on a fresh connection: the row may be ours until it expires, and the owner check leaves a
-   * newer holder's row alone.
+   * Frees the row if this lease still owns it, keeping its fencing token. A lease already lost
+   * still tries, on a fresh connection: the row may be ours until it expires, and the owner check
+   * leaves a newer holder's row alone.
    *
    * @throws IOException when the release could not be confirmed; the row then frees itself within
    *     {@code lease-ttl}

@@ -30,28 +30,29 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Borrow a connection (validated by the pool) and note {@code t0 = System.nanoTime()}.
- *   <li>Take over K's row if it is free: one UPDATE sets a new owner id, adds one to the fencing token
- *       and sets the expiry to the database's now plus {@code lease-ttl}. The database row lock lets
- *       at most one racing client see the row free.
+ *   <li>Take over K's row if it is free: one UPDATE sets a new owner id, adds one to the fencing
+ *       token and sets the expiry to the database's now plus {@code lease-ttl}. The database row
+ *       lock lets at most one racing client see the row free.
  *   <li>No row updated: if K has a row, another client holds it: the attempt failed, give the
- *       connection back. Else INSERT the row; a duplicate key means another client inserted it first.
+ *       connection back. Else INSERT the row; a duplicate key means another client inserted it
+ *       first.
  *   <li>Read the token back (owner-guarded) with the database's time left; the local deadline is
  *       {@code t0} plus that time left.
  *   <li>Keep the connection as the lease's session and renew on it every {@code lease-ttl/3}.
  * </ol>
  *
  * <p>Failed attempts repeat until the acquire timeout. With {@code lock.jdbc.wait=database} (the
- * default) each attempt first waits up to {@link #slice()} in the key's queue in the database ({@link
- * WakeLock}), whose named lock a holder keeps until just after it frees the row: the release wakes
- * the next waiter at once. The named lock only wakes; the attempt asks the row either way. A waiter
- * that got the named lock and still not the row polls after a jittered wait doubling from 10 ms to
- * min(1 s, the slice). With {@code poll} it polls after a jittered wait doubling from 10 ms to {@code
- * lock-check-max-sleep}. A holder that dies stops renewing; its row expires at most {@code lease-ttl}
- * later, so {@link #holderDeathBound()} is the TTL and a waiter gets the key within the TTL plus one
- * wait.
+ * default) each attempt first waits up to {@link #slice()} in the key's queue in the database
+ * ({@link WakeLock}), whose named lock a holder keeps until just after it frees the row: the
+ * release wakes the next waiter at once. The named lock only wakes; the attempt asks the row either
+ * way. A waiter that got the named lock and still not the row polls after a jittered wait doubling
+ * from 10 ms to min(1 s, the slice). With {@code poll} it polls after a jittered wait doubling from
+ * 10 ms to {@code lock-check-max-sleep}. A holder that dies stops renewing; its row expires at most
+ * {@code lease-ttl} later, so {@link #holderDeathBound()} is the TTL and a waiter gets the key
+ * within the TTL plus one wait.
  *
- * <p>Every held lease keeps one pooled connection; {@code lock.jdbc.pool-size} bounds the leases held
- * at once plus the attempts in flight.
+ * <p>Every held lease keeps one pooled connection; {@code lock.jdbc.pool-size} bounds the leases
+ * held at once plus the attempts in flight.
  */
 public final class JdbcLockService implements LockService {
 
@@ -61,6 +62,7 @@ public final class JdbcLockService implements LockService {
   private static final long MAX_SLICE_NANOS = TimeUnit.SECONDS.toNanos(5);
   private static final long MAX_QUEUED_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
   private static final AtomicInteger POOLS = new AtomicInteger();
+
   /** setNetworkTimeout runs its (tiny) task inline. */
   private static final Executor INLINE = Runnable::run;
 
@@ -68,13 +70,12 @@ public final class JdbcLockService implements LockService {
   private final HikariDataSource pool;
   private final LockTable table;
   private final WakeLock wake;
-  private final OpenLeases<JdbcLease> held =
-      new OpenLeases<>("lockstep-jdbc-heartbeat", 2);
+  private final OpenLeases<JdbcLease> held = new OpenLeases<>("lockstep-jdbc-heartbeat", 2);
   private final String ownerPrefix;
   private final int sessionTimeoutMillis;
 
-  private JdbcLockService(JdbcLockOptions options, HikariDataSource pool, LockTable table,
-      Duration sessionTimeout) {
+  private JdbcLockService(
+      JdbcLockOptions options, HikariDataSource pool, LockTable table, Duration sessionTimeout) {
     this.options = options;
     this.pool = pool;
     this.table = table;
@@ -105,9 +106,14 @@ public final class JdbcLockService implements LockService {
     try {
       config.setDriverClassName(dialect.driverClassName());
     } catch (RuntimeException e) {
-      throw new IOException("The JDBC driver " + dialect.driverClassName() + " for "
-          + options.redactedUrl() + " is not on the classpath. Add it (lockstep-lock-jdbc brings"
-          + " mysql-connector-j, mariadb-java-client and postgresql unless they were excluded).", e);
+      throw new IOException(
+          "The JDBC driver "
+              + dialect.driverClassName()
+              + " for "
+              + options.redactedUrl()
+              + " is not on the classpath. Add it (lockstep-lock-jdbc brings"
+              + " mysql-connector-j, mariadb-java-client and postgresql unless they were excluded).",
+          e);
     }
     if (options.user() != null) {
       config.setUsername(options.user());
@@ -128,10 +134,21 @@ public final class JdbcLockService implements LockService {
     try {
       pool = new HikariDataSource(config);
     } catch (RuntimeException e) {
-      throw new IOException("Cannot connect to the lock database " + where + " as "
-          + (options.user() == null ? "the driver's default user" : "'" + options.user() + "'") + ": "
-          + rootMessage(e) + ". Check '" + JdbcLockOptions.URL + "', '" + JdbcLockOptions.USER
-          + "' and '" + JdbcLockOptions.PASSWORD + "'.", e);
+      throw new IOException(
+          "Cannot connect to the lock database "
+              + where
+              + " as "
+              + (options.user() == null ? "the driver's default user" : "'" + options.user() + "'")
+              + ": "
+              + rootMessage(e)
+              + ". Check '"
+              + JdbcLockOptions.URL
+              + "', '"
+              + JdbcLockOptions.USER
+              + "' and '"
+              + JdbcLockOptions.PASSWORD
+              + "'.",
+          e);
     }
     LockTable table = new LockTable(dialect, options.table(), options.leaseTtl(), sessionTimeout);
     try (Connection connection = pool.getConnection()) {
@@ -140,8 +157,12 @@ public final class JdbcLockService implements LockService {
       pool.close();
       throw new IOException("Cannot prepare the lock table on " + where + ": " + e.getMessage(), e);
     }
-    LOG.info("JDBC lock ready on {} table {} (lease-ttl {}, pool-size {})", options.redactedUrl(),
-        options.table(), Durations.format(options.leaseTtl()), options.poolSize());
+    LOG.info(
+        "JDBC lock ready on {} table {} (lease-ttl {}, pool-size {})",
+        options.redactedUrl(),
+        options.table(),
+        Durations.format(options.leaseTtl()),
+        options.poolSize());
     return new JdbcLockService(options, pool, table, sessionTimeout);
   }
 
@@ -169,8 +190,10 @@ public final class JdbcLockService implements LockService {
     long wait = FIRST_WAIT_NANOS;
     boolean queueing = options.waitMode() == WaitMode.DATABASE;
     long slice = slice();
-    long maxWait = queueing ? Math.min(MAX_QUEUED_POLL_NANOS, slice)
-        : options.lock().checkMaxSleep().toNanos();
+    long maxWait =
+        queueing
+            ? Math.min(MAX_QUEUED_POLL_NANOS, slice)
+            : options.lock().checkMaxSleep().toNanos();
     SQLException previousFailure = null;
     while (true) {
       if (Thread.interrupted()) {
@@ -180,11 +203,23 @@ public final class JdbcLockService implements LockService {
       try {
         connection = pool.getConnection();
       } catch (SQLException e) {
-        throw new IOException("No connection to the lock database " + options.redactedUrl()
-            + " within " + Durations.format(poolWait(options)) + " while acquiring '" + key + "': "
-            + e.getMessage() + ". Either the database is unreachable, or all " + options.poolSize()
-            + " connections of '" + JdbcLockOptions.POOL_SIZE + "' are busy (this client holds "
-            + held.size() + " leases, and every held lease keeps one connection).", e);
+        throw new IOException(
+            "No connection to the lock database "
+                + options.redactedUrl()
+                + " within "
+                + Durations.format(poolWait(options))
+                + " while acquiring '"
+                + key
+                + "': "
+                + e.getMessage()
+                + ". Either the database is unreachable, or all "
+                + options.poolSize()
+                + " connections of '"
+                + JdbcLockOptions.POOL_SIZE
+                + "' are busy (this client holds "
+                + held.size()
+                + " leases, and every held lease keeps one connection).",
+            e);
       }
       boolean queued = false;
       try {
@@ -201,8 +236,16 @@ public final class JdbcLockService implements LockService {
         // past the timeout: an error is never reported as a timeout). Two in a row is the database.
         if (previousFailure != null) {
           e.addSuppressed(previousFailure);
-          throw new IOException("JDBC lock on " + options.redactedUrl() + " (table " + table.name()
-              + ") could not acquire '" + key + "': " + e.getMessage(), e);
+          throw new IOException(
+              "JDBC lock on "
+                  + options.redactedUrl()
+                  + " (table "
+                  + table.name()
+                  + ") could not acquire '"
+                  + key
+                  + "': "
+                  + e.getMessage(),
+              e);
         }
         previousFailure = e;
         LOG.debug("Acquire attempt on '{}' failed, retrying once: {}", key, e.toString());
@@ -227,14 +270,15 @@ public final class JdbcLockService implements LockService {
   /**
    * The longest wait in the database's queue before the row is asked again: at most 5 s (so the
    * connection goes back to the pool well within the pool's wait of up to 10 s), {@code
-   * lock-check-max-sleep} and a sixth of the TTL (well inside the statement and network timeouts of a
-   * third of it). A waiter whose wait ends queues again at the back, so a slice shorter than a few
-   * commits of the waiters ahead turns the queue into a lottery: 1 s gave a p99 of seconds with 8
-   * writers. The poll wait in {@code database} mode is at most 1 s and the slice.
+   * lock-check-max-sleep} and a sixth of the TTL (well inside the statement and network timeouts of
+   * a third of it). A waiter whose wait ends queues again at the back, so a slice shorter than a
+   * few commits of the waiters ahead turns the queue into a lottery: 1 s gave a p99 of seconds with
+   * 8 writers. The poll wait in {@code database} mode is at most 1 s and the slice.
    */
   private long slice() {
-    return Math.min(MAX_SLICE_NANOS, Math.min(options.lock().checkMaxSleep().toNanos(),
-        options.leaseTtl().toNanos() / 6));
+    return Math.min(
+        MAX_SLICE_NANOS,
+        Math.min(options.lock().checkMaxSleep().toNanos(), options.leaseTtl().toNanos() / 6));
   }
 
   /**
@@ -273,10 +317,12 @@ public final class JdbcLockService implements LockService {
     try {
       connection.setNetworkTimeout(INLINE, sessionTimeoutMillis);
       long sent = System.nanoTime();
-      // A row that exists but was not taken over is held: skip the INSERT, whose duplicate-key error
+      // A row that exists but was not taken over is held: skip the INSERT, whose duplicate-key
+      // error
       // some drivers log on every contended attempt.
-      won = table.tryTakeOver(connection, key, owner)
-          || (!table.exists(connection, key) && table.tryInsert(connection, key, owner));
+      won =
+          table.tryTakeOver(connection, key, owner)
+              || (!table.exists(connection, key) && table.tryInsert(connection, key, owner));
       if (!won) {
         return null;
       }
@@ -287,15 +333,29 @@ public final class JdbcLockService implements LockService {
         return null;
       }
       long deadline = sent + Math.min(options.leaseTtl().toNanos(), row.microsLeft() * 1000);
-      JdbcLease lease = new JdbcLease(this, key, owner, row.fencingToken(), row.sessionId(),
-          connection, queued, deadline, options.leaseTtl());
+      JdbcLease lease =
+          new JdbcLease(
+              this,
+              key,
+              owner,
+              row.fencingToken(),
+              row.sessionId(),
+              connection,
+              queued,
+              deadline,
+              options.leaseTtl());
       try {
         lease.startHeartbeat(held.heartbeats());
       } catch (RejectedExecutionException e) {
         // The service was closed while this attempt ran: give the row back, hold nothing.
         table.release(connection, key.hash(), owner);
-        throw new IllegalStateException("The JDBC lock service on " + options.redactedUrl()
-            + " was closed while acquiring '" + key.key() + "'.", e);
+        throw new IllegalStateException(
+            "The JDBC lock service on "
+                + options.redactedUrl()
+                + " was closed while acquiring '"
+                + key.key()
+                + "'.",
+            e);
       }
       held.add(lease);
       keep = true;
@@ -326,8 +386,11 @@ public final class JdbcLockService implements LockService {
     try (Connection connection = pool.getConnection()) {
       table.release(connection, key.hash(), owner);
     } catch (SQLException e) {
-      LOG.warn("Could not free '{}' after a failed acquire; it frees itself within {}: {}",
-          key.key(), Durations.format(options.leaseTtl()), e.toString());
+      LOG.warn(
+          "Could not free '{}' after a failed acquire; it frees itself within {}: {}",
+          key.key(),
+          Durations.format(options.leaseTtl()),
+          e.toString());
     }
   }
 
@@ -353,25 +416,36 @@ public final class JdbcLockService implements LockService {
         giveBack(connection, broken, session != null && queued ? key : null);
       }
     } catch (SQLException e) {
-      throw new IOException("Could not confirm the release of '" + key.key() + "' on "
-          + options.redactedUrl() + " (table " + table.name() + "): " + e.getMessage()
-          + ". Nobody else's lock was touched; the row frees itself within "
-          + Durations.format(options.leaseTtl()) + ".", e);
+      throw new IOException(
+          "Could not confirm the release of '"
+              + key.key()
+              + "' on "
+              + options.redactedUrl()
+              + " (table "
+              + table.name()
+              + "): "
+              + e.getMessage()
+              + ". Nobody else's lock was touched; the row frees itself within "
+              + Durations.format(options.leaseTtl())
+              + ".",
+          e);
     }
   }
 
   /**
    * Returns a connection to the pool after freeing the named lock of {@code queuedFor} (when not
-   * {@code null}) on it; a connection that failed, or whose named lock could not be freed, is evicted
-   * (closing it frees the named lock), never reused.
+   * {@code null}) on it; a connection that failed, or whose named lock could not be freed, is
+   * evicted (closing it frees the named lock), never reused.
    */
   void giveBack(Connection connection, boolean broken, LockKey queuedFor) {
     if (!broken && queuedFor != null) {
       try {
         wake.release(connection, queuedFor);
       } catch (SQLException e) {
-        LOG.debug("Freeing the named lock of '{}' failed; evicting the connection: {}",
-            queuedFor.key(), e.toString());
+        LOG.debug(
+            "Freeing the named lock of '{}' failed; evicting the connection: {}",
+            queuedFor.key(),
+            e.toString());
         broken = true;
       }
     }
@@ -404,7 +478,9 @@ public final class JdbcLockService implements LockService {
     return pool.getConnection();
   }
 
-  /** The lease TTL: a dead or paused holder's row expires at most this long after its last renewal. */
+  /**
+   * The lease TTL: a dead or paused holder's row expires at most this long after its last renewal.
+   */
   @Override
   public Duration holderDeathBound() {
     return options.leaseTtl();

@@ -8,13 +8,14 @@ import java.time.Duration;
 
 /**
  * The statements on the lock table. One row per key ever locked; the row is never deleted, so its
- * {@code fencing_token} keeps counting across releases and takeovers. Every statement binds its values
- * (the table name is the only text put into SQL, and it is validated as an identifier); every time is
- * the database's ({@link JdbcDialect#nowMicros()}); every statement runs alone in auto-commit.
+ * {@code fencing_token} keeps counting across releases and takeovers. Every statement binds its
+ * values (the table name is the only text put into SQL, and it is validated as an identifier);
+ * every time is the database's ({@link JdbcDialect#nowMicros()}); every statement runs alone in
+ * auto-commit.
  *
- * <p>A row is <em>free</em> when {@code owner_id IS NULL} (released) or {@code expires_at_us <= now}
- * (its holder stopped renewing). Ownership is the pair (key, owner id); an owner id is unique per
- * acquisition, so a holder from an earlier acquisition can never touch a later one's row.
+ * <p>A row is <em>free</em> when {@code owner_id IS NULL} (released) or {@code expires_at_us <=
+ * now} (its holder stopped renewing). Ownership is the pair (key, owner id); an owner id is unique
+ * per acquisition, so a holder from an earlier acquisition can never touch a later one's row.
  */
 final class LockTable {
 
@@ -31,8 +32,8 @@ final class LockTable {
   private final String exists;
 
   /**
-   * @param queryTimeout the longest one statement may run before the driver cancels it (rounded up to
-   *     whole seconds, as JDBC counts)
+   * @param queryTimeout the longest one statement may run before the driver cancels it (rounded up
+   *     to whole seconds, as JDBC counts)
    */
   LockTable(JdbcDialect dialect, String table, Duration ttl, Duration queryTimeout) {
     this.dialect = dialect;
@@ -40,19 +41,47 @@ final class LockTable {
     this.ttlMicros = ttl.toNanos() / 1000;
     this.queryTimeoutSeconds = (int) Math.max(1, (queryTimeout.toMillis() + 999) / 1000);
     String now = dialect.nowMicros();
-    this.takeOver = "UPDATE " + table + " SET owner_id = ?, fencing_token = fencing_token + 1,"
-        + " expires_at_us = " + now + " + ?, acquired_at_us = " + now
-        + " WHERE lock_hash = ? AND (owner_id IS NULL OR expires_at_us <= " + now + ")";
+    this.takeOver =
+        "UPDATE "
+            + table
+            + " SET owner_id = ?, fencing_token = fencing_token + 1,"
+            + " expires_at_us = "
+            + now
+            + " + ?, acquired_at_us = "
+            + now
+            + " WHERE lock_hash = ? AND (owner_id IS NULL OR expires_at_us <= "
+            + now
+            + ")";
     this.insert = dialect.insert(table);
-    this.readHeld = "SELECT fencing_token, expires_at_us - " + now + ", " + dialect.sessionId()
-        + " FROM " + table + " WHERE lock_hash = ? AND owner_id = ?";
-    this.renew = "UPDATE " + table + " SET expires_at_us = " + now + " + ?"
-        + " WHERE lock_hash = ? AND owner_id = ? AND expires_at_us > " + now;
-    this.release = "UPDATE " + table + " SET owner_id = NULL, expires_at_us = " + now
-        + " WHERE lock_hash = ? AND owner_id = ?";
+    this.readHeld =
+        "SELECT fencing_token, expires_at_us - "
+            + now
+            + ", "
+            + dialect.sessionId()
+            + " FROM "
+            + table
+            + " WHERE lock_hash = ? AND owner_id = ?";
+    this.renew =
+        "UPDATE "
+            + table
+            + " SET expires_at_us = "
+            + now
+            + " + ?"
+            + " WHERE lock_hash = ? AND owner_id = ? AND expires_at_us > "
+            + now;
+    this.release =
+        "UPDATE "
+            + table
+            + " SET owner_id = NULL, expires_at_us = "
+            + now
+            + " WHERE lock_hash = ? AND owner_id = ?";
     this.exists = "SELECT 1 FROM " + table + " WHERE lock_hash = ?";
-    this.readRow = "SELECT lock_key, owner_id, fencing_token, expires_at_us, acquired_at_us, " + now
-        + " FROM " + table + " WHERE lock_hash = ?";
+    this.readRow =
+        "SELECT lock_key, owner_id, fencing_token, expires_at_us, acquired_at_us, "
+            + now
+            + " FROM "
+            + table
+            + " WHERE lock_hash = ?";
   }
 
   String name() {
@@ -68,12 +97,15 @@ final class LockTable {
    * Creates the table when it is missing. Before: any. After: the table exists with the expected
    * columns. Two clients racing to create it both succeed.
    *
-   * @throws SQLException when the table is missing and cannot be created (grant CREATE, or create it
-   *     as the README shows), or exists without the expected columns
+   * @throws SQLException when the table is missing and cannot be created (grant CREATE, or create
+   *     it as the README shows), or exists without the expected columns
    */
   void ensureExists(Connection connection) throws SQLException {
-    String probe = "SELECT lock_hash, lock_key, owner_id, fencing_token, expires_at_us, acquired_at_us"
-        + " FROM " + table + " WHERE 1 = 0";
+    String probe =
+        "SELECT lock_hash, lock_key, owner_id, fencing_token, expires_at_us, acquired_at_us"
+            + " FROM "
+            + table
+            + " WHERE 1 = 0";
     boolean exists;
     try (PreparedStatement statement = prepare(connection, dialect.tableExists(table));
         ResultSet rows = statement.executeQuery()) {
@@ -84,29 +116,45 @@ final class LockTable {
         execute(connection, dialect.createTable(table));
       }
     } catch (SQLException createFailed) {
-      // Another client may have created it at the same moment (PostgreSQL then reports a duplicate).
+      // Another client may have created it at the same moment (PostgreSQL then reports a
+      // duplicate).
       try {
         execute(connection, probe);
         return;
       } catch (SQLException stillMissing) {
         createFailed.addSuppressed(stillMissing);
-        throw new SQLException("The lock table '" + table + "' is missing and could not be created: "
-            + createFailed.getMessage() + ". Grant the lock user CREATE, or create the table as the"
-            + " lock-jdbc README shows.", createFailed.getSQLState(), createFailed);
+        throw new SQLException(
+            "The lock table '"
+                + table
+                + "' is missing and could not be created: "
+                + createFailed.getMessage()
+                + ". Grant the lock user CREATE, or create the table as the"
+                + " lock-jdbc README shows.",
+            createFailed.getSQLState(),
+            createFailed);
       }
     }
     try {
       execute(connection, probe);
     } catch (SQLException e) {
-      throw new SQLException("The table '" + table + "' exists but is not a Lockstep lock table (it"
-          + " lacks the expected columns): " + e.getMessage() + ". Choose another '"
-          + JdbcLockOptions.TABLE + "'.", e.getSQLState(), e);
+      throw new SQLException(
+          "The table '"
+              + table
+              + "' exists but is not a Lockstep lock table (it"
+              + " lacks the expected columns): "
+              + e.getMessage()
+              + ". Choose another '"
+              + JdbcLockOptions.TABLE
+              + "'.",
+          e.getSQLState(),
+          e);
     }
   }
 
   /**
-   * Takes the row of {@code key} for {@code owner} when it is free, adding one to its fencing token.
-   * One statement: the database locks the row, so of racing callers at most one sees it free.
+   * Takes the row of {@code key} for {@code owner} when it is free, adding one to its fencing
+   * token. One statement: the database locks the row, so of racing callers at most one sees it
+   * free.
    *
    * @return true when taken; false when the row is missing or held by a live lease
    */
@@ -130,9 +178,9 @@ final class LockTable {
   }
 
   /**
-   * Inserts the row of a key never locked before, held by {@code owner}. Its fencing token starts at
-   * the database clock in microseconds, so even a row deleted by hand restarts above every token it
-   * ever handed out (each acquisition takes far longer than a microsecond).
+   * Inserts the row of a key never locked before, held by {@code owner}. Its fencing token starts
+   * at the database clock in microseconds, so even a row deleted by hand restarts above every token
+   * it ever handed out (each acquisition takes far longer than a microsecond).
    *
    * @return true when inserted; false when the row exists (someone else inserted it first)
    */
@@ -168,7 +216,8 @@ final class LockTable {
   /**
    * Extends {@code owner}'s unexpired row to the database's now plus the TTL.
    *
-   * @return 1 when renewed; 0 when the row is no longer {@code owner}'s or has expired (nothing changed)
+   * @return 1 when renewed; 0 when the row is no longer {@code owner}'s or has expired (nothing
+   *     changed)
    */
   int renew(Connection connection, String keyHash, String owner) throws SQLException {
     try (PreparedStatement statement = prepare(connection, renew)) {
@@ -193,8 +242,13 @@ final class LockTable {
   }
 
   /** A whole row with the database's now, for diagnostics and tests. */
-  record Row(String key, String owner, long fencingToken, long expiresAtMicros,
-      long acquiredAtMicros, long nowMicros) {}
+  record Row(
+      String key,
+      String owner,
+      long fencingToken,
+      long expiresAtMicros,
+      long acquiredAtMicros,
+      long nowMicros) {}
 
   /** The row of a key, or {@code null} when the key was never locked. */
   Row read(Connection connection, LockKey key) throws SQLException {
@@ -202,8 +256,13 @@ final class LockTable {
       statement.setString(1, key.hash());
       try (ResultSet rows = statement.executeQuery()) {
         return rows.next()
-            ? new Row(rows.getString(1), rows.getString(2), rows.getLong(3), rows.getLong(4),
-                rows.getLong(5), rows.getLong(6))
+            ? new Row(
+                rows.getString(1),
+                rows.getString(2),
+                rows.getLong(3),
+                rows.getLong(4),
+                rows.getLong(5),
+                rows.getLong(6))
             : null;
       }
     }

@@ -18,8 +18,8 @@ import java.util.HexFormat;
  * <p>It only orders and wakes waiters; it never decides ownership. The lock table's row does: a
  * waiter that gets the named lock still has to take the row over, and a holder keeps the named lock
  * on its lease session only as a signal to the others. So a named lock lost with its session, one
- * taken by a client that does not use it, or two keys sharing a name (the name is a hash) can make a
- * waiter wait longer, never let two holders win.
+ * taken by a client that does not use it, or two keys sharing a name (the name is a hash) can make
+ * a waiter wait longer, never let two holders win.
  *
  * <p>Both databases keep these locks per session and free them when the session ends (a killed or
  * evicted connection frees them with it). A connection goes back to the pool only after {@link
@@ -73,7 +73,8 @@ final class WakeLock {
 
   /** Frees the named lock of {@code key} that this session holds. */
   void release(Connection connection, LockKey key) throws SQLException {
-    String sql = dialect.isMySqlFamily() ? "SELECT RELEASE_LOCK(?)" : "SELECT pg_advisory_unlock(?)";
+    String sql =
+        dialect.isMySqlFamily() ? "SELECT RELEASE_LOCK(?)" : "SELECT pg_advisory_unlock(?)";
     try (PreparedStatement statement = prepare(connection, sql)) {
       if (dialect.isMySqlFamily()) {
         statement.setString(1, mySqlName(key));
@@ -92,7 +93,9 @@ final class WakeLock {
     }
   }
 
-  /** MySQL and MariaDB lock names are at most 64 characters and server-wide: table and key hashed. */
+  /**
+   * MySQL and MariaDB lock names are at most 64 characters and server-wide: table and key hashed.
+   */
   private String mySqlName(LockKey key) {
     return "lockstep:" + HexFormat.of().formatHex(digest(key), 0, 24);
   }

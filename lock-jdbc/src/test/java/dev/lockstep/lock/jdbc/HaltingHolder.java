@@ -8,11 +8,11 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A child JVM that takes a lock through {@code lock.type=jdbc}, holds it while its heartbeat renews,
- * then halts without releasing: no finally block, no shutdown hook.
+ * A child JVM that takes a lock through {@code lock.type=jdbc}, holds it while its heartbeat
+ * renews, then halts without releasing: no finally block, no shutdown hook.
  *
- * <p>Arguments: the key, the milliseconds to hold, then {@code name=value} options. Prints {@code HELD
- * <token>} once acquired and {@code HALT} just before halting.
+ * <p>Arguments: the key, the milliseconds to hold, then {@code name=value} options. Prints {@code
+ * HELD <token>} once acquired and {@code HALT} just before halting.
  */
 public final class HaltingHolder {
 

@@ -7,10 +7,10 @@ import java.util.Map;
 
 /**
  * Conformance targets for the JDBC lock: {@code lock.type=jdbc} on a real database over the local
- * store, declared as it is (atomic create and rename present), so that no check is skipped. The kit's
- * lock commit checks hide the store's conditional writes themselves: there only the JDBC lock keeps
- * committers apart. The holder-death check uses the kit's default killer: a child JVM that acquires
- * through {@code LockServiceDiscovery} and halts.
+ * store, declared as it is (atomic create and rename present), so that no check is skipped. The
+ * kit's lock commit checks hide the store's conditional writes themselves: there only the JDBC lock
+ * keeps committers apart. The holder-death check uses the kit's default killer: a child JVM that
+ * acquires through {@code LockServiceDiscovery} and halts.
  */
 final class JdbcConformanceTargets {
 

@@ -36,8 +36,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * How a JDBC lease ends when its holder cannot end it: the holder process halts, or an operator kills
- * the holder's database session. On the machine's real MariaDB (both drivers) and PostgreSQL.
+ * How a JDBC lease ends when its holder cannot end it: the holder process halts, or an operator
+ * kills the holder's database session. On the machine's real MariaDB (both drivers) and PostgreSQL.
  */
 class JdbcLeaseLossTest {
 
@@ -73,24 +73,35 @@ class JdbcLeaseLossTest {
   void aHolderProcessThatHaltsIsReplacedWithinTheTtlPlusOneRetry(TestDatabase db) throws Exception {
     JdbcLockService waiter = open(db);
     // Held long enough for heartbeats to renew: the row must expire from the last renewal.
-    Process child = startChild(db, HaltingHolder.class, "db.halting",
-        Long.toString(TestDatabase.SHORT_TTL.toMillis()));
+    Process child =
+        startChild(
+            db,
+            HaltingHolder.class,
+            "db.halting",
+            Long.toString(TestDatabase.SHORT_TTL.toMillis()));
     List<String> output = new ArrayList<>();
     try (BufferedReader lines = stdout(child)) {
       long childToken = Long.parseLong(readUntil(lines, "HELD ", output).substring(5));
       assertThat(waiter.acquire("db.halting", Duration.ZERO))
-          .as("the key is held by the child process").isEmpty();
+          .as("the key is held by the child process")
+          .isEmpty();
 
       readUntil(lines, "HALT", output);
       long halted = System.nanoTime();
-      assertThat(child.waitFor(TestTiming.scaled(Duration.ofSeconds(10)).toMillis(),
-          TimeUnit.MILLISECONDS)).as("child exited").isTrue();
-      Lease lease = waiter.acquire("db.halting", TestDatabase.SHORT_TTL.multipliedBy(3)).orElseThrow(
-          () -> new AssertionError("the dead holder's lock was never freed"));
+      assertThat(
+              child.waitFor(
+                  TestTiming.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+          .as("child exited")
+          .isTrue();
+      Lease lease =
+          waiter
+              .acquire("db.halting", TestDatabase.SHORT_TTL.multipliedBy(3))
+              .orElseThrow(() -> new AssertionError("the dead holder's lock was never freed"));
       Duration took = Duration.ofNanos(System.nanoTime() - halted);
-      System.out.printf("%s: holder halted; the next process acquired after %d ms (bound: lease-ttl"
-          + " %d ms + one retry %d ms)%n", db, took.toMillis(), TestDatabase.SHORT_TTL.toMillis(),
-          TestDatabase.RETRY.toMillis());
+      System.out.printf(
+          "%s: holder halted; the next process acquired after %d ms (bound: lease-ttl"
+              + " %d ms + one retry %d ms)%n",
+          db, took.toMillis(), TestDatabase.SHORT_TTL.toMillis(), TestDatabase.RETRY.toMillis());
       assertThat(took).isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestDatabase.slack()));
       assertThat(lease.fencingToken()).isGreaterThan(childToken);
       lease.close();
@@ -113,8 +124,10 @@ class JdbcLeaseLossTest {
       assertThat(answer(lines, output)).as("before the pause").isEqualTo("STILL-HELD");
 
       signal(child, "STOP"); // a GC pause or VM stall: no heartbeat, no release
-      JdbcLease taken = (JdbcLease) next.acquire("db.frozen", TestDatabase.SHORT_TTL.multipliedBy(3))
-          .orElseThrow(() -> new AssertionError("the frozen holder's row never expired"));
+      JdbcLease taken =
+          (JdbcLease)
+              next.acquire("db.frozen", TestDatabase.SHORT_TTL.multipliedBy(3))
+                  .orElseThrow(() -> new AssertionError("the frozen holder's row never expired"));
       assertThat(taken.fencingToken()).isGreaterThan(childToken);
       signal(child, "CONT");
 
@@ -124,8 +137,10 @@ class JdbcLeaseLossTest {
       assertThat(afterPause).as("after the pause").startsWith("LOST ");
       send(commands, "CLOSE"); // its release names its own, stale owner id
       readUntil(lines, "CLOSED", output);
-      assertThat(child.waitFor(TestTiming.scaled(Duration.ofSeconds(10)).toMillis(),
-          TimeUnit.MILLISECONDS)).isTrue();
+      assertThat(
+              child.waitFor(
+                  TestTiming.scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+          .isTrue();
       taken.ensureHeld();
       try (Connection connection = next.connection()) {
         LockTable.Row row = next.table().read(connection, LockKey.of("db.frozen"));
@@ -140,16 +155,23 @@ class JdbcLeaseLossTest {
   }
 
   private Process startChild(TestDatabase db, Class<?> main, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
-        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", childClassPath(), main.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                childClassPath(),
+                main.getName()));
     command.addAll(List.of(args));
     db.options(table).forEach((k, v) -> command.add(k + "=" + v));
     return new ProcessBuilder(command).redirectErrorStream(true).start();
   }
 
   private static BufferedReader stdout(Process child) {
-    return new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+    return new BufferedReader(
+        new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
   }
 
   private static void send(Writer commands, String command) throws IOException {
@@ -157,16 +179,21 @@ class JdbcLeaseLossTest {
     commands.flush();
   }
 
-  private static void signal(Process child, String signal) throws IOException, InterruptedException {
+  private static void signal(Process child, String signal)
+      throws IOException, InterruptedException {
     if (child.isAlive()) {
-      new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid())).inheritIO().start()
+      new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid()))
+          .inheritIO()
+          .start()
           .waitFor();
     }
   }
 
   private static String childClassPath() {
     String surefire = System.getProperty("surefire.test.class.path");
-    return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
+    return surefire != null && !surefire.isBlank()
+        ? surefire
+        : System.getProperty("java.class.path");
   }
 
   /** The holder's answer to CHECK, skipping its log lines. */
@@ -190,8 +217,8 @@ class JdbcLeaseLossTest {
         return line;
       }
     }
-    return fail("The holder process ended before printing '" + prefix + "':\n"
-        + String.join("\n", output));
+    return fail(
+        "The holder process ended before printing '" + prefix + "':\n" + String.join("\n", output));
   }
 
   @ParameterizedTest
@@ -204,17 +231,20 @@ class JdbcLeaseLossTest {
     holder.ensureHeld();
 
     db.killSession(holder.sessionId());
-    assertThatThrownBy(holder::ensureHeld).isInstanceOf(LockLostException.class)
+    assertThatThrownBy(holder::ensureHeld)
+        .isInstanceOf(LockLostException.class)
         .hasMessageContaining("db.t");
     assertThat(holder.isHeld()).isFalse();
     assertThat(holder.timeLeft()).isZero();
-    assertThatThrownBy(holder::ensureHeld).as("and forever after")
+    assertThatThrownBy(holder::ensureHeld)
+        .as("and forever after")
         .isInstanceOf(LockLostException.class);
 
     // Nobody renews the row any more: it expires within the TTL and the next holder takes it over.
     long began = System.nanoTime();
-    JdbcLease next = (JdbcLease) nextService.acquire("db.t", TestDatabase.SHORT_TTL.multipliedBy(3))
-        .orElseThrow();
+    JdbcLease next =
+        (JdbcLease)
+            nextService.acquire("db.t", TestDatabase.SHORT_TTL.multipliedBy(3)).orElseThrow();
     assertThat(Duration.ofNanos(System.nanoTime() - began))
         .isLessThanOrEqualTo(ttlPlusOneRetry().plus(TestDatabase.slack()));
     assertThat(next.fencingToken()).isGreaterThan(holder.fencingToken());
@@ -238,15 +268,18 @@ class JdbcLeaseLossTest {
     JdbcLease holder = (JdbcLease) holderService.acquire("db.t", Duration.ZERO).orElseThrow();
     // The database sees the lease expired (as after a holder pause longer than the TTL), while the
     // holder's own clock still gives it time: only the renewal's zero row count can tell.
-    try (Connection admin = db.admin(); PreparedStatement expire = admin.prepareStatement(
-        "UPDATE " + table + " SET expires_at_us = 0 WHERE lock_hash = ?")) {
+    try (Connection admin = db.admin();
+        PreparedStatement expire =
+            admin.prepareStatement(
+                "UPDATE " + table + " SET expires_at_us = 0 WHERE lock_hash = ?")) {
       expire.setString(1, LockKey.of("db.t").hash());
       assertThat(expire.executeUpdate()).isEqualTo(1);
     }
     JdbcLease next = (JdbcLease) nextService.acquire("db.t", Duration.ZERO).orElseThrow();
     assertThat(holder.isHeld()).as("the holder does not know yet").isTrue();
 
-    assertThatThrownBy(holder::ensureHeld).isInstanceOf(LockLostException.class)
+    assertThatThrownBy(holder::ensureHeld)
+        .isInstanceOf(LockLostException.class)
         .hasMessageContaining("taken over");
     assertThat(holder.isHeld()).isFalse();
     holder.close();
@@ -263,8 +296,13 @@ class JdbcLeaseLossTest {
     db.killSession(lease.sessionId());
 
     // One heartbeat period (TTL/3) plus its statement timeout (TTL/3), with slack.
-    long deadline = System.nanoTime()
-        + TestDatabase.SHORT_TTL.multipliedBy(2).dividedBy(3).plus(TestDatabase.slack()).toNanos();
+    long deadline =
+        System.nanoTime()
+            + TestDatabase.SHORT_TTL
+                .multipliedBy(2)
+                .dividedBy(3)
+                .plus(TestDatabase.slack())
+                .toNanos();
     while (lease.isHeld() && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
@@ -285,11 +323,14 @@ class JdbcLeaseLossTest {
     options.put(CommitOptions.COMMIT_WRITE_ATTEMPTS, "1");
     byte[] content = "{\"id\":1,\"commitId\":\"killed\"}".getBytes(StandardCharsets.UTF_8);
 
-    SnapshotCommitter killed = SnapshotCommitter.builder(store, snapshots, "db.t")
-        .options(CommitOptions.from(options))
-        .lockService(new SessionKillingLockService(service, db)).build();
+    SnapshotCommitter killed =
+        SnapshotCommitter.builder(store, snapshots, "db.t")
+            .options(CommitOptions.from(options))
+            .lockService(new SessionKillingLockService(service, db))
+            .build();
     assertThat(killed.strategy()).isEqualTo("lock (plain write)");
-    assertThatThrownBy(() -> killed.commit(1, SnapshotContent.of(content))).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> killed.commit(1, SnapshotContent.of(content)))
+        .isInstanceOf(IOException.class)
         .satisfies(e -> assertThat(hasCause(e, SQLException.class)).isTrue())
         .satisfies(e -> assertThat(hasCause(e, LockLostException.class)).isTrue());
     assertThat(killed.log().exists(1)).as("snapshot-1 after the killed commit").isFalse();
@@ -298,9 +339,10 @@ class JdbcLeaseLossTest {
 
     // The same commit under a healthy session lands: the test above could have seen a landing.
     byte[] healthyContent = "{\"id\":1,\"commitId\":\"healthy\"}".getBytes(StandardCharsets.UTF_8);
-    try (SnapshotCommitter healthy = SnapshotCommitter.builder(store, snapshots, "db.t")
-        .options(options).open()) {
-      assertThat(healthy.commit(1, SnapshotContent.of(healthyContent)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    try (SnapshotCommitter healthy =
+        SnapshotCommitter.builder(store, snapshots, "db.t").options(options).open()) {
+      assertThat(healthy.commit(1, SnapshotContent.of(healthyContent)).outcome())
+          .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(healthy.log().read(1)).isEqualTo(healthyContent);
     }
   }

@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Errors are errors: reported as exceptions that name the cause and the fix, never as a timeout. */
+/**
+ * Errors are errors: reported as exceptions that name the cause and the fix, never as a timeout.
+ */
 class JdbcLockErrorsTest {
 
   private final String table = TestDatabase.freshTable();
@@ -33,7 +35,9 @@ class JdbcLockErrorsTest {
       service.acquire("db.t", Duration.ZERO).orElseThrow().close();
       db.dropTable(table); // an operator drops the lock table under a running client
       assertThatThrownBy(() -> service.acquire("db.t", Duration.ZERO))
-          .isInstanceOf(IOException.class).hasMessageContaining(table).hasMessageContaining("db.t");
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(table)
+          .hasMessageContaining("db.t");
     }
   }
 
@@ -46,7 +50,8 @@ class JdbcLockErrorsTest {
       Lease held = service.acquire("db.a", Duration.ZERO).orElseThrow();
       long began = System.nanoTime();
       assertThatThrownBy(() -> service.acquire("db.b", Duration.ZERO))
-          .isInstanceOf(IOException.class).hasMessageContaining(JdbcLockOptions.POOL_SIZE)
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(JdbcLockOptions.POOL_SIZE)
           .hasMessageContaining("holds 1 leases");
       assertThat(Duration.ofNanos(System.nanoTime() - began))
           .as("waits at most the TTL for a connection")
@@ -61,7 +66,9 @@ class JdbcLockErrorsTest {
   void anUnreachableDatabaseFailsAtOpenNamingTheUrl() {
     Map<String, String> options = TestDatabase.POSTGRESQL.options(table);
     options.put(JdbcLockOptions.URL, "jdbc:postgresql://127.0.0.1:1/test");
-    assertThatThrownBy(() -> JdbcLockService.open(options)).isInstanceOf(IOException.class)
-        .hasMessageContaining("127.0.0.1:1").hasMessageContaining(JdbcLockOptions.URL);
+    assertThatThrownBy(() -> JdbcLockService.open(options))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("127.0.0.1:1")
+        .hasMessageContaining(JdbcLockOptions.URL);
   }
 }

@@ -61,9 +61,9 @@ class JdbcLockExclusionTest {
   }
 
   /**
-   * A non-atomic counter: read, yield, write (volatile only so that the hand-over through the database
-   * is visible to the next thread). Only mutual exclusion keeps it exact; the token of the holder that
-   * wrote value v lands in slot v, so two holders at once also leave an empty slot.
+   * A non-atomic counter: read, yield, write (volatile only so that the hand-over through the
+   * database is visible to the next thread). Only mutual exclusion keeps it exact; the token of the
+   * holder that wrote value v lands in slot v, so two holders at once also leave an empty slot.
    */
   private static final class Counter {
     volatile int value;
@@ -75,7 +75,8 @@ class JdbcLockExclusionTest {
   void eightHoldersIncrementingTwoHundredTimesCountExactly1600(TestDatabase db) throws Exception {
     List<JdbcLockService> clients = new ArrayList<>();
     for (int i = 0; i < HOLDERS; i++) {
-      clients.add(open(db, Map.of("lock-check-max-sleep", "20 ms", JdbcLockOptions.POOL_SIZE, "2")));
+      clients.add(
+          open(db, Map.of("lock-check-max-sleep", "20 ms", JdbcLockOptions.POOL_SIZE, "2")));
     }
     Counter counter = new Counter();
     CyclicBarrier start = new CyclicBarrier(HOLDERS);
@@ -84,23 +85,27 @@ class JdbcLockExclusionTest {
     try {
       List<Future<?>> holders = new ArrayList<>();
       for (JdbcLockService client : clients) {
-        holders.add(threads.submit(() -> {
-          start.await();
-          for (int i = 0; i < INCREMENTS; i++) {
-            Lease lease = client.acquire("db.counter", TestTiming.scaled(Duration.ofMinutes(1)))
-                .orElseThrow(() -> new AssertionError("acquire timed out"));
-            try {
-              lease.ensureHeld();
-              int seen = counter.value;
-              Thread.yield();
-              counter.value = seen + 1;
-              counter.tokens.set(seen, lease.fencingToken());
-            } finally {
-              lease.close();
-            }
-          }
-          return null;
-        }));
+        holders.add(
+            threads.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < INCREMENTS; i++) {
+                    Lease lease =
+                        client
+                            .acquire("db.counter", TestTiming.scaled(Duration.ofMinutes(1)))
+                            .orElseThrow(() -> new AssertionError("acquire timed out"));
+                    try {
+                      lease.ensureHeld();
+                      int seen = counter.value;
+                      Thread.yield();
+                      counter.value = seen + 1;
+                      counter.tokens.set(seen, lease.fencingToken());
+                    } finally {
+                      lease.close();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> holder : holders) {
         holder.get(TestTiming.scaled(Duration.ofMinutes(3)).toMillis(), TimeUnit.MILLISECONDS);
@@ -108,8 +113,9 @@ class JdbcLockExclusionTest {
     } finally {
       threads.shutdownNow();
     }
-    System.out.printf("%s: %d x %d increments under the lock in %d ms%n", db, HOLDERS, INCREMENTS,
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
+    System.out.printf(
+        "%s: %d x %d increments under the lock in %d ms%n",
+        db, HOLDERS, INCREMENTS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
     assertThat(counter.value).isEqualTo(HOLDERS * INCREMENTS);
     for (int i = 1; i < counter.tokens.length(); i++) {
       assertThat(counter.tokens.get(i))
@@ -128,15 +134,16 @@ class JdbcLockExclusionTest {
     assertThat(second.acquire("db.t", Duration.ZERO)).isEmpty();
     long began = System.nanoTime();
     assertThat(second.acquire("db.t", Duration.ofMillis(300))).isEmpty();
-    assertThat(Duration.ofNanos(System.nanoTime() - began)).isGreaterThanOrEqualTo(
-        Duration.ofMillis(300));
+    assertThat(Duration.ofNanos(System.nanoTime() - began))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(300));
     assertThat(held.isHeld()).isTrue();
 
     held.close();
     held.close(); // idempotent
     Lease next = second.acquire("db.t", Duration.ZERO).orElseThrow();
     assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-    assertThatThrownBy(held::ensureHeld).isInstanceOf(dev.lockstep.lock.LockLostException.class)
+    assertThatThrownBy(held::ensureHeld)
+        .isInstanceOf(dev.lockstep.lock.LockLostException.class)
         .hasMessageContaining("released");
     assertThat(held.timeLeft()).isZero();
     next.close();
@@ -157,8 +164,11 @@ class JdbcLockExclusionTest {
       LockTable.Row before = lockTable.read(connection, key);
       assertThat(before.owner()).isEqualTo(current.owner()).isNotEqualTo(staleOwner);
       for (String stale : List.of(staleOwner, "someone-else", current.owner() + " ")) {
-        assertThat(lockTable.renew(connection, key.hash(), stale)).as("renew as %s", stale).isZero();
-        assertThat(lockTable.release(connection, key.hash(), stale)).as("release as %s", stale)
+        assertThat(lockTable.renew(connection, key.hash(), stale))
+            .as("renew as %s", stale)
+            .isZero();
+        assertThat(lockTable.release(connection, key.hash(), stale))
+            .as("release as %s", stale)
             .isZero();
       }
       LockTable.Row after = lockTable.read(connection, key);
@@ -168,7 +178,9 @@ class JdbcLockExclusionTest {
     }
     earlier.close(); // a second close of the earlier lease does nothing either
     current.ensureHeld();
-    assertThat(open(db).acquire("db.t", Duration.ZERO)).as("still held by the current owner").isEmpty();
+    assertThat(open(db).acquire("db.t", Duration.ZERO))
+        .as("still held by the current owner")
+        .isEmpty();
     current.close();
   }
 
@@ -178,8 +190,16 @@ class JdbcLockExclusionTest {
     JdbcLockService service = open(db);
     JdbcLockService other = open(db);
     String longPrefix = "k".repeat(6000);
-    List<String> keys = List.of("db.t", "db.T", "it's \"quoted\"; DROP TABLE " + table + "; --",
-        "表_😀_ключ.таблица", longPrefix + "x", longPrefix + "y", "trailing", "trailing ");
+    List<String> keys =
+        List.of(
+            "db.t",
+            "db.T",
+            "it's \"quoted\"; DROP TABLE " + table + "; --",
+            "表_😀_ключ.таблица",
+            longPrefix + "x",
+            longPrefix + "y",
+            "trailing",
+            "trailing ");
     List<Lease> leases = new ArrayList<>();
     for (String key : keys) {
       Optional<Lease> lease = service.acquire(key, Duration.ZERO);
@@ -196,11 +216,14 @@ class JdbcLockExclusionTest {
       lease.close();
     }
     assertThatThrownBy(() -> service.acquire("x".repeat(LockKey.MAX_KEY_BYTES + 1), Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most");
     assertThatThrownBy(() -> service.acquire("a\0b", Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("NUL");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("NUL");
     assertThatThrownBy(() -> service.acquire("", Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("empty");
   }
 
   @ParameterizedTest
@@ -213,7 +236,8 @@ class JdbcLockExclusionTest {
     try (Connection connection = service.connection()) {
       LockTable.Row row = lockRow(service, connection);
       assertThat(row.expiresAtMicros() - row.acquiredAtMicros()).isEqualTo(ttlMicros);
-      assertThat(lease.timeLeft()).isLessThanOrEqualTo(TestDatabase.SHORT_TTL)
+      assertThat(lease.timeLeft())
+          .isLessThanOrEqualTo(TestDatabase.SHORT_TTL)
           .isGreaterThan(TestDatabase.SHORT_TTL.minus(TestDatabase.slack()));
 
       Thread.sleep(100);

@@ -33,10 +33,12 @@ class JdbcLockGrantsTest {
       return;
     }
     database.dropTable(table);
-    try (Connection admin = database.admin(); Statement statement = admin.createStatement()) {
-      statement.execute(database == TestDatabase.POSTGRESQL
-          ? "DROP ROLE IF EXISTS " + user
-          : "DROP USER IF EXISTS '" + user + "'@'127.0.0.1'");
+    try (Connection admin = database.admin();
+        Statement statement = admin.createStatement()) {
+      statement.execute(
+          database == TestDatabase.POSTGRESQL
+              ? "DROP ROLE IF EXISTS " + user
+              : "DROP USER IF EXISTS '" + user + "'@'127.0.0.1'");
     }
   }
 
@@ -44,14 +46,16 @@ class JdbcLockGrantsTest {
     database = db;
     // The table as the README's DDL makes it (here: by a client that may create).
     JdbcLockService.open(db.options(table)).close();
-    try (Connection admin = db.admin(); Statement statement = admin.createStatement()) {
+    try (Connection admin = db.admin();
+        Statement statement = admin.createStatement()) {
       if (db == TestDatabase.POSTGRESQL) {
         statement.execute("CREATE ROLE " + user + " LOGIN PASSWORD '" + PASSWORD + "'");
         statement.execute("GRANT SELECT, INSERT, UPDATE ON " + table + " TO " + user);
       } else {
-        statement.execute("CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED BY '" + PASSWORD + "'");
-        statement.execute("GRANT SELECT, INSERT, UPDATE ON test." + table + " TO '" + user
-            + "'@'127.0.0.1'");
+        statement.execute(
+            "CREATE USER '" + user + "'@'127.0.0.1' IDENTIFIED BY '" + PASSWORD + "'");
+        statement.execute(
+            "GRANT SELECT, INSERT, UPDATE ON test." + table + " TO '" + user + "'@'127.0.0.1'");
       }
     }
   }
@@ -64,7 +68,9 @@ class JdbcLockGrantsTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = TestDatabase.class, names = {"MARIADB_CONNECTOR_J", "POSTGRESQL"})
+  @EnumSource(
+      value = TestDatabase.class,
+      names = {"MARIADB_CONNECTOR_J", "POSTGRESQL"})
   void selectInsertAndUpdateOnTheTableAreEnough(TestDatabase db) throws Exception {
     createLimitedUserOnTable(db);
     try (JdbcLockService service = JdbcLockService.open(limitedOptions(db, table))) {
@@ -78,7 +84,9 @@ class JdbcLockGrantsTest {
   }
 
   @ParameterizedTest
-  @EnumSource(value = TestDatabase.class, names = {"MARIADB_CONNECTOR_J", "POSTGRESQL"})
+  @EnumSource(
+      value = TestDatabase.class,
+      names = {"MARIADB_CONNECTOR_J", "POSTGRESQL"})
   void withoutCreateAMissingTableIsReportedWithTheFix(TestDatabase db) throws Exception {
     createLimitedUserOnTable(db);
     String missing = TestDatabase.freshTable();

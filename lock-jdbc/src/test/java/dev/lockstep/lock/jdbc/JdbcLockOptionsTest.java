@@ -36,9 +36,17 @@ class JdbcLockOptionsTest {
     assertThat(parsed.dialect()).isEqualTo(JdbcDialect.MARIADB);
     assertThat(JdbcDialect.fromUrl("jdbc:mysql://db/locks")).isEqualTo(JdbcDialect.MYSQL);
     assertThat(JdbcDialect.fromUrl("JDBC:PostgreSQL://db/locks")).isEqualTo(JdbcDialect.POSTGRESQL);
-    JdbcLockOptions custom = JdbcLockOptions.from(options(JdbcLockOptions.LEASE_TTL, "90 s",
-        JdbcLockOptions.POOL_SIZE, "3", JdbcLockOptions.TABLE, "ops.locks",
-        "lock.jdbc.property.sslMode", "verify-full"));
+    JdbcLockOptions custom =
+        JdbcLockOptions.from(
+            options(
+                JdbcLockOptions.LEASE_TTL,
+                "90 s",
+                JdbcLockOptions.POOL_SIZE,
+                "3",
+                JdbcLockOptions.TABLE,
+                "ops.locks",
+                "lock.jdbc.property.sslMode",
+                "verify-full"));
     assertThat(custom.leaseTtl()).isEqualTo(Duration.ofSeconds(90));
     assertThat(custom.poolSize()).isEqualTo(3);
     assertThat(custom.table()).isEqualTo("ops.locks");
@@ -48,36 +56,58 @@ class JdbcLockOptionsTest {
   @Test
   void badValuesNameTheKeyAndTheFix() {
     assertThatThrownBy(() -> JdbcLockOptions.from(Map.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(JdbcLockOptions.URL);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(JdbcLockOptions.URL);
     assertThatThrownBy(() -> JdbcLockOptions.from(options(JdbcLockOptions.URL, "jdbc:oracle:x")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jdbc:postgresql:");
-    for (String table : new String[] {"locks; DROP TABLE x", "a.b.c", "1locks", "lo`cks", "lo\"cks",
-        "", "x".repeat(64), "täble"}) {
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("jdbc:postgresql:");
+    for (String table :
+        new String[] {
+          "locks; DROP TABLE x", "a.b.c", "1locks", "lo`cks", "lo\"cks", "", "x".repeat(64), "täble"
+        }) {
       assertThatThrownBy(() -> JdbcLockOptions.from(options(JdbcLockOptions.TABLE, table)))
-          .as("table %s", table).isInstanceOf(IllegalArgumentException.class)
+          .as("table %s", table)
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(JdbcLockOptions.TABLE);
     }
     assertThatThrownBy(() -> JdbcLockOptions.from(options(JdbcLockOptions.LEASE_TTL, "500 ms")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1 s");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1 s");
     assertThatThrownBy(() -> JdbcLockOptions.from(options(JdbcLockOptions.LEASE_TTL, "soon")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(JdbcLockOptions.LEASE_TTL);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(JdbcLockOptions.LEASE_TTL);
     assertThatThrownBy(() -> JdbcLockOptions.from(options(JdbcLockOptions.POOL_SIZE, "0")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(JdbcLockOptions.POOL_SIZE);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(JdbcLockOptions.POOL_SIZE);
     assertThatThrownBy(() -> JdbcLockOptions.from(options("lock.jdbc.lease-tll", "5 s")))
-        .as("a typo is not ignored").isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("lock.jdbc.lease-tll").hasMessageContaining(JdbcLockOptions.LEASE_TTL);
+        .as("a typo is not ignored")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lock.jdbc.lease-tll")
+        .hasMessageContaining(JdbcLockOptions.LEASE_TTL);
   }
 
   @Test
   void secretsAreNeverPrinted() {
-    JdbcLockOptions parsed = JdbcLockOptions.from(options(JdbcLockOptions.PASSWORD, SECRET,
-        JdbcLockOptions.URL, "jdbc:postgresql://u:" + SECRET + "@db/locks?user=u&password=" + SECRET
-            + "&ssl=true",
-        "lock.jdbc.property.sslpassword", SECRET));
+    JdbcLockOptions parsed =
+        JdbcLockOptions.from(
+            options(
+                JdbcLockOptions.PASSWORD,
+                SECRET,
+                JdbcLockOptions.URL,
+                "jdbc:postgresql://u:"
+                    + SECRET
+                    + "@db/locks?user=u&password="
+                    + SECRET
+                    + "&ssl=true",
+                "lock.jdbc.property.sslpassword",
+                SECRET));
     assertThat(parsed.toString()).doesNotContain(SECRET).contains("ssl=true");
     assertThat(parsed.redactedUrl()).doesNotContain(SECRET).contains("db/locks");
-    assertThatThrownBy(() -> JdbcLockOptions.from(options(JdbcLockOptions.URL,
-        "jdbc:db2://h/x;password=" + SECRET))).hasMessageNotContaining(SECRET);
+    assertThatThrownBy(
+            () ->
+                JdbcLockOptions.from(
+                    options(JdbcLockOptions.URL, "jdbc:db2://h/x;password=" + SECRET)))
+        .hasMessageNotContaining(SECRET);
   }
 
   @Test
@@ -93,9 +123,12 @@ class JdbcLockOptionsTest {
     options.put(JdbcLockOptions.USER, "lockstep_no_such_user");
     options.put(JdbcLockOptions.PASSWORD, SECRET);
     long began = System.nanoTime();
-    assertThatThrownBy(() -> LockServiceDiscovery.open(options)).isInstanceOf(IOException.class)
-        .hasMessageContaining("127.0.0.1:3306").hasMessageContaining("lockstep_no_such_user")
-        .hasMessageContaining(JdbcLockOptions.PASSWORD).hasMessageNotContaining(SECRET);
+    assertThatThrownBy(() -> LockServiceDiscovery.open(options))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("127.0.0.1:3306")
+        .hasMessageContaining("lockstep_no_such_user")
+        .hasMessageContaining(JdbcLockOptions.PASSWORD)
+        .hasMessageNotContaining(SECRET);
     assertThat(Duration.ofNanos(System.nanoTime() - began))
         .isLessThan(TestTiming.scaled(Duration.ofSeconds(15)));
   }

@@ -32,8 +32,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 class JdbcLockWakeTest {
 
   private static final int ROUNDS = 3;
+
   /** Long enough for a polling waiter's back-off to grow to about a second. */
   private static final Duration HOLD = TestTiming.scaled(Duration.ofSeconds(2));
+
   private static final Duration PAUSE = Duration.ofMillis(100);
 
   private final String table = TestDatabase.freshTable();
@@ -72,11 +74,13 @@ class JdbcLockWakeTest {
     Duration patience = TestTiming.scaled(Duration.ofSeconds(60));
     for (int round = 1; round <= ROUNDS; round++) {
       Lease first = holder.acquire("db.t", patience).orElseThrow();
-      Future<Long> waiting = threads.submit(() -> {
-        try (Lease lease = waiter.acquire("db.t", patience).orElseThrow()) {
-          return lease.fencingToken();
-        }
-      });
+      Future<Long> waiting =
+          threads.submit(
+              () -> {
+                try (Lease lease = waiter.acquire("db.t", patience).orElseThrow()) {
+                  return lease.fencingToken();
+                }
+              });
       Thread.sleep(HOLD.toMillis());
       assertThat(waiting).as("round %d: the waiter waits while the key is held", round).isNotDone();
       first.close();
@@ -87,8 +91,10 @@ class JdbcLockWakeTest {
       }
       long woken = waiting.get(patience.toMillis(), TimeUnit.MILLISECONDS);
       assertThat(woken)
-          .as("round %d: the waiter's token, between the holder's release (token %d) and its next"
-              + " acquisition %s later (token %d)", round, first.fencingToken(), PAUSE, again)
+          .as(
+              "round %d: the waiter's token, between the holder's release (token %d) and its next"
+                  + " acquisition %s later (token %d)",
+              round, first.fencingToken(), PAUSE, again)
           .isGreaterThan(first.fencingToken())
           .isLessThan(again);
     }
@@ -105,8 +111,13 @@ class JdbcLockWakeTest {
     JdbcLockService holderService = open(db);
     JdbcLockService waiter = open(db);
     JdbcLease holder = (JdbcLease) holderService.acquire("db.t", Duration.ZERO).orElseThrow();
-    Future<JdbcLease> waiting = threads.submit(() -> (JdbcLease) waiter
-        .acquire("db.t", TestTiming.scaled(TestDatabase.SHORT_TTL.multipliedBy(10))).orElseThrow());
+    Future<JdbcLease> waiting =
+        threads.submit(
+            () ->
+                (JdbcLease)
+                    waiter
+                        .acquire("db.t", TestTiming.scaled(TestDatabase.SHORT_TTL.multipliedBy(10)))
+                        .orElseThrow());
     Thread.sleep(TestTiming.scaled(Duration.ofMillis(500)).toMillis());
     db.killSession(holder.sessionId());
     long expiry;
@@ -114,8 +125,8 @@ class JdbcLockWakeTest {
       // No renewal succeeds after the kill: this is the row's last expiry.
       expiry = waiter.table().read(connection, LockKey.of("db.t")).expiresAtMicros();
     }
-    JdbcLease next = waiting.get(TestTiming.scaled(Duration.ofSeconds(60)).toMillis(),
-        TimeUnit.MILLISECONDS);
+    JdbcLease next =
+        waiting.get(TestTiming.scaled(Duration.ofSeconds(60)).toMillis(), TimeUnit.MILLISECONDS);
     try (Connection connection = waiter.connection()) {
       LockTable.Row row = waiter.table().read(connection, LockKey.of("db.t"));
       assertThat(row.owner()).isEqualTo(next.owner());
@@ -140,8 +151,11 @@ class JdbcLockWakeTest {
     JdbcLockService second = open(db);
     Duration patience = TestTiming.scaled(Duration.ofSeconds(30));
     try (Connection stray = db.admin()) {
-      WakeLock named = new WakeLock(db == TestDatabase.POSTGRESQL ? JdbcDialect.POSTGRESQL
-          : JdbcDialect.MARIADB, table, 5);
+      WakeLock named =
+          new WakeLock(
+              db == TestDatabase.POSTGRESQL ? JdbcDialect.POSTGRESQL : JdbcDialect.MARIADB,
+              table,
+              5);
       assertThat(named.await(stray, LockKey.of("db.t"), 0)).isTrue();
       long previous = 0;
       for (int i = 0; i < 3; i++) {

@@ -6,9 +6,7 @@ import java.sql.SQLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * The whole conformance kit on the JDBC lock on MariaDB (through MySQL Connector/J).
- */
+/** The whole conformance kit on the JDBC lock on MariaDB (through MySQL Connector/J). */
 class MariaDbConformanceTest extends ConformanceSuite {
 
   private static final String TABLE = TestDatabase.freshTable();

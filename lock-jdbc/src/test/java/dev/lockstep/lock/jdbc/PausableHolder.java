@@ -12,12 +12,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A child JVM that takes a lock through {@code lock.type=jdbc} and then answers commands on stdin, so
- * that the parent can freeze it (SIGSTOP) like a long GC pause and ask it afterwards.
+ * A child JVM that takes a lock through {@code lock.type=jdbc} and then answers commands on stdin,
+ * so that the parent can freeze it (SIGSTOP) like a long GC pause and ask it afterwards.
  *
- * <p>Arguments: the key, then {@code name=value} options. Prints {@code HELD <token>} once acquired.
- * On {@code CHECK} prints {@code STILL-HELD} or {@code LOST <message>} (from {@code ensureHeld()}); on
- * {@code CLOSE} releases, prints {@code CLOSED} and exits.
+ * <p>Arguments: the key, then {@code name=value} options. Prints {@code HELD <token>} once
+ * acquired. On {@code CHECK} prints {@code STILL-HELD} or {@code LOST <message>} (from {@code
+ * ensureHeld()}); on {@code CLOSE} releases, prints {@code CLOSED} and exits.
  */
 public final class PausableHolder {
 

@@ -6,9 +6,7 @@ import java.sql.SQLException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * The whole conformance kit on the JDBC lock on PostgreSQL.
- */
+/** The whole conformance kit on the JDBC lock on PostgreSQL. */
 class PostgresConformanceTest extends ConformanceSuite {
 
   private static final String TABLE = TestDatabase.freshTable();

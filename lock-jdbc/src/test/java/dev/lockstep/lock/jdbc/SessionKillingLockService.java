@@ -25,13 +25,14 @@ final class SessionKillingLockService extends ForwardingLockService {
   public Optional<Lease> acquire(String key, Duration timeout)
       throws IOException, InterruptedException {
     Optional<Lease> lease = super.acquire(key, timeout);
-    lease.ifPresent(held -> {
-      try {
-        database.killSession(((JdbcLease) held).sessionId());
-      } catch (SQLException e) {
-        throw new UncheckedIOException(new IOException("could not kill the session", e));
-      }
-    });
+    lease.ifPresent(
+        held -> {
+          try {
+            database.killSession(((JdbcLease) held).sessionId());
+          } catch (SQLException e) {
+            throw new UncheckedIOException(new IOException("could not kill the session", e));
+          }
+        });
     return lease;
   }
 }

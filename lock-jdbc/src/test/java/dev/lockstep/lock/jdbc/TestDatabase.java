@@ -4,8 +4,8 @@ import dev.lockstep.testing.TestTiming;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
@@ -13,8 +13,8 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * The machine's real database servers, each through the driver a user would pick. A server that cannot
- * be reached fails the test (the project's test script starts them).
+ * The machine's real database servers, each through the driver a user would pick. A server that
+ * cannot be reached fails the test (the project's test script starts them).
  */
 enum TestDatabase {
   /** MariaDB through MySQL Connector/J. */
@@ -71,14 +71,15 @@ enum TestDatabase {
   }
 
   /**
-   * Kills a session server-side, as an operator would ({@code KILL} / pg_terminate_backend), and returns
-   * once the server no longer lists it.
+   * Kills a session server-side, as an operator would ({@code KILL} / pg_terminate_backend), and
+   * returns once the server no longer lists it.
    */
   void killSession(long sessionId) throws SQLException {
     String kill = this == POSTGRESQL ? "SELECT pg_terminate_backend(?)" : "KILL " + sessionId;
-    String listed = this == POSTGRESQL
-        ? "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?"
-        : "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?";
+    String listed =
+        this == POSTGRESQL
+            ? "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?"
+            : "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?";
     try (Connection admin = admin()) {
       try (PreparedStatement statement = admin.prepareStatement(kill)) {
         if (this == POSTGRESQL) {
@@ -111,7 +112,8 @@ enum TestDatabase {
   }
 
   void dropTable(String table) throws SQLException {
-    try (Connection admin = admin(); Statement statement = admin.createStatement()) {
+    try (Connection admin = admin();
+        Statement statement = admin.createStatement()) {
       statement.execute("DROP TABLE IF EXISTS " + table);
     }
   }

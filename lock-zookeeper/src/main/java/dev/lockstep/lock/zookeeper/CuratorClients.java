@@ -55,20 +55,36 @@ final class CuratorClients {
   }
 
   /** What a session is made of. {@link #toString()} never prints the password. */
-  private record Key(String connectString, long sessionTimeoutMs, long connectionTimeoutMs,
-      long retryBaseSleepMs, long retryMaxSleepMs, int retryMaxAttempts, String authUser,
+  private record Key(
+      String connectString,
+      long sessionTimeoutMs,
+      long connectionTimeoutMs,
+      long retryBaseSleepMs,
+      long retryMaxSleepMs,
+      int retryMaxAttempts,
+      String authUser,
       String authPassword) {
 
     static Key of(ZooKeeperLockOptions o) {
-      return new Key(o.connectString(), o.sessionTimeout().toMillis(),
-          o.connectionTimeout().toMillis(), o.retryBaseSleep().toMillis(),
-          o.retryMaxSleep().toMillis(), o.retryMaxAttempts(), o.authUser(), o.authPassword());
+      return new Key(
+          o.connectString(),
+          o.sessionTimeout().toMillis(),
+          o.connectionTimeout().toMillis(),
+          o.retryBaseSleep().toMillis(),
+          o.retryMaxSleep().toMillis(),
+          o.retryMaxAttempts(),
+          o.authUser(),
+          o.authPassword());
     }
 
     @Override
     public String toString() {
-      return connectString + (authUser == null ? "" : " as " + authUser) + " (session "
-          + sessionTimeoutMs + " ms, password " + (Objects.isNull(authPassword) ? "none" : "******")
+      return connectString
+          + (authUser == null ? "" : " as " + authUser)
+          + " (session "
+          + sessionTimeoutMs
+          + " ms, password "
+          + (Objects.isNull(authPassword) ? "none" : "******")
           + ")";
     }
   }

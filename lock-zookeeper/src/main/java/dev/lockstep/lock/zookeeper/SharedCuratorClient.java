@@ -35,11 +35,15 @@ final class SharedCuratorClient {
   private final Duration configuredSessionTimeout;
   private final ScheduledExecutorService heartbeats;
   private final Set<ZooKeeperLease> leases = ConcurrentHashMap.newKeySet();
+
   /** Guarded by the owning {@link CuratorClients}. */
   int users;
 
-  private SharedCuratorClient(CuratorFramework client, String connectString,
-      Duration configuredSessionTimeout, ScheduledExecutorService heartbeats) {
+  private SharedCuratorClient(
+      CuratorFramework client,
+      String connectString,
+      Duration configuredSessionTimeout,
+      ScheduledExecutorService heartbeats) {
     this.client = client;
     this.connectString = connectString;
     this.configuredSessionTimeout = configuredSessionTimeout;
@@ -49,15 +53,19 @@ final class SharedCuratorClient {
   static SharedCuratorClient start(ZooKeeperLockOptions options) {
     int id = SEQUENCE.incrementAndGet();
     ThreadFactory threads = daemonThreads("lockstep-zk-" + id);
-    CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
-        .connectString(options.connectString())
-        .sessionTimeoutMs(toIntMillis(options.sessionTimeout()))
-        .connectionTimeoutMs(toIntMillis(options.connectionTimeout()))
-        .retryPolicy(new ExponentialBackoffRetry(toIntMillis(options.retryBaseSleep()),
-            options.retryMaxAttempts(), toIntMillis(options.retryMaxSleep())))
-        // The connect string is the identity of this client; do not let a reconfig rewrite it.
-        .ensembleTracker(false)
-        .threadFactory(threads);
+    CuratorFrameworkFactory.Builder builder =
+        CuratorFrameworkFactory.builder()
+            .connectString(options.connectString())
+            .sessionTimeoutMs(toIntMillis(options.sessionTimeout()))
+            .connectionTimeoutMs(toIntMillis(options.connectionTimeout()))
+            .retryPolicy(
+                new ExponentialBackoffRetry(
+                    toIntMillis(options.retryBaseSleep()),
+                    options.retryMaxAttempts(),
+                    toIntMillis(options.retryMaxSleep())))
+            // The connect string is the identity of this client; do not let a reconfig rewrite it.
+            .ensembleTracker(false)
+            .threadFactory(threads);
     if (options.authUser() != null) {
       builder.authorization("digest", options.authBytes());
     }
@@ -65,8 +73,9 @@ final class SharedCuratorClient {
     ScheduledThreadPoolExecutor heartbeats =
         new ScheduledThreadPoolExecutor(1, daemonThreads("lockstep-zk-heartbeat-" + id));
     heartbeats.setRemoveOnCancelPolicy(true);
-    SharedCuratorClient shared = new SharedCuratorClient(client, options.connectString(),
-        options.sessionTimeout(), heartbeats);
+    SharedCuratorClient shared =
+        new SharedCuratorClient(
+            client, options.connectString(), options.sessionTimeout(), heartbeats);
     client.getConnectionStateListenable().addListener((c, state) -> shared.stateChanged(state));
     client.start();
     return shared;
@@ -94,10 +103,16 @@ final class SharedCuratorClient {
       return;
     }
     if (!client.blockUntilConnected(toIntMillis(timeout), TimeUnit.MILLISECONDS)) {
-      throw new IOException("Cannot reach ZooKeeper at '" + connectString + "' within "
-          + Durations.format(timeout) + " (option '" + ZooKeeperLockOptions.CONNECTION_TIMEOUT
-          + "'). Check that the servers in '" + ZooKeeperLockOptions.CONNECT_STRING
-          + "' are running and reachable from this host.");
+      throw new IOException(
+          "Cannot reach ZooKeeper at '"
+              + connectString
+              + "' within "
+              + Durations.format(timeout)
+              + " (option '"
+              + ZooKeeperLockOptions.CONNECTION_TIMEOUT
+              + "'). Check that the servers in '"
+              + ZooKeeperLockOptions.CONNECT_STRING
+              + "' are running and reachable from this host.");
     }
   }
 
@@ -121,8 +136,8 @@ final class SharedCuratorClient {
         }
       }
     } catch (Exception e) {
-      LOG.debug("Could not read the negotiated session timeout of {}: {}", connectString,
-          e.toString());
+      LOG.debug(
+          "Could not read the negotiated session timeout of {}: {}", connectString, e.toString());
     }
     return configuredSessionTimeout;
   }
@@ -146,8 +161,11 @@ final class SharedCuratorClient {
     switch (state) {
       case SUSPENDED -> {
         for (ZooKeeperLease lease : leases) {
-          lease.suspended("the connection to ZooKeeper at '" + connectString + "' was suspended;"
-              + " the session may expire and another writer may take the lock");
+          lease.suspended(
+              "the connection to ZooKeeper at '"
+                  + connectString
+                  + "' was suspended;"
+                  + " the session may expire and another writer may take the lock");
         }
       }
       case LOST -> {

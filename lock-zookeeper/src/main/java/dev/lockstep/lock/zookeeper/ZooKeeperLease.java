@@ -13,15 +13,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A held ZooKeeper lock: the ephemeral sequential znode at {@link #nodePath()} that sorts first among
- * the key's lock nodes, owned by one session. The states are {@link AbstractLease}'s; here:
+ * A held ZooKeeper lock: the ephemeral sequential znode at {@link #nodePath()} that sorts first
+ * among the key's lock nodes, owned by one session. The states are {@link AbstractLease}'s; here:
  *
  * <ol>
  *   <li>held: the client is connected, the node exists with our session as owner as of the last
  *       heartbeat, and less than the session timeout has passed since that heartbeat was sent;
- *   <li>in doubt: the connection was suspended or the client sees itself disconnected, or no contact
- *       for a whole session timeout. The session may already be expired on the server; the node may
- *       still exist, and {@link #close()} deletes it if so;
+ *   <li>in doubt: the connection was suspended or the client sees itself disconnected, or no
+ *       contact for a whole session timeout. The session may already be expired on the server; the
+ *       node may still exist, and {@link #close()} deletes it if so;
  *   <li>lost: the session expired, was replaced, or the node was deleted: others may hold the key.
  * </ol>
  *
@@ -40,10 +40,17 @@ final class ZooKeeperLease extends AbstractLease {
   private final Consumer<ZooKeeperLease> onClose;
 
   /**
-   * @param contactNanos {@link System#nanoTime()} before the request that confirmed ownership was sent
+   * @param contactNanos {@link System#nanoTime()} before the request that confirmed ownership was
+   *     sent
    */
-  ZooKeeperLease(String key, String nodePath, Stat stat, long contactNanos, Duration sessionTimeout,
-      SharedCuratorClient client, Consumer<ZooKeeperLease> onClose) {
+  ZooKeeperLease(
+      String key,
+      String nodePath,
+      Stat stat,
+      long contactNanos,
+      Duration sessionTimeout,
+      SharedCuratorClient client,
+      Consumer<ZooKeeperLease> onClose) {
     super(key, stat.getCzxid(), sessionTimeout, contactNanos + sessionTimeout.toNanos());
     this.nodePath = nodePath;
     this.sessionId = stat.getEphemeralOwner();
@@ -57,12 +64,17 @@ final class ZooKeeperLease extends AbstractLease {
    * after the lease is registered for connection-state changes.
    */
   void start() throws Exception {
-    Watcher deleted = event -> {
-      if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-        markLost("its lock node " + nodePath + " was deleted (session expired or an operator"
-            + " removed it)", null);
-      }
-    };
+    Watcher deleted =
+        event -> {
+          if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            markLost(
+                "its lock node "
+                    + nodePath
+                    + " was deleted (session expired or an operator"
+                    + " removed it)",
+                null);
+          }
+        };
     long sent = System.nanoTime();
     Stat stat = client.curator().checkExists().usingWatcher(deleted).forPath(nodePath);
     onOwnership(sent, stat);
@@ -91,26 +103,37 @@ final class ZooKeeperLease extends AbstractLease {
 
   @Override
   protected String localDoubt() {
-    return client.isConnected() ? null
+    return client.isConnected()
+        ? null
         : "the client is disconnected from ZooKeeper at '" + client.connectString() + "'";
   }
 
   @Override
   protected String expiredReason(Duration sinceContact) {
-    return "no confirmed contact with ZooKeeper for " + Durations.format(Duration.ofMillis(sinceContact.toMillis()))
+    return "no confirmed contact with ZooKeeper for "
+        + Durations.format(Duration.ofMillis(sinceContact.toMillis()))
         + ", at least the session timeout; the session may have expired";
   }
 
   @Override
   protected String describe() {
-    return "The ZooKeeper lock '" + key() + "' (node " + nodePath + ", token " + fencingToken() + ")";
+    return "The ZooKeeper lock '"
+        + key()
+        + "' (node "
+        + nodePath
+        + ", token "
+        + fencingToken()
+        + ")";
   }
 
   @Override
   protected void heartbeat() {
     long sent = System.nanoTime();
     try {
-      client.curator().checkExists().inBackground((c, event) -> onHeartbeat(sent, event))
+      client
+          .curator()
+          .checkExists()
+          .inBackground((c, event) -> onHeartbeat(sent, event))
           .forPath(nodePath);
     } catch (Exception e) {
       LOG.debug("Heartbeat of {} not sent: {}", nodePath, e.toString());
@@ -155,10 +178,16 @@ final class ZooKeeperLease extends AbstractLease {
       } else if (!client.isConnected()) {
         // In doubt and disconnected: do not stall the caller for Curator's retries.
         client.curator().delete().guaranteed().inBackground().forPath(nodePath);
-        throw new IOException("Could not release the ZooKeeper lock '" + key() + "' now: the"
-            + " client is disconnected from '" + client.connectString() + "'. Curator deletes "
-            + nodePath + " in the background once it reconnects; the server frees it at the latest"
-            + " when the session expires.");
+        throw new IOException(
+            "Could not release the ZooKeeper lock '"
+                + key()
+                + "' now: the"
+                + " client is disconnected from '"
+                + client.connectString()
+                + "'. Curator deletes "
+                + nodePath
+                + " in the background once it reconnects; the server frees it at the latest"
+                + " when the session expires.");
       } else {
         client.curator().delete().guaranteed().forPath(nodePath);
       }
@@ -168,12 +197,26 @@ final class ZooKeeperLease extends AbstractLease {
       // Already gone: the session ended, nothing of ours is left.
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IOException("Interrupted while releasing the ZooKeeper lock '" + key() + "';"
-          + " Curator deletes " + nodePath + " in the background.", e);
+      throw new IOException(
+          "Interrupted while releasing the ZooKeeper lock '"
+              + key()
+              + "';"
+              + " Curator deletes "
+              + nodePath
+              + " in the background.",
+          e);
     } catch (Exception e) {
-      throw new IOException("Could not confirm the release of the ZooKeeper lock '" + key()
-          + "' at '" + client.connectString() + "': " + e + ". Curator keeps deleting " + nodePath
-          + " in the background; the server frees it at the latest when the session expires.", e);
+      throw new IOException(
+          "Could not confirm the release of the ZooKeeper lock '"
+              + key()
+              + "' at '"
+              + client.connectString()
+              + "': "
+              + e
+              + ". Curator keeps deleting "
+              + nodePath
+              + " in the background; the server frees it at the latest when the session expires.",
+          e);
     } finally {
       onClose.accept(this);
     }

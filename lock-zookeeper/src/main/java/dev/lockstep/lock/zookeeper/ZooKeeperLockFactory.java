@@ -6,8 +6,8 @@ import dev.lockstep.options.OptionSet;
 import java.util.Map;
 
 /**
- * {@code lock.type=zookeeper}: a {@link ZooKeeperLockService} on the process's shared Curator client
- * for {@code lock.zookeeper.connect-string}. Options: {@link ZooKeeperLockOptions}.
+ * {@code lock.type=zookeeper}: a {@link ZooKeeperLockService} on the process's shared Curator
+ * client for {@code lock.zookeeper.connect-string}. Options: {@link ZooKeeperLockOptions}.
  */
 public final class ZooKeeperLockFactory implements CatalogLockFactory {
 
@@ -25,8 +25,8 @@ public final class ZooKeeperLockFactory implements CatalogLockFactory {
 
   /**
    * @throws IllegalArgumentException when {@code lock.zookeeper.connect-string} is missing or an
-   *     option is invalid, naming the key and the fix;
-   *     an unknown {@code lock.zookeeper.*} key is refused with the nearest known key
+   *     option is invalid, naming the key and the fix; an unknown {@code lock.zookeeper.*} key is
+   *     refused with the nearest known key
    */
   @Override
   public LockService create(Map<String, String> options) {

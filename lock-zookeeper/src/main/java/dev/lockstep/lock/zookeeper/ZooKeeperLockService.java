@@ -33,14 +33,15 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>Wait up to {@code connection-timeout} for a connection; none: an {@link IOException} naming
  *       the connect string.
- *   <li>Create an ephemeral sequential node {@code _c_<random id>-lock-<seq>} under the key (Curator's
- *       protected mode, so a create retried after a connection loss never leaves an orphan).
- *   <li>List the key's nodes by sequence. Ours first: we hold the lock. Otherwise watch the node just
- *       before ours and wait for its deletion, at most {@code lock-check-max-sleep} per round, then
- *       list again. Our node gone (the session expired while waiting): create a new one.
- *   <li>Holding: read our node's {@code Stat}; it must be owned by the current session. Its creation
- *       zxid is the fencing token. The lease is registered for connection-state changes, then
- *       heartbeats start.
+ *   <li>Create an ephemeral sequential node {@code _c_<random id>-lock-<seq>} under the key
+ *       (Curator's protected mode, so a create retried after a connection loss never leaves an
+ *       orphan).
+ *   <li>List the key's nodes by sequence. Ours first: we hold the lock. Otherwise watch the node
+ *       just before ours and wait for its deletion, at most {@code lock-check-max-sleep} per round,
+ *       then list again. Our node gone (the session expired while waiting): create a new one.
+ *   <li>Holding: read our node's {@code Stat}; it must be owned by the current session. Its
+ *       creation zxid is the fencing token. The lease is registered for connection-state changes,
+ *       then heartbeats start.
  *   <li>Timeout, interruption or error: delete our node (guaranteed, retried in the background).
  * </ol>
  *
@@ -68,8 +69,8 @@ public final class ZooKeeperLockService implements LockService {
     this.options = options;
     this.registry = registry;
     this.shared = registry.retain(options);
-    this.holderDescription = ManagementFactory.getRuntimeMXBean().getName()
-        .getBytes(StandardCharsets.UTF_8);
+    this.holderDescription =
+        ManagementFactory.getRuntimeMXBean().getName().getBytes(StandardCharsets.UTF_8);
   }
 
   @Override
@@ -100,7 +101,8 @@ public final class ZooKeeperLockService implements LockService {
           children = List.of();
         }
         if (!children.contains(ourName)) {
-          LOG.debug("Lock node {} vanished while waiting (session expired?); queueing again", ourPath);
+          LOG.debug(
+              "Lock node {} vanished while waiting (session expired?); queueing again", ourPath);
           ourPath = null;
           continue;
         }
@@ -121,8 +123,8 @@ public final class ZooKeeperLockService implements LockService {
         signal.drainPermits();
         String predecessor = ZKPaths.makePath(lockPath, position.getPathToWatch());
         if (curator.checkExists().usingWatcher(wakeUp).forPath(predecessor) != null) {
-          signal.tryAcquire(Math.min(remaining, options.lock().checkMaxSleep().toNanos()),
-              TimeUnit.NANOSECONDS);
+          signal.tryAcquire(
+              Math.min(remaining, options.lock().checkMaxSleep().toNanos()), TimeUnit.NANOSECONDS);
         }
       }
     } catch (InterruptedException | IOException | RuntimeException e) {
@@ -140,8 +142,12 @@ public final class ZooKeeperLockService implements LockService {
     KeeperException.NoNodeException last = null;
     for (int attempt = 0; attempt < 3; attempt++) {
       try {
-        return curator.create().creatingParentContainersIfNeeded().withProtection()
-            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).withACL(options.acl(), true)
+        return curator
+            .create()
+            .creatingParentContainersIfNeeded()
+            .withProtection()
+            .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+            .withACL(options.acl(), true)
             .forPath(ZKPaths.makePath(lockPath, LOCK_NAME), holderDescription);
       } catch (KeeperException.NoNodeException e) {
         // The server removed the empty key container between creating it and our node: again.
@@ -163,8 +169,8 @@ public final class ZooKeeperLockService implements LockService {
       LOG.debug("Lock node {} is not owned by the current session; queueing again", ourPath);
       return null;
     }
-    ZooKeeperLease lease = new ZooKeeperLease(key, ourPath, stat, sent, shared.sessionTimeout(),
-        shared, this::forget);
+    ZooKeeperLease lease =
+        new ZooKeeperLease(key, ourPath, stat, sent, shared.sessionTimeout(), shared, this::forget);
     leases.add(lease);
     shared.register(lease);
     try {
@@ -190,8 +196,10 @@ public final class ZooKeeperLockService implements LockService {
     } catch (KeeperException.NoNodeException e) {
       // Already gone.
     } catch (Exception e) {
-      LOG.debug("Could not delete abandoned lock node {} yet; Curator retries in the background: {}",
-          path, e.toString());
+      LOG.debug(
+          "Could not delete abandoned lock node {} yet; Curator retries in the background: {}",
+          path,
+          e.toString());
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
@@ -201,20 +209,46 @@ public final class ZooKeeperLockService implements LockService {
 
   private IOException translate(String key, Exception e) {
     if (e instanceof KeeperException.NoAuthException) {
-      return new IOException("ZooKeeper at '" + shared.connectString() + "' refused access to the"
-          + " lock of '" + key + "' under '" + options.basePath() + "' (NoAuth). Check '"
-          + ZooKeeperLockOptions.AUTH_USER + "', '" + ZooKeeperLockOptions.AUTH_PASSWORD + "' and '"
-          + ZooKeeperLockOptions.ACL + "': every writer of a table must use an identity the ACL"
-          + " allows.", e);
+      return new IOException(
+          "ZooKeeper at '"
+              + shared.connectString()
+              + "' refused access to the"
+              + " lock of '"
+              + key
+              + "' under '"
+              + options.basePath()
+              + "' (NoAuth). Check '"
+              + ZooKeeperLockOptions.AUTH_USER
+              + "', '"
+              + ZooKeeperLockOptions.AUTH_PASSWORD
+              + "' and '"
+              + ZooKeeperLockOptions.ACL
+              + "': every writer of a table must use an identity the ACL"
+              + " allows.",
+          e);
     }
     if (e instanceof KeeperException.ConnectionLossException
         || e instanceof KeeperException.SessionExpiredException) {
-      return new IOException("Lost the connection to ZooKeeper at '" + shared.connectString()
-          + "' while acquiring the lock of '" + key + "': " + e.getMessage() + ". Nothing is held.",
+      return new IOException(
+          "Lost the connection to ZooKeeper at '"
+              + shared.connectString()
+              + "' while acquiring the lock of '"
+              + key
+              + "': "
+              + e.getMessage()
+              + ". Nothing is held.",
           e);
     }
-    return new IOException("ZooKeeper at '" + shared.connectString() + "' failed while acquiring"
-        + " the lock of '" + key + "': " + e + ". Nothing is held.", e);
+    return new IOException(
+        "ZooKeeper at '"
+            + shared.connectString()
+            + "' failed while acquiring"
+            + " the lock of '"
+            + key
+            + "': "
+            + e
+            + ". Nothing is held.",
+        e);
   }
 
   /**
@@ -258,8 +292,12 @@ public final class ZooKeeperLockService implements LockService {
     StringBuilder out = new StringBuilder();
     for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
       char c = (char) (b & 0xff);
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-          || c == '_' || c == '-') {
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || c == '.'
+          || c == '_'
+          || c == '-') {
         out.append(c);
       } else {
         out.append('%').append(String.format("%02X", b & 0xff));

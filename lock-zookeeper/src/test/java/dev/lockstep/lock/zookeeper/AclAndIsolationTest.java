@@ -46,8 +46,9 @@ class AclAndIsolationTest {
             ZooKeeperTesting.ownProcessService(authenticated(server.getConnectString(), PASSWORD));
         ZooKeeperLockService sameIdentity =
             ZooKeeperTesting.ownProcessService(authenticated(server.getConnectString(), PASSWORD));
-        ZooKeeperLockService wrongPassword = ZooKeeperTesting.ownProcessService(
-            authenticated(server.getConnectString(), "not-" + PASSWORD))) {
+        ZooKeeperLockService wrongPassword =
+            ZooKeeperTesting.ownProcessService(
+                authenticated(server.getConnectString(), "not-" + PASSWORD))) {
       Lease first = writer.acquire("db.secure", Duration.ofSeconds(5)).orElseThrow();
       first.close();
       Lease second = sameIdentity.acquire("db.secure", Duration.ofSeconds(5)).orElseThrow();
@@ -59,8 +60,8 @@ class AclAndIsolationTest {
           .hasMessageContaining(ZooKeeperLockOptions.AUTH_USER)
           .satisfies(e -> assertThat(e.toString()).doesNotContain(PASSWORD));
 
-      try (CuratorFramework anonymous = CuratorFrameworkFactory.newClient(
-          server.getConnectString(), new RetryOneTime(10))) {
+      try (CuratorFramework anonymous =
+          CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(10))) {
         anonymous.start();
         String node = ((ZooKeeperLease) second).nodePath();
         assertThatThrownBy(() -> anonymous.delete().forPath(node))
@@ -76,7 +77,8 @@ class AclAndIsolationTest {
 
   @Test
   void lockApiHasNoCuratorOrZooKeeperClass() throws IOException {
-    URL location = dev.lockstep.lock.Lease.class.getProtectionDomain().getCodeSource().getLocation();
+    URL location =
+        dev.lockstep.lock.Lease.class.getProtectionDomain().getCodeSource().getLocation();
     java.nio.file.Path where = java.nio.file.Path.of(location.getPath());
     List<String> offenders = new ArrayList<>();
     List<String> scanned = new ArrayList<>();
@@ -98,18 +100,23 @@ class AclAndIsolationTest {
         }
       }
     }
-    assertThat(scanned).as("lock-api at %s", where).contains("dev/lockstep/lock/Lease.class",
-        "dev/lockstep/commit/SnapshotCommitter.class");
+    assertThat(scanned)
+        .as("lock-api at %s", where)
+        .contains("dev/lockstep/lock/Lease.class", "dev/lockstep/commit/SnapshotCommitter.class");
     assertThat(offenders).as("entries of %s that name Curator or ZooKeeper", where).isEmpty();
   }
 
   /** A class name or a reference in a class's constant pool, or a dependency in the jar's pom. */
   private static void check(String name, byte[] content, List<String> offenders) {
     String text = new String(content, StandardCharsets.ISO_8859_1);
-    for (String forbidden : List.of("org/apache/curator", "org/apache/zookeeper",
-        "org.apache.curator", "org.apache.zookeeper")) {
-      if (name.contains(forbidden) || ((name.endsWith(".class") || name.endsWith("pom.xml"))
-          && text.contains(forbidden))) {
+    for (String forbidden :
+        List.of(
+            "org/apache/curator",
+            "org/apache/zookeeper",
+            "org.apache.curator",
+            "org.apache.zookeeper")) {
+      if (name.contains(forbidden)
+          || ((name.endsWith(".class") || name.endsWith("pom.xml")) && text.contains(forbidden))) {
         offenders.add(name + " (" + forbidden + ")");
       }
     }

@@ -3,7 +3,9 @@ package dev.lockstep.lock.zookeeper;
 import dev.lockstep.architecture.ModuleArchitecture;
 import org.junit.jupiter.api.Test;
 
-/** lock-zookeeper keeps the architecture rules (docs/architecture.md; {@link ModuleArchitecture}). */
+/**
+ * lock-zookeeper keeps the architecture rules (docs/architecture.md; {@link ModuleArchitecture}).
+ */
 class ArchitectureTest {
 
   @Test

@@ -47,26 +47,32 @@ class ClusterFailoverTest {
       for (int i = 0; i < CLIENTS; i++) {
         ZooKeeperLockService service = ZooKeeperTesting.ownProcessService(options);
         services.add(service);
-        service.curator().getConnectionStateListenable().addListener((client, state) -> {
-          if (state == ConnectionState.RECONNECTED) {
-            reconnects.incrementAndGet();
-          }
-        });
+        service
+            .curator()
+            .getConnectionStateListenable()
+            .addListener(
+                (client, state) -> {
+                  if (state == ConnectionState.RECONNECTED) {
+                    reconnects.incrementAndGet();
+                  }
+                });
       }
       CyclicBarrier start = new CyclicBarrier(CLIENTS + 1);
       List<Future<?>> runs = new ArrayList<>();
       for (ZooKeeperLockService service : services) {
-        runs.add(pool.submit(() -> {
-          start.await();
-          int mine = 0;
-          while (mine < INCREMENTS) {
-            if (incrementOnce(service, counter, failedAttempts)) {
-              mine++;
-              done.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+        runs.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  int mine = 0;
+                  while (mine < INCREMENTS) {
+                    if (incrementOnce(service, counter, failedAttempts)) {
+                      mine++;
+                      done.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
       start.await();
       awaitProgress(done, KILL_AFTER);
@@ -77,9 +83,12 @@ class ClusterFailoverTest {
       for (Future<?> run : runs) {
         run.get(scaled(Duration.ofMinutes(3)).toMillis(), TimeUnit.MILLISECONDS);
       }
-      assertThat(doneAtKill).as("increments done when the leader died").isLessThan(
-          CLIENTS * INCREMENTS);
-      assertThat(reconnects.get()).as("clients that lost their server and reconnected").isPositive();
+      assertThat(doneAtKill)
+          .as("increments done when the leader died")
+          .isLessThan(CLIENTS * INCREMENTS);
+      assertThat(reconnects.get())
+          .as("clients that lost their server and reconnected")
+          .isPositive();
     } finally {
       pool.shutdownNow();
       for (ZooKeeperLockService service : services) {
@@ -94,7 +103,8 @@ class ClusterFailoverTest {
     assertThat(counter.value()).isEqualTo(CLIENTS * INCREMENTS);
     for (int i = 1; i < counter.tokensInOrder.size(); i++) {
       assertThat(counter.tokensInOrder.get(i))
-          .as("fencing token of holder %d", i).isGreaterThan(counter.tokensInOrder.get(i - 1));
+          .as("fencing token of holder %d", i)
+          .isGreaterThan(counter.tokensInOrder.get(i - 1));
     }
   }
 
@@ -102,8 +112,10 @@ class ClusterFailoverTest {
    * One increment under the lock; false when the ensemble was unavailable or the lease was in doubt
    * (then nothing was incremented and the client tries again).
    */
-  private static boolean incrementOnce(ZooKeeperLockService service,
-      MutualExclusionTest.UnsafeCounter counter, AtomicInteger failedAttempts)
+  private static boolean incrementOnce(
+      ZooKeeperLockService service,
+      MutualExclusionTest.UnsafeCounter counter,
+      AtomicInteger failedAttempts)
       throws InterruptedException {
     Optional<Lease> acquired;
     try {

@@ -16,7 +16,9 @@ import java.util.Map;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 
-/** ZooKeeper unreachable: at acquire time a clear, bounded error; while holding, the lease fences. */
+/**
+ * ZooKeeper unreachable: at acquire time a clear, bounded error; while holding, the lease fences.
+ */
 class ConnectionLossTest {
 
   private static final Duration CONNECTION_TIMEOUT = scaled(Duration.ofSeconds(1));
@@ -44,7 +46,8 @@ class ConnectionLossTest {
           .hasMessageContaining(ZooKeeperLockOptions.CONNECTION_TIMEOUT)
           .hasMessageContaining(ZooKeeperLockOptions.CONNECT_STRING);
       Duration took = Duration.ofNanos(System.nanoTime() - start);
-      assertThat(took).isGreaterThanOrEqualTo(CONNECTION_TIMEOUT.multipliedBy(9).dividedBy(10))
+      assertThat(took)
+          .isGreaterThanOrEqualTo(CONNECTION_TIMEOUT.multipliedBy(9).dividedBy(10))
           .isLessThan(CONNECTION_TIMEOUT.plus(SLACK));
     }
   }
@@ -64,20 +67,23 @@ class ConnectionLossTest {
       }
       assertThat(lease.isHeld()).as("held after the server went away").isFalse();
       assertThat(lease.timeLeft()).isZero();
-      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(lease::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("in doubt");
 
       long start = System.nanoTime();
       assertThatThrownBy(() -> service.acquire("db.other", scaled(Duration.ofMinutes(5))))
-          .isInstanceOf(IOException.class).hasMessageContaining(server.getConnectString());
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(server.getConnectString());
       assertThat(Duration.ofNanos(System.nanoTime() - start))
           .isLessThan(CONNECTION_TIMEOUT.plus(SLACK));
 
       // The server comes back (the session may or may not have outlived the outage): the lease
       // stays fenced all the same, and close() leaves no node of it behind.
       server.restart();
-      service.curator().blockUntilConnected((int) SLACK.toMillis(),
-          java.util.concurrent.TimeUnit.MILLISECONDS);
+      service
+          .curator()
+          .blockUntilConnected((int) SLACK.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
       assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class);
       lease.close();
       assertThat(service.curator().checkExists().forPath(((ZooKeeperLease) lease).nodePath()))
@@ -128,8 +134,10 @@ class ConnectionLossTest {
       while (lease.isHeld() && System.nanoTime() - deadline < 0) {
         Thread.sleep(5);
       }
-      assertThatThrownBy(lease::ensureHeld).isInstanceOf(LockLostException.class)
-          .hasMessageContaining(" is lost").hasMessageContaining("deleted");
+      assertThatThrownBy(lease::ensureHeld)
+          .isInstanceOf(LockLostException.class)
+          .hasMessageContaining(" is lost")
+          .hasMessageContaining("deleted");
       lease.close();
     }
   }

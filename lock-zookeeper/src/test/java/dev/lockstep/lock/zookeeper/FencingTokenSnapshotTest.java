@@ -58,25 +58,32 @@ class FencingTokenSnapshotTest {
 
   /** Test snapshot format: commit id, then the lock and token ("-" for none), one per line. */
   private static SnapshotContent content(String commitId) {
-    return fencing -> (commitId + "\n" + fencing.map(f -> f.lock() + "\n" + f.token()).orElse("-\n-"))
-        .getBytes(StandardCharsets.UTF_8);
+    return fencing ->
+        (commitId + "\n" + fencing.map(f -> f.lock() + "\n" + f.token()).orElse("-\n-"))
+            .getBytes(StandardCharsets.UTF_8);
   }
 
-  private static final FencingTokenReader READER = bytes -> {
-    String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n");
-    return lines[1].equals("-") ? Optional.empty()
-        : Optional.of(new FencingToken(lines[1], Long.parseLong(lines[2])));
-  };
+  private static final FencingTokenReader READER =
+      bytes -> {
+        String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n");
+        return lines[1].equals("-")
+            ? Optional.empty()
+            : Optional.of(new FencingToken(lines[1], Long.parseLong(lines[2])));
+      };
 
   private static Map<String, String> options() {
-    Map<String, String> options = new HashMap<>(ZooKeeperTesting.options(server.getConnectString()));
+    Map<String, String> options =
+        new HashMap<>(ZooKeeperTesting.options(server.getConnectString()));
     options.put(LockOptions.LOCK_ENABLED, "true");
     return options;
   }
 
   private SnapshotCommitter committer(LockService service) {
     return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
-        .options(CommitOptions.from(options())).lockService(service).fencing(READER).build();
+        .options(CommitOptions.from(options()))
+        .lockService(service)
+        .fencing(READER)
+        .build();
   }
 
   @Test
@@ -88,7 +95,8 @@ class FencingTokenSnapshotTest {
       String keyPath = ZKPaths.makePath(first.options().basePath(), KEY);
       for (long id = 1; id <= 6; id++) {
         SnapshotCommitter holder = id % 2 == 1 ? a : b;
-        assertThat(holder.commit(id, content("c" + id)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
+        assertThat(holder.commit(id, content("c" + id)).outcome())
+            .isEqualTo(CommitOutcome.COMMITTED);
         if (id == 3) {
           // What ZooKeeper's container manager does to the empty key node: its sequence restarts.
           try {
@@ -121,16 +129,21 @@ class FencingTokenSnapshotTest {
       SnapshotCommitter newer = committer(second);
       AtomicReference<CommitOutcome> newerOutcome = new AtomicReference<>();
       // The holder pauses right after its last lease check; its session expires on the server and
-      // the other client takes the lock (the expired session's node is gone) and commits snapshot 1.
-      pausing.pauseAfterCheck(2, lease -> {
-        ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
-        newerOutcome.set(newer.commit(1, content("newer")).outcome());
-      });
+      // the other client takes the lock (the expired session's node is gone) and commits snapshot
+      // 1.
+      pausing.pauseAfterCheck(
+          2,
+          lease -> {
+            ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
+            newerOutcome.set(newer.commit(1, content("newer")).outcome());
+          });
 
       assertThatThrownBy(() -> stale.commit(1, content("stale")))
           .isInstanceOf(FencedCommitException.class)
-          .satisfies(e -> assertThat(((FencedCommitException) e).newer().lock())
-              .isEqualTo("zookeeper:" + KEY));
+          .satisfies(
+              e ->
+                  assertThat(((FencedCommitException) e).newer().lock())
+                      .isEqualTo("zookeeper:" + KEY));
 
       assertThat(newerOutcome.get()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(new String(stale.log().read(1), StandardCharsets.UTF_8)).startsWith("newer\n");

@@ -87,18 +87,21 @@ class MutualExclusionTest {
       CyclicBarrier start = new CyclicBarrier(CLIENTS);
       List<Future<?>> runs = new ArrayList<>();
       for (ZooKeeperLockService service : services) {
-        runs.add(pool.submit(() -> {
-          start.await();
-          for (int n = 0; n < INCREMENTS; n++) {
-            Lease lease = service.acquire("db.counter", scaled(Duration.ofSeconds(60))).orElseThrow();
-            try {
-              counter.incrementUnder(lease);
-            } finally {
-              lease.close();
-            }
-          }
-          return null;
-        }));
+        runs.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int n = 0; n < INCREMENTS; n++) {
+                    Lease lease =
+                        service.acquire("db.counter", scaled(Duration.ofSeconds(60))).orElseThrow();
+                    try {
+                      counter.incrementUnder(lease);
+                    } finally {
+                      lease.close();
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> run : runs) {
         run.get(scaled(Duration.ofMinutes(3)).toMillis(), TimeUnit.MILLISECONDS);
@@ -115,7 +118,8 @@ class MutualExclusionTest {
     assertThat(counter.tokensInOrder).hasSize(CLIENTS * INCREMENTS);
     for (int i = 1; i < counter.tokensInOrder.size(); i++) {
       assertThat(counter.tokensInOrder.get(i))
-          .as("fencing token of holder %d", i).isGreaterThan(counter.tokensInOrder.get(i - 1));
+          .as("fencing token of holder %d", i)
+          .isGreaterThan(counter.tokensInOrder.get(i - 1));
     }
   }
 
@@ -145,8 +149,8 @@ class MutualExclusionTest {
       long start = System.nanoTime();
       Optional<Lease> none = waiter.acquire("db.busy", Duration.ofMillis(300));
       assertThat(none).isEmpty();
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(
-          Duration.ofMillis(300));
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(300));
       String keyPath = ZKPaths.makePath(holder.options().basePath(), "db.busy");
       assertThat(holder.curator().getChildren().forPath(keyPath)).hasSize(1);
       assertThat(held.isHeld()).isTrue();
@@ -160,23 +164,27 @@ class MutualExclusionTest {
     try (ZooKeeperLockService first = ZooKeeperTesting.ownProcessService(options());
         ZooKeeperLockService second = ZooKeeperTesting.ownProcessService(options())) {
       Lease a = first.acquire("db.handle", Duration.ofSeconds(5)).orElseThrow();
-      Thread closer = new Thread(() -> {
-        try {
-          a.close();
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      });
+      Thread closer =
+          new Thread(
+              () -> {
+                try {
+                  a.close();
+                } catch (Exception e) {
+                  throw new AssertionError(e);
+                }
+              });
       closer.start();
       closer.join();
       Lease b = second.acquire("db.handle", Duration.ofSeconds(5)).orElseThrow();
       a.close();
       a.close();
-      assertThatThrownBy(a::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(a::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining("released");
       assertThat(a.timeLeft()).isEqualTo(Duration.ZERO);
       assertThat(b.isHeld()).isTrue();
-      assertThat(second.curator().checkExists().forPath(((ZooKeeperLease) b).nodePath())).isNotNull();
+      assertThat(second.curator().checkExists().forPath(((ZooKeeperLease) b).nodePath()))
+          .isNotNull();
       assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
       assertThat(first.acquire("db.handle", Duration.ofMillis(200))).isEmpty();
       b.close();
@@ -187,9 +195,11 @@ class MutualExclusionTest {
   void timeLeftStaysNearTheSessionTimeoutWhileHeartbeatsConfirmTheSession() throws Exception {
     try (ZooKeeperLockService service = ZooKeeperTesting.ownProcessService(options())) {
       Lease lease = service.acquire("db.heartbeat", Duration.ofSeconds(5)).orElseThrow();
-      Duration session = service.curator().getZookeeperClient().getZooKeeper().getSessionTimeout()
-          > 0 ? Duration.ofMillis(service.curator().getZookeeperClient().getZooKeeper()
-          .getSessionTimeout()) : ZooKeeperTesting.SESSION_TIMEOUT;
+      Duration session =
+          service.curator().getZookeeperClient().getZooKeeper().getSessionTimeout() > 0
+              ? Duration.ofMillis(
+                  service.curator().getZookeeperClient().getZooKeeper().getSessionTimeout())
+              : ZooKeeperTesting.SESSION_TIMEOUT;
       assertThat(lease.timeLeft()).isLessThanOrEqualTo(session).isPositive();
       // Hold for two session timeouts: heartbeats must keep the lease confirmed.
       Thread.sleep(session.multipliedBy(2).toMillis());
@@ -206,16 +216,22 @@ class MutualExclusionTest {
     try (CatalogLock catalogLock = CatalogLock.open(options);
         ZooKeeperLockService other = ZooKeeperTesting.ownProcessService(options())) {
       assertThat(catalogLock.service()).isInstanceOf(ZooKeeperLockService.class);
-      long token = catalogLock.runWithLease("db", "orders", lease -> {
-        lease.ensureHeld();
-        assertThat(other.acquire("db.orders", Duration.ZERO)).as("taken while the action runs")
-            .isEmpty();
-        return lease.fencingToken();
-      });
+      long token =
+          catalogLock.runWithLease(
+              "db",
+              "orders",
+              lease -> {
+                lease.ensureHeld();
+                assertThat(other.acquire("db.orders", Duration.ZERO))
+                    .as("taken while the action runs")
+                    .isEmpty();
+                return lease.fencingToken();
+              });
       Lease held = other.acquire("db.orders", Duration.ofSeconds(5)).orElseThrow();
       assertThat(held.fencingToken()).isGreaterThan(token);
       assertThatThrownBy(() -> catalogLock.runWithLock("db", "orders", () -> "never"))
-          .isInstanceOf(TimeoutException.class).hasMessageContaining("lock-acquire-timeout");
+          .isInstanceOf(TimeoutException.class)
+          .hasMessageContaining("lock-acquire-timeout");
       held.close();
       assertThat(catalogLock.runWithLock("db", "orders", () -> "ran")).isEqualTo("ran");
     }

@@ -39,8 +39,8 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real server-side session expiry of a lock holder: the next client gets the lock within the session
- * timeout, and the old holder is fenced, both as a lease and as a committer.
+ * Real server-side session expiry of a lock holder: the next client gets the lock within the
+ * session timeout, and the old holder is fenced, both as a lease and as a committer.
  */
 class SessionExpiryTest {
 
@@ -73,15 +73,18 @@ class SessionExpiryTest {
 
       long expiryStarted = System.nanoTime();
       ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
-      Lease next = waiting.get(scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS)
-          .orElseThrow();
+      Lease next =
+          waiting
+              .get(scaled(Duration.ofSeconds(30)).toMillis(), TimeUnit.MILLISECONDS)
+              .orElseThrow();
       Duration takeover = Duration.ofNanos(System.nanoTime() - expiryStarted);
 
       assertThat(takeover).isLessThan(ZooKeeperTesting.SESSION_TIMEOUT);
       awaitNoticedLost(old);
       assertThat(old.isHeld()).isFalse();
       assertThat(old.timeLeft()).isEqualTo(Duration.ZERO);
-      assertThatThrownBy(old::ensureHeld).isInstanceOf(LockLostException.class)
+      assertThatThrownBy(old::ensureHeld)
+          .isInstanceOf(LockLostException.class)
           .hasMessageContaining(KEY);
       assertThat(next.fencingToken()).isGreaterThan(old.fencingToken());
 
@@ -92,8 +95,12 @@ class SessionExpiryTest {
         // background, which must not touch the new holder either.
         assertThat(e).hasMessageContaining("background");
       }
-      assertThat(first.curator().blockUntilConnected(
-          (int) scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+      assertThat(
+              first
+                  .curator()
+                  .blockUntilConnected(
+                      (int) scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS))
+          .isTrue();
       assertThat(first.curator().checkExists().forPath(((ZooKeeperLease) old).nodePath())).isNull();
       assertThat(next.isHeld()).as("the old holder's close leaves the new holder alone").isTrue();
       assertThat(second.curator().checkExists().forPath(((ZooKeeperLease) next).nodePath()))
@@ -105,7 +112,8 @@ class SessionExpiryTest {
 
   @RepeatedTest(20)
   void anExpiredHoldersCommitDoesNotLand(@TempDir java.nio.file.Path tableDir) throws Exception {
-    Map<String, String> options = new HashMap<>(ZooKeeperTesting.options(server.getConnectString()));
+    Map<String, String> options =
+        new HashMap<>(ZooKeeperTesting.options(server.getConnectString()));
     options.put(LockOptions.LOCK_ENABLED, "true");
     CommitOptions commitOptions = CommitOptions.from(options);
     Path snapshots = Path.of(tableDir.resolve("snapshot").toString());
@@ -117,22 +125,31 @@ class SessionExpiryTest {
       RecordingLockService oldHolder = new RecordingLockService(first);
       BlindPutStore newStore = new BlindPutStore(new LocalFileIO(), null);
       SnapshotCommitter newCommitter =
-          SnapshotCommitter.builder(newStore, snapshots, KEY).options(commitOptions)
-              .lockService(second).build();
+          SnapshotCommitter.builder(newStore, snapshots, KEY)
+              .options(commitOptions)
+              .lockService(second)
+              .build();
       AtomicLong takeoverNanos = new AtomicLong(-1);
       // The old holder pauses right after checking that snapshot-1 is absent. Meanwhile its session
       // is expired on the server and the other writer commits snapshot-1.
-      BlindPutStore oldStore = new BlindPutStore(new LocalFileIO(), () -> {
-        long expiryStarted = System.nanoTime();
-        ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
-        assertThat(newCommitter.commit(1, SnapshotContent.of(newContent)).outcome()).isEqualTo(CommitOutcome.COMMITTED);
-        takeoverNanos.set(newStore.firstExistsCheck.get() - expiryStarted);
-        // The old holder resumes once its client has seen the session end (see awaitNoticedLost).
-        awaitNoticedLost(oldHolder.leases.get(0));
-      });
+      BlindPutStore oldStore =
+          new BlindPutStore(
+              new LocalFileIO(),
+              () -> {
+                long expiryStarted = System.nanoTime();
+                ZooKeeperTesting.expireSession(server.getConnectString(), first.curator());
+                assertThat(newCommitter.commit(1, SnapshotContent.of(newContent)).outcome())
+                    .isEqualTo(CommitOutcome.COMMITTED);
+                takeoverNanos.set(newStore.firstExistsCheck.get() - expiryStarted);
+                // The old holder resumes once its client has seen the session end (see
+                // awaitNoticedLost).
+                awaitNoticedLost(oldHolder.leases.get(0));
+              });
       SnapshotCommitter oldCommitter =
-          SnapshotCommitter.builder(oldStore, snapshots, KEY).options(commitOptions)
-              .lockService(oldHolder).build();
+          SnapshotCommitter.builder(oldStore, snapshots, KEY)
+              .options(commitOptions)
+              .lockService(oldHolder)
+              .build();
       assertThat(oldCommitter.strategy()).isEqualTo("lock (plain write)");
 
       CommitOutcome outcome = null;
@@ -142,13 +159,16 @@ class SessionExpiryTest {
         // Failing is fine; landing is not.
       }
 
-      assertThat(outcome).as("the fenced holder learns that snapshot-1 is taken")
+      assertThat(outcome)
+          .as("the fenced holder learns that snapshot-1 is taken")
           .isEqualTo(CommitOutcome.CONFLICT);
       assertThat(oldStore.snapshotWrites.get()).as("snapshot writes by the fenced holder").isZero();
       assertThat(newCommitter.log().read(1)).as("snapshot-1").isEqualTo(newContent);
       assertThat(newCommitter.log().listIds()).containsExactly(1L);
-      assertThat(Duration.ofNanos(takeoverNanos.get())).as("takeover after expiry")
-          .isPositive().isLessThan(ZooKeeperTesting.SESSION_TIMEOUT);
+      assertThat(Duration.ofNanos(takeoverNanos.get()))
+          .as("takeover after expiry")
+          .isPositive()
+          .isLessThan(ZooKeeperTesting.SESSION_TIMEOUT);
       Lease fenced = oldHolder.leases.get(0);
       assertThatThrownBy(fenced::ensureHeld).isInstanceOf(LockLostException.class);
       oldCommitter.close();

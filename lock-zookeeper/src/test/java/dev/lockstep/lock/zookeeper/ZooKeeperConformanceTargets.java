@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * Conformance targets for the ZooKeeper lock: a local directory, declared as it is, and {@code
  * lock.type=zookeeper} on a real server. For its commit-under-lock checks the kit itself puts the
- * store behind blind, non-atomic puts, so that only the lock keeps committers apart. The holder-death check uses the kit's default killer: a child JVM that acquires through
- * {@code LockServiceDiscovery} and halts, holding the lock until its session times out.
+ * store behind blind, non-atomic puts, so that only the lock keeps committers apart. The
+ * holder-death check uses the kit's default killer: a child JVM that acquires through {@code
+ * LockServiceDiscovery} and halts, holding the lock until its session times out.
  */
 final class ZooKeeperConformanceTargets {
 
@@ -33,8 +34,8 @@ final class ZooKeeperConformanceTargets {
     return base(ZooKeeperTesting.options(connectString), root).build();
   }
 
-  private static ConformanceTarget.Builder base(Map<String, String> options,
-      java.nio.file.Path root) {
+  private static ConformanceTarget.Builder base(
+      Map<String, String> options, java.nio.file.Path root) {
     return ConformanceTarget.builder()
         .uri(root.toUri().toString())
         .options(options)

@@ -30,8 +30,9 @@ class ZooKeeperLockOptionsTest {
 
   @Test
   void defaultsFollowTheDesign() {
-    ZooKeeperLockOptions options = ZooKeeperLockOptions.from(Map.of(
-        ZooKeeperLockOptions.CONNECT_STRING, " zk1:2181,zk2:2181 "));
+    ZooKeeperLockOptions options =
+        ZooKeeperLockOptions.from(
+            Map.of(ZooKeeperLockOptions.CONNECT_STRING, " zk1:2181,zk2:2181 "));
     assertThat(options.connectString()).isEqualTo("zk1:2181,zk2:2181");
     assertThat(options.basePath()).isEqualTo("/lockstep/locks");
     assertThat(options.sessionTimeout()).isEqualTo(Duration.ofSeconds(60));
@@ -68,31 +69,42 @@ class ZooKeeperLockOptionsTest {
   @Test
   void badValuesNameTheKeyAndTheFix() {
     Map<String, String> base = Map.of(ZooKeeperLockOptions.CONNECT_STRING, "zk:2181");
-    assertThatThrownBy(() -> ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.ACL,
-        "creator"))).hasMessageContaining("lock.zookeeper.acl=creator")
+    assertThatThrownBy(
+            () -> ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.ACL, "creator")))
+        .hasMessageContaining("lock.zookeeper.acl=creator")
         .hasMessageContaining("lock.zookeeper.auth.user");
-    assertThatThrownBy(() -> ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.ACL,
-        "world:anyone:rx"))).hasMessageContaining("cdrwa");
-    assertThatThrownBy(() -> ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.AUTH_USER,
-        "alone"))).hasMessageContaining("lock.zookeeper.auth.password");
-    assertThatThrownBy(() -> ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.BASE_PATH,
-        "relative/path"))).hasMessageContaining("absolute");
-    assertThatThrownBy(() -> ZooKeeperLockOptions.from(with(base,
-        ZooKeeperLockOptions.SESSION_TIMEOUT, "soon"))).hasMessageContaining(
-        "lock.zookeeper.session-timeout");
-    assertThatThrownBy(() -> ZooKeeperLockOptions.from(with(base,
-        ZooKeeperLockOptions.SESSION_TIMEOUT, "0 s"))).hasMessageContaining("positive");
+    assertThatThrownBy(
+            () ->
+                ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.ACL, "world:anyone:rx")))
+        .hasMessageContaining("cdrwa");
+    assertThatThrownBy(
+            () -> ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.AUTH_USER, "alone")))
+        .hasMessageContaining("lock.zookeeper.auth.password");
+    assertThatThrownBy(
+            () ->
+                ZooKeeperLockOptions.from(
+                    with(base, ZooKeeperLockOptions.BASE_PATH, "relative/path")))
+        .hasMessageContaining("absolute");
+    assertThatThrownBy(
+            () ->
+                ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.SESSION_TIMEOUT, "soon")))
+        .hasMessageContaining("lock.zookeeper.session-timeout");
+    assertThatThrownBy(
+            () ->
+                ZooKeeperLockOptions.from(with(base, ZooKeeperLockOptions.SESSION_TIMEOUT, "0 s")))
+        .hasMessageContaining("positive");
   }
 
   @Test
   void customAclEntriesAreParsed() {
     assertThat(ZooKeeperLockOptions.parseAcl("digest:lockstep:abc=:cdrwa, world:anyone:r", false))
         .hasSize(2)
-        .anySatisfy(acl -> {
-          assertThat(acl.getId().getScheme()).isEqualTo("digest");
-          assertThat(acl.getId().getId()).isEqualTo("lockstep:abc=");
-          assertThat(acl.getPerms()).isEqualTo(ZooDefs.Perms.ALL);
-        })
+        .anySatisfy(
+            acl -> {
+              assertThat(acl.getId().getScheme()).isEqualTo("digest");
+              assertThat(acl.getId().getId()).isEqualTo("lockstep:abc=");
+              assertThat(acl.getPerms()).isEqualTo(ZooDefs.Perms.ALL);
+            })
         .anySatisfy(acl -> assertThat(acl.getPerms()).isEqualTo(ZooDefs.Perms.READ));
   }
 

@@ -25,6 +25,7 @@ final class ZooKeeperTesting {
 
   /** A short tick, so that the server accepts short session timeouts (2 to 20 ticks). */
   static final int TICK_MS = 200;
+
   static final Duration SESSION_TIMEOUT = scaled(Duration.ofSeconds(3));
 
   private ZooKeeperTesting() {}
@@ -57,11 +58,12 @@ final class ZooKeeperTesting {
     options.put(LockOptions.LOCK_TYPE, ZooKeeperLockFactory.IDENTIFIER);
     options.put(ZooKeeperLockOptions.CONNECT_STRING, connectString);
     options.put(ZooKeeperLockOptions.SESSION_TIMEOUT, SESSION_TIMEOUT.toMillis() + " ms");
-    options.put(ZooKeeperLockOptions.CONNECTION_TIMEOUT, scaled(Duration.ofSeconds(2)).toMillis()
-        + " ms");
+    options.put(
+        ZooKeeperLockOptions.CONNECTION_TIMEOUT, scaled(Duration.ofSeconds(2)).toMillis() + " ms");
     options.put(ZooKeeperLockOptions.RETRY_BASE_SLEEP, "50 ms");
     options.put(ZooKeeperLockOptions.RETRY_MAX_SLEEP, "500 ms");
-    options.put(LockOptions.LOCK_ACQUIRE_TIMEOUT, scaled(Duration.ofSeconds(30)).toMillis() + " ms");
+    options.put(
+        LockOptions.LOCK_ACQUIRE_TIMEOUT, scaled(Duration.ofSeconds(30)).toMillis() + " ms");
     options.put(LockOptions.LOCK_CHECK_MAX_SLEEP, "500 ms");
     return options;
   }
@@ -72,10 +74,10 @@ final class ZooKeeperTesting {
   }
 
   /**
-   * Expires {@code client}'s session on the server: a second handle joins the session with its id and
-   * password (the server drops the holder's connection), then closes it (the server ends the session
-   * and deletes its ephemeral nodes). Repeated until a joining handle is told the session expired, so
-   * that a holder reconnecting in between cannot save the session.
+   * Expires {@code client}'s session on the server: a second handle joins the session with its id
+   * and password (the server drops the holder's connection), then closes it (the server ends the
+   * session and deletes its ephemeral nodes). Repeated until a joining handle is told the session
+   * expired, so that a holder reconnecting in between cannot save the session.
    */
   static void expireSession(String connectString, CuratorFramework client) throws Exception {
     ZooKeeper holder = client.getZookeeperClient().getZooKeeper();
@@ -83,13 +85,15 @@ final class ZooKeeperTesting {
     byte[] password = holder.getSessionPasswd();
     for (int attempt = 0; attempt < 10; attempt++) {
       BlockingQueue<Watcher.Event.KeeperState> states = new LinkedBlockingQueue<>();
-      Watcher watcher = event -> {
-        if (event.getType() == Watcher.Event.EventType.None) {
-          states.add(event.getState());
-        }
-      };
-      ZooKeeper intruder = new ZooKeeper(connectString, (int) SESSION_TIMEOUT.toMillis(), watcher,
-          sessionId, password);
+      Watcher watcher =
+          event -> {
+            if (event.getType() == Watcher.Event.EventType.None) {
+              states.add(event.getState());
+            }
+          };
+      ZooKeeper intruder =
+          new ZooKeeper(
+              connectString, (int) SESSION_TIMEOUT.toMillis(), watcher, sessionId, password);
       try {
         Watcher.Event.KeeperState state =
             states.poll(scaled(Duration.ofSeconds(10)).toMillis(), TimeUnit.MILLISECONDS);
@@ -97,8 +101,11 @@ final class ZooKeeperTesting {
           return;
         }
         if (state != Watcher.Event.KeeperState.SyncConnected) {
-          throw new AssertionError("A second handle could not join session 0x"
-              + Long.toHexString(sessionId) + ": " + state);
+          throw new AssertionError(
+              "A second handle could not join session 0x"
+                  + Long.toHexString(sessionId)
+                  + ": "
+                  + state);
         }
       } finally {
         intruder.close();

@@ -29,15 +29,15 @@ import java.util.Optional;
  * <ol>
  *   <li>A store with an atomic create (S3 {@code If-None-Match: *}, OSS {@code
  *       x-oss-forbid-overwrite}): ONE conditional create. Created → true; {@link
- *       FileAlreadyExistsException} → false; a lost answer → read back: our bytes → true, other bytes →
- *       false, absent or unreadable → exception.
+ *       FileAlreadyExistsException} → false; a lost answer → read back: our bytes → true, other
+ *       bytes → false, absent or unreadable → exception.
  *   <li>A store without it, inside a {@code lockstep-*} lock ({@link CurrentLease}): {@code
  *       ensureHeld}; present → false; a write bounded by the lease time left minus {@code
  *       commit.lease-margin} (the S3/OSS request carries that deadline, so a paused writer's upload
  *       is aborted rather than completed late); {@code ensureHeld} again (lost → {@link
  *       LockLostException}: unknown); read back as in step 1.
- *   <li>A store without it, under another configured lock (Paimon's own {@code jdbc} or {@code hive}
- *       lock): present → false; a plain write that fails if the file is there; read back.
+ *   <li>A store without it, under another configured lock (Paimon's own {@code jdbc} or {@code
+ *       hive} lock): present → false; a plain write that fails if the file is there; read back.
  *   <li>A store without it and no lock: refused with one line that names the fix, before writing.
  * </ol>
  */
@@ -45,8 +45,9 @@ final class AtomicWrite {
 
   private AtomicWrite() {}
 
-  static boolean write(FileIO store, StoreKind kind, Path path, byte[] content,
-      Map<String, String> options) throws IOException {
+  static boolean write(
+      FileIO store, StoreKind kind, Path path, byte[] content, Map<String, String> options)
+      throws IOException {
     if (store instanceof SupportsAtomicCreate atomic) {
       try {
         atomic.createAtomically(path, content);
@@ -62,11 +63,16 @@ final class AtomicWrite {
       return writeUnderLease(store, path, content, lease.get(), options);
     }
     if (!lockConfigured(options)) {
-      throw new IOException("Refusing to commit " + path + " without a lock: this store cannot"
-          + " create a file only if it is absent (" + kind.conditionalWriteHint() + "), so"
-          + " concurrent Paimon commits could overwrite each other's snapshot; set 'lock.type' ="
-          + " 'lockstep-zookeeper' (or 'lockstep-jdbc', 'lockstep-hive'), or use a store with"
-          + " conditional writes.");
+      throw new IOException(
+          "Refusing to commit "
+              + path
+              + " without a lock: this store cannot"
+              + " create a file only if it is absent ("
+              + kind.conditionalWriteHint()
+              + "), so"
+              + " concurrent Paimon commits could overwrite each other's snapshot; set 'lock.type' ="
+              + " 'lockstep-zookeeper' (or 'lockstep-jdbc', 'lockstep-hive'), or use a store with"
+              + " conditional writes.");
     }
     if (store.exists(path)) {
       return false;
@@ -81,16 +87,21 @@ final class AtomicWrite {
     return readBack(store, path, content, null);
   }
 
-  private static boolean writeUnderLease(FileIO store, Path path, byte[] content, Lease lease,
-      Map<String, String> options) throws IOException {
+  private static boolean writeUnderLease(
+      FileIO store, Path path, byte[] content, Lease lease, Map<String, String> options)
+      throws IOException {
     lease.ensureHeld();
     if (store.exists(path)) {
       return false;
     }
     Duration budget = lease.timeLeft().minus(CommitOptions.from(options).leaseMargin());
     if (budget.isNegative() || budget.isZero()) {
-      throw new LockLostException("Not writing " + path + ": the lease of " + lease.key()
-          + " has less than 'commit.lease-margin' left; nothing was written.");
+      throw new LockLostException(
+          "Not writing "
+              + path
+              + ": the lease of "
+              + lease.key()
+              + " has less than 'commit.lease-margin' left; nothing was written.");
     }
     lease.ensureHeld();
     UncertainWriteException uncertain = null;
@@ -112,19 +123,31 @@ final class AtomicWrite {
   }
 
   /** Our bytes at {@code path} → true; other bytes → false; absent or unreadable → unknown. */
-  private static boolean readBack(FileIO store, Path path, byte[] content,
-      UncertainWriteException cause) throws IOException {
+  private static boolean readBack(
+      FileIO store, Path path, byte[] content, UncertainWriteException cause) throws IOException {
     byte[] found;
     try (InputStream in = store.newInputStream(path)) {
       found = in.readAllBytes();
     } catch (FileNotFoundException e) {
-      IOException unknown = new IOException("The outcome of writing " + path + " is unknown: the"
-          + " write was not confirmed and the file is not there now.", cause);
+      IOException unknown =
+          new IOException(
+              "The outcome of writing "
+                  + path
+                  + " is unknown: the"
+                  + " write was not confirmed and the file is not there now.",
+              cause);
       unknown.addSuppressed(e);
       throw unknown;
     } catch (IOException e) {
-      IOException unknown = new IOException("The outcome of writing " + path + " is unknown: reading"
-          + " it back failed (" + e.getMessage() + ").", cause);
+      IOException unknown =
+          new IOException(
+              "The outcome of writing "
+                  + path
+                  + " is unknown: reading"
+                  + " it back failed ("
+                  + e.getMessage()
+                  + ").",
+              cause);
       unknown.addSuppressed(e);
       throw unknown;
     }
@@ -145,7 +168,8 @@ final class AtomicWrite {
     if (type != null && !type.isBlank()) {
       return true;
     }
-    String metastore = options.getOrDefault("metastore", "filesystem").trim().toLowerCase(Locale.ROOT);
+    String metastore =
+        options.getOrDefault("metastore", "filesystem").trim().toLowerCase(Locale.ROOT);
     return metastore.equals("jdbc") || metastore.equals("hive");
   }
 }

@@ -38,9 +38,13 @@ final class ForeignStoreKeys {
     }
     for (String key : dropped) {
       if (WARNED.add(key)) {
-        LOG.warn("Catalog option '{}' is not read by Lockstep's {} and has no effect (it is a"
-            + " Hadoop file-system setting of paimon-s3 / paimon-oss); see {} for the options it"
-            + " reads.", key, declared.owner(), declared.documentation());
+        LOG.warn(
+            "Catalog option '{}' is not read by Lockstep's {} and has no effect (it is a"
+                + " Hadoop file-system setting of paimon-s3 / paimon-oss); see {} for the options it"
+                + " reads.",
+            key,
+            declared.owner(),
+            declared.documentation());
       }
     }
     return kept;

@@ -12,14 +12,14 @@ import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.fs.FileStatus;
 import org.apache.paimon.fs.PositionOutputStream;
 import org.apache.paimon.fs.SeekableInputStream;
 
 /**
- * A Paimon {@link org.apache.paimon.fs.FileIO} (1.3 API) served by a Lockstep store (fs-s3 or fs-oss).
+ * A Paimon {@link org.apache.paimon.fs.FileIO} (1.3 API) served by a Lockstep store (fs-s3 or
+ * fs-oss).
  *
  * <p>It holds only the scheme, the store kind and the catalog options, so Paimon can Java-serialize
  * it into a job graph; the store itself is the JVM's shared one ({@link LockstepStores}).
@@ -27,9 +27,9 @@ import org.apache.paimon.fs.SeekableInputStream;
  * <ul>
  *   <li>{@link #tryToWriteAtomic}: one conditional create ({@link AtomicWrite}), the snapshot and
  *       schema commit without a lock.
- *   <li>{@link #newInputStream}: ranged GETs for seeks; {@link #newOutputStream}: buffered, multipart
- *       above the store's threshold, nothing visible before close; with {@code overwrite=false}
- *       atomic on a store with conditional writes.
+ *   <li>{@link #newInputStream}: ranged GETs for seeks; {@link #newOutputStream}: buffered,
+ *       multipart above the store's threshold, nothing visible before close; with {@code
+ *       overwrite=false} atomic on a store with conditional writes.
  *   <li>{@link #rename}: Paimon's object-store meaning: copy to a target that must be absent, then
  *       delete the source; false when the target exists or the source is missing. Not atomic (no
  *       object store renames atomically); Paimon's commit does not depend on it here.
@@ -119,10 +119,10 @@ public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
   }
 
   /**
-   * Makes the directory exist for Paimon's {@code exists} checks (the filesystem catalog's databases
-   * are directories). The S3 store writes a {@code key/} marker itself; on OSS, where Lockstep's store
-   * has no directories, an empty {@value #DIRECTORY_MARKER} file is written into a directory that has
-   * nothing under it yet. {@link #listStatus} does not show that file.
+   * Makes the directory exist for Paimon's {@code exists} checks (the filesystem catalog's
+   * databases are directories). The S3 store writes a {@code key/} marker itself; on OSS, where
+   * Lockstep's store has no directories, an empty {@value #DIRECTORY_MARKER} file is written into a
+   * directory that has nothing under it yet. {@link #listStatus} does not show that file.
    */
   @Override
   public boolean mkdirs(org.apache.paimon.fs.Path path) throws IOException {
@@ -204,14 +204,13 @@ public final class LockstepFileIO implements org.apache.paimon.fs.FileIO {
   public boolean tryToWriteAtomic(org.apache.paimon.fs.Path path, String content)
       throws IOException {
     Path location = lockstep(path);
-    return AtomicWrite.write(store(location), kind, location,
-        content.getBytes(StandardCharsets.UTF_8), options);
+    return AtomicWrite.write(
+        store(location), kind, location, content.getBytes(StandardCharsets.UTF_8), options);
   }
 
   /** One whole-object PUT: readers see the old or the new content, never a mix. */
   @Override
-  public void overwriteFileUtf8(org.apache.paimon.fs.Path path, String content)
-      throws IOException {
+  public void overwriteFileUtf8(org.apache.paimon.fs.Path path, String content) throws IOException {
     Path location = lockstep(path);
     try (OutputStream out = store(location).newOutputStream(location, true)) {
       out.write(content.getBytes(StandardCharsets.UTF_8));

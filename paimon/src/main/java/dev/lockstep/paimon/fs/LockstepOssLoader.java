@@ -5,8 +5,8 @@ import org.apache.paimon.fs.FileIOLoader;
 import org.apache.paimon.fs.Path;
 
 /**
- * Serves Paimon's {@code oss://} paths from Lockstep's OSS store. Paimon refuses two loaders for one
- * scheme: use this jar instead of {@code paimon-oss} / {@code paimon-jindo}, not next to it.
+ * Serves Paimon's {@code oss://} paths from Lockstep's OSS store. Paimon refuses two loaders for
+ * one scheme: use this jar instead of {@code paimon-oss} / {@code paimon-jindo}, not next to it.
  */
 public final class LockstepOssLoader implements FileIOLoader {
 

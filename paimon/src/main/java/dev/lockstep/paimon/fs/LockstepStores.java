@@ -13,8 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Paimon builds a FileIO per catalog and Java-serializes it into every task; each copy would
  * otherwise open its own HTTP connection pool (and, with {@code s3.conditional-writes=auto} on a
- * non-AWS endpoint, probe the bucket again). Like {@code paimon-s3}'s own S3A cache, the stores live
- * as long as the JVM: Paimon does not close its FileIOs reliably.
+ * non-AWS endpoint, probe the bucket again). Like {@code paimon-s3}'s own S3A cache, the stores
+ * live as long as the JVM: Paimon does not close its FileIOs reliably.
  */
 final class LockstepStores {
 
@@ -24,8 +24,8 @@ final class LockstepStores {
 
   /** The store serving {@code path}'s bucket with these options, opened on first use. */
   static FileIO forPath(StoreKind kind, Path path, Map<String, String> options) throws IOException {
-    String key = kind + "|" + path.scheme() + "://" + path.authority() + "|"
-        + storeOptions(kind, options);
+    String key =
+        kind + "|" + path.scheme() + "://" + path.authority() + "|" + storeOptions(kind, options);
     FileIO store = STORES.get(key);
     if (store != null) {
       return store;
@@ -34,8 +34,9 @@ final class LockstepStores {
       store = STORES.get(key);
       if (store == null) {
         FileIOLoader loader = kind.loader();
-        store = loader.load(Path.of(path.scheme() + "://" + path.authority()),
-            kind.lockstepOptions(options));
+        store =
+            loader.load(
+                Path.of(path.scheme() + "://" + path.authority()), kind.lockstepOptions(options));
         STORES.put(key, store);
       }
       return store;
@@ -44,11 +45,12 @@ final class LockstepStores {
 
   private static String storeOptions(StoreKind kind, Map<String, String> options) {
     Map<String, String> relevant = new TreeMap<>();
-    options.forEach((key, value) -> {
-      if (kind.isStoreOption(key)) {
-        relevant.put(key, value);
-      }
-    });
+    options.forEach(
+        (key, value) -> {
+          if (kind.isStoreOption(key)) {
+            relevant.put(key, value);
+          }
+        });
     return relevant.toString();
   }
 }

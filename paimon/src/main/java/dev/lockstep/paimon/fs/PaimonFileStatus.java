@@ -8,7 +8,10 @@ record PaimonFileStatus(Path getPath, long getLen, boolean isDir, long getModifi
     implements FileStatus {
 
   static PaimonFileStatus of(dev.lockstep.fs.FileStatus status) {
-    return new PaimonFileStatus(LockstepFileIO.toPaimon(status.path()), status.length(),
-        status.directory(), status.modificationTimeMillis());
+    return new PaimonFileStatus(
+        LockstepFileIO.toPaimon(status.path()),
+        status.length(),
+        status.directory(),
+        status.modificationTimeMillis());
   }
 }

@@ -5,8 +5,8 @@ import java.io.OutputStream;
 import org.apache.paimon.fs.PositionOutputStream;
 
 /**
- * A Lockstep store's output stream as Paimon's {@link PositionOutputStream}: counts the bytes written.
- * {@link #flush()} does not publish; the file appears whole when the stream closes.
+ * A Lockstep store's output stream as Paimon's {@link PositionOutputStream}: counts the bytes
+ * written. {@link #flush()} does not publish; the file appears whole when the stream closes.
  */
 final class PaimonOutputStream extends PositionOutputStream {
 

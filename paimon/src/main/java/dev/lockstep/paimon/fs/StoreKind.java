@@ -9,7 +9,10 @@ import java.util.Map;
 /** The Lockstep stores the Paimon FileIOs serve from, with how Paimon's options map onto each. */
 enum StoreKind {
 
-  /** fs-s3: Paimon's {@code s3.*} / {@code s3a.*} / {@code fs.s3a.*} keys, see {@link PaimonS3Options}. */
+  /**
+   * fs-s3: Paimon's {@code s3.*} / {@code s3a.*} / {@code fs.s3a.*} keys, see {@link
+   * PaimonS3Options}.
+   */
   S3 {
     @Override
     FileIOLoader loader() {
@@ -76,6 +79,8 @@ enum StoreKind {
   /** Why a store of this kind may lack an atomic create, for the refusal message. */
   abstract String conditionalWriteHint();
 
-  /** Whether the store's {@code mkdirs} leaves nothing behind, so that an empty directory is absent. */
+  /**
+   * Whether the store's {@code mkdirs} leaves nothing behind, so that an empty directory is absent.
+   */
   abstract boolean needsDirectoryMarker();
 }

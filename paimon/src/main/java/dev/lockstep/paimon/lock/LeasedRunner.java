@@ -17,15 +17,16 @@ import java.util.concurrent.TimeoutException;
  * lockstep-*} catalog locks.
  *
  * <ol>
- *   <li>Acquire the lease of {@code database.table} within {@code lock-acquire-timeout} (the backend
- *       polls at most every {@code lock-check-max-sleep}); none → {@link TimeoutException}, the
- *       callable never started.
- *   <li>{@link Lease#ensureHeld()}, then run the callable with the lease visible to Lockstep's FileIO
- *       ({@link CurrentLease}).
- *   <li>{@link Lease#ensureHeld()} again before returning the callable's result: a lease lost during
- *       the callable throws {@link dev.lockstep.lock.LockLostException} instead of returning it. Paimon
- *       1.3.1 treats an exception from the snapshot commit as an unknown outcome: it cleans nothing up
- *       and its retry first looks for its own snapshot, so throwing is the safe answer.
+ *   <li>Acquire the lease of {@code database.table} within {@code lock-acquire-timeout} (the
+ *       backend polls at most every {@code lock-check-max-sleep}); none → {@link TimeoutException},
+ *       the callable never started.
+ *   <li>{@link Lease#ensureHeld()}, then run the callable with the lease visible to Lockstep's
+ *       FileIO ({@link CurrentLease}).
+ *   <li>{@link Lease#ensureHeld()} again before returning the callable's result: a lease lost
+ *       during the callable throws {@link dev.lockstep.lock.LockLostException} instead of returning
+ *       it. Paimon 1.3.1 treats an exception from the snapshot commit as an unknown outcome: it
+ *       cleans nothing up and its retry first looks for its own snapshot, so throwing is the safe
+ *       answer.
  *   <li>Release the lease, also after a failure (a release error is attached as suppressed).
  * </ol>
  */
@@ -36,8 +37,11 @@ public final class LeasedRunner implements Closeable {
   private final SharedLockServices.Handle handle;
   private final Duration acquireTimeout;
 
-  private LeasedRunner(String identifier, String connectionOption,
-      SharedLockServices.Handle handle, Duration acquireTimeout) {
+  private LeasedRunner(
+      String identifier,
+      String connectionOption,
+      SharedLockServices.Handle handle,
+      Duration acquireTimeout) {
     this.identifier = identifier;
     this.connectionOption = connectionOption;
     this.handle = handle;
@@ -48,15 +52,20 @@ public final class LeasedRunner implements Closeable {
    * Opens a runner on the JVM's shared service for these options.
    *
    * @param connectionOption the option(s) that say where the lock service is, for error messages
-   *
    * @throws IllegalArgumentException when an option is missing or invalid, naming the key
    */
-  public static LeasedRunner open(String identifier, String connectionOption,
-      dev.lockstep.lock.CatalogLockFactory backend, java.util.Map<String, String> options)
+  public static LeasedRunner open(
+      String identifier,
+      String connectionOption,
+      dev.lockstep.lock.CatalogLockFactory backend,
+      java.util.Map<String, String> options)
       throws IOException {
     LockOptions lockOptions = LockOptions.from(options);
-    return new LeasedRunner(identifier, connectionOption,
-        SharedLockServices.acquire(identifier, backend, options), lockOptions.acquireTimeout());
+    return new LeasedRunner(
+        identifier,
+        connectionOption,
+        SharedLockServices.acquire(identifier, backend, options),
+        lockOptions.acquireTimeout());
   }
 
   /** The service this runner shares. */
@@ -71,15 +80,30 @@ public final class LeasedRunner implements Closeable {
     try {
       acquired = handle.service().acquire(key, acquireTimeout);
     } catch (IOException e) {
-      throw new IOException("lock.type=" + identifier + " could not take the lock of " + key + ": "
-          + String.valueOf(e.getMessage()).replace('\n', ' ') + " Check " + connectionOption + ".",
+      throw new IOException(
+          "lock.type="
+              + identifier
+              + " could not take the lock of "
+              + key
+              + ": "
+              + String.valueOf(e.getMessage()).replace('\n', ' ')
+              + " Check "
+              + connectionOption
+              + ".",
           e);
     }
     if (acquired.isEmpty()) {
-      throw new TimeoutException("lock.type=" + identifier + " could not acquire the lock of " + key
-          + " within " + Durations.format(acquireTimeout) + " (option '"
-          + LockOptions.LOCK_ACQUIRE_TIMEOUT + "'). Another writer holds it; raise the timeout or"
-          + " find the holder.");
+      throw new TimeoutException(
+          "lock.type="
+              + identifier
+              + " could not acquire the lock of "
+              + key
+              + " within "
+              + Durations.format(acquireTimeout)
+              + " (option '"
+              + LockOptions.LOCK_ACQUIRE_TIMEOUT
+              + "'). Another writer holds it; raise the timeout or"
+              + " find the holder.");
     }
     Lease lease = acquired.get();
     Throwable primary = null;

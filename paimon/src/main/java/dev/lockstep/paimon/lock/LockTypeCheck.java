@@ -17,20 +17,23 @@ import org.apache.paimon.options.Options;
  * <p>Paimon looks the lock factory up at the first table operation and, for an identifier it cannot
  * find, throws its own multi-line {@code FactoryException} ("Could not find any factory for
  * identifier ..."), which Lockstep cannot reword: no Lockstep code runs for an identifier that no
- * factory claims. Lockstep's FileIO, though, is configured with the catalog options when the catalog
- * is created, before that lookup; it calls {@link #check} there, so that a catalog on Lockstep's
- * FileIO with a misspelt {@code lock.type} fails at once with one line naming what to set.
+ * factory claims. Lockstep's FileIO, though, is configured with the catalog options when the
+ * catalog is created, before that lookup; it calls {@link #check} there, so that a catalog on
+ * Lockstep's FileIO with a misspelt {@code lock.type} fails at once with one line naming what to
+ * set.
  *
- * <p>The check asks Paimon's own factory discovery (the class loader Paimon's catalogs use), and only
- * when the lock is enabled as Paimon's catalog decides it ({@code lock.enabled}, by default true on an
- * object store, which every Lockstep FileIO is). So it refuses exactly the configurations that
- * Paimon's lookup would refuse later.
+ * <p>The check asks Paimon's own factory discovery (the class loader Paimon's catalogs use), and
+ * only when the lock is enabled as Paimon's catalog decides it ({@code lock.enabled}, by default
+ * true on an object store, which every Lockstep FileIO is). So it refuses exactly the
+ * configurations that Paimon's lookup would refuse later.
  */
 public final class LockTypeCheck {
 
-  private static final List<String> LOCKSTEP_IDENTIFIERS = List.of(
-      LockstepZooKeeperLockFactory.IDENTIFIER, LockstepJdbcLockFactory.IDENTIFIER,
-      LockstepHiveLockFactory.IDENTIFIER);
+  private static final List<String> LOCKSTEP_IDENTIFIERS =
+      List.of(
+          LockstepZooKeeperLockFactory.IDENTIFIER,
+          LockstepJdbcLockFactory.IDENTIFIER,
+          LockstepHiveLockFactory.IDENTIFIER);
 
   private LockTypeCheck() {}
 
@@ -49,26 +52,31 @@ public final class LockTypeCheck {
     if (type == null) {
       return;
     }
-    List<String> found = FactoryUtil.discoverIdentifiers(AbstractCatalog.class.getClassLoader(),
-        CatalogLockFactory.class);
+    List<String> found =
+        FactoryUtil.discoverIdentifiers(
+            AbstractCatalog.class.getClassLoader(), CatalogLockFactory.class);
     if (found.contains(type)) {
       return;
     }
     List<String> others = new ArrayList<>(found);
     others.removeAll(LOCKSTEP_IDENTIFIERS);
-    StringBuilder message = new StringBuilder("'lock.type' = '").append(type)
-        .append("' names no lock factory on Paimon's class path: set 'lock.type' to ")
-        .append("'lockstep-zookeeper', 'lockstep-jdbc' or 'lockstep-hive' (Lockstep's locks");
+    StringBuilder message =
+        new StringBuilder("'lock.type' = '")
+            .append(type)
+            .append("' names no lock factory on Paimon's class path: set 'lock.type' to ")
+            .append("'lockstep-zookeeper', 'lockstep-jdbc' or 'lockstep-hive' (Lockstep's locks");
     suggestion(type).ifPresent(s -> message.append("; did you mean '").append(s).append("'?"));
     message.append(')');
     if (!others.isEmpty()) {
       message.append(", or to another one found (").append(String.join(", ", others)).append(')');
     }
-    message.append(", or leave it out: with Lockstep's s3/oss FileIO on a store with conditional"
-        + " writes, no lock is needed.");
+    message.append(
+        ", or leave it out: with Lockstep's s3/oss FileIO on a store with conditional"
+            + " writes, no lock is needed.");
     if (!found.containsAll(LOCKSTEP_IDENTIFIERS)) {
-      message.append(" Lockstep's lock factories are not on Paimon's class path: put the"
-          + " lockstep-paimon jar next to the Paimon jar.");
+      message.append(
+          " Lockstep's lock factories are not on Paimon's class path: put the"
+              + " lockstep-paimon jar next to the Paimon jar.");
     }
     throw new IllegalArgumentException(message.toString());
   }

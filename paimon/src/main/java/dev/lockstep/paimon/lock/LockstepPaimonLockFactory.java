@@ -32,7 +32,8 @@ public abstract class LockstepPaimonLockFactory implements CatalogLockFactory {
   public CatalogLock createLock(CatalogLockContext context) {
     try {
       return new PaimonLeaseLock(
-          LeasedRunner.open(identifier(), connectionOption(), backend(), context.options().toMap()));
+          LeasedRunner.open(
+              identifier(), connectionOption(), backend(), context.options().toMap()));
     } catch (IOException e) {
       throw new UncheckedIOException("lock.type=" + identifier() + ": " + e.getMessage(), e);
     }

@@ -100,12 +100,16 @@ final class SharedLockServices {
    */
   static String configurationKey(Map<String, String> options) {
     Map<String, String> relevant = new TreeMap<>();
-    options.forEach((key, value) -> {
-      if (key.startsWith("lock.") || key.startsWith("lock-") || key.equals("uri")
-          || key.startsWith("hive.") || key.startsWith("hadoop.")) {
-        relevant.put(key, value);
-      }
-    });
+    options.forEach(
+        (key, value) -> {
+          if (key.startsWith("lock.")
+              || key.startsWith("lock-")
+              || key.equals("uri")
+              || key.startsWith("hive.")
+              || key.startsWith("hadoop.")) {
+            relevant.put(key, value);
+          }
+        });
     return relevant.toString();
   }
 }

@@ -49,18 +49,26 @@ class AtomicWriteUnderLeaseTest {
   }
 
   private static LeasedRunner runner() throws Exception {
-    return LeasedRunner.open("lockstep-jdbc", "'lock.jdbc.url'", new JdbcCatalogLockFactory(),
-        options);
+    return LeasedRunner.open(
+        "lockstep-jdbc", "'lock.jdbc.url'", new JdbcCatalogLockFactory(), options);
   }
 
   @Test
   void underAHeldLeaseTheFirstWriteWinsAndTheSecondIsTold() throws Exception {
     Path snapshot = Path.of(options.get("warehouse") + "/held/snapshot-1");
     try (LeasedRunner runner = runner()) {
-      assertThat(runner.run("db", "held", () -> AtomicWrite.write(store, StoreKind.S3, snapshot,
-          bytes("first"), options))).isTrue();
-      assertThat(runner.run("db", "held", () -> AtomicWrite.write(store, StoreKind.S3, snapshot,
-          bytes("second"), options))).isFalse();
+      assertThat(
+              runner.run(
+                  "db",
+                  "held",
+                  () -> AtomicWrite.write(store, StoreKind.S3, snapshot, bytes("first"), options)))
+          .isTrue();
+      assertThat(
+              runner.run(
+                  "db",
+                  "held",
+                  () -> AtomicWrite.write(store, StoreKind.S3, snapshot, bytes("second"), options)))
+          .isFalse();
     }
     try (var in = store.newInputStream(snapshot)) {
       assertThat(in.readAllBytes()).isEqualTo(bytes("first"));
@@ -71,10 +79,17 @@ class AtomicWriteUnderLeaseTest {
   void aLeaseLostBeforeTheWriteWritesNothingAndTheLockThrows() throws Exception {
     Path snapshot = Path.of(options.get("warehouse") + "/lost/snapshot-1");
     try (LeasedRunner runner = runner()) {
-      assertThatThrownBy(() -> runner.run("db", "lost", () -> {
-        takeAwayEveryLease();
-        return AtomicWrite.write(store, StoreKind.S3, snapshot, bytes("late"), options);
-      })).isInstanceOf(LockLostException.class);
+      assertThatThrownBy(
+              () ->
+                  runner.run(
+                      "db",
+                      "lost",
+                      () -> {
+                        takeAwayEveryLease();
+                        return AtomicWrite.write(
+                            store, StoreKind.S3, snapshot, bytes("late"), options);
+                      }))
+          .isInstanceOf(LockLostException.class);
     }
     assertThat(store.exists(snapshot)).as("nothing written under the lost lease").isFalse();
   }
@@ -82,10 +97,16 @@ class AtomicWriteUnderLeaseTest {
   @Test
   void aLeaseLostDuringTheCallableNeverReturnsItsResult() throws Exception {
     try (LeasedRunner runner = runner()) {
-      assertThatThrownBy(() -> runner.run("db", "result", () -> {
-        takeAwayEveryLease();
-        return "committed";
-      })).isInstanceOf(LockLostException.class);
+      assertThatThrownBy(
+              () ->
+                  runner.run(
+                      "db",
+                      "result",
+                      () -> {
+                        takeAwayEveryLease();
+                        return "committed";
+                      }))
+          .isInstanceOf(LockLostException.class);
     }
   }
 

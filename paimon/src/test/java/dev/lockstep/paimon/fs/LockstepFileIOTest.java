@@ -76,8 +76,12 @@ class LockstepFileIOTest {
       assertThat(out.getPos()).isEqualTo(data.length);
       assertThat(io.exists(file)).as("nothing visible before close").isFalse();
     }
-    String etag = server.admin().headObject(b -> b.bucket(S3ProxyServer.BUCKET)
-        .key(file.toUri().getPath().substring(1))).eTag();
+    String etag =
+        server
+            .admin()
+            .headObject(
+                b -> b.bucket(S3ProxyServer.BUCKET).key(file.toUri().getPath().substring(1)))
+            .eTag();
     assertThat(etag).as("a multipart upload's ETag").contains("-");
     assertThat(io.getFileSize(file)).isEqualTo(data.length);
 
@@ -108,8 +112,9 @@ class LockstepFileIOTest {
       out.write(data);
     }
     try (SeekableInputStream in = io.newInputStream(file)) {
-      assertThat(in).as("Paimon's Parquet and ORC readers check for it").isInstanceOf(
-          org.apache.paimon.fs.VectoredReadable.class);
+      assertThat(in)
+          .as("Paimon's Parquet and ORC readers check for it")
+          .isInstanceOf(org.apache.paimon.fs.VectoredReadable.class);
       org.apache.paimon.fs.VectoredReadable vectored = (org.apache.paimon.fs.VectoredReadable) in;
       in.seek(123);
       // Three ranges more than 256 KiB apart (three positioned reads on Paimon's I/O threads),
@@ -184,13 +189,16 @@ class LockstepFileIOTest {
       out.writeObject(io);
     }
     FileIO copy;
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       copy = (FileIO) in.readObject();
     }
     Path file = new Path(root, "serialized/snapshot-1");
     assertThat(copy.tryToWriteAtomic(file, "x")).isTrue();
-    assertThat(new String(io.readFileUtf8(file).getBytes(StandardCharsets.UTF_8),
-        StandardCharsets.UTF_8)).isEqualTo("x");
+    assertThat(
+            new String(
+                io.readFileUtf8(file).getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8))
+        .isEqualTo("x");
     assertThat(io.tryToWriteAtomic(file, "y")).isFalse();
   }
 }

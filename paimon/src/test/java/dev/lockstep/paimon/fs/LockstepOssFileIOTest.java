@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Paimon on {@code oss://} through Lockstep's OSS store (fs-oss's in-process OSS server): the
- * snapshot commit is one {@code x-oss-forbid-overwrite} create, and a Paimon table works end to end.
+ * snapshot commit is one {@code x-oss-forbid-overwrite} create, and a Paimon table works end to
+ * end.
  */
 class LockstepOssFileIOTest {
 
@@ -48,8 +49,9 @@ class LockstepOssFileIOTest {
 
   @Test
   void tryToWriteAtomicIsOneForbidOverwriteCreate() throws Exception {
-    FileIO io = FileIO.get(new Path(options.get("warehouse")),
-        CatalogContext.create(Options.fromMap(options)));
+    FileIO io =
+        FileIO.get(
+            new Path(options.get("warehouse")), CatalogContext.create(Options.fromMap(options)));
     assertThat(io).isInstanceOf(LockstepFileIO.class);
     Path snapshot = new Path(options.get("warehouse") + "/atomic/snapshot-1");
     int putsBefore = server.requestCount("PutObject");
@@ -63,8 +65,10 @@ class LockstepOssFileIOTest {
   void aPaimonTableWritesAndReadsBack() throws Exception {
     PaimonTables.create(options, "db", "t");
     try (Catalog catalog = PaimonTables.catalog(options)) {
-      BatchWriteBuilder builder = catalog.getTable(Identifier.create("db", "t")).newBatchWriteBuilder();
-      try (BatchTableWrite write = builder.newWrite(); BatchTableCommit commit = builder.newCommit()) {
+      BatchWriteBuilder builder =
+          catalog.getTable(Identifier.create("db", "t")).newBatchWriteBuilder();
+      try (BatchTableWrite write = builder.newWrite();
+          BatchTableCommit commit = builder.newCommit()) {
         for (int i = 1; i <= 100; i++) {
           write.write(GenericRow.of(7, i));
         }

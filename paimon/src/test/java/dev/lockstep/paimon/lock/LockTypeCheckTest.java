@@ -23,13 +23,17 @@ class LockTypeCheckTest {
 
   @Test
   void theLockIsCheckedOnlyWhenPaimonWouldUseIt() {
-    assertThatCode(() -> LockTypeCheck.check(
-        Options.fromMap(Map.of("lock.type", "nope", "lock.enabled", "false")), true))
+    assertThatCode(
+            () ->
+                LockTypeCheck.check(
+                    Options.fromMap(Map.of("lock.type", "nope", "lock.enabled", "false")), true))
         .doesNotThrowAnyException();
     assertThatCode(() -> LockTypeCheck.check(Options.fromMap(Map.of("lock.type", "nope")), false))
         .doesNotThrowAnyException();
-    assertThatThrownBy(() -> LockTypeCheck.check(
-        Options.fromMap(Map.of("lock.type", "nope", "lock.enabled", "true")), false))
+    assertThatThrownBy(
+            () ->
+                LockTypeCheck.check(
+                    Options.fromMap(Map.of("lock.type", "nope", "lock.enabled", "true")), false))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageNotContaining("\n")
         .hasMessageContaining("'lock.type' = 'nope'")
@@ -38,8 +42,8 @@ class LockTypeCheckTest {
 
   @Test
   void theLineNamesTheValueTheLockstepIdentifiersAndPaimonsOwn() {
-    assertThatThrownBy(() -> LockTypeCheck.check(
-        Options.fromMap(Map.of("lock.type", "lockstep-zk")), true))
+    assertThatThrownBy(
+            () -> LockTypeCheck.check(Options.fromMap(Map.of("lock.type", "lockstep-zk")), true))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageNotContaining("\n")
         .hasMessageContaining("'lock.type' = 'lockstep-zk'")

@@ -45,15 +45,15 @@ class LockstepLockFactoryTest {
   }
 
   private static CatalogLockContext context(Map<String, String> extra) {
-    Map<String, String> options = new java.util.HashMap<>(
-        LockBackends.zookeeper(zookeeper.getConnectString()));
+    Map<String, String> options =
+        new java.util.HashMap<>(LockBackends.zookeeper(zookeeper.getConnectString()));
     options.putAll(extra);
     return CatalogLockContext.fromOptions(Options.fromMap(options));
   }
 
   private static CatalogLockFactory discovered(String identifier) {
-    return FactoryUtil.discoverFactory(CatalogLockFactory.class.getClassLoader(),
-        CatalogLockFactory.class, identifier);
+    return FactoryUtil.discoverFactory(
+        CatalogLockFactory.class.getClassLoader(), CatalogLockFactory.class, identifier);
   }
 
   @Test
@@ -90,7 +90,8 @@ class LockstepLockFactoryTest {
     }
     CatalogLockFactory factory;
     CatalogLockContext context;
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       factory = (CatalogLockFactory) in.readObject();
       context = (CatalogLockContext) in.readObject();
     }
@@ -108,10 +109,16 @@ class LockstepLockFactoryTest {
         CatalogLock waiter = factory.createLock(context(Map.of("lock-acquire-timeout", "1 s")))) {
       CountDownLatch held = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
-      Future<Object> holding = pool.submit(() -> holder.runWithLock("db", "busy", () -> {
-        held.countDown();
-        return release.await(1, TimeUnit.MINUTES);
-      }));
+      Future<Object> holding =
+          pool.submit(
+              () ->
+                  holder.runWithLock(
+                      "db",
+                      "busy",
+                      () -> {
+                        held.countDown();
+                        return release.await(1, TimeUnit.MINUTES);
+                      }));
       assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
       AtomicBoolean started = new AtomicBoolean();
       assertThatThrownBy(() -> waiter.runWithLock("db", "busy", () -> started.getAndSet(true)))

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * Runs {@link PaimonAppender} in several child JVMs at once on one table and collects what each
- * was told.
+ * Runs {@link PaimonAppender} in several child JVMs at once on one table and collects what each was
+ * told.
  */
 public final class ConcurrentAppends {
 
@@ -34,8 +34,10 @@ public final class ConcurrentAppends {
 
     List<String> entries() {
       String surefire = System.getProperty("surefire.test.class.path");
-      String path = surefire != null && !surefire.isBlank() ? surefire
-          : System.getProperty("java.class.path");
+      String path =
+          surefire != null && !surefire.isBlank()
+              ? surefire
+              : System.getProperty("java.class.path");
       List<String> entries = new ArrayList<>(Arrays.asList(path.split(File.pathSeparator)));
       String mainClasses = new File(System.getProperty("lockstep.main-classes")).getAbsolutePath();
       String paimonS3 = System.getProperty("lockstep.paimon-s3.jar");
@@ -78,23 +80,31 @@ public final class ConcurrentAppends {
    * {@code writers} child JVMs, each appending {@code commits} one-row commits to {@code
    * database.table}, started together once all have loaded the table.
    */
-  public static Outcome run(ClassPath classPath, int writers, int commits,
-      Map<String, String> catalogOptions, String database, String table) throws Exception {
+  public static Outcome run(
+      ClassPath classPath,
+      int writers,
+      int commits,
+      Map<String, String> catalogOptions,
+      String database,
+      String table)
+      throws Exception {
     List<Process> processes = new ArrayList<>();
     List<List<String>> outputs = new ArrayList<>();
     long started = System.nanoTime();
     long[] goAt = new long[1];
     try {
       for (int w = 0; w < writers; w++) {
-        List<String> arguments = new ArrayList<>(List.of(database, table, Integer.toString(w),
-            Integer.toString(commits)));
+        List<String> arguments =
+            new ArrayList<>(
+                List.of(database, table, Integer.toString(w), Integer.toString(commits)));
         catalogOptions.forEach((key, value) -> arguments.add(key + "=" + value));
         processes.add(start(classPath, PaimonAppender.class.getName(), arguments));
       }
       List<BufferedReader> readers = new ArrayList<>();
       for (Process process : processes) {
-        BufferedReader reader = new BufferedReader(
-            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader reader =
+            new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         readers.add(reader);
         List<String> output = new ArrayList<>();
         outputs.add(output);
@@ -103,8 +113,8 @@ public final class ConcurrentAppends {
           output.add(line);
         }
         if (line == null) {
-          throw new AssertionError("A writer JVM ended before loading the table:\n"
-              + String.join("\n", output));
+          throw new AssertionError(
+              "A writer JVM ended before loading the table:\n" + String.join("\n", output));
         }
       }
       goAt[0] = System.nanoTime();
@@ -117,18 +127,20 @@ public final class ConcurrentAppends {
       for (int w = 0; w < writers; w++) {
         BufferedReader reader = readers.get(w);
         List<String> output = outputs.get(w);
-        drains.add(CompletableFuture.runAsync(() -> {
-          try {
-            String line;
-            while ((line = reader.readLine()) != null) {
-              synchronized (output) {
-                output.add(line);
-              }
-            }
-          } catch (IOException e) {
-            throw new RuntimeException(e);
-          }
-        }));
+        drains.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    String line;
+                    while ((line = reader.readLine()) != null) {
+                      synchronized (output) {
+                        output.add(line);
+                      }
+                    }
+                  } catch (IOException e) {
+                    throw new RuntimeException(e);
+                  }
+                }));
       }
       for (int w = 0; w < writers; w++) {
         drains.get(w).get(40, TimeUnit.MINUTES); // a hang guard, not a timing assertion
@@ -142,8 +154,13 @@ public final class ConcurrentAppends {
       }
     }
     long ended = System.nanoTime();
-    System.out.printf("%s: %d writer JVMs loaded the table in %d ms; %d commits each took %d ms%n",
-        classPath, writers, (goAt[0] - started) / 1_000_000, commits, (ended - goAt[0]) / 1_000_000);
+    System.out.printf(
+        "%s: %d writer JVMs loaded the table in %d ms; %d commits each took %d ms%n",
+        classPath,
+        writers,
+        (goAt[0] - started) / 1_000_000,
+        commits,
+        (ended - goAt[0]) / 1_000_000);
     Map<Integer, Set<Integer>> acked = new java.util.TreeMap<>();
     List<String> errors = new ArrayList<>();
     for (int w = 0; w < writers; w++) {
@@ -159,8 +176,13 @@ public final class ConcurrentAppends {
         }
       }
       if (!done) {
-        throw new AssertionError("Writer " + w + " did not finish:\n" + outputs.get(w).stream()
-            .filter(l -> !l.startsWith("ACK ")).collect(Collectors.joining("\n")));
+        throw new AssertionError(
+            "Writer "
+                + w
+                + " did not finish:\n"
+                + outputs.get(w).stream()
+                    .filter(l -> !l.startsWith("ACK "))
+                    .collect(Collectors.joining("\n")));
       }
       acked.put(w, seqs);
     }

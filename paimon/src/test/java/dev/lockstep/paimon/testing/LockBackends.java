@@ -30,7 +30,8 @@ public final class LockBackends {
     options.put("lock.type", "lockstep-jdbc");
     options.put("lock.jdbc.url", url);
     options.put("lock.jdbc.user", user);
-    options.put("lock.jdbc.table",
+    options.put(
+        "lock.jdbc.table",
         "lockstep_p_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
     options.put("lock.jdbc.lease-ttl", leaseTtl);
     options.put("lock-acquire-timeout", "2 min");

@@ -23,9 +23,9 @@ import org.apache.paimon.table.sink.StreamWriteBuilder;
  *
  * <p>Arguments: {@code <database> <table> <writer id> <commits> name=value...} (catalog options).
  * Prints {@code READY} once the table is loaded, waits for {@code GO} on stdin (so that all writers
- * start together), then per commit {@code ACK <seq>} when Paimon reported it committed or {@code ERR
- * <seq> <message>} when it threw, and {@code DONE} at the end. Row {@code (writer, seq)} is written
- * by commit {@code seq}.
+ * start together), then per commit {@code ACK <seq>} when Paimon reported it committed or {@code
+ * ERR <seq> <message>} when it threw, and {@code DONE} at the end. Row {@code (writer, seq)} is
+ * written by commit {@code seq}.
  */
 public final class PaimonAppender {
 
@@ -45,7 +45,8 @@ public final class PaimonAppender {
       Table table = catalog.getTable(Identifier.create(database, tableName));
       System.out.println("READY");
       System.out.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       if (!"GO".equals(in.readLine())) {
         return;
       }
@@ -76,7 +77,9 @@ public final class PaimonAppender {
   }
 
   private static StreamWriteBuilder builder(Table table, int writer) {
-    return table.newStreamWriteBuilder().withCommitUser("writer-" + writer + "-" + UUID.randomUUID());
+    return table
+        .newStreamWriteBuilder()
+        .withCommitUser("writer-" + writer + "-" + UUID.randomUUID());
   }
 
   private static String oneLine(Throwable e) {

@@ -30,36 +30,39 @@ public final class PaimonTables {
   /**
    * Creates the table. {@code write-only} keeps compaction and expiry out of the commits (each
    * snapshot is then one append); {@code commit.max-retries} is raised so that a writer that loses
-   * many races in a row is not given up on (Paimon's default 10 is for fewer racing writers), with a
-   * short retry wait.
+   * many races in a row is not given up on (Paimon's default 10 is for fewer racing writers), with
+   * a short retry wait.
    */
   public static void create(Map<String, String> options, String database, String table)
       throws Exception {
     try (Catalog catalog = catalog(options)) {
       catalog.createDatabase(database, true);
-      catalog.createTable(Identifier.create(database, table), Schema.newBuilder()
-          .column("writer", DataTypes.INT())
-          .column("seq", DataTypes.INT())
-          .option("bucket", "-1")
-          .option("write-only", "true")
-          .option("file.format", "avro")
-          .option("commit.max-retries", "1000")
-          .option("commit.min-retry-wait", "5 ms")
-          .option("commit.max-retry-wait", "200 ms")
-          .build(), false);
+      catalog.createTable(
+          Identifier.create(database, table),
+          Schema.newBuilder()
+              .column("writer", DataTypes.INT())
+              .column("seq", DataTypes.INT())
+              .option("bucket", "-1")
+              .option("write-only", "true")
+              .option("file.format", "avro")
+              .option("commit.max-retries", "1000")
+              .option("commit.min-retry-wait", "5 ms")
+              .option("commit.max-retry-wait", "200 ms")
+              .build(),
+          false);
     }
   }
 
   /** Every row, as seqs per writer. */
-  public static Map<Integer, Set<Integer>> rows(Map<String, String> options, String database,
-      String table) throws Exception {
+  public static Map<Integer, Set<Integer>> rows(
+      Map<String, String> options, String database, String table) throws Exception {
     Map<Integer, Set<Integer>> rows = new TreeMap<>();
     try (Catalog catalog = catalog(options)) {
       ReadBuilder read = catalog.getTable(Identifier.create(database, table)).newReadBuilder();
       try (RecordReader<InternalRow> reader =
           read.newRead().createReader(read.newScan().plan().splits())) {
-        reader.forEachRemaining(row ->
-            rows.computeIfAbsent(row.getInt(0), w -> new TreeSet<>()).add(row.getInt(1)));
+        reader.forEachRemaining(
+            row -> rows.computeIfAbsent(row.getInt(0), w -> new TreeSet<>()).add(row.getInt(1)));
       }
     }
     return rows;

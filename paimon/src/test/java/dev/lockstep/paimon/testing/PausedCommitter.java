@@ -34,23 +34,28 @@ public final class PausedCommitter {
       int eq = args[i].indexOf('=');
       options.set(args[i].substring(0, eq), args[i].substring(eq + 1));
     }
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     boolean[] paused = new boolean[1];
-    PausingFileIO.Hook hook = path -> {
-      if (paused[0]) {
-        return;
-      }
-      paused[0] = true;
-      System.out.println("PAUSED " + path.getName());
-      System.out.flush();
-      if (!"RESUME".equals(in.readLine())) {
-        throw new IOException("the test did not resume this writer");
-      }
-    };
+    PausingFileIO.Hook hook =
+        path -> {
+          if (paused[0]) {
+            return;
+          }
+          paused[0] = true;
+          System.out.println("PAUSED " + path.getName());
+          System.out.flush();
+          if (!"RESUME".equals(in.readLine())) {
+            throw new IOException("the test did not resume this writer");
+          }
+        };
     CatalogContext context = CatalogContext.create(options, PausingFileIO.loader(hook), null);
     try (Catalog catalog = CatalogFactory.createCatalog(context)) {
-      StreamWriteBuilder builder = catalog.getTable(Identifier.create(args[0], args[1]))
-          .newStreamWriteBuilder().withCommitUser(args[3]);
+      StreamWriteBuilder builder =
+          catalog
+              .getTable(Identifier.create(args[0], args[1]))
+              .newStreamWriteBuilder()
+              .withCommitUser(args[3]);
       try (StreamTableWrite write = builder.newWrite();
           StreamTableCommit commit = builder.newCommit()) {
         write.write(GenericRow.of(Integer.parseInt(args[2]), 1));
@@ -61,7 +66,9 @@ public final class PausedCommitter {
         } catch (Exception e) {
           StringBuilder text = new StringBuilder();
           for (Throwable t = e; t != null; t = t.getCause()) {
-            text.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage())
+            text.append(t.getClass().getSimpleName())
+                .append(": ")
+                .append(t.getMessage())
                 .append(" | ");
           }
           System.out.println("ERR " + text.toString().replace('\n', ' '));

@@ -10,9 +10,9 @@ import org.apache.paimon.fs.PositionOutputStream;
 import org.apache.paimon.fs.SeekableInputStream;
 
 /**
- * Lockstep's s3 FileIO with one seam: {@code tryToWriteAtomic} of a snapshot file first runs a
- * hook (which blocks, to hold the commit inside the lock while the test takes the lease away).
- * Handed to Paimon as the catalog's preferred FileIO, so nothing else changes.
+ * Lockstep's s3 FileIO with one seam: {@code tryToWriteAtomic} of a snapshot file first runs a hook
+ * (which blocks, to hold the commit inside the lock while the test takes the lease away). Handed to
+ * Paimon as the catalog's preferred FileIO, so nothing else changes.
  */
 public final class PausingFileIO implements FileIO {
 

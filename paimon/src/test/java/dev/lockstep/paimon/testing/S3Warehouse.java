@@ -5,7 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 
-/** Catalog options of a fresh Paimon warehouse on the test s3proxy, in the keys Paimon users write. */
+/**
+ * Catalog options of a fresh Paimon warehouse on the test s3proxy, in the keys Paimon users write.
+ */
 public final class S3Warehouse {
 
   private S3Warehouse() {}

@@ -54,18 +54,20 @@ class LocalAtomicRaceTest {
 
   @Test
   void atomicRenameHasExactlyOneWinnerPerRound() throws Exception {
-    race("rename", (thread, target, content) -> {
-      Path source = target.parent().child("src-" + target.name() + "-" + thread);
-      try (OutputStream out = io.newOutputStream(source, false)) {
-        out.write(content);
-      }
-      try {
-        io.renameAtomically(source, target);
-      } catch (FileAlreadyExistsException lost) {
-        io.delete(source, false); // the loser still owns its source
-        throw lost;
-      }
-    });
+    race(
+        "rename",
+        (thread, target, content) -> {
+          Path source = target.parent().child("src-" + target.name() + "-" + thread);
+          try (OutputStream out = io.newOutputStream(source, false)) {
+            out.write(content);
+          }
+          try {
+            io.renameAtomically(source, target);
+          } catch (FileAlreadyExistsException lost) {
+            io.delete(source, false); // the loser still owns its source
+            throw lost;
+          }
+        });
   }
 
   private void race(String kind, Contender contender) throws Exception {
@@ -76,31 +78,37 @@ class LocalAtomicRaceTest {
       for (int t = 0; t < THREADS; t++) {
         int thread = t;
         byte[] content = content(round, thread);
-        results.add(pool.submit(() -> {
-          start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
-          try {
-            contender.contend(thread, target, content);
-            return "won:" + thread;
-          } catch (FileAlreadyExistsException e) {
-            return "lost";
-          }
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+                  try {
+                    contender.contend(thread, target, content);
+                    return "won:" + thread;
+                  } catch (FileAlreadyExistsException e) {
+                    return "lost";
+                  }
+                }));
       }
       List<String> outcomes = new ArrayList<>();
       for (Future<String> result : results) {
         outcomes.add(result.get(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS));
       }
       List<String> winners = outcomes.stream().filter(o -> o.startsWith("won:")).toList();
-      assertThat(winners).as("round %d of %s: %s; directory: %s", round, kind, outcomes, listing())
+      assertThat(winners)
+          .as("round %d of %s: %s; directory: %s", round, kind, outcomes, listing())
           .hasSize(1);
       assertThat(outcomes.stream().filter("lost"::equals)).hasSize(THREADS - 1);
       int winner = Integer.parseInt(winners.get(0).substring(4));
       try (InputStream in = io.newInputStream(target)) {
-        assertThat(in.readAllBytes()).as("winner's bytes, round %d", round)
+        assertThat(in.readAllBytes())
+            .as("winner's bytes, round %d", round)
             .isEqualTo(content(round, winner));
       }
     }
-    assertThat(listing()).as("nothing but the %d targets is left behind", ROUNDS).hasSize(ROUNDS)
+    assertThat(listing())
+        .as("nothing but the %d targets is left behind", ROUNDS)
+        .hasSize(ROUNDS)
         .allMatch(name -> name.startsWith(kind + "-"));
   }
 

@@ -15,9 +15,9 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 
 /**
- * Converts between Flink's {@link RowData} (internal SQL format) and the engine's
- * {@link GenericRow}, column by column, for a given engine row type. Not thread-safe is fine: it
- * holds no mutable state.
+ * Converts between Flink's {@link RowData} (internal SQL format) and the engine's {@link
+ * GenericRow}, column by column, for a given engine row type. Not thread-safe is fine: it holds no
+ * mutable state.
  */
 public final class RowDataConverter implements Serializable {
 
@@ -54,8 +54,8 @@ public final class RowDataConverter implements Serializable {
     int n = arity();
     Object[] values = new Object[n];
     for (int i = 0; i < n; i++) {
-      values[i] = row.isNullAt(i) ? null
-          : toEngine(row, i, type(i), shape.timestampPrecision(column(i)));
+      values[i] =
+          row.isNullAt(i) ? null : toEngine(row, i, type(i), shape.timestampPrecision(column(i)));
     }
     return GenericRow.wrap(values);
   }
@@ -79,7 +79,9 @@ public final class RowDataConverter implements Serializable {
       case DATE:
         return LocalDate.ofEpochDay(row.getInt(i));
       case TIMESTAMP:
-        return row.getTimestamp(i, timestampPrecision).toLocalDateTime().truncatedTo(ChronoUnit.MICROS);
+        return row.getTimestamp(i, timestampPrecision)
+            .toLocalDateTime()
+            .truncatedTo(ChronoUnit.MICROS);
       default:
         throw new IllegalStateException("Unknown engine type " + type);
     }

@@ -25,8 +25,10 @@ public final class TableShape implements Serializable {
   private final List<String> partitionKeys;
   private final List<String> primaryKeys;
   private final int buckets;
+
   /** Per column, the precision of Flink's TIMESTAMP values in RowData (6 when unset). */
   private int[] timestampPrecisions;
+
   private transient RowType rowType;
   private transient PartitionPath partitionPath;
   private transient int[] partitionIndexes;
@@ -71,13 +73,18 @@ public final class TableShape implements Serializable {
           index < 0 ? null : flinkType.getTypeAt(index);
       copy.timestampPrecisions[i] =
           t instanceof org.apache.flink.table.types.logical.TimestampType
-              ? ((org.apache.flink.table.types.logical.TimestampType) t).getPrecision() : 6;
+              ? ((org.apache.flink.table.types.logical.TimestampType) t).getPrecision()
+              : 6;
     }
     return copy;
   }
 
-  private TableShape(String[] names, String[] types, List<String> partitionKeys,
-      List<String> primaryKeys, int buckets) {
+  private TableShape(
+      String[] names,
+      String[] types,
+      List<String> partitionKeys,
+      List<String> primaryKeys,
+      int buckets) {
     this.names = names;
     this.types = types;
     this.partitionKeys = partitionKeys;

@@ -11,8 +11,8 @@ import java.util.List;
  * identifier. The commit user travels with it, so a committable restored from any checkpoint is
  * committed again under the user it was written with.
  */
-public record LockstepCommittable(String commitUser, long checkpointId,
-    List<CommitMessage> messages) implements Serializable {
+public record LockstepCommittable(
+    String commitUser, long checkpointId, List<CommitMessage> messages) implements Serializable {
 
   public LockstepCommittable {
     messages = List.copyOf(messages);

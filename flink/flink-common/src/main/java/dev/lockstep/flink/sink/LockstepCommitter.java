@@ -29,11 +29,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Snapshot and file conflicts with other jobs (writers, the compaction job) are resolved
  *       inside the engine's commit; they never reach Flink and never restart the job.
  *   <li>An append that still cannot land (the engine's retry limits or an unknown outcome) is
- *       logged with its reason and handed back with {@code retryLater()}, together with every
- *       later checkpoint (never out of order). Flink 1.20 and 2.1 retry it at once, up to
- *       {@code sink.committer.retries} times, and then fail the job, which restarts from its last
- *       checkpoint and commits the restored committables again (exactly once through step 1).
- *       Other store errors fail the commit at once, with the same recovery.
+ *       logged with its reason and handed back with {@code retryLater()}, together with every later
+ *       checkpoint (never out of order). Flink 1.20 and 2.1 retry it at once, up to {@code
+ *       sink.committer.retries} times, and then fail the job, which restarts from its last
+ *       checkpoint and commits the restored committables again (exactly once through step 1). Other
+ *       store errors fail the commit at once, with the same recovery.
  *   <li>An {@code INSERT OVERWRITE} that lost to a concurrent write of its partitions can never
  *       land as planned: the commit fails with the engine's message (the partition and the
  *       concurrent snapshot), which fails the batch job; nothing of it is committed.
@@ -76,18 +76,37 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
         commitOne(c);
       } catch (CommitFailedException | CommitStateUnknownException e) {
         if (overwrite != null && e instanceof CommitStateUnknownException) {
-          throw new IOException("INSERT OVERWRITE into " + table().fullName() + " has an unknown"
-              + " outcome (checkpoint " + c.checkpointId() + ", commit user '" + c.commitUser()
-              + "'): check the table's latest snapshots for that user before re-running it: "
-              + e.getMessage(), e);
+          throw new IOException(
+              "INSERT OVERWRITE into "
+                  + table().fullName()
+                  + " has an unknown"
+                  + " outcome (checkpoint "
+                  + c.checkpointId()
+                  + ", commit user '"
+                  + c.commitUser()
+                  + "'): check the table's latest snapshots for that user before re-running it: "
+                  + e.getMessage(),
+              e);
         }
         if (overwrite != null) {
-          throw new IOException("INSERT OVERWRITE into " + table().fullName() + " was not"
-              + " committed (checkpoint " + c.checkpointId() + ", commit user '" + c.commitUser()
-              + "'): " + e.getMessage(), e);
+          throw new IOException(
+              "INSERT OVERWRITE into "
+                  + table().fullName()
+                  + " was not"
+                  + " committed (checkpoint "
+                  + c.checkpointId()
+                  + ", commit user '"
+                  + c.commitUser()
+                  + "'): "
+                  + e.getMessage(),
+              e);
         }
-        LOG.warn("Commit of checkpoint {} (user '{}') to {} did not land and is retried with the"
-            + " next checkpoint: {}", c.checkpointId(), c.commitUser(), table().fullName(),
+        LOG.warn(
+            "Commit of checkpoint {} (user '{}') to {} did not land and is retried with the"
+                + " next checkpoint: {}",
+            c.checkpointId(),
+            c.commitUser(),
+            table().fullName(),
             e.getMessage());
         request.retryLater();
         blocked = true;
@@ -99,9 +118,11 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
     FileStoreTable table = table();
     TableCommit commit = commits.computeIfAbsent(c.commitUser(), table::newCommit);
     if (overwrite != null) {
-      CommitResult r = commit.overwrite(c.checkpointId(),
-          overwrite.partitionFilter(table.schema().partitionType()),
-          withJobBase(c.messages(), table));
+      CommitResult r =
+          commit.overwrite(
+              c.checkpointId(),
+              overwrite.partitionFilter(table.schema().partitionType()),
+              withJobBase(c.messages(), table));
       LOG.info("Overwrite of checkpoint {} to {}: {}", c.checkpointId(), table.fullName(), r);
     } else if (!c.isEmpty()) {
       CommitResult r = commit.commit(c.checkpointId(), c.messages());
@@ -122,12 +143,22 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
     long base = overwrite.baseSnapshotId();
     List<CommitMessage> based = new ArrayList<>();
     for (CommitMessage m : messages) {
-      based.add(m.baseSnapshotId() <= base ? m : new CommitMessage(m.partition(), m.bucket(),
-          m.totalBuckets(), m.newFiles(), m.compactBefore(), m.compactAfter(), base));
+      based.add(
+          m.baseSnapshotId() <= base
+              ? m
+              : new CommitMessage(
+                  m.partition(),
+                  m.bucket(),
+                  m.totalBuckets(),
+                  m.newFiles(),
+                  m.compactBefore(),
+                  m.compactAfter(),
+                  base));
     }
     if (based.isEmpty() && !overwrite.isDynamic()) {
-      based.add(new CommitMessage("", 0, table.options().bucket(), List.of(), List.of(),
-          List.of(), base));
+      based.add(
+          new CommitMessage(
+              "", 0, table.options().bucket(), List.of(), List.of(), List.of(), base));
     }
     return based;
   }

@@ -4,7 +4,6 @@ import dev.lockstep.flink.TableLoader;
 import dev.lockstep.flink.data.TableShape;
 import java.io.IOException;
 import java.util.Collection;
-
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -21,8 +20,8 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 
 /**
- * The Lockstep sink on Flink's Sink V2 API, the same on every Flink line; each line's
- * {@code LockstepSink} adds only the {@code createWriter} signature of its Flink version.
+ * The Lockstep sink on Flink's Sink V2 API, the same on every Flink line; each line's {@code
+ * LockstepSink} adds only the {@code createWriter} signature of its Flink version.
  *
  * <pre>
  *   input --partition by (partition, bucket)--> writers (sink parallelism)
@@ -30,10 +29,12 @@ import org.apache.flink.table.data.RowData;
  *         --> committer (one snapshot per checkpoint, identifier = checkpoint id)
  * </pre>
  */
-public abstract class LockstepSinkBase implements Sink<RowData>,
-    SupportsWriterState<RowData, LockstepWriterState>, SupportsCommitter<LockstepCommittable>,
-    SupportsPreWriteTopology<RowData>,
-    SupportsPreCommitTopology<LockstepCommittable, LockstepCommittable> {
+public abstract class LockstepSinkBase
+    implements Sink<RowData>,
+        SupportsWriterState<RowData, LockstepWriterState>,
+        SupportsCommitter<LockstepCommittable>,
+        SupportsPreWriteTopology<RowData>,
+        SupportsPreCommitTopology<LockstepCommittable, LockstepCommittable> {
 
   private static final long serialVersionUID = 1L;
 
@@ -48,29 +49,34 @@ public abstract class LockstepSinkBase implements Sink<RowData>,
    *     the job graph), which a restored writer state replaces
    * @param overwrite null for appends
    */
-  protected LockstepSinkBase(TableLoader loader, TableShape shape, String commitUser,
-      OverwriteMode overwrite) {
+  protected LockstepSinkBase(
+      TableLoader loader, TableShape shape, String commitUser, OverwriteMode overwrite) {
     this.loader = loader;
     this.shape = shape;
     this.userFixed = commitUser != null;
-    this.commitUser = commitUser != null ? commitUser
-        : "flink-" + java.util.UUID.randomUUID();
-    this.overwrite = overwrite == null || overwrite.hasBase() ? overwrite
-        : overwrite.withBase(latestSnapshotId(loader));
+    this.commitUser = commitUser != null ? commitUser : "flink-" + java.util.UUID.randomUUID();
+    this.overwrite =
+        overwrite == null || overwrite.hasBase()
+            ? overwrite
+            : overwrite.withBase(latestSnapshotId(loader));
   }
 
   /**
-   * An overwrite's base is the table's latest snapshot when the job is built (here, on the
-   * client), not when its writers start: a batch job's writers start only after the rows before
-   * the bucket shuffle are produced, and data another job committed meanwhile must make the
-   * overwrite fail rather than be replaced unseen (as Spark's writes do, from their planning).
+   * An overwrite's base is the table's latest snapshot when the job is built (here, on the client),
+   * not when its writers start: a batch job's writers start only after the rows before the bucket
+   * shuffle are produced, and data another job committed meanwhile must make the overwrite fail
+   * rather than be replaced unseen (as Spark's writes do, from their planning).
    */
   private static long latestSnapshotId(TableLoader loader) {
     try (TableLoader.Opened opened = loader.open()) {
       return opened.table().snapshotManager().latestId().orElse(0);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("Cannot read the latest snapshot of " + loader
-          + " for the base of an overwrite: " + e.getMessage(), e);
+      throw new java.io.UncheckedIOException(
+          "Cannot read the latest snapshot of "
+              + loader
+              + " for the base of an overwrite: "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -114,8 +120,8 @@ public abstract class LockstepSinkBase implements Sink<RowData>,
 
   @Override
   public DataStream<RowData> addPreWriteTopology(DataStream<RowData> input) {
-    return input.partitionCustom(new BucketKeySelector.ModuloPartitioner(),
-        new BucketKeySelector(shape));
+    return input.partitionCustom(
+        new BucketKeySelector.ModuloPartitioner(), new BucketKeySelector(shape));
   }
 
   @Override
@@ -124,12 +130,14 @@ public abstract class LockstepSinkBase implements Sink<RowData>,
     String name = "Lockstep commit aggregator: " + loader.identifier();
     // global(): every committable goes to the single aggregator, and its one committable per
     // checkpoint to committer subtask 0, so only one subtask ever commits.
-    return committables.global()
-        .transform(name, CommittableMessageTypeInfo.of(this::getCommittableSerializer),
+    return committables
+        .global()
+        .transform(
+            name,
+            CommittableMessageTypeInfo.of(this::getCommittableSerializer),
             new CommitAggregator(commitUser))
         .setParallelism(1)
         .setMaxParallelism(1)
         .global();
   }
-
 }

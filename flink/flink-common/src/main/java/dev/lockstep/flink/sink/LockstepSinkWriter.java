@@ -16,12 +16,13 @@ import org.apache.flink.table.data.RowData;
 /**
  * One writer subtask: buffers rows in the engine's {@link TableWrite} (the pre-write step routed
  * every row of a bucket here) and, at each checkpoint, flushes and hands the checkpoint's commit
- * messages to the aggregator. Each row keeps its kind ({@code +I}, {@code -U}, {@code +U},
- * {@code -D}) into the engine's {@code TableWrite.write(kind, row)}:
- * in a primary-key table {@code -U} and {@code -D} remove the key; an append table refuses them.
+ * messages to the aggregator. Each row keeps its kind ({@code +I}, {@code -U}, {@code +U}, {@code
+ * -D}) into the engine's {@code TableWrite.write(kind, row)}: in a primary-key table {@code -U} and
+ * {@code -D} remove the key; an append table refuses them.
  */
-final class LockstepSinkWriter implements CommittingSinkWriter<RowData, LockstepCommittable>,
-    StatefulSinkWriter<RowData, LockstepWriterState> {
+final class LockstepSinkWriter
+    implements CommittingSinkWriter<RowData, LockstepCommittable>,
+        StatefulSinkWriter<RowData, LockstepWriterState> {
 
   private final String commitUser;
   private final TableLoader.Opened opened;

@@ -43,8 +43,12 @@ public final class LockstepSource implements Source<RowData, LockstepSplit, Pend
    * @param partitions the partitions to read (values as strings); null = all
    * @param snapshotId null = the latest when the job starts
    */
-  public LockstepSource(TableLoader loader, TableShape shape, int[] projection,
-      List<Map<String, String>> partitions, Long snapshotId) {
+  public LockstepSource(
+      TableLoader loader,
+      TableShape shape,
+      int[] projection,
+      List<Map<String, String>> partitions,
+      Long snapshotId) {
     this.loader = loader;
     this.shape = shape;
     this.projection = projection;
@@ -98,7 +102,9 @@ public final class LockstepSource implements Source<RowData, LockstepSplit, Pend
       }
       for (Split s : scan.plan().splits()) {
         Map<String, String> spec = new HashMap<>();
-        table.partitionPath().toMap(s.partition())
+        table
+            .partitionPath()
+            .toMap(s.partition())
             .forEach((k, v) -> spec.put(k, v == null ? null : String.valueOf(v)));
         out.add(spec);
       }
@@ -131,7 +137,7 @@ public final class LockstepSource implements Source<RowData, LockstepSplit, Pend
         columns[i] = shape.rowType().field(projection[i]).name();
       }
     }
-    return new LockstepSourceReader(context, loader, columns,
-        new RowDataConverter(shape, projection));
+    return new LockstepSourceReader(
+        context, loader, columns, new RowDataConverter(shape, projection));
   }
 }

@@ -18,8 +18,8 @@ import org.apache.flink.table.data.RowData;
 
 /**
  * Reads the splits it is given one after another, asking the enumerator for the next when it runs
- * out. A split's merged rows are read into memory when the split starts (one bucket at a time);
- * the checkpointed state is the current split with the rows emitted so far, and the queued ones.
+ * out. A split's merged rows are read into memory when the split starts (one bucket at a time); the
+ * checkpointed state is the current split with the rows emitted so far, and the queued ones.
  */
 final class LockstepSourceReader implements SourceReader<RowData, LockstepSplit> {
 
@@ -36,7 +36,10 @@ final class LockstepSourceReader implements SourceReader<RowData, LockstepSplit>
   private boolean requested;
   private CompletableFuture<Void> available = new CompletableFuture<>();
 
-  LockstepSourceReader(SourceReaderContext context, TableLoader loader, String[] columns,
+  LockstepSourceReader(
+      SourceReaderContext context,
+      TableLoader loader,
+      String[] columns,
       RowDataConverter converter) {
     this.context = context;
     this.loader = loader;

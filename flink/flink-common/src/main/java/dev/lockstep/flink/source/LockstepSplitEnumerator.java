@@ -9,16 +9,16 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 
 /**
  * Hands the planned splits (one per bucket) to readers as they ask for work, so a reader that
- * finishes early takes more; splits of a failed reader come back and go out again. Its state is
- * the splits not yet handed out.
+ * finishes early takes more; splits of a failed reader come back and go out again. Its state is the
+ * splits not yet handed out.
  */
 final class LockstepSplitEnumerator implements SplitEnumerator<LockstepSplit, PendingSplits> {
 
   private final SplitEnumeratorContext<LockstepSplit> context;
   private final ArrayDeque<LockstepSplit> pending;
 
-  LockstepSplitEnumerator(SplitEnumeratorContext<LockstepSplit> context,
-      Collection<LockstepSplit> splits) {
+  LockstepSplitEnumerator(
+      SplitEnumeratorContext<LockstepSplit> context, Collection<LockstepSplit> splits) {
     this.context = context;
     this.pending = new ArrayDeque<>(splits);
   }

@@ -91,15 +91,25 @@ public final class FlinkTypes {
         break;
       case TIMESTAMP_WITHOUT_TIME_ZONE:
         if (((TimestampType) type).getPrecision() > 6) {
-          throw new ValidationException("Column '" + column + "' is " + type + "; Lockstep"
-              + " stores timestamps with microsecond precision: use TIMESTAMP(6) or less.");
+          throw new ValidationException(
+              "Column '"
+                  + column
+                  + "' is "
+                  + type
+                  + "; Lockstep"
+                  + " stores timestamps with microsecond precision: use TIMESTAMP(6) or less.");
         }
         t = DataType.timestamp();
         break;
       default:
-        throw new ValidationException("Column '" + column + "' has type " + type + ", which"
-            + " Lockstep tables do not store. Use INT, BIGINT, DOUBLE, BOOLEAN, STRING, BYTES,"
-            + " DECIMAL(p, s), DATE or TIMESTAMP(p <= 6).");
+        throw new ValidationException(
+            "Column '"
+                + column
+                + "' has type "
+                + type
+                + ", which"
+                + " Lockstep tables do not store. Use INT, BIGINT, DOUBLE, BOOLEAN, STRING, BYTES,"
+                + " DECIMAL(p, s), DATE or TIMESTAMP(p <= 6).");
     }
     return type.isNullable() ? t : t.notNull();
   }
@@ -118,8 +128,8 @@ public final class FlinkTypes {
   }
 
   /**
-   * The engine schema of a Flink table: physical columns, primary key, partition keys and the
-   * given table options.
+   * The engine schema of a Flink table: physical columns, primary key, partition keys and the given
+   * table options.
    */
   public static Schema toEngine(ResolvedCatalogTable table, Map<String, String> options) {
     ResolvedSchema resolved = table.getResolvedSchema();
@@ -127,8 +137,11 @@ public final class FlinkTypes {
     List<String> columns = new ArrayList<>();
     for (Column c : resolved.getColumns()) {
       if (!c.isPhysical()) {
-        throw new ValidationException("Column '" + c.getName() + "' is computed or metadata;"
-            + " Lockstep tables store physical columns only.");
+        throw new ValidationException(
+            "Column '"
+                + c.getName()
+                + "' is computed or metadata;"
+                + " Lockstep tables store physical columns only.");
       }
       columns.add(c.getName());
       b.column(c.getName(), toEngine(c.getName(), c.getDataType().getLogicalType()));

@@ -8,12 +8,12 @@ import dev.lockstep.engine.schema.SchemaManager;
 import dev.lockstep.engine.schema.TableSchema;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.flink.TableLoader;
+import dev.lockstep.flink.source.LockstepSource;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.FileIODiscovery;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
-import dev.lockstep.flink.TableLoader;
-import dev.lockstep.flink.source.LockstepSource;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,10 +47,10 @@ import org.apache.flink.table.factories.Factory;
 /**
  * {@code CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '...', ...)}: the databases
  * ({@code <warehouse>/<db>.db}) and tables of a Lockstep warehouse. Every catalog option (store,
- * lock, commit strategy, table defaults) reaches every table, as in the engine's
- * {@code FileSystemCatalog}. Tables store physical columns, a primary key, partition keys and
- * options; {@code ALTER TABLE ... SET/RESET} changes options only (a new schema version). Database
- * comments and properties are not stored; views, functions and statistics are not supported.
+ * lock, commit strategy, table defaults) reaches every table, as in the engine's {@code
+ * FileSystemCatalog}. Tables store physical columns, a primary key, partition keys and options;
+ * {@code ALTER TABLE ... SET/RESET} changes options only (a new schema version). Database comments
+ * and properties are not stored; views, functions and statistics are not supported.
  */
 public final class LockstepCatalog extends AbstractCatalog {
 
@@ -59,8 +59,8 @@ public final class LockstepCatalog extends AbstractCatalog {
   private FileIO fileIO;
   private FileSystemCatalog catalog;
 
-  public LockstepCatalog(String name, String defaultDatabase, String warehouse,
-      Map<String, String> options) {
+  public LockstepCatalog(
+      String name, String defaultDatabase, String warehouse, Map<String, String> options) {
     super(name, defaultDatabase);
     this.warehouse = warehouse;
     this.options = Map.copyOf(options);
@@ -75,8 +75,8 @@ public final class LockstepCatalog extends AbstractCatalog {
         fileIO.mkdirs(databasePath(getDefaultDatabase()));
       }
     } catch (IOException e) {
-      throw new CatalogException("Cannot open the warehouse " + warehouse + ": " + e.getMessage(),
-          e);
+      throw new CatalogException(
+          "Cannot open the warehouse " + warehouse + ": " + e.getMessage(), e);
     }
   }
 
@@ -249,16 +249,17 @@ public final class LockstepCatalog extends AbstractCatalog {
   @Override
   public void renameTable(ObjectPath tablePath, String newTableName, boolean ignoreIfNotExists)
       throws CatalogException {
-    throw new CatalogException("Lockstep tables cannot be renamed (their path is their name):"
-        + " create the new table and INSERT INTO it from the old one.");
+    throw new CatalogException(
+        "Lockstep tables cannot be renamed (their path is their name):"
+            + " create the new table and INSERT INTO it from the old one.");
   }
 
   @Override
   public void createTable(ObjectPath tablePath, CatalogBaseTable table, boolean ignoreIfExists)
       throws TableAlreadyExistException, DatabaseNotExistException, CatalogException {
     if (!(table instanceof ResolvedCatalogTable)) {
-      throw new CatalogException("Only tables can be created in a Lockstep catalog, not "
-          + table.getTableKind());
+      throw new CatalogException(
+          "Only tables can be created in a Lockstep catalog, not " + table.getTableKind());
     }
     if (!databaseExists(tablePath.getDatabaseName())) {
       throw new DatabaseNotExistException(getName(), tablePath.getDatabaseName());
@@ -266,8 +267,10 @@ public final class LockstepCatalog extends AbstractCatalog {
     Map<String, String> tableOptions = new HashMap<>(table.getOptions());
     tableOptions.keySet().removeAll(LockstepTableFactory.CONNECTOR_KEYS);
     try {
-      catalog.createTable(id(tablePath),
-          FlinkTypes.toEngine((ResolvedCatalogTable) table, tableOptions)).close();
+      catalog
+          .createTable(
+              id(tablePath), FlinkTypes.toEngine((ResolvedCatalogTable) table, tableOptions))
+          .close();
     } catch (TableExistsException e) {
       if (!ignoreIfExists) {
         throw new TableAlreadyExistException(getName(), tablePath);
@@ -284,8 +287,8 @@ public final class LockstepCatalog extends AbstractCatalog {
    * columns, keys or partitioning are refused: the engine has no schema evolution yet.
    */
   @Override
-  public void alterTable(ObjectPath tablePath, CatalogBaseTable newTable,
-      boolean ignoreIfNotExists) throws TableNotExistException, CatalogException {
+  public void alterTable(ObjectPath tablePath, CatalogBaseTable newTable, boolean ignoreIfNotExists)
+      throws TableNotExistException, CatalogException {
     if (!tableExists(tablePath)) {
       if (ignoreIfNotExists) {
         return;
@@ -296,15 +299,20 @@ public final class LockstepCatalog extends AbstractCatalog {
       TableSchema current = table.schema();
       Map<String, String> newOptions = new HashMap<>(newTable.getOptions());
       newOptions.keySet().removeAll(LockstepTableFactory.CONNECTOR_KEYS);
-      TableSchema wanted = TableSchema.of(current.id() + 1,
-          FlinkTypes.toEngine((ResolvedCatalogTable) newTable, newOptions),
-          System.currentTimeMillis());
+      TableSchema wanted =
+          TableSchema.of(
+              current.id() + 1,
+              FlinkTypes.toEngine((ResolvedCatalogTable) newTable, newOptions),
+              System.currentTimeMillis());
       if (!wanted.fields().equals(current.fields())
           || !wanted.primaryKeys().equals(current.primaryKeys())
           || !wanted.partitionKeys().equals(current.partitionKeys())) {
-        throw new CatalogException("ALTER TABLE " + tablePath + " may change options only:"
-            + " Lockstep tables have no schema evolution yet (columns, primary key and partition"
-            + " keys stay as created).");
+        throw new CatalogException(
+            "ALTER TABLE "
+                + tablePath
+                + " may change options only:"
+                + " Lockstep tables have no schema evolution yet (columns, primary key and partition"
+                + " keys stay as created).");
       }
       Map<String, String> merged = new HashMap<>(options);
       merged.putAll(newOptions);
@@ -326,16 +334,16 @@ public final class LockstepCatalog extends AbstractCatalog {
   }
 
   @Override
-  public List<CatalogPartitionSpec> listPartitions(ObjectPath tablePath,
-      CatalogPartitionSpec partitionSpec)
+  public List<CatalogPartitionSpec> listPartitions(
+      ObjectPath tablePath, CatalogPartitionSpec partitionSpec)
       throws TableNotExistException, TableNotPartitionedException, CatalogException {
     if (!tableExists(tablePath)) {
       throw new TableNotExistException(getName(), tablePath);
     }
     try {
       List<CatalogPartitionSpec> out = new ArrayList<>();
-      for (Map<String, String> p : LockstepSource.partitions(
-          new TableLoader(warehouse, options, id(tablePath)), null)) {
+      for (Map<String, String> p :
+          LockstepSource.partitions(new TableLoader(warehouse, options, id(tablePath)), null)) {
         if (partitionSpec == null
             || p.entrySet().containsAll(partitionSpec.getPartitionSpec().entrySet())) {
           out.add(new CatalogPartitionSpec(p));
@@ -348,8 +356,8 @@ public final class LockstepCatalog extends AbstractCatalog {
   }
 
   @Override
-  public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath tablePath,
-      List<Expression> filters) throws CatalogException {
+  public List<CatalogPartitionSpec> listPartitionsByFilter(
+      ObjectPath tablePath, List<Expression> filters) throws CatalogException {
     throw new UnsupportedOperationException("Lockstep lists partitions through its table source");
   }
 
@@ -370,21 +378,31 @@ public final class LockstepCatalog extends AbstractCatalog {
   }
 
   @Override
-  public void createPartition(ObjectPath tablePath, CatalogPartitionSpec partitionSpec,
-      CatalogPartition partition, boolean ignoreIfExists) throws CatalogException {
+  public void createPartition(
+      ObjectPath tablePath,
+      CatalogPartitionSpec partitionSpec,
+      CatalogPartition partition,
+      boolean ignoreIfExists)
+      throws CatalogException {
     throw new CatalogException("Partitions of Lockstep tables exist through their rows.");
   }
 
   @Override
-  public void dropPartition(ObjectPath tablePath, CatalogPartitionSpec partitionSpec,
-      boolean ignoreIfNotExists) throws CatalogException {
-    throw new CatalogException("Drop a partition of a Lockstep table with INSERT OVERWRITE"
-        + " ... PARTITION (...) SELECT ... WHERE FALSE.");
+  public void dropPartition(
+      ObjectPath tablePath, CatalogPartitionSpec partitionSpec, boolean ignoreIfNotExists)
+      throws CatalogException {
+    throw new CatalogException(
+        "Drop a partition of a Lockstep table with INSERT OVERWRITE"
+            + " ... PARTITION (...) SELECT ... WHERE FALSE.");
   }
 
   @Override
-  public void alterPartition(ObjectPath tablePath, CatalogPartitionSpec partitionSpec,
-      CatalogPartition newPartition, boolean ignoreIfNotExists) throws CatalogException {
+  public void alterPartition(
+      ObjectPath tablePath,
+      CatalogPartitionSpec partitionSpec,
+      CatalogPartition newPartition,
+      boolean ignoreIfNotExists)
+      throws CatalogException {
     throw new CatalogException("Partitions of Lockstep tables have no properties.");
   }
 
@@ -407,14 +425,16 @@ public final class LockstepCatalog extends AbstractCatalog {
   }
 
   @Override
-  public void createFunction(ObjectPath functionPath, CatalogFunction function,
-      boolean ignoreIfExists) throws CatalogException {
+  public void createFunction(
+      ObjectPath functionPath, CatalogFunction function, boolean ignoreIfExists)
+      throws CatalogException {
     throw new CatalogException("A Lockstep catalog stores no functions.");
   }
 
   @Override
-  public void alterFunction(ObjectPath functionPath, CatalogFunction newFunction,
-      boolean ignoreIfNotExists) throws CatalogException {
+  public void alterFunction(
+      ObjectPath functionPath, CatalogFunction newFunction, boolean ignoreIfNotExists)
+      throws CatalogException {
     throw new CatalogException("A Lockstep catalog stores no functions.");
   }
 
@@ -435,41 +455,48 @@ public final class LockstepCatalog extends AbstractCatalog {
   }
 
   @Override
-  public CatalogTableStatistics getPartitionStatistics(ObjectPath tablePath,
-      CatalogPartitionSpec partitionSpec) {
+  public CatalogTableStatistics getPartitionStatistics(
+      ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
     return CatalogTableStatistics.UNKNOWN;
   }
 
   @Override
-  public CatalogColumnStatistics getPartitionColumnStatistics(ObjectPath tablePath,
-      CatalogPartitionSpec partitionSpec) {
+  public CatalogColumnStatistics getPartitionColumnStatistics(
+      ObjectPath tablePath, CatalogPartitionSpec partitionSpec) {
     return CatalogColumnStatistics.UNKNOWN;
   }
 
   @Override
-  public void alterTableStatistics(ObjectPath tablePath, CatalogTableStatistics tableStatistics,
-      boolean ignoreIfNotExists) throws CatalogException {
-    throw new CatalogException("A Lockstep catalog stores no statistics.");
-  }
-
-  @Override
-  public void alterTableColumnStatistics(ObjectPath tablePath,
-      CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists)
+  public void alterTableStatistics(
+      ObjectPath tablePath, CatalogTableStatistics tableStatistics, boolean ignoreIfNotExists)
       throws CatalogException {
     throw new CatalogException("A Lockstep catalog stores no statistics.");
   }
 
   @Override
-  public void alterPartitionStatistics(ObjectPath tablePath, CatalogPartitionSpec partitionSpec,
-      CatalogTableStatistics partitionStatistics, boolean ignoreIfNotExists)
+  public void alterTableColumnStatistics(
+      ObjectPath tablePath, CatalogColumnStatistics columnStatistics, boolean ignoreIfNotExists)
       throws CatalogException {
     throw new CatalogException("A Lockstep catalog stores no statistics.");
   }
 
   @Override
-  public void alterPartitionColumnStatistics(ObjectPath tablePath,
-      CatalogPartitionSpec partitionSpec, CatalogColumnStatistics columnStatistics,
-      boolean ignoreIfNotExists) throws CatalogException {
+  public void alterPartitionStatistics(
+      ObjectPath tablePath,
+      CatalogPartitionSpec partitionSpec,
+      CatalogTableStatistics partitionStatistics,
+      boolean ignoreIfNotExists)
+      throws CatalogException {
+    throw new CatalogException("A Lockstep catalog stores no statistics.");
+  }
+
+  @Override
+  public void alterPartitionColumnStatistics(
+      ObjectPath tablePath,
+      CatalogPartitionSpec partitionSpec,
+      CatalogColumnStatistics columnStatistics,
+      boolean ignoreIfNotExists)
+      throws CatalogException {
     throw new CatalogException("A Lockstep catalog stores no statistics.");
   }
 }

@@ -11,9 +11,9 @@ import org.apache.flink.table.factories.CatalogFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 
 /**
- * {@code 'type' = 'lockstep'}. Required: {@code warehouse}. Every other option (store, lock,
- * commit strategy, table defaults) passes through to the engine; {@code default-database}
- * (default {@code default}) is created when missing.
+ * {@code 'type' = 'lockstep'}. Required: {@code warehouse}. Every other option (store, lock, commit
+ * strategy, table defaults) passes through to the engine; {@code default-database} (default {@code
+ * default}) is created when missing.
  */
 public final class LockstepCatalogFactory implements CatalogFactory {
 
@@ -39,12 +39,16 @@ public final class LockstepCatalogFactory implements CatalogFactory {
     options.remove(FactoryUtil.PROPERTY_VERSION.key());
     String warehouse = options.remove(LockstepFlinkOptions.WAREHOUSE);
     if (warehouse == null || warehouse.isBlank()) {
-      throw new ValidationException("Catalog " + context.getName() + " of 'type' = 'lockstep'"
-          + " needs 'warehouse' = '<directory>', e.g. 'file:///data/warehouse' or"
-          + " 's3://bucket/warehouse'.");
+      throw new ValidationException(
+          "Catalog "
+              + context.getName()
+              + " of 'type' = 'lockstep'"
+              + " needs 'warehouse' = '<directory>', e.g. 'file:///data/warehouse' or"
+              + " 's3://bucket/warehouse'.");
     }
-    String database = options.getOrDefault(LockstepFlinkOptions.DEFAULT_DATABASE,
-        LockstepFlinkOptions.DEFAULT_DATABASE_DEFAULT);
+    String database =
+        options.getOrDefault(
+            LockstepFlinkOptions.DEFAULT_DATABASE, LockstepFlinkOptions.DEFAULT_DATABASE_DEFAULT);
     options.remove(LockstepFlinkOptions.DEFAULT_DATABASE);
     return new LockstepCatalog(context.getName(), database, warehouse, options);
   }

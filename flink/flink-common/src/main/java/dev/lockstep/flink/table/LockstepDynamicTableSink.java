@@ -21,8 +21,8 @@ import org.apache.flink.types.RowKind;
  * is not the table's); append tables take inserts only, so an updating query is refused at planning
  * rather than failing at its first retraction (flink/README.md, "Flink SQL").
  */
-final class LockstepDynamicTableSink implements DynamicTableSink, SupportsOverwrite,
-    SupportsPartitioning {
+final class LockstepDynamicTableSink
+    implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
 
   private final TableLoader loader;
   private final TableShape shape;
@@ -31,8 +31,8 @@ final class LockstepDynamicTableSink implements DynamicTableSink, SupportsOverwr
   private boolean overwrite;
   private Map<String, String> staticPartition = new LinkedHashMap<>();
 
-  LockstepDynamicTableSink(TableLoader loader, TableShape shape, String commitUser,
-      Integer parallelism) {
+  LockstepDynamicTableSink(
+      TableLoader loader, TableShape shape, String commitUser, Integer parallelism) {
     this.loader = loader;
     this.shape = shape;
     this.commitUser = commitUser;
@@ -44,17 +44,23 @@ final class LockstepDynamicTableSink implements DynamicTableSink, SupportsOverwr
     if (!shape.primaryKeyTable()) {
       return ChangelogMode.insertOnly();
     }
-    return ChangelogMode.newBuilder().addContainedKind(RowKind.INSERT)
-        .addContainedKind(RowKind.UPDATE_AFTER).addContainedKind(RowKind.DELETE).build();
+    return ChangelogMode.newBuilder()
+        .addContainedKind(RowKind.INSERT)
+        .addContainedKind(RowKind.UPDATE_AFTER)
+        .addContainedKind(RowKind.DELETE)
+        .build();
   }
 
   @Override
   public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
     if (overwrite && !context.isBounded()) {
-      throw new ValidationException("INSERT OVERWRITE into " + loader.identifier() + " needs a"
-          + " bounded input (batch mode): a streaming overwrite would replace partitions at every"
-          + " checkpoint. Use INSERT INTO, or run the overwrite with 'execution.runtime-mode' ="
-          + " 'batch'.");
+      throw new ValidationException(
+          "INSERT OVERWRITE into "
+              + loader.identifier()
+              + " needs a"
+              + " bounded input (batch mode): a streaming overwrite would replace partitions at every"
+              + " checkpoint. Use INSERT INTO, or run the overwrite with 'execution.runtime-mode' ="
+              + " 'batch'.");
     }
     OverwriteMode mode = overwrite ? new OverwriteMode(staticPartition) : null;
     LockstepSink sink = new LockstepSink(loader, shape, commitUser, mode);
@@ -70,8 +76,14 @@ final class LockstepDynamicTableSink implements DynamicTableSink, SupportsOverwr
   public void applyStaticPartition(Map<String, String> partition) {
     for (String key : partition.keySet()) {
       if (!shape.partitionKeys().contains(key)) {
-        throw new ValidationException("'" + key + "' is not a partition key of "
-            + loader.identifier() + "; its partition keys are " + shape.partitionKeys() + ".");
+        throw new ValidationException(
+            "'"
+                + key
+                + "' is not a partition key of "
+                + loader.identifier()
+                + "; its partition keys are "
+                + shape.partitionKeys()
+                + ".");
       }
     }
     this.staticPartition = new LinkedHashMap<>(partition);

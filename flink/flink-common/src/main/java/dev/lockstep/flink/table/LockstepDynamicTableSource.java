@@ -19,12 +19,11 @@ import org.apache.flink.table.types.DataType;
 
 /**
  * {@code SELECT} of a Lockstep table: a bounded read of one snapshot (the latest when the job
- * starts, or {@code scan.snapshot-id}), with top-level projection and partition pruning pushed
- * into the scan. Rows of a primary-key table are the merged latest rows, so the read is
- * insert-only.
+ * starts, or {@code scan.snapshot-id}), with top-level projection and partition pruning pushed into
+ * the scan. Rows of a primary-key table are the merged latest rows, so the read is insert-only.
  */
-final class LockstepDynamicTableSource implements ScanTableSource, SupportsProjectionPushDown,
-    SupportsPartitionPushDown {
+final class LockstepDynamicTableSource
+    implements ScanTableSource, SupportsProjectionPushDown, SupportsPartitionPushDown {
 
   private final TableLoader loader;
   private final TableShape shape;
@@ -45,8 +44,7 @@ final class LockstepDynamicTableSource implements ScanTableSource, SupportsProje
 
   @Override
   public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-    return SourceProvider.of(new LockstepSource(loader, shape, projection, partitions,
-        snapshotId));
+    return SourceProvider.of(new LockstepSource(loader, shape, projection, partitions, snapshotId));
   }
 
   @Override
@@ -71,8 +69,8 @@ final class LockstepDynamicTableSource implements ScanTableSource, SupportsProje
     try {
       return Optional.of(new ArrayList<>(LockstepSource.partitions(loader, snapshotId)));
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list the partitions of " + loader + ": "
-          + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot list the partitions of " + loader + ": " + e.getMessage(), e);
     }
   }
 

@@ -3,12 +3,12 @@ package dev.lockstep.flink.table;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.catalog.TableExistsException;
-import dev.lockstep.fs.FileIO;
-import dev.lockstep.fs.FileIODiscovery;
-import dev.lockstep.fs.Path;
 import dev.lockstep.flink.LockstepFlinkOptions;
 import dev.lockstep.flink.TableLoader;
 import dev.lockstep.flink.data.TableShape;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.FileIODiscovery;
+import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
@@ -29,16 +29,23 @@ import org.apache.flink.table.factories.FactoryUtil;
  * the Flink table's own names, is created from the DDL when it does not exist yet). Every option
  * other than the connector's own reaches the engine as a table option override.
  */
-public final class LockstepTableFactory implements DynamicTableSourceFactory,
-    DynamicTableSinkFactory {
+public final class LockstepTableFactory
+    implements DynamicTableSourceFactory, DynamicTableSinkFactory {
 
   /** Keys that belong to Flink or this factory, never to the engine table. */
-  static final Set<String> CONNECTOR_KEYS = Set.of(FactoryUtil.CONNECTOR.key(),
-      LockstepFlinkOptions.WAREHOUSE, LockstepFlinkOptions.DATABASE, LockstepFlinkOptions.TABLE,
-      LockstepFlinkOptions.SINK_PARALLELISM, LockstepFlinkOptions.SCAN_SNAPSHOT_ID, LockstepFlinkOptions.COMMIT_USER);
+  static final Set<String> CONNECTOR_KEYS =
+      Set.of(
+          FactoryUtil.CONNECTOR.key(),
+          LockstepFlinkOptions.WAREHOUSE,
+          LockstepFlinkOptions.DATABASE,
+          LockstepFlinkOptions.TABLE,
+          LockstepFlinkOptions.SINK_PARALLELISM,
+          LockstepFlinkOptions.SCAN_SNAPSHOT_ID,
+          LockstepFlinkOptions.COMMIT_USER);
 
   /** Set when the factory serves a Lockstep catalog's tables. */
   private final String catalogWarehouse;
+
   private final Map<String, String> catalogOptions;
 
   /** The factory found through {@code META-INF/services} ({@code 'connector' = 'lockstep'}). */
@@ -71,37 +78,46 @@ public final class LockstepTableFactory implements DynamicTableSourceFactory,
 
   private Resolved resolve(ObjectIdentifier objectId, ResolvedCatalogTable table) {
     Map<String, String> options = new HashMap<>(table.getOptions());
-    String warehouse = catalogWarehouse != null ? catalogWarehouse
-        : options.get(LockstepFlinkOptions.WAREHOUSE);
+    String warehouse =
+        catalogWarehouse != null ? catalogWarehouse : options.get(LockstepFlinkOptions.WAREHOUSE);
     if (warehouse == null) {
-      throw new org.apache.flink.table.api.ValidationException("Table " + objectId
-          + " with 'connector' = 'lockstep' needs 'warehouse' = '<directory>' (or create it in a"
-          + " catalog of 'type' = 'lockstep').");
+      throw new org.apache.flink.table.api.ValidationException(
+          "Table "
+              + objectId
+              + " with 'connector' = 'lockstep' needs 'warehouse' = '<directory>' (or create it in a"
+              + " catalog of 'type' = 'lockstep').");
     }
-    Identifier id = new Identifier(
-        options.getOrDefault(LockstepFlinkOptions.DATABASE, objectId.getDatabaseName()),
-        options.getOrDefault(LockstepFlinkOptions.TABLE, objectId.getObjectName()));
+    Identifier id =
+        new Identifier(
+            options.getOrDefault(LockstepFlinkOptions.DATABASE, objectId.getDatabaseName()),
+            options.getOrDefault(LockstepFlinkOptions.TABLE, objectId.getObjectName()));
     Map<String, String> tableOptions = new HashMap<>(catalogOptions);
-    options.forEach((k, v) -> {
-      if (!CONNECTOR_KEYS.contains(k)) {
-        tableOptions.put(k, v);
-      }
-    });
+    options.forEach(
+        (k, v) -> {
+          if (!CONNECTOR_KEYS.contains(k)) {
+            tableOptions.put(k, v);
+          }
+        });
     if (catalogWarehouse == null) {
       createIfAbsent(warehouse, id, table, tableOptions);
     }
     TableLoader loader = new TableLoader(warehouse, tableOptions, id);
     try (TableLoader.Opened opened = loader.open()) {
-      TableShape shape = new TableShape(opened.table().schema(), opened.table().options().bucket())
-          .withFlinkRowType((org.apache.flink.table.types.logical.RowType)
-              table.getResolvedSchema().toPhysicalRowDataType().getLogicalType());
+      TableShape shape =
+          new TableShape(opened.table().schema(), opened.table().options().bucket())
+              .withFlinkRowType(
+                  (org.apache.flink.table.types.logical.RowType)
+                      table.getResolvedSchema().toPhysicalRowDataType().getLogicalType());
       return new Resolved(loader, shape, options);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot open " + loader + ": " + e.getMessage(), e);
     }
   }
 
-  private static void createIfAbsent(String warehouse, Identifier id, ResolvedCatalogTable table,
+  private static void createIfAbsent(
+      String warehouse,
+      Identifier id,
+      ResolvedCatalogTable table,
       Map<String, String> tableOptions) {
     try (FileIO io = FileIODiscovery.open(Path.of(warehouse), tableOptions)) {
       FileSystemCatalog catalog = new FileSystemCatalog(io, Path.of(warehouse), tableOptions);
@@ -113,8 +129,8 @@ public final class LockstepTableFactory implements DynamicTableSourceFactory,
         }
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot create " + id + " in " + warehouse + ": "
-          + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "Cannot create " + id + " in " + warehouse + ": " + e.getMessage(), e);
     }
   }
 
@@ -122,7 +138,9 @@ public final class LockstepTableFactory implements DynamicTableSourceFactory,
   public DynamicTableSink createDynamicTableSink(Context context) {
     Resolved r = resolve(context.getObjectIdentifier(), context.getCatalogTable());
     String parallelism = r.options().get(LockstepFlinkOptions.SINK_PARALLELISM);
-    return new LockstepDynamicTableSink(r.loader(), r.shape(),
+    return new LockstepDynamicTableSink(
+        r.loader(),
+        r.shape(),
         r.options().get(LockstepFlinkOptions.COMMIT_USER),
         parallelism == null ? null : Integer.valueOf(parallelism));
   }
@@ -131,7 +149,7 @@ public final class LockstepTableFactory implements DynamicTableSourceFactory,
   public DynamicTableSource createDynamicTableSource(Context context) {
     Resolved r = resolve(context.getObjectIdentifier(), context.getCatalogTable());
     String snapshot = r.options().get(LockstepFlinkOptions.SCAN_SNAPSHOT_ID);
-    return new LockstepDynamicTableSource(r.loader(), r.shape(),
-        snapshot == null ? null : Long.valueOf(snapshot));
+    return new LockstepDynamicTableSource(
+        r.loader(), r.shape(), snapshot == null ? null : Long.valueOf(snapshot));
   }
 }

@@ -16,8 +16,8 @@ public final class LockstepSink extends LockstepSinkBase {
 
   private static final long serialVersionUID = 1L;
 
-  public LockstepSink(TableLoader loader, TableShape shape, String commitUser,
-      OverwriteMode overwrite) {
+  public LockstepSink(
+      TableLoader loader, TableShape shape, String commitUser, OverwriteMode overwrite) {
     super(loader, shape, commitUser, overwrite);
   }
 

@@ -55,8 +55,10 @@ final class HttpWire {
       if (colon <= 0) {
         throw new IOException("Malformed header: " + line);
       }
-      headers.computeIfAbsent(line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
-          k -> new ArrayList<>()).add(line.substring(colon + 1).trim());
+      headers
+          .computeIfAbsent(
+              line.substring(0, colon).trim().toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+          .add(line.substring(colon + 1).trim());
     }
     byte[] body;
     List<String> encoding = headers.get("transfer-encoding");
@@ -82,10 +84,12 @@ final class HttpWire {
         throw new EOFException("Chunked body ended early");
       }
       int semicolon = sizeLine.indexOf(';');
-      int size = Integer.parseInt(
-          (semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
+      int size =
+          Integer.parseInt(
+              (semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
       if (size == 0) {
-        for (String trailer = readLine(in); trailer != null && !trailer.isEmpty();
+        for (String trailer = readLine(in);
+            trailer != null && !trailer.isEmpty();
             trailer = readLine(in)) {
           // trailers are ignored
         }
@@ -106,8 +110,8 @@ final class HttpWire {
     while ((c = in.read()) >= 0) {
       if (c == '\n') {
         byte[] bytes = line.toByteArray();
-        int length = bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1
-            : bytes.length;
+        int length =
+            bytes.length > 0 && bytes[bytes.length - 1] == '\r' ? bytes.length - 1 : bytes.length;
         return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
       }
       if (line.size() > MAX_LINE) {
@@ -122,8 +126,9 @@ final class HttpWire {
    * Writes an answer. {@code Content-Length} is the body's length, or for HEAD the length the
    * caller set; a HEAD answer has no body.
    */
-  static void write(OutputStream out, int status, Map<String, String> headers, byte[] body,
-      boolean head) throws IOException {
+  static void write(
+      OutputStream out, int status, Map<String, String> headers, byte[] body, boolean head)
+      throws IOException {
     StringBuilder s = new StringBuilder(256);
     s.append("HTTP/1.1 ").append(status).append(' ').append(reason(status)).append("\r\n");
     s.append("Date: ").append(OssApi.RFC822.format(Instant.now())).append("\r\n");

@@ -21,8 +21,11 @@ final class OssAnswer {
   }
 
   static OssAnswer xml(String xml) {
-    OssAnswer answer = new OssAnswer(200,
-        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + xml).getBytes(StandardCharsets.UTF_8));
+    OssAnswer answer =
+        new OssAnswer(
+            200,
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + xml)
+                .getBytes(StandardCharsets.UTF_8));
     answer.headers.put("Content-Type", "application/xml");
     return answer;
   }

@@ -14,16 +14,23 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.w3c.dom.Element;
 
-/** The OSS API operations the test server serves, each following the OSS API reference entry named. */
+/**
+ * The OSS API operations the test server serves, each following the OSS API reference entry named.
+ */
 final class OssApi {
 
-  static final DateTimeFormatter RFC822 = DateTimeFormatter
-      .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+  static final DateTimeFormatter RFC822 =
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+          .withZone(ZoneOffset.UTC);
 
   final ConcurrentHashMap<String, OssBucket> buckets = new ConcurrentHashMap<>();
 
   /** Names the OSS API operation of a request from its method, target and sub-resources. */
-  static String operationOf(String method, String bucket, String key, Map<String, String> params,
+  static String operationOf(
+      String method,
+      String bucket,
+      String key,
+      Map<String, String> params,
       Map<String, List<String>> headers) {
     if (bucket == null) {
       return method.equals("GET") ? "ListBuckets" : "Unsupported";
@@ -31,24 +38,37 @@ final class OssApi {
     if (key == null) {
       return switch (method) {
         case "PUT" -> params.isEmpty() ? "PutBucket" : "Unsupported";
-        case "GET" -> "2".equals(params.get("list-type")) ? "ListObjectsV2"
-            : onlyListParams(params) ? "ListObjects" : "Unsupported";
+        case "GET" ->
+            "2".equals(params.get("list-type"))
+                ? "ListObjectsV2"
+                : onlyListParams(params) ? "ListObjects" : "Unsupported";
         case "POST" -> params.containsKey("delete") ? "DeleteMultipleObjects" : "Unsupported";
         case "DELETE" -> params.isEmpty() ? "DeleteBucket" : "Unsupported";
         default -> "Unsupported";
       };
     }
     return switch (method) {
-      case "PUT" -> params.containsKey("uploadId") && params.containsKey("partNumber") ? "UploadPart"
-          : !params.isEmpty() ? "Unsupported"
-          : headers.containsKey("x-oss-copy-source") ? "CopyObject" : "PutObject";
+      case "PUT" ->
+          params.containsKey("uploadId") && params.containsKey("partNumber")
+              ? "UploadPart"
+              : !params.isEmpty()
+                  ? "Unsupported"
+                  : headers.containsKey("x-oss-copy-source") ? "CopyObject" : "PutObject";
       case "GET" -> params.isEmpty() ? "GetObject" : "Unsupported";
-      case "HEAD" -> params.isEmpty() ? "HeadObject"
-          : params.keySet().equals(java.util.Set.of("objectMeta")) ? "GetObjectMeta" : "Unsupported";
-      case "DELETE" -> params.containsKey("uploadId") ? "AbortMultipartUpload"
-          : params.isEmpty() ? "DeleteObject" : "Unsupported";
-      case "POST" -> params.containsKey("uploads") ? "InitiateMultipartUpload"
-          : params.containsKey("uploadId") ? "CompleteMultipartUpload" : "Unsupported";
+      case "HEAD" ->
+          params.isEmpty()
+              ? "HeadObject"
+              : params.keySet().equals(java.util.Set.of("objectMeta"))
+                  ? "GetObjectMeta"
+                  : "Unsupported";
+      case "DELETE" ->
+          params.containsKey("uploadId")
+              ? "AbortMultipartUpload"
+              : params.isEmpty() ? "DeleteObject" : "Unsupported";
+      case "POST" ->
+          params.containsKey("uploads")
+              ? "InitiateMultipartUpload"
+              : params.containsKey("uploadId") ? "CompleteMultipartUpload" : "Unsupported";
       default -> "Unsupported";
     };
   }
@@ -67,8 +87,16 @@ final class OssApi {
         return deleteBucket(r);
       case "Unsupported":
       case "ListBuckets":
-        throw new OssError(501, "NotImplemented", "0000-00000000", "The OSS test server does not"
-            + " implement " + r.method() + " with parameters " + r.params().keySet() + ".");
+        throw new OssError(
+            501,
+            "NotImplemented",
+            "0000-00000000",
+            "The OSS test server does not"
+                + " implement "
+                + r.method()
+                + " with parameters "
+                + r.params().keySet()
+                + ".");
       default:
         break;
     }
@@ -109,8 +137,8 @@ final class OssApi {
   private OssAnswer deleteBucket(OssRequest r) throws OssError {
     OssBucket bucket = bucket(r.bucket());
     if (!bucket.objects.isEmpty()) {
-      throw new OssError(409, "BucketNotEmpty", "0015-00000301",
-          "The bucket you tried to delete is not empty.");
+      throw new OssError(
+          409, "BucketNotEmpty", "0015-00000301", "The bucket you tried to delete is not empty.");
     }
     buckets.remove(r.bucket());
     return OssAnswer.empty(204);
@@ -123,7 +151,8 @@ final class OssApi {
   private OssAnswer putObject(OssBucket bucket, OssRequest r) throws OssError {
     StoredObject object = OssBucket.normalObject(r.body(), contentType(r), userMetadata(r));
     bucket.publish(r.key(), object, r.forbidOverwrite());
-    return OssAnswer.empty(200).header("ETag", quoted(object.etag()))
+    return OssAnswer.empty(200)
+        .header("ETag", quoted(object.etag()))
         .header("Content-MD5", object.contentMd5())
         .header("x-oss-hash-crc64ecma", Crc64.header(object.content()));
   }
@@ -141,14 +170,22 @@ final class OssApi {
     int slash = source.indexOf('/', 1);
     StoredObject from = bucket(source.substring(1, slash)).get(source.substring(slash + 1));
     boolean replace = "REPLACE".equalsIgnoreCase(r.header("x-oss-metadata-directive"));
-    StoredObject copy = new StoredObject(from.content(), from.etag(), from.contentMd5(),
-        from.objectType(), java.time.Instant.now(),
-        replace ? contentType(r) : from.contentType(),
-        replace ? userMetadata(r) : from.userMetadata());
+    StoredObject copy =
+        new StoredObject(
+            from.content(),
+            from.etag(),
+            from.contentMd5(),
+            from.objectType(),
+            java.time.Instant.now(),
+            replace ? contentType(r) : from.contentType(),
+            replace ? userMetadata(r) : from.userMetadata());
     bucket.publish(r.key(), copy, r.forbidOverwrite());
-    return OssAnswer.xml("<CopyObjectResult>" + OssXml.element("ETag", quoted(copy.etag()))
-        + OssXml.element("LastModified", OssBucket.iso8601(copy.lastModified()))
-        + "</CopyObjectResult>").header("ETag", quoted(copy.etag()));
+    return OssAnswer.xml(
+            "<CopyObjectResult>"
+                + OssXml.element("ETag", quoted(copy.etag()))
+                + OssXml.element("LastModified", OssBucket.iso8601(copy.lastModified()))
+                + "</CopyObjectResult>")
+        .header("ETag", quoted(copy.etag()));
   }
 
   /**
@@ -161,15 +198,19 @@ final class OssApi {
     StoredObject object = bucket.get(r.key());
     checkIfMatch(r, object);
     byte[] content = object.content();
-    long[] range = range(r.header("range"), content.length,
-        "standard".equalsIgnoreCase(r.header("x-oss-range-behavior")));
+    long[] range =
+        range(
+            r.header("range"),
+            content.length,
+            "standard".equalsIgnoreCase(r.header("x-oss-range-behavior")));
     OssAnswer answer;
     if (range == null) {
       answer = new OssAnswer(200, content);
     } else {
       byte[] slice = java.util.Arrays.copyOfRange(content, (int) range[0], (int) range[1] + 1);
-      answer = new OssAnswer(206, slice).header("Content-Range",
-          "bytes " + range[0] + "-" + range[1] + "/" + content.length);
+      answer =
+          new OssAnswer(206, slice)
+              .header("Content-Range", "bytes " + range[0] + "-" + range[1] + "/" + content.length);
     }
     return objectHeaders(answer, object);
   }
@@ -185,7 +226,8 @@ final class OssApi {
   /** "GetObjectMeta" ({@code HEAD ?objectMeta}): ETag, size and Last-Modified only. */
   private OssAnswer objectMeta(OssBucket bucket, OssRequest r) throws OssError {
     StoredObject object = bucket.get(r.key());
-    return OssAnswer.empty(200).header("ETag", quoted(object.etag()))
+    return OssAnswer.empty(200)
+        .header("ETag", quoted(object.etag()))
         .header("Content-Length", Integer.toString(object.content().length))
         .header("Last-Modified", RFC822.format(object.lastModified()));
   }
@@ -193,15 +235,21 @@ final class OssApi {
   private static void checkIfMatch(OssRequest r, StoredObject object) throws OssError {
     String ifMatch = r.header("if-match");
     if (ifMatch != null && !ifMatch.replace("\"", "").trim().equalsIgnoreCase(object.etag())) {
-      throw new OssError(412, "PreconditionFailed", "0026-00000007",
+      throw new OssError(
+          412,
+          "PreconditionFailed",
+          "0026-00000007",
           "At least one of the pre-conditions you specified did not hold.");
     }
   }
 
   private static OssAnswer objectHeaders(OssAnswer answer, StoredObject object) {
-    answer.header("Content-Type", object.contentType()).header("ETag", quoted(object.etag()))
+    answer
+        .header("Content-Type", object.contentType())
+        .header("ETag", quoted(object.etag()))
         .header("Last-Modified", RFC822.format(object.lastModified()))
-        .header("Accept-Ranges", "bytes").header("x-oss-object-type", object.objectType())
+        .header("Accept-Ranges", "bytes")
+        .header("x-oss-object-type", object.objectType())
         .header("x-oss-storage-class", "Standard")
         .header("x-oss-hash-crc64ecma", Crc64.header(object.content()));
     if (object.contentMd5() != null) {
@@ -240,8 +288,8 @@ final class OssApi {
       }
       if (start >= size) {
         if (standard) {
-          throw new OssError(416, "InvalidRange", "0026-00000008",
-              "The requested range cannot be satisfied.");
+          throw new OssError(
+              416, "InvalidRange", "0026-00000008", "The requested range cannot be satisfied.");
         }
         return null;
       }
@@ -266,7 +314,10 @@ final class OssApi {
     boolean quiet = "true".equalsIgnoreCase(String.valueOf(OssXml.childText(root, "Quiet")).trim());
     List<Element> objects = OssXml.children(root, "Object");
     if (objects.size() > 1000) {
-      throw new OssError(400, "MalformedXML", "0016-00000002",
+      throw new OssError(
+          400,
+          "MalformedXML",
+          "0016-00000002",
           "DeleteMultipleObjects takes at most 1000 keys, not " + objects.size() + ".");
     }
     boolean url = "url".equals(r.params().get("encoding-type"));
@@ -275,7 +326,8 @@ final class OssApi {
       String key = OssXml.childText(object, "Key");
       bucket.objects.remove(key);
       if (!quiet) {
-        xml.append("<Deleted>").append(OssXml.element("Key", url ? urlEncode(key) : key))
+        xml.append("<Deleted>")
+            .append(OssXml.element("Key", url ? urlEncode(key) : key))
             .append("</Deleted>");
       }
     }
@@ -285,7 +337,9 @@ final class OssApi {
     return OssAnswer.xml(xml.append("</DeleteResult>").toString());
   }
 
-  /** "ListObjects" (GetBucket v1): prefix, delimiter, marker, max-keys (default 100, at most 1000). */
+  /**
+   * "ListObjects" (GetBucket v1): prefix, delimiter, marker, max-keys (default 100, at most 1000).
+   */
   private OssAnswer listObjects(OssBucket bucket, OssRequest r) throws OssError {
     Map<String, String> p = r.params();
     String prefix = p.getOrDefault("prefix", "");
@@ -295,8 +349,10 @@ final class OssApi {
     boolean url = "url".equals(p.get("encoding-type"));
     Listing listing = bucket.list(prefix, delimiter, marker, maxKeys);
     StringBuilder xml = new StringBuilder("<ListBucketResult>");
-    xml.append(OssXml.element("Name", bucket.name)).append(text("Prefix", prefix, url))
-        .append(text("Marker", marker, url)).append(OssXml.element("MaxKeys", maxKeys))
+    xml.append(OssXml.element("Name", bucket.name))
+        .append(text("Prefix", prefix, url))
+        .append(text("Marker", marker, url))
+        .append(OssXml.element("MaxKeys", maxKeys))
         .append(text("Delimiter", delimiter, url))
         .append(OssXml.element("IsTruncated", listing.truncated()));
     if (listing.next() != null) {
@@ -330,10 +386,13 @@ final class OssApi {
     }
     Listing listing = bucket.list(prefix, delimiter, after, maxKeys);
     StringBuilder xml = new StringBuilder("<ListBucketResult>");
-    xml.append(OssXml.element("Name", bucket.name)).append(text("Prefix", prefix, url))
-        .append(OssXml.element("MaxKeys", maxKeys)).append(text("Delimiter", delimiter, url))
+    xml.append(OssXml.element("Name", bucket.name))
+        .append(text("Prefix", prefix, url))
+        .append(OssXml.element("MaxKeys", maxKeys))
+        .append(text("Delimiter", delimiter, url))
         .append(OssXml.element("IsTruncated", listing.truncated()))
-        .append(OssXml.element("KeyCount", listing.keys().size() + listing.commonPrefixes().size()));
+        .append(
+            OssXml.element("KeyCount", listing.keys().size() + listing.commonPrefixes().size()));
     if (p.containsKey("start-after")) {
       xml.append(text("StartAfter", p.get("start-after"), url));
     }
@@ -341,8 +400,11 @@ final class OssApi {
       xml.append(OssXml.element("ContinuationToken", token));
     }
     if (listing.next() != null) {
-      xml.append(OssXml.element("NextContinuationToken", Base64.getUrlEncoder()
-          .encodeToString(listing.next().getBytes(StandardCharsets.UTF_8))));
+      xml.append(
+          OssXml.element(
+              "NextContinuationToken",
+              Base64.getUrlEncoder()
+                  .encodeToString(listing.next().getBytes(StandardCharsets.UTF_8))));
     }
     if (url) {
       xml.append(OssXml.element("EncodingType", "url"));
@@ -351,27 +413,31 @@ final class OssApi {
     return OssAnswer.xml(xml.append("</ListBucketResult>").toString());
   }
 
-  private static void appendEntries(StringBuilder xml, OssBucket bucket, Listing listing,
-      boolean url, boolean owner) {
+  private static void appendEntries(
+      StringBuilder xml, OssBucket bucket, Listing listing, boolean url, boolean owner) {
     for (String key : listing.keys()) {
       StoredObject object = bucket.objects.get(key);
       if (object == null) {
         continue; // deleted while listing
       }
-      xml.append("<Contents>").append(text("Key", key, url))
+      xml.append("<Contents>")
+          .append(text("Key", key, url))
           .append(OssXml.element("LastModified", OssBucket.iso8601(object.lastModified())))
           .append(OssXml.element("ETag", quoted(object.etag())))
           .append(OssXml.element("Type", object.objectType()))
           .append(OssXml.element("Size", object.content().length))
           .append(OssXml.element("StorageClass", "Standard"));
       if (owner) {
-        xml.append("<Owner><ID>1000000000000000</ID><DisplayName>1000000000000000</DisplayName>"
-            + "</Owner>");
+        xml.append(
+            "<Owner><ID>1000000000000000</ID><DisplayName>1000000000000000</DisplayName>"
+                + "</Owner>");
       }
       xml.append("</Contents>");
     }
     for (String prefix : listing.commonPrefixes()) {
-      xml.append("<CommonPrefixes>").append(text("Prefix", prefix, url)).append("</CommonPrefixes>");
+      xml.append("<CommonPrefixes>")
+          .append(text("Prefix", prefix, url))
+          .append("</CommonPrefixes>");
     }
   }
 
@@ -392,17 +458,23 @@ final class OssApi {
 
   /** "InitiateMultipartUpload": answers the upload id; honors {@code x-oss-forbid-overwrite}. */
   private OssAnswer initiate(OssBucket bucket, OssRequest r) throws OssError {
-    String uploadId = bucket.initiate(r.key(), contentType(r), userMetadata(r), r.forbidOverwrite());
-    return OssAnswer.xml("<InitiateMultipartUploadResult>" + OssXml.element("Bucket", bucket.name)
-        + OssXml.element("Key", r.key()) + OssXml.element("UploadId", uploadId)
-        + "</InitiateMultipartUploadResult>");
+    String uploadId =
+        bucket.initiate(r.key(), contentType(r), userMetadata(r), r.forbidOverwrite());
+    return OssAnswer.xml(
+        "<InitiateMultipartUploadResult>"
+            + OssXml.element("Bucket", bucket.name)
+            + OssXml.element("Key", r.key())
+            + OssXml.element("UploadId", uploadId)
+            + "</InitiateMultipartUploadResult>");
   }
 
   /** "UploadPart": answers the part's ETag and {@code x-oss-hash-crc64ecma}. */
   private OssAnswer uploadPart(OssBucket bucket, OssRequest r) throws OssError {
-    StoredObject part = bucket.uploadPart(r.key(), r.params().get("uploadId"),
-        r.params().get("partNumber"), r.body());
-    return OssAnswer.empty(200).header("ETag", quoted(part.etag()))
+    StoredObject part =
+        bucket.uploadPart(
+            r.key(), r.params().get("uploadId"), r.params().get("partNumber"), r.body());
+    return OssAnswer.empty(200)
+        .header("ETag", quoted(part.etag()))
         .header("x-oss-hash-crc64ecma", Crc64.header(part.content()));
   }
 
@@ -411,12 +483,15 @@ final class OssApi {
    * x-oss-forbid-overwrite}; the upload is gone afterwards (a repeat answers {@code NoSuchUpload}).
    */
   private OssAnswer complete(OssBucket bucket, OssRequest r) throws OssError {
-    StoredObject object = bucket.complete(r.key(), r.params().get("uploadId"), r.body(),
-        r.forbidOverwrite());
-    return OssAnswer.xml("<CompleteMultipartUploadResult>"
-        + OssXml.element("Location", "http://" + bucket.name + ".oss-test/" + r.key())
-        + OssXml.element("Bucket", bucket.name) + OssXml.element("Key", r.key())
-        + OssXml.element("ETag", quoted(object.etag())) + "</CompleteMultipartUploadResult>")
+    StoredObject object =
+        bucket.complete(r.key(), r.params().get("uploadId"), r.body(), r.forbidOverwrite());
+    return OssAnswer.xml(
+            "<CompleteMultipartUploadResult>"
+                + OssXml.element("Location", "http://" + bucket.name + ".oss-test/" + r.key())
+                + OssXml.element("Bucket", bucket.name)
+                + OssXml.element("Key", r.key())
+                + OssXml.element("ETag", quoted(object.etag()))
+                + "</CompleteMultipartUploadResult>")
         .header("x-oss-hash-crc64ecma", Crc64.header(object.content()));
   }
 
@@ -427,11 +502,13 @@ final class OssApi {
 
   private static Map<String, String> userMetadata(OssRequest r) {
     Map<String, String> meta = new LinkedHashMap<>();
-    r.headers().forEach((name, values) -> {
-      if (name.startsWith("x-oss-meta-")) {
-        meta.put(name.substring("x-oss-meta-".length()), String.join(",", values));
-      }
-    });
+    r.headers()
+        .forEach(
+            (name, values) -> {
+              if (name.startsWith("x-oss-meta-")) {
+                meta.put(name.substring("x-oss-meta-".length()), String.join(",", values));
+              }
+            });
     return Map.copyOf(meta);
   }
 

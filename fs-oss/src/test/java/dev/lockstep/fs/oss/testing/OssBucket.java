@@ -25,18 +25,28 @@ import org.w3c.dom.Element;
 final class OssBucket {
 
   /** An object as stored: immutable. */
-  record StoredObject(byte[] content, String etag, String contentMd5, String objectType,
-      Instant lastModified, String contentType, Map<String, String> userMetadata) {}
+  record StoredObject(
+      byte[] content,
+      String etag,
+      String contentMd5,
+      String objectType,
+      Instant lastModified,
+      String contentType,
+      Map<String, String> userMetadata) {}
 
   /** A multipart upload in progress ("InitiateMultipartUpload"). */
-  record Upload(String key, String contentType, Map<String, String> userMetadata,
+  record Upload(
+      String key,
+      String contentType,
+      Map<String, String> userMetadata,
       ConcurrentSkipListMap<Integer, StoredObject> parts) {}
 
   /** "CompleteMultipartUpload": every part but the last must be at least 100 KB. */
   static final int MIN_PART_SIZE = 100 * 1024;
 
   private static final DateTimeFormatter ISO8601 =
-      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.US).withZone(ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.US)
+          .withZone(ZoneOffset.UTC);
 
   final String name;
   final ConcurrentSkipListMap<String, StoredObject> objects = new ConcurrentSkipListMap<>();
@@ -81,11 +91,19 @@ final class OssBucket {
   /** "PutObject": a Normal object whose ETag is the upper-case hex MD5 of its content. */
   static StoredObject normalObject(byte[] content, String contentType, Map<String, String> meta) {
     byte[] md5 = md5(content);
-    return new StoredObject(content, HexFormat.of().withUpperCase().formatHex(md5),
-        Base64.getEncoder().encodeToString(md5), "Normal", Instant.now(), contentType, meta);
+    return new StoredObject(
+        content,
+        HexFormat.of().withUpperCase().formatHex(md5),
+        Base64.getEncoder().encodeToString(md5),
+        "Normal",
+        Instant.now(),
+        contentType,
+        meta);
   }
 
-  /** "InitiateMultipartUpload": a new upload id; forbid-overwrite is checked here and on complete. */
+  /**
+   * "InitiateMultipartUpload": a new upload id; forbid-overwrite is checked here and on complete.
+   */
   String initiate(String key, String contentType, Map<String, String> meta, boolean forbidOverwrite)
       throws OssError {
     if (forbidOverwrite && objects.containsKey(key)) {
@@ -123,9 +141,10 @@ final class OssBucket {
   }
 
   /**
-   * "CompleteMultipartUpload": the listed parts, in ascending order ({@code InvalidPartOrder}), each
-   * uploaded with the given ETag ({@code InvalidPart}), all but the last at least 100 KB ({@code
-   * EntityTooSmall}). The object's ETag is the MD5 of the parts' MD5s, then {@code -<count>}.
+   * "CompleteMultipartUpload": the listed parts, in ascending order ({@code InvalidPartOrder}),
+   * each uploaded with the given ETag ({@code InvalidPart}), all but the last at least 100 KB
+   * ({@code EntityTooSmall}). The object's ETag is the MD5 of the parts' MD5s, then {@code
+   * -<count>}.
    */
   StoredObject complete(String key, String uploadId, byte[] body, boolean forbidOverwrite)
       throws OssError {
@@ -133,7 +152,10 @@ final class OssBucket {
     Element root = OssXml.parse(body);
     List<Element> listed = OssXml.children(root, "Part");
     if (listed.isEmpty()) {
-      throw new OssError(400, "MalformedXML", "0042-00000204",
+      throw new OssError(
+          400,
+          "MalformedXML",
+          "0042-00000204",
           "The XML you provided was not well-formed: no Part.");
     }
     List<StoredObject> parts = new ArrayList<>();
@@ -141,22 +163,32 @@ final class OssBucket {
     for (Element element : listed) {
       int number = Integer.parseInt(OssXml.childText(element, "PartNumber").trim());
       if (number <= previous) {
-        throw new OssError(400, "InvalidPartOrder", "0042-00000209",
+        throw new OssError(
+            400,
+            "InvalidPartOrder",
+            "0042-00000209",
             "The list of parts was not in ascending order.");
       }
       previous = number;
       String etag = OssXml.childText(element, "ETag").replace("\"", "").trim();
       StoredObject part = upload.parts().get(number);
       if (part == null || !part.etag().equalsIgnoreCase(etag)) {
-        throw new OssError(400, "InvalidPart", "0042-00000208", "One or more of the specified"
-            + " parts could not be found or the specified entity tag might not have matched the"
-            + " part's entity tag.");
+        throw new OssError(
+            400,
+            "InvalidPart",
+            "0042-00000208",
+            "One or more of the specified"
+                + " parts could not be found or the specified entity tag might not have matched the"
+                + " part's entity tag.");
       }
       parts.add(part);
     }
     for (int i = 0; i < parts.size() - 1; i++) {
       if (parts.get(i).content().length < MIN_PART_SIZE) {
-        throw new OssError(400, "EntityTooSmall", "0042-00000206",
+        throw new OssError(
+            400,
+            "EntityTooSmall",
+            "0042-00000206",
             "Your proposed upload is smaller than the minimum allowed size (100 KB per part).");
       }
     }
@@ -169,9 +201,15 @@ final class OssBucket {
       at += part.content().length;
       ofMd5s.update(HexFormat.of().parseHex(part.etag()));
     }
-    StoredObject object = new StoredObject(content,
-        HexFormat.of().withUpperCase().formatHex(ofMd5s.digest()) + "-" + parts.size(), null,
-        "Multipart", Instant.now(), upload.contentType(), upload.userMetadata());
+    StoredObject object =
+        new StoredObject(
+            content,
+            HexFormat.of().withUpperCase().formatHex(ofMd5s.digest()) + "-" + parts.size(),
+            null,
+            "Multipart",
+            Instant.now(),
+            upload.contentType(),
+            upload.userMetadata());
     synchronized (lockFor(key)) {
       if (uploads.get(uploadId) != upload) {
         throw OssError.noSuchUpload(uploadId);
@@ -192,9 +230,9 @@ final class OssBucket {
 
   /**
    * "ListObjects" (v1) and "ListObjectsV2": keys after {@code after} that start with {@code
-   * prefix}, in UTF-8 binary order; with a delimiter, keys that have it after the prefix roll up into
-   * one {@code CommonPrefixes} entry, which counts against {@code max-keys} like a key. A marker
-   * that is itself a common prefix skips every key under it.
+   * prefix}, in UTF-8 binary order; with a delimiter, keys that have it after the prefix roll up
+   * into one {@code CommonPrefixes} entry, which counts against {@code max-keys} like a key. A
+   * marker that is itself a common prefix skips every key under it.
    */
   Listing list(String prefix, String delimiter, String after, int maxKeys) {
     NavigableMap<String, StoredObject> tail =
@@ -203,8 +241,8 @@ final class OssBucket {
     List<String> commonPrefixes = new ArrayList<>();
     String lastEntry = null;
     boolean truncated = false;
-    String skipUnder = after != null && !delimiter.isEmpty() && after.endsWith(delimiter)
-        ? after : null;
+    String skipUnder =
+        after != null && !delimiter.isEmpty() && after.endsWith(delimiter) ? after : null;
     for (String key : tail.keySet()) {
       if (!key.startsWith(prefix)) {
         if (key.compareTo(prefix) > 0) {

@@ -29,27 +29,43 @@ final class OssError extends Exception {
 
   /** GetObject/HeadObject on a missing key: 404 {@code NoSuchKey}. */
   static OssError noSuchKey(String key) {
-    return new OssError(404, "NoSuchKey", "0026-00000001", "The specified key does not exist.",
+    return new OssError(
+        404,
+        "NoSuchKey",
+        "0026-00000001",
+        "The specified key does not exist.",
         OssXml.element("Key", key));
   }
 
   /** Any request on a missing bucket: 404 {@code NoSuchBucket}. */
   static OssError noSuchBucket(String bucket) {
-    return new OssError(404, "NoSuchBucket", "0015-00000101", "The specified bucket does not exist.",
+    return new OssError(
+        404,
+        "NoSuchBucket",
+        "0015-00000101",
+        "The specified bucket does not exist.",
         OssXml.element("BucketName", bucket));
   }
 
   /** UploadPart/CompleteMultipartUpload/AbortMultipartUpload on an unknown upload id. */
   static OssError noSuchUpload(String uploadId) {
-    return new OssError(404, "NoSuchUpload", "0042-00000002",
+    return new OssError(
+        404,
+        "NoSuchUpload",
+        "0042-00000002",
         "The specified upload does not exist. The upload ID may be invalid, or the upload may have"
-            + " been aborted or completed.", OssXml.element("UploadId", uploadId));
+            + " been aborted or completed.",
+        OssXml.element("UploadId", uploadId));
   }
 
   /** {@code x-oss-forbid-overwrite: true} and the object exists: 409 {@code FileAlreadyExists}. */
   static OssError fileAlreadyExists(String key) {
-    return new OssError(409, "FileAlreadyExists", "0026-00000002", "The object you specified already"
-        + " exists and can not be overwritten.", OssXml.element("Key", key));
+    return new OssError(
+        409,
+        "FileAlreadyExists",
+        "0026-00000002",
+        "The object you specified already" + " exists and can not be overwritten.",
+        OssXml.element("Key", key));
   }
 
   static OssError invalidArgument(String message) {
@@ -58,12 +74,22 @@ final class OssError extends Exception {
 
   String toXml(String requestId, String hostId) {
     return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>\n"
-        + "  " + OssXml.element("Code", code) + "\n"
-        + "  " + OssXml.element("Message", getMessage()) + "\n"
-        + "  " + OssXml.element("RequestId", requestId) + "\n"
-        + "  " + OssXml.element("HostId", hostId) + "\n"
+        + "  "
+        + OssXml.element("Code", code)
+        + "\n"
+        + "  "
+        + OssXml.element("Message", getMessage())
+        + "\n"
+        + "  "
+        + OssXml.element("RequestId", requestId)
+        + "\n"
+        + "  "
+        + OssXml.element("HostId", hostId)
+        + "\n"
         + (extraXml.isEmpty() ? "" : "  " + extraXml + "\n")
-        + "  " + OssXml.element("EC", ec) + "\n"
+        + "  "
+        + OssXml.element("EC", ec)
+        + "\n"
         + "</Error>\n";
   }
 }

@@ -15,8 +15,14 @@ import java.util.Map;
  * @param headers the request headers, names lower-cased
  * @param body the request body
  */
-record OssRequest(String operation, String method, String bucket, String key,
-    Map<String, String> params, Map<String, List<String>> headers, byte[] body) {
+record OssRequest(
+    String operation,
+    String method,
+    String bucket,
+    String key,
+    Map<String, String> params,
+    Map<String, List<String>> headers,
+    byte[] body) {
 
   /** The first value of a header, or {@code null}. */
   String header(String name) {
@@ -37,7 +43,10 @@ record OssRequest(String operation, String method, String bucket, String key,
     if (value.equalsIgnoreCase("true")) {
       return true;
     }
-    throw new OssError(400, "InvalidArgument", "0017-00000279",
+    throw new OssError(
+        400,
+        "InvalidArgument",
+        "0017-00000279",
         "x-oss-forbid-overwrite must be true or false, not '" + value + "'.");
   }
 

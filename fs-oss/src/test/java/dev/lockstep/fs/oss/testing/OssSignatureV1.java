@@ -37,17 +37,72 @@ import javax.crypto.spec.SecretKeySpec;
 final class OssSignatureV1 {
 
   /** "Include a V1 signature in the Authorization header": the sub-resources that are signed. */
-  static final Set<String> SUBRESOURCES = Set.of("acl", "uploads", "location", "cors", "logging",
-      "website", "referer", "lifecycle", "delete", "append", "tagging", "objectMeta", "uploadId",
-      "partNumber", "security-token", "position", "img", "style", "styleName", "replication",
-      "replicationProgress", "replicationLocation", "cname", "bucketInfo", "comp", "qos", "live",
-      "status", "vod", "startTime", "endTime", "symlink", "x-oss-process", "response-content-type",
-      "response-content-language", "response-expires", "response-cache-control",
-      "response-content-disposition", "response-content-encoding", "restore", "callback",
-      "callback-var", "qosInfo", "policy", "stat", "encryption", "versions", "versioning",
-      "versionId", "requestPayment", "x-oss-request-payer", "sequential", "inventory", "inventoryId",
-      "continuation-token", "asyncFetch", "worm", "wormId", "wormExtend", "x-oss-traffic-limit",
-      "transferAcceleration", "regionList", "metaQuery", "resourceGroup");
+  static final Set<String> SUBRESOURCES =
+      Set.of(
+          "acl",
+          "uploads",
+          "location",
+          "cors",
+          "logging",
+          "website",
+          "referer",
+          "lifecycle",
+          "delete",
+          "append",
+          "tagging",
+          "objectMeta",
+          "uploadId",
+          "partNumber",
+          "security-token",
+          "position",
+          "img",
+          "style",
+          "styleName",
+          "replication",
+          "replicationProgress",
+          "replicationLocation",
+          "cname",
+          "bucketInfo",
+          "comp",
+          "qos",
+          "live",
+          "status",
+          "vod",
+          "startTime",
+          "endTime",
+          "symlink",
+          "x-oss-process",
+          "response-content-type",
+          "response-content-language",
+          "response-expires",
+          "response-cache-control",
+          "response-content-disposition",
+          "response-content-encoding",
+          "restore",
+          "callback",
+          "callback-var",
+          "qosInfo",
+          "policy",
+          "stat",
+          "encryption",
+          "versions",
+          "versioning",
+          "versionId",
+          "requestPayment",
+          "x-oss-request-payer",
+          "sequential",
+          "inventory",
+          "inventoryId",
+          "continuation-token",
+          "asyncFetch",
+          "worm",
+          "wormId",
+          "wormExtend",
+          "x-oss-traffic-limit",
+          "transferAcceleration",
+          "regionList",
+          "metaQuery",
+          "resourceGroup");
 
   private OssSignatureV1() {}
 
@@ -57,8 +112,12 @@ final class OssSignatureV1 {
    * @param headers request headers, names in any case, each with its values
    * @param params decoded query parameters; a {@code null} value is a bare name ({@code ?uploads})
    */
-  static String stringToSign(String verb, Map<String, List<String>> headers, String bucket,
-      String key, Map<String, String> params) {
+  static String stringToSign(
+      String verb,
+      Map<String, List<String>> headers,
+      String bucket,
+      String key,
+      Map<String, String> params) {
     TreeMap<String, String> ossHeaders = new TreeMap<>();
     String contentMd5 = "";
     String contentType = "";
@@ -78,8 +137,14 @@ final class OssSignatureV1 {
       }
     }
     StringBuilder s = new StringBuilder();
-    s.append(verb).append('\n').append(contentMd5).append('\n').append(contentType).append('\n')
-        .append(date).append('\n');
+    s.append(verb)
+        .append('\n')
+        .append(contentMd5)
+        .append('\n')
+        .append(contentType)
+        .append('\n')
+        .append(date)
+        .append('\n');
     ossHeaders.forEach((name, value) -> s.append(name).append(':').append(value).append('\n'));
     s.append(canonicalResource(bucket, key, params));
     return s.toString();
@@ -111,8 +176,8 @@ final class OssSignatureV1 {
     try {
       Mac mac = Mac.getInstance("HmacSHA1");
       mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
-      return Base64.getEncoder().encodeToString(
-          mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
+      return Base64.getEncoder()
+          .encodeToString(mac.doFinal(stringToSign.getBytes(StandardCharsets.UTF_8)));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HmacSHA1 is part of every JDK", e);
     }
@@ -120,7 +185,7 @@ final class OssSignatureV1 {
 
   /** Constant-time comparison of two signatures. */
   static boolean matches(String expected, String given) {
-    return MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
-        given.getBytes(StandardCharsets.UTF_8));
+    return MessageDigest.isEqual(
+        expected.getBytes(StandardCharsets.UTF_8), given.getBytes(StandardCharsets.UTF_8));
   }
 }

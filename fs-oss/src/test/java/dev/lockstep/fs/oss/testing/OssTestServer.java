@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,22 +35,22 @@ import java.util.function.Predicate;
  *
  * <p>Served (each follows the OSS API reference entry of the same name, see {@link OssApi}):
  * PutBucket, DeleteBucket, PutObject, GetObject (Range), HeadObject, GetObjectMeta, DeleteObject,
- * DeleteMultipleObjects,
- * ListObjects, ListObjectsV2, CopyObject, InitiateMultipartUpload, UploadPart,
- * CompleteMultipartUpload, AbortMultipartUpload. Anything else answers 501 {@code NotImplemented}.
+ * DeleteMultipleObjects, ListObjects, ListObjectsV2, CopyObject, InitiateMultipartUpload,
+ * UploadPart, CompleteMultipartUpload, AbortMultipartUpload. Anything else answers 501 {@code
+ * NotImplemented}.
  *
  * <ol>
- *   <li>Addressing: path style ({@code http://127.0.0.1:port/bucket/key}), which the SDK uses for an
- *       IP or {@code localhost} endpoint ({@code OSSClient.setEndpoint} turns on second-level-domain
- *       mode), and virtual-hosted style ({@code Host: bucket.host}) when the host's first label is a
- *       bucket of this server.
+ *   <li>Addressing: path style ({@code http://127.0.0.1:port/bucket/key}), which the SDK uses for
+ *       an IP or {@code localhost} endpoint ({@code OSSClient.setEndpoint} turns on
+ *       second-level-domain mode), and virtual-hosted style ({@code Host: bucket.host}) when the
+ *       host's first label is a bucket of this server.
  *   <li>Authentication: the V1 signature of the {@code Authorization} header ({@link
  *       OssSignatureV1}), checked against the configured key: an unknown id answers 403 {@code
- *       InvalidAccessKeyId}, a wrong signature 403 {@code SignatureDoesNotMatch} (with the
- *       server's StringToSign, as OSS does), no header 403 {@code AccessDenied}, a {@code Date} more
- *       than 15 minutes off 403 {@code RequestTimeTooSkewed} ("Include a V1 signature in the
- *       Authorization header"). A configured security token must come as {@code
- *       x-oss-security-token}. V4 signatures are refused with 400 {@code InvalidArgument}.
+ *       InvalidAccessKeyId}, a wrong signature 403 {@code SignatureDoesNotMatch} (with the server's
+ *       StringToSign, as OSS does), no header 403 {@code AccessDenied}, a {@code Date} more than 15
+ *       minutes off 403 {@code RequestTimeTooSkewed} ("Include a V1 signature in the Authorization
+ *       header"). A configured security token must come as {@code x-oss-security-token}. V4
+ *       signatures are refused with 400 {@code InvalidArgument}.
  *   <li>Integrity: a {@code Content-MD5} header that does not match the body answers 400 {@code
  *       InvalidDigest} ("PutObject", "Common HTTP headers"); answers carry {@code
  *       x-oss-hash-crc64ecma}, which the SDK checks.
@@ -83,8 +82,8 @@ public final class OssTestServer implements AutoCloseable {
   public static final String DEFAULT_ACCESS_KEY_SECRET = "test-secret-do-not-log";
   private static final Duration MAX_SKEW = Duration.ofMinutes(15);
 
-  private record FaultRule(Fault fault, String operation, Predicate<String> key,
-      AtomicInteger remaining) {}
+  private record FaultRule(
+      Fault fault, String operation, Predicate<String> key, AtomicInteger remaining) {}
 
   private final ServerSocket socket;
   private final ExecutorService executor;
@@ -110,11 +109,13 @@ public final class OssTestServer implements AutoCloseable {
   public static OssTestServer start() throws IOException {
     ServerSocket socket = new ServerSocket(0, 256, InetAddress.getLoopbackAddress());
     AtomicInteger threads = new AtomicInteger();
-    ExecutorService executor = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "oss-test-server-" + threads.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService executor =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "oss-test-server-" + threads.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     OssTestServer server = new OssTestServer(socket, executor);
     server.addCredentials(DEFAULT_ACCESS_KEY_ID, DEFAULT_ACCESS_KEY_SECRET);
     executor.execute(server::acceptLoop);
@@ -200,8 +201,8 @@ public final class OssTestServer implements AutoCloseable {
   }
 
   /**
-   * Waits until no request is in progress: a request counts from its first byte until its answer
-   * is written or its connection ends (a truncated body, a reset, a lost answer).
+   * Waits until no request is in progress: a request counts from its first byte until its answer is
+   * written or its connection ends (a truncated body, a reset, a lost answer).
    *
    * @return whether that happened within {@code timeout}
    */
@@ -263,8 +264,9 @@ public final class OssTestServer implements AutoCloseable {
   /** Serves one keep-alive connection until the client closes it or an answer is to be lost. */
   private void serve(Socket connection) {
     try (connection) {
-      InputStream in = new BufferedInputStream(
-          new ThrottledInput(connection.getInputStream(), () -> requestBytesPerSecond));
+      InputStream in =
+          new BufferedInputStream(
+              new ThrottledInput(connection.getInputStream(), () -> requestBytesPerSecond));
       OutputStream out = new BufferedOutputStream(connection.getOutputStream());
       while (!closed) {
         in.mark(1);
@@ -323,15 +325,21 @@ public final class OssTestServer implements AutoCloseable {
     } catch (OssError e) {
       answer = errorAnswer(e, requestId, head);
     } catch (RuntimeException e) {
-      answer = errorAnswer(new OssError(500, "InternalError", "0000-00000000",
-          "The test server failed: " + e), requestId, head);
+      answer =
+          errorAnswer(
+              new OssError(500, "InternalError", "0000-00000000", "The test server failed: " + e),
+              requestId,
+              head);
     }
     answer.header("x-oss-request-id", requestId).header("Server", "AliyunOSS");
     return answer;
   }
 
   private static OssError internalError() {
-    return new OssError(500, "InternalError", "0000-00000000",
+    return new OssError(
+        500,
+        "InternalError",
+        "0000-00000000",
         "We encountered an internal error. Please try again (injected fault).");
   }
 
@@ -375,11 +383,19 @@ public final class OssTestServer implements AutoCloseable {
     } else {
       int slash = rawPath.indexOf('/', 1);
       bucket = percentDecode(slash < 0 ? rawPath.substring(1) : rawPath.substring(1, slash));
-      key = slash < 0 || slash == rawPath.length() - 1 ? null
-          : percentDecode(rawPath.substring(slash + 1));
+      key =
+          slash < 0 || slash == rawPath.length() - 1
+              ? null
+              : percentDecode(rawPath.substring(slash + 1));
     }
-    return new OssRequest(OssApi.operationOf(raw.method(), bucket, key, params, headers),
-        raw.method(), bucket, key, params, headers, raw.body());
+    return new OssRequest(
+        OssApi.operationOf(raw.method(), bucket, key, params, headers),
+        raw.method(),
+        bucket,
+        key,
+        params,
+        headers,
+        raw.body());
   }
 
   private String virtualHostBucket(List<String> host) {
@@ -399,12 +415,15 @@ public final class OssTestServer implements AutoCloseable {
   private void authenticate(OssRequest request) throws OssError {
     String authorization = request.header("authorization");
     if (authorization == null) {
-      throw new OssError(403, "AccessDenied", "0003-00000001",
+      throw new OssError(
+          403,
+          "AccessDenied",
+          "0003-00000001",
           "Anonymous access is forbidden for this operation.");
     }
     if (authorization.startsWith("OSS4-HMAC-SHA256")) {
-      throw OssError.invalidArgument("The OSS test server checks V1 signatures (the SDK default);"
-          + " V4 is not served.");
+      throw OssError.invalidArgument(
+          "The OSS test server checks V1 signatures (the SDK default);" + " V4 is not served.");
     }
     if (!authorization.startsWith("OSS ") || authorization.indexOf(':') < 0) {
       throw OssError.invalidArgument("Authorization header is invalid: " + authorization);
@@ -415,21 +434,31 @@ public final class OssTestServer implements AutoCloseable {
     String signature = credential.substring(colon + 1).trim();
     String secret = secrets.get(accessKeyId);
     if (secret == null) {
-      throw new OssError(403, "InvalidAccessKeyId", "0002-00000902",
+      throw new OssError(
+          403,
+          "InvalidAccessKeyId",
+          "0002-00000902",
           "The OSS Access Key Id you provided does not exist in our records.",
           OssXml.element("OSSAccessKeyId", accessKeyId));
     }
     String token = tokens.get(accessKeyId);
     if (token != null && !token.equals(request.header("x-oss-security-token"))) {
-      throw new OssError(403, "InvalidAccessKeyId", "0002-00000903",
+      throw new OssError(
+          403,
+          "InvalidAccessKeyId",
+          "0002-00000903",
           "The security token you provided is invalid.",
           OssXml.element("OSSAccessKeyId", accessKeyId));
     }
     checkDate(request.header("date"));
-    String stringToSign = OssSignatureV1.stringToSign(request.method(), request.headers(),
-        request.bucket(), request.key(), request.params());
+    String stringToSign =
+        OssSignatureV1.stringToSign(
+            request.method(), request.headers(), request.bucket(), request.key(), request.params());
     if (!OssSignatureV1.matches(OssSignatureV1.sign(secret, stringToSign), signature)) {
-      throw new OssError(403, "SignatureDoesNotMatch", "0002-00000040",
+      throw new OssError(
+          403,
+          "SignatureDoesNotMatch",
+          "0002-00000040",
           "The request signature we calculated does not match the signature you provided. Check"
               + " your key and signing method.",
           OssXml.element("OSSAccessKeyId", accessKeyId)
@@ -448,7 +477,10 @@ public final class OssTestServer implements AutoCloseable {
       throw new OssError(403, "AccessDenied", "0002-00000002", "Invalid Date header: " + date);
     }
     if (Duration.between(sent, Instant.now()).abs().compareTo(MAX_SKEW) > 0) {
-      throw new OssError(403, "RequestTimeTooSkewed", "0002-00000504",
+      throw new OssError(
+          403,
+          "RequestTimeTooSkewed",
+          "0002-00000504",
           "The difference between the request time and the current time is too large.");
     }
   }
@@ -460,15 +492,15 @@ public final class OssTestServer implements AutoCloseable {
     }
     String actual = Base64.getEncoder().encodeToString(OssBucket.md5(request.body()));
     if (!actual.equals(given.trim())) {
-      throw new OssError(400, "InvalidDigest", "0016-00000002",
-          "The Content-MD5 you specified is not valid.");
+      throw new OssError(
+          400, "InvalidDigest", "0016-00000002", "The Content-MD5 you specified is not valid.");
     }
   }
 
   private OssAnswer errorAnswer(OssError error, String requestId, boolean head) {
     byte[] xml = error.toXml(requestId, hostId).getBytes(StandardCharsets.UTF_8);
-    OssAnswer answer = new OssAnswer(error.status, head ? new byte[0] : xml)
-        .header("x-oss-ec", error.ec);
+    OssAnswer answer =
+        new OssAnswer(error.status, head ? new byte[0] : xml).header("x-oss-ec", error.ec);
     if (head) {
       answer.header("x-oss-err", Base64.getEncoder().encodeToString(xml));
     } else {

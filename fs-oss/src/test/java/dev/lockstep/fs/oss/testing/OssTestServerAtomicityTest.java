@@ -50,8 +50,9 @@ class OssTestServerAtomicityTest {
     server = OssTestServer.start().createBucket(BUCKET);
     ClientBuilderConfiguration conf = new ClientBuilderConfiguration();
     conf.setMaxErrorRetry(0);
-    oss = new OSSClientBuilder().build(server.endpoint(), server.accessKeyId(),
-        server.accessKeySecret(), conf);
+    oss =
+        new OSSClientBuilder()
+            .build(server.endpoint(), server.accessKeyId(), server.accessKeySecret(), conf);
     pool = Executors.newFixedThreadPool(THREADS);
   }
 
@@ -63,16 +64,21 @@ class OssTestServerAtomicityTest {
   }
 
   @Test
-  void manyThreadsPuttingOneKeyWithForbidOverwriteHaveExactlyOneWinnerPerRound()
-      throws Exception {
+  void manyThreadsPuttingOneKeyWithForbidOverwriteHaveExactlyOneWinnerPerRound() throws Exception {
     for (int round = 0; round < 30; round++) {
       String key = "put/round-" + round;
-      List<Integer> winners = race(contender -> {
-        ObjectMetadata meta = new ObjectMetadata();
-        meta.setHeader("x-oss-forbid-overwrite", "true");
-        oss.putObject(new PutObjectRequest(BUCKET, key,
-            new ByteArrayInputStream(new byte[] {(byte) contender}), meta));
-      });
+      List<Integer> winners =
+          race(
+              contender -> {
+                ObjectMetadata meta = new ObjectMetadata();
+                meta.setHeader("x-oss-forbid-overwrite", "true");
+                oss.putObject(
+                    new PutObjectRequest(
+                        BUCKET,
+                        key,
+                        new ByteArrayInputStream(new byte[] {(byte) contender}),
+                        meta));
+              });
       assertThat(winners).as("winners of round %d", round).hasSize(1);
       assertThat(server.object(BUCKET, key)).containsExactly(winners.get(0));
     }
@@ -85,17 +91,33 @@ class OssTestServerAtomicityTest {
       String[] uploads = new String[THREADS];
       PartETag[] parts = new PartETag[THREADS];
       for (int c = 0; c < THREADS; c++) {
-        uploads[c] = oss.initiateMultipartUpload(
-            new com.aliyun.oss.model.InitiateMultipartUploadRequest(BUCKET, key)).getUploadId();
-        parts[c] = oss.uploadPart(new UploadPartRequest(BUCKET, key, uploads[c], 1,
-            new ByteArrayInputStream(new byte[] {(byte) c}), 1)).getPartETag();
+        uploads[c] =
+            oss.initiateMultipartUpload(
+                    new com.aliyun.oss.model.InitiateMultipartUploadRequest(BUCKET, key))
+                .getUploadId();
+        parts[c] =
+            oss.uploadPart(
+                    new UploadPartRequest(
+                        BUCKET,
+                        key,
+                        uploads[c],
+                        1,
+                        new ByteArrayInputStream(new byte[] {(byte) c}),
+                        1))
+                .getPartETag();
       }
-      List<Integer> winners = race(contender -> {
-        CompleteMultipartUploadRequest complete = new CompleteMultipartUploadRequest(BUCKET, key,
-            uploads[contender], new ArrayList<>(List.of(parts[contender])));
-        complete.addHeader("x-oss-forbid-overwrite", "true");
-        oss.completeMultipartUpload(complete);
-      });
+      List<Integer> winners =
+          race(
+              contender -> {
+                CompleteMultipartUploadRequest complete =
+                    new CompleteMultipartUploadRequest(
+                        BUCKET,
+                        key,
+                        uploads[contender],
+                        new ArrayList<>(List.of(parts[contender])));
+                complete.addHeader("x-oss-forbid-overwrite", "true");
+                oss.completeMultipartUpload(complete);
+              });
       assertThat(winners).as("winners of round %d", round).hasSize(1);
       assertThat(server.object(BUCKET, key)).containsExactly(winners.get(0));
     }
@@ -108,17 +130,19 @@ class OssTestServerAtomicityTest {
     List<Future<Integer>> futures = new ArrayList<>();
     for (int c = 0; c < THREADS; c++) {
       int id = c;
-      futures.add(pool.submit(() -> {
-        barrier.await();
-        try {
-          contender.attempt(id);
-          return id;
-        } catch (OSSException e) {
-          assertThat(e.getErrorCode()).isEqualTo("FileAlreadyExists");
-          conflicts.incrementAndGet();
-          return -1;
-        }
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                barrier.await();
+                try {
+                  contender.attempt(id);
+                  return id;
+                } catch (OSSException e) {
+                  assertThat(e.getErrorCode()).isEqualTo("FileAlreadyExists");
+                  conflicts.incrementAndGet();
+                  return -1;
+                }
+              }));
     }
     List<Integer> winners = new ArrayList<>();
     for (Future<Integer> f : futures) {
@@ -137,34 +161,48 @@ class OssTestServerAtomicityTest {
 
   @Test
   void theSignatureCoversSubResourcesAndTheDate() throws IOException {
-    String uploadId = oss.initiateMultipartUpload(
-        new com.aliyun.oss.model.InitiateMultipartUploadRequest(BUCKET, "k")).getUploadId();
+    String uploadId =
+        oss.initiateMultipartUpload(
+                new com.aliyun.oss.model.InitiateMultipartUploadRequest(BUCKET, "k"))
+            .getUploadId();
     Map<String, String> signedFor = new LinkedHashMap<>();
     signedFor.put("partNumber", "1");
     signedFor.put("uploadId", uploadId);
     String now = OssApi.RFC822.format(Instant.now());
     assertThat(rawPut("/race/k?partNumber=1&uploadId=" + uploadId, signedFor, now))
-        .as("a correctly signed raw UploadPart").isEqualTo("200");
+        .as("a correctly signed raw UploadPart")
+        .isEqualTo("200");
     assertThat(rawPut("/race/k?partNumber=2&uploadId=" + uploadId, signedFor, now))
-        .as("another partNumber than the one signed").isEqualTo("403 SignatureDoesNotMatch");
+        .as("another partNumber than the one signed")
+        .isEqualTo("403 SignatureDoesNotMatch");
     String stale = OssApi.RFC822.format(Instant.now().minusSeconds(16 * 60));
     assertThat(rawPut("/race/k?partNumber=1&uploadId=" + uploadId, signedFor, stale))
-        .as("a Date 16 minutes old").isEqualTo("403 RequestTimeTooSkewed");
+        .as("a Date 16 minutes old")
+        .isEqualTo("403 RequestTimeTooSkewed");
   }
 
   /** The status, and for an error the OSS error code: {@code "403 SignatureDoesNotMatch"}. */
   private String rawPut(String target, Map<String, String> signedParams, String date)
       throws IOException {
-    String toSign = OssSignatureV1.stringToSign("PUT", Map.of("date", List.of(date),
-        "content-type", List.of("application/octet-stream")), BUCKET, "k", signedParams);
-    HttpURLConnection http = (HttpURLConnection) URI.create(server.endpoint() + target).toURL()
-        .openConnection();
+    String toSign =
+        OssSignatureV1.stringToSign(
+            "PUT",
+            Map.of("date", List.of(date), "content-type", List.of("application/octet-stream")),
+            BUCKET,
+            "k",
+            signedParams);
+    HttpURLConnection http =
+        (HttpURLConnection) URI.create(server.endpoint() + target).toURL().openConnection();
     http.setRequestMethod("PUT");
     http.setDoOutput(true);
     http.setRequestProperty("Date", date);
     http.setRequestProperty("Content-Type", "application/octet-stream");
-    http.setRequestProperty("Authorization", "OSS " + server.accessKeyId() + ":"
-        + OssSignatureV1.sign(server.accessKeySecret(), toSign));
+    http.setRequestProperty(
+        "Authorization",
+        "OSS "
+            + server.accessKeyId()
+            + ":"
+            + OssSignatureV1.sign(server.accessKeySecret(), toSign));
     http.getOutputStream().write(new byte[] {1});
     int status = http.getResponseCode();
     String answer = String.valueOf(status);

@@ -66,8 +66,8 @@ class OssTestServerProtocolTest {
     ObjectMetadata meta = new ObjectMetadata();
     meta.setContentType("text/plain");
     meta.addUserMetadata("commit-id", "c-1");
-    String etag = oss.putObject(BUCKET, "dir/a b+c/é.txt", new ByteArrayInputStream(content), meta)
-        .getETag();
+    String etag =
+        oss.putObject(BUCKET, "dir/a b+c/é.txt", new ByteArrayInputStream(content), meta).getETag();
 
     ObjectMetadata head = oss.getObjectMetadata(BUCKET, "dir/a b+c/é.txt");
     assertThat(head.getContentLength()).isEqualTo(content.length);
@@ -104,20 +104,27 @@ class OssTestServerProtocolTest {
     GetObjectRequest past = new GetObjectRequest(BUCKET, "r");
     past.setRange(10, -1);
     past.addHeader("x-oss-range-behavior", "standard");
-    assertThatThrownBy(() -> oss.getObject(past)).isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("InvalidRange");
+    assertThatThrownBy(() -> oss.getObject(past))
+        .isInstanceOf(OSSException.class)
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("InvalidRange");
   }
 
   @Test
   void missingKeysAndBucketsAnswerTheirOssErrorCodes() {
-    assertThatThrownBy(() -> oss.getObject(BUCKET, "absent")).isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("NoSuchKey");
+    assertThatThrownBy(() -> oss.getObject(BUCKET, "absent"))
+        .isInstanceOf(OSSException.class)
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("NoSuchKey");
     assertThatThrownBy(() -> oss.getObjectMetadata(BUCKET, "absent"))
         .isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("NoSuchKey");
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("NoSuchKey");
     assertThat(oss.doesObjectExist(BUCKET, "absent")).isFalse();
-    assertThatThrownBy(() -> oss.getObject("no-such-bucket", "k")).isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("NoSuchBucket");
+    assertThatThrownBy(() -> oss.getObject("no-such-bucket", "k"))
+        .isInstanceOf(OSSException.class)
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("NoSuchBucket");
   }
 
   @Test
@@ -125,14 +132,19 @@ class OssTestServerProtocolTest {
     OSS wrongSecret = client(server.accessKeyId(), "not-the-secret");
     OSS unknownId = client("LTAI-nobody", server.accessKeySecret());
     try {
-      assertThatThrownBy(() -> wrongSecret.putObject(BUCKET, "k",
-          new ByteArrayInputStream(new byte[] {1}))).isInstanceOf(OSSException.class)
-          .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("SignatureDoesNotMatch");
+      assertThatThrownBy(
+              () -> wrongSecret.putObject(BUCKET, "k", new ByteArrayInputStream(new byte[] {1})))
+          .isInstanceOf(OSSException.class)
+          .extracting(e -> ((OSSException) e).getErrorCode())
+          .isEqualTo("SignatureDoesNotMatch");
       assertThatThrownBy(() -> wrongSecret.getObjectMetadata(BUCKET, "k"))
           .isInstanceOf(OSSException.class)
-          .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("SignatureDoesNotMatch");
-      assertThatThrownBy(() -> unknownId.listObjectsV2(BUCKET)).isInstanceOf(OSSException.class)
-          .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("InvalidAccessKeyId");
+          .extracting(e -> ((OSSException) e).getErrorCode())
+          .isEqualTo("SignatureDoesNotMatch");
+      assertThatThrownBy(() -> unknownId.listObjectsV2(BUCKET))
+          .isInstanceOf(OSSException.class)
+          .extracting(e -> ((OSSException) e).getErrorCode())
+          .isEqualTo("InvalidAccessKeyId");
       assertThat(server.object(BUCKET, "k")).isNull();
     } finally {
       wrongSecret.shutdown();
@@ -144,9 +156,11 @@ class OssTestServerProtocolTest {
   void aContentMd5ThatDoesNotMatchTheBodyIsRefused() {
     ObjectMetadata meta = new ObjectMetadata();
     meta.setContentMD5("1B2M2Y8AsgTpgAmY7PhCfg=="); // the MD5 of nothing
-    assertThatThrownBy(() -> oss.putObject(BUCKET, "k",
-        new ByteArrayInputStream(new byte[] {1, 2, 3}), meta)).isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("InvalidDigest");
+    assertThatThrownBy(
+            () -> oss.putObject(BUCKET, "k", new ByteArrayInputStream(new byte[] {1, 2, 3}), meta))
+        .isInstanceOf(OSSException.class)
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("InvalidDigest");
     assertThat(server.object(BUCKET, "k")).isNull();
   }
 
@@ -177,8 +191,7 @@ class OssTestServerProtocolTest {
     List<String> v1 = new ArrayList<>();
     String marker = null;
     do {
-      ObjectListing page = oss.listObjects(
-          new ListObjectsRequest(BUCKET, "t/", marker, null, 3));
+      ObjectListing page = oss.listObjects(new ListObjectsRequest(BUCKET, "t/", marker, null, 3));
       page.getObjectSummaries().stream().map(OSSObjectSummary::getKey).forEach(v1::add);
       marker = page.isTruncated() ? page.getNextMarker() : null;
     } while (marker != null);
@@ -192,11 +205,13 @@ class OssTestServerProtocolTest {
     assertThat(server.object(BUCKET, "dst/copy")).containsExactly(1, 2);
     CopyObjectRequest guarded = new CopyObjectRequest(BUCKET, "src", BUCKET, "dst/copy");
     guarded.addHeader("x-oss-forbid-overwrite", "true");
-    assertThatThrownBy(() -> oss.copyObject(guarded)).isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("FileAlreadyExists");
+    assertThatThrownBy(() -> oss.copyObject(guarded))
+        .isInstanceOf(OSSException.class)
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("FileAlreadyExists");
 
-    DeleteObjectsRequest delete = new DeleteObjectsRequest(BUCKET)
-        .withKeys(List.of("src", "dst/copy", "never-existed"));
+    DeleteObjectsRequest delete =
+        new DeleteObjectsRequest(BUCKET).withKeys(List.of("src", "dst/copy", "never-existed"));
     delete.setQuiet(false);
     assertThat(oss.deleteObjects(delete).getDeletedObjects())
         .containsExactlyInAnyOrder("src", "dst/copy", "never-existed");
@@ -210,8 +225,9 @@ class OssTestServerProtocolTest {
     byte[] part2 = new byte[1234];
     random.nextBytes(part1);
     random.nextBytes(part2);
-    String uploadId = oss.initiateMultipartUpload(
-        new InitiateMultipartUploadRequest(BUCKET, "big")).getUploadId();
+    String uploadId =
+        oss.initiateMultipartUpload(new InitiateMultipartUploadRequest(BUCKET, "big"))
+            .getUploadId();
     List<PartETag> etags = new ArrayList<>();
     etags.add(uploadPart(uploadId, 1, part1));
     etags.add(uploadPart(uploadId, 2, part2));
@@ -225,24 +241,28 @@ class OssTestServerProtocolTest {
       assertThat(read).startsWith(part1).endsWith(part2);
     }
 
-    String second = oss.initiateMultipartUpload(
-        new InitiateMultipartUploadRequest(BUCKET, "big-2")).getUploadId();
+    String second =
+        oss.initiateMultipartUpload(new InitiateMultipartUploadRequest(BUCKET, "big-2"))
+            .getUploadId();
     PartETag only = uploadPart(second, 1, part2);
     oss.putObject(BUCKET, "big-2", new ByteArrayInputStream(new byte[] {9}));
     CompleteMultipartUploadRequest late =
         new CompleteMultipartUploadRequest(BUCKET, "big-2", second, new ArrayList<>(List.of(only)));
     late.addHeader("x-oss-forbid-overwrite", "true");
-    assertThatThrownBy(() -> oss.completeMultipartUpload(late)).isInstanceOf(OSSException.class)
-        .extracting(e -> ((OSSException) e).getErrorCode()).isEqualTo("FileAlreadyExists");
+    assertThatThrownBy(() -> oss.completeMultipartUpload(late))
+        .isInstanceOf(OSSException.class)
+        .extracting(e -> ((OSSException) e).getErrorCode())
+        .isEqualTo("FileAlreadyExists");
     assertThat(server.object(BUCKET, "big-2")).containsExactly(9);
-    oss.abortMultipartUpload(new com.aliyun.oss.model.AbortMultipartUploadRequest(
-        BUCKET, "big-2", second));
+    oss.abortMultipartUpload(
+        new com.aliyun.oss.model.AbortMultipartUploadRequest(BUCKET, "big-2", second));
     assertThat(server.uploadsInProgress(BUCKET)).isZero();
   }
 
   private PartETag uploadPart(String uploadId, int number, byte[] content) {
-    UploadPartRequest request = new UploadPartRequest(BUCKET, "big", uploadId, number,
-        new ByteArrayInputStream(content), content.length);
+    UploadPartRequest request =
+        new UploadPartRequest(
+            BUCKET, "big", uploadId, number, new ByteArrayInputStream(content), content.length);
     if (number == 1 && content.length == 1234) {
       request.setKey("big-2");
     }
@@ -253,14 +273,32 @@ class OssTestServerProtocolTest {
   void virtualHostedAddressingNamesTheBucketInTheHost() throws IOException {
     oss.putObject(BUCKET, "vh/key", new ByteArrayInputStream(new byte[] {4, 2}));
     String date = OssApi.RFC822.format(java.time.Instant.now());
-    String signature = OssSignatureV1.sign(server.accessKeySecret(), OssSignatureV1.stringToSign(
-        "GET", java.util.Map.of("date", List.of(date)), BUCKET, "vh/key", java.util.Map.of()));
+    String signature =
+        OssSignatureV1.sign(
+            server.accessKeySecret(),
+            OssSignatureV1.stringToSign(
+                "GET",
+                java.util.Map.of("date", List.of(date)),
+                BUCKET,
+                "vh/key",
+                java.util.Map.of()));
     java.net.URI endpoint = java.net.URI.create(server.endpoint());
     try (java.net.Socket socket = new java.net.Socket(endpoint.getHost(), endpoint.getPort())) {
-      socket.getOutputStream().write(("GET /vh/key HTTP/1.1\r\nHost: " + BUCKET
-          + ".oss-test.example:" + endpoint.getPort() + "\r\nDate: " + date
-          + "\r\nAuthorization: OSS " + server.accessKeyId() + ":" + signature
-          + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      socket
+          .getOutputStream()
+          .write(
+              ("GET /vh/key HTTP/1.1\r\nHost: "
+                      + BUCKET
+                      + ".oss-test.example:"
+                      + endpoint.getPort()
+                      + "\r\nDate: "
+                      + date
+                      + "\r\nAuthorization: OSS "
+                      + server.accessKeyId()
+                      + ":"
+                      + signature
+                      + "\r\nConnection: close\r\n\r\n")
+                  .getBytes(StandardCharsets.UTF_8));
       byte[] answer = socket.getInputStream().readAllBytes();
       String head = new String(answer, StandardCharsets.ISO_8859_1);
       assertThat(head).startsWith("HTTP/1.1 200").contains("\r\nx-oss-object-type: Normal\r\n");
@@ -272,14 +310,15 @@ class OssTestServerProtocolTest {
   @Test
   void putWithForbidOverwriteRefusesAnExistingObject() {
     oss.putObject(BUCKET, "once", new ByteArrayInputStream(new byte[] {1}));
-    PutObjectRequest again = new PutObjectRequest(BUCKET, "once",
-        new ByteArrayInputStream(new byte[] {2}));
+    PutObjectRequest again =
+        new PutObjectRequest(BUCKET, "once", new ByteArrayInputStream(new byte[] {2}));
     ObjectMetadata meta = new ObjectMetadata();
     meta.setHeader("x-oss-forbid-overwrite", "true");
     again.setMetadata(meta);
-    assertThatThrownBy(() -> oss.putObject(again)).isInstanceOf(OSSException.class)
-        .satisfies(e -> assertThat(((OSSException) e).getErrorCode())
-            .isEqualTo("FileAlreadyExists"));
+    assertThatThrownBy(() -> oss.putObject(again))
+        .isInstanceOf(OSSException.class)
+        .satisfies(
+            e -> assertThat(((OSSException) e).getErrorCode()).isEqualTo("FileAlreadyExists"));
     assertThat(server.object(BUCKET, "once")).containsExactly(1);
   }
 }

@@ -53,7 +53,10 @@ final class OssXml {
       DocumentBuilder builder = factory.newDocumentBuilder();
       return builder.parse(new ByteArrayInputStream(body)).getDocumentElement();
     } catch (Exception e) {
-      throw new OssError(400, "MalformedXML", "0016-00000001",
+      throw new OssError(
+          400,
+          "MalformedXML",
+          "0016-00000001",
           "The XML you provided was not well-formed or did not validate: " + e.getMessage());
     }
   }

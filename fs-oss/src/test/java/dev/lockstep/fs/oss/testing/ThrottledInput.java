@@ -7,10 +7,10 @@ import java.io.InterruptedIOException;
 import java.util.function.LongSupplier;
 
 /**
- * An input stream that reads no faster than a rate read before every read ({@code 0} = full
- * speed), as a slow network delivers bytes: before each read it sleeps off the time that the bytes
- * read so far should have taken, and it reads at most a tenth of a second's worth at once. Time not
- * spent reading is not saved up for a burst later.
+ * An input stream that reads no faster than a rate read before every read ({@code 0} = full speed),
+ * as a slow network delivers bytes: before each read it sleeps off the time that the bytes read so
+ * far should have taken, and it reads at most a tenth of a second's worth at once. Time not spent
+ * reading is not saved up for a burst later.
  */
 final class ThrottledInput extends FilterInputStream {
 
@@ -41,7 +41,8 @@ final class ThrottledInput extends FilterInputStream {
         Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new InterruptedIOException("Interrupted while reading slowly (the server is closing)");
+        throw new InterruptedIOException(
+            "Interrupted while reading slowly (the server is closing)");
       }
     } else {
       nextReadAt = now;

@@ -38,8 +38,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  *
  * <p>fs-s3's tests and the S3 benchmark use this one class, from fs-s3's test-jar (which holds only
  * this package). s3proxy is a test dependency of fs-s3, so a user of the jar declares it too, with
- * the same exclusions and Jackson pin as fs-s3's {@code pom.xml}; the AWS SDK (for {@link #admin()})
- * comes with fs-s3.
+ * the same exclusions and Jackson pin as fs-s3's {@code pom.xml}; the AWS SDK (for {@link
+ * #admin()}) comes with fs-s3.
  */
 public final class S3ProxyServer implements AutoCloseable {
 
@@ -54,12 +54,15 @@ public final class S3ProxyServer implements AutoCloseable {
 
   private S3ProxyServer(boolean authenticated) throws Exception {
     blobStore = new HidingUploadsInProgress(new TransientNio2BlobStore());
-    proxy = S3Proxy.builder()
-        .blobStore(blobStore)
-        .endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(authenticated ? AuthenticationType.AWS_V2_OR_V4 : AuthenticationType.NONE,
-            ACCESS_KEY, SECRET_KEY)
-        .build();
+    proxy =
+        S3Proxy.builder()
+            .blobStore(blobStore)
+            .endpoint(URI.create("http://127.0.0.1:0"))
+            .awsAuthentication(
+                authenticated ? AuthenticationType.AWS_V2_OR_V4 : AuthenticationType.NONE,
+                ACCESS_KEY,
+                SECRET_KEY)
+            .build();
     proxy.start();
     long deadline = System.nanoTime() + 30_000_000_000L;
     while (!proxy.getState().equals("STARTED")) {
@@ -69,38 +72,40 @@ public final class S3ProxyServer implements AutoCloseable {
       Thread.sleep(10);
     }
     endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-    admin = S3Client.builder()
-        .endpointOverride(endpoint)
-        .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(
-            AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
-        .forcePathStyle(true)
-        .build();
+    admin =
+        S3Client.builder()
+            .endpointOverride(endpoint)
+            .region(Region.US_EAST_1)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(
+                    AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+            .forcePathStyle(true)
+            .build();
     admin.createBucket(b -> b.bucket(BUCKET));
   }
 
   /**
    * Leaves the store's uploads in progress ({@code <key>-<UUID>}) out of listings. No Lockstep or
    * Paimon object name ends in a dash and a whole UUID (theirs carry an extension or a counter
-   * after the UUID, or a slash before it), but fs-s3's conditional-write probe objects do
-   * ({@code .lockstep-probe-<UUID>}): they are kept.
+   * after the UUID, or a slash before it), but fs-s3's conditional-write probe objects do ({@code
+   * .lockstep-probe-<UUID>}): they are kept.
    */
   private static final class HidingUploadsInProgress extends ForwardingBlobStore {
 
-    private static final Pattern IN_PROGRESS = Pattern.compile(
-        ".*-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+    private static final Pattern IN_PROGRESS =
+        Pattern.compile(".*-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
 
     HidingUploadsInProgress(BlobStore delegate) {
       super(delegate);
     }
 
     @Override
-    public PageSet<? extends StorageMetadata> list(String container,
-        ListContainerOptions options) {
+    public PageSet<? extends StorageMetadata> list(String container, ListContainerOptions options) {
       PageSet<? extends StorageMetadata> page = delegate().list(container, options);
       List<StorageMetadata> kept = new java.util.ArrayList<>();
       for (StorageMetadata m : page) {
-        if (m.type() == StorageType.BLOB && IN_PROGRESS.matcher(m.name()).matches()
+        if (m.type() == StorageType.BLOB
+            && IN_PROGRESS.matcher(m.name()).matches()
             && !m.name().contains(".lockstep-probe-")) {
           continue;
         }

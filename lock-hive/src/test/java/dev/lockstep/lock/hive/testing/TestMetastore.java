@@ -46,8 +46,8 @@ import org.apache.thrift.transport.TTransportException;
 
 /**
  * A real Hive Metastore 4.0.1 in this JVM: embedded Derby on disk, Thrift on a free loopback port.
- * lock-hive's tests, the lock-hive bundle's integration test and the Hive lock benchmark all use this
- * one class, from lock-hive's test-jar (which holds only this package).
+ * lock-hive's tests, the lock-hive bundle's integration test and the Hive lock benchmark all use
+ * this one class, from lock-hive's test-jar (which holds only this package).
  *
  * <p>Two set-ups:
  *
@@ -56,22 +56,23 @@ import org.apache.thrift.transport.TTransportException;
  *       the metastore's housekeeper every {@link #HOUSEKEEPER_INTERVAL}, so that holder death and
  *       outages play out in seconds. Clients must be told the timeout: {@link #lockOptions()}.
  *   <li>{@link #start(Path)}, for whoever runs a lock client with its default options (the bundle
- *       smoke, the lock benchmark): the metastore's own lock timeout ({@code metastore.txn.timeout},
- *       300 s) and no housekeeper, so the client's and the server's timeouts agree.
+ *       smoke, the lock benchmark): the metastore's own lock timeout ({@code
+ *       metastore.txn.timeout}, 300 s) and no housekeeper, so the client's and the server's
+ *       timeouts agree.
  * </ul>
  *
- * <p>One per JVM: the metastore keeps its JDO and transaction connection pools in static fields, so a
- * second metastore in the same JVM would silently reuse the first one's database. Starting a second
- * one is refused; tests share one and use distinct lock keys instead.
+ * <p>One per JVM: the metastore keeps its JDO and transaction connection pools in static fields, so
+ * a second metastore in the same JVM would silently reuse the first one's database. Starting a
+ * second one is refused; tests share one and use distinct lock keys instead.
  *
  * <ol>
  *   <li>The Derby database is created from the metastore's own schema script (with the ACID tables
  *       {@code HIVE_LOCKS} and {@code NEXT_LOCK_ID}). It ships only in the metastore's binary
  *       distribution on Maven Central; lock-hive's build unpacks it next to this class, into the
  *       test-jar, so users of the jar need no build step of their own.
- *   <li>The Thrift server is ours, over the metastore's own handler, so that {@link #stop()} can cut
- *       every open connection (the metastore's own server cannot be stopped) and {@link #start()}
- *       can bring it back on the same port over the same database.
+ *   <li>The Thrift server is ours, over the metastore's own handler, so that {@link #stop()} can
+ *       cut every open connection (the metastore's own server cannot be stopped) and {@link
+ *       #start()} can bring it back on the same port over the same database.
  *   <li>Calls are taken one at a time (see {@link #serialized}).
  *   <li>With {@link #shared()}, the metastore's housekeeper ({@code AcidHouseKeeperService}, whose
  *       {@code performTimeOuts()} removes locks not heartbeated within {@link #LOCK_TIMEOUT}) runs
@@ -87,7 +88,9 @@ public final class TestMetastore implements AutoCloseable {
    */
   public static final int TIMING = (int) Math.ceil(TestTiming.FACTOR);
 
-  /** The lock timeout of {@link #shared()} ({@code metastore.txn.timeout}); clients read the same. */
+  /**
+   * The lock timeout of {@link #shared()} ({@code metastore.txn.timeout}); clients read the same.
+   */
   public static final Duration LOCK_TIMEOUT = Duration.ofSeconds(6L * TIMING);
 
   /** How often the housekeeper ({@code AcidHouseKeeperService}) of {@link #shared()} runs. */
@@ -122,12 +125,13 @@ public final class TestMetastore implements AutoCloseable {
     this.databaseUrl = "jdbc:derby:;databaseName=" + directory.resolve("metastore_db");
     this.conf = MetastoreConf.newMetastoreConf();
     MetastoreConf.setVar(conf, ConfVars.CONNECT_URL_KEY, databaseUrl + ";create=true");
-    MetastoreConf.setVar(conf, ConfVars.WAREHOUSE, directory.resolve("warehouse").toUri().toString());
+    MetastoreConf.setVar(
+        conf, ConfVars.WAREHOUSE, directory.resolve("warehouse").toUri().toString());
     MetastoreConf.setBoolVar(conf, ConfVars.SCHEMA_VERIFICATION, false);
     MetastoreConf.setBoolVar(conf, ConfVars.AUTO_CREATE_ALL, false);
     MetastoreConf.setBoolVar(conf, ConfVars.HIVE_SUPPORT_CONCURRENCY, true);
-    MetastoreConf.setVar(conf, ConfVars.HIVE_TXN_MANAGER,
-        "org.apache.hadoop.hive.ql.lockmgr.DbTxnManager");
+    MetastoreConf.setVar(
+        conf, ConfVars.HIVE_TXN_MANAGER, "org.apache.hadoop.hive.ql.lockmgr.DbTxnManager");
     MetastoreConf.setBoolVar(conf, ConfVars.METASTORE_HOUSEKEEPING_THREADS_ON, false);
     MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_INITIATOR_ON, false);
     MetastoreConf.setBoolVar(conf, ConfVars.COMPACTOR_CLEANER_ON, false);
@@ -135,17 +139,18 @@ public final class TestMetastore implements AutoCloseable {
     MetastoreConf.setVar(conf, ConfVars.TASK_THREADS_REMOTE_ONLY, "");
     MetastoreConf.setVar(conf, ConfVars.THRIFT_URIS, uri(port));
     if (shared) {
-      MetastoreConf.setTimeVar(conf, ConfVars.TXN_TIMEOUT, LOCK_TIMEOUT.toMillis(),
-          TimeUnit.MILLISECONDS);
+      MetastoreConf.setTimeVar(
+          conf, ConfVars.TXN_TIMEOUT, LOCK_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       // Lock tests run many holders at once.
       MetastoreConf.setLongVar(conf, ConfVars.CONNECTION_POOLING_MAX_CONNECTIONS, 32);
     }
   }
 
   /**
-   * lock-hive's tests' metastore (short lock timeout, housekeeper on), started on first use in a new
-   * directory under {@code target/} (the system temporary directory outside a Maven module). It lives
-   * as long as the JVM; the start fails if it takes longer than 30 s (scaled by {@link #TIMING}).
+   * lock-hive's tests' metastore (short lock timeout, housekeeper on), started on first use in a
+   * new directory under {@code target/} (the system temporary directory outside a Maven module). It
+   * lives as long as the JVM; the start fails if it takes longer than 30 s (scaled by {@link
+   * #TIMING}).
    */
   public static synchronized TestMetastore shared() throws Exception {
     if (first != null && first.shared) {
@@ -153,14 +158,19 @@ public final class TestMetastore implements AutoCloseable {
     }
     long started = System.nanoTime();
     Path target = Path.of("target");
-    Path dir = Files.isDirectory(target) ? Files.createTempDirectory(target, "test-metastore-")
-        : Files.createTempDirectory("lockstep-test-metastore-");
+    Path dir =
+        Files.isDirectory(target)
+            ? Files.createTempDirectory(target, "test-metastore-")
+            : Files.createTempDirectory("lockstep-test-metastore-");
     TestMetastore metastore = launch(dir, true);
     metastore.startHousekeeper();
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     if (took.compareTo(Duration.ofSeconds(30L * TIMING)) > 0) {
-      throw new IllegalStateException("The test metastore took " + took + " to start (limit 30 s;"
-          + " on a loaded machine raise -Dlockstep.test.timing)");
+      throw new IllegalStateException(
+          "The test metastore took "
+              + took
+              + " to start (limit 30 s;"
+              + " on a loaded machine raise -Dlockstep.test.timing)");
     }
     return metastore;
   }
@@ -177,14 +187,18 @@ public final class TestMetastore implements AutoCloseable {
 
   private static TestMetastore launch(Path directory, boolean shared) throws Exception {
     if (failedStart != null) {
-      throw new IllegalStateException("The Hive test metastore failed to start earlier in this JVM"
-          + " (the cause follows); fix that first.", failedStart);
+      throw new IllegalStateException(
+          "The Hive test metastore failed to start earlier in this JVM"
+              + " (the cause follows); fix that first.",
+          failedStart);
     }
     if (first != null) {
-      throw new IllegalStateException("A Hive test metastore already ran in this JVM (database in "
-          + first.directory + "): the metastore keeps its connection pools in static fields, so a"
-          + " second one would silently use the first one's database. Use one metastore per JVM"
-          + " (share it, with distinct lock keys, or fork a JVM per metastore).");
+      throw new IllegalStateException(
+          "A Hive test metastore already ran in this JVM (database in "
+              + first.directory
+              + "): the metastore keeps its connection pools in static fields, so a"
+              + " second one would silently use the first one's database. Use one metastore per JVM"
+              + " (share it, with distinct lock keys, or fork a JVM per metastore).");
     }
     if (System.getProperty("derby.stream.error.file") == null) {
       System.setProperty("derby.stream.error.file", directory.resolve("derby.log").toString());
@@ -202,11 +216,18 @@ public final class TestMetastore implements AutoCloseable {
       throw e;
     }
     first = metastore;
-    System.out.println("Metastore schema ready in "
-        + TimeUnit.NANOSECONDS.toMillis(schemaReady - started) + " ms");
-    System.out.println("Hive Metastore 4.0.1 started on " + metastore.uri() + " in "
-        + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms (database "
-        + directory + ")");
+    System.out.println(
+        "Metastore schema ready in "
+            + TimeUnit.NANOSECONDS.toMillis(schemaReady - started)
+            + " ms");
+    System.out.println(
+        "Hive Metastore 4.0.1 started on "
+            + metastore.uri()
+            + " in "
+            + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+            + " ms (database "
+            + directory
+            + ")");
     return metastore;
   }
 
@@ -236,10 +257,21 @@ public final class TestMetastore implements AutoCloseable {
     if (!shared) {
       return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive");
     }
-    return Map.of("uri", uri(), "lock.enabled", "true", "lock.type", "hive",
-        "metastore.txn.timeout", LOCK_TIMEOUT.toSeconds() + "s", "metastore.connect.retries", "1",
-        "metastore.acid.housekeeper.interval", HOUSEKEEPER_INTERVAL.toSeconds() + "s",
-        "lock-check-max-sleep", "200 ms");
+    return Map.of(
+        "uri",
+        uri(),
+        "lock.enabled",
+        "true",
+        "lock.type",
+        "hive",
+        "metastore.txn.timeout",
+        LOCK_TIMEOUT.toSeconds() + "s",
+        "metastore.connect.retries",
+        "1",
+        "metastore.acid.housekeeper.interval",
+        HOUSEKEEPER_INTERVAL.toSeconds() + "s",
+        "lock-check-max-sleep",
+        "200 ms");
   }
 
   /** Creates the metastore schema, ACID tables included, unless the database already has it. */
@@ -247,10 +279,15 @@ public final class TestMetastore implements AutoCloseable {
     String script;
     try (InputStream in = TestMetastore.class.getResourceAsStream(SCHEMA)) {
       if (in == null) {
-        throw new IllegalStateException("The metastore schema script " + SCHEMA + " is not on the"
-            + " class path next to " + TestMetastore.class.getName() + ". Build lock-hive with Maven,"
-            + " which unpacks it from the metastore's binary distribution into its test classes and"
-            + " test-jar.");
+        throw new IllegalStateException(
+            "The metastore schema script "
+                + SCHEMA
+                + " is not on the"
+                + " class path next to "
+                + TestMetastore.class.getName()
+                + ". Build lock-hive with Maven,"
+                + " which unpacks it from the metastore's binary distribution into its test classes and"
+                + " test-jar.");
       }
       script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
@@ -284,18 +321,23 @@ public final class TestMetastore implements AutoCloseable {
       return;
     }
     IHMSHandler handler =
-        HMSHandlerProxyFactory.getProxy(conf, new HMSHandler("lockstep-test-metastore", conf), false);
+        HMSHandlerProxyFactory.getProxy(
+            conf, new HMSHandler("lockstep-test-metastore", conf), false);
     TServerSocket socket = new TrackingServerSocket(port);
-    TThreadPoolServer.Args args = new TThreadPoolServer.Args(socket)
-        .processor(new TSetIpAddressProcessor<>(serialized(handler)))
-        .minWorkerThreads(1)
-        .maxWorkerThreads(64);
+    TThreadPoolServer.Args args =
+        new TThreadPoolServer.Args(socket)
+            .processor(new TSetIpAddressProcessor<>(serialized(handler)))
+            .minWorkerThreads(1)
+            .maxWorkerThreads(64);
     TServer thrift = new TThreadPoolServer(args);
     CountDownLatch serveCalled = new CountDownLatch(1);
-    Thread thread = new Thread(() -> {
-      serveCalled.countDown();
-      thrift.serve();
-    }, "test-metastore-" + port);
+    Thread thread =
+        new Thread(
+            () -> {
+              serveCalled.countDown();
+              thrift.serve();
+            },
+            "test-metastore-" + port);
     thread.setDaemon(true);
     thread.start();
     serveCalled.await();
@@ -313,21 +355,24 @@ public final class TestMetastore implements AutoCloseable {
   /**
    * The handler with its calls taken one at a time. Hive 4.0.1 on Derby deadlocks under concurrent
    * lock and check_lock: check_lock updates the lock row's heartbeat in its transaction and then
-   * waits for the JVM-wide Derby mutex, while the mutex holder (a lock call) waits for that row. Only
-   * Derby's lock timeout breaks it, after a minute. Production databases have no such mutex; taking
-   * the calls one at a time keeps the lock table's semantics and removes the deadlock.
+   * waits for the JVM-wide Derby mutex, while the mutex holder (a lock call) waits for that row.
+   * Only Derby's lock timeout breaks it, after a minute. Production databases have no such mutex;
+   * taking the calls one at a time keeps the lock table's semantics and removes the deadlock.
    */
   private static ThriftHiveMetastore.Iface serialized(IHMSHandler handler) {
-    return (ThriftHiveMetastore.Iface) Proxy.newProxyInstance(TestMetastore.class.getClassLoader(),
-        new Class<?>[] {ThriftHiveMetastore.Iface.class}, (proxy, method, args) -> {
-          synchronized (ONE_CALL_AT_A_TIME) {
-            try {
-              return method.invoke(handler, args);
-            } catch (InvocationTargetException e) {
-              throw e.getCause();
-            }
-          }
-        });
+    return (ThriftHiveMetastore.Iface)
+        Proxy.newProxyInstance(
+            TestMetastore.class.getClassLoader(),
+            new Class<?>[] {ThriftHiveMetastore.Iface.class},
+            (proxy, method, args) -> {
+              synchronized (ONE_CALL_AT_A_TIME) {
+                try {
+                  return method.invoke(handler, args);
+                } catch (InvocationTargetException e) {
+                  throw e.getCause();
+                }
+              }
+            });
   }
 
   /** Stops the Thrift server and cuts every open client connection; the database stays. */
@@ -354,15 +399,16 @@ public final class TestMetastore implements AutoCloseable {
   /**
    * Stops a metastore from {@link #start(Path)} for good: it accepts no more connections, and those
    * still open end as their clients close them (close the clients first). Unlike {@link #stop()} it
-   * does not cut them, which the Thrift server would log as an error. No other metastore can start in
-   * this JVM afterwards (see the class comment). The shared one lives as long as the JVM: use {@link
-   * #stop()} to cut it off for a while.
+   * does not cut them, which the Thrift server would log as an error. No other metastore can start
+   * in this JVM afterwards (see the class comment). The shared one lives as long as the JVM: use
+   * {@link #stop()} to cut it off for a while.
    */
   @Override
   public synchronized void close() {
     if (shared) {
-      throw new IllegalStateException("The shared test metastore lives as long as the JVM and other"
-          + " tests use it; call stop() (and start()) to take it down for a while.");
+      throw new IllegalStateException(
+          "The shared test metastore lives as long as the JVM and other"
+              + " tests use it; call stop() (and start()) to take it down for a while.");
     }
     if (server != null) {
       server.stop();
@@ -372,31 +418,34 @@ public final class TestMetastore implements AutoCloseable {
   }
 
   /**
-   * Runs the metastore's own housekeeper every {@link #HOUSEKEEPER_INTERVAL} while the Thrift server
-   * is up, as a metastore with {@code metastore.housekeeping.threads.on} does.
+   * Runs the metastore's own housekeeper every {@link #HOUSEKEEPER_INTERVAL} while the Thrift
+   * server is up, as a metastore with {@code metastore.housekeeping.threads.on} does.
    */
   private void startHousekeeper() {
     AcidHouseKeeperService housekeeper = new AcidHouseKeeperService();
     housekeeper.setConf(conf);
-    Thread thread = new Thread(() -> {
-      while (true) {
-        try {
-          Thread.sleep(HOUSEKEEPER_INTERVAL.toMillis());
-          synchronized (this) {
-            if (server == null) {
-              continue; // a stopped metastore runs no housekeeping either
-            }
-          }
-          synchronized (ONE_CALL_AT_A_TIME) {
-            housekeeper.run();
-          }
-        } catch (InterruptedException e) {
-          return;
-        } catch (RuntimeException e) {
-          System.err.println("Test metastore housekeeper failed: " + e);
-        }
-      }
-    }, "test-metastore-housekeeper");
+    Thread thread =
+        new Thread(
+            () -> {
+              while (true) {
+                try {
+                  Thread.sleep(HOUSEKEEPER_INTERVAL.toMillis());
+                  synchronized (this) {
+                    if (server == null) {
+                      continue; // a stopped metastore runs no housekeeping either
+                    }
+                  }
+                  synchronized (ONE_CALL_AT_A_TIME) {
+                    housekeeper.run();
+                  }
+                } catch (InterruptedException e) {
+                  return;
+                } catch (RuntimeException e) {
+                  System.err.println("Test metastore housekeeper failed: " + e);
+                }
+              }
+            },
+            "test-metastore-housekeeper");
     thread.setDaemon(true);
     thread.start();
   }

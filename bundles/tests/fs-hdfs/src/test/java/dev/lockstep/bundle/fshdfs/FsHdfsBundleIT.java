@@ -51,8 +51,10 @@ class FsHdfsBundleIT {
   @Test
   void holdsOnlyLockstepClassesAndNoHadoop() throws Exception {
     BundleListing listing = BundleListing.of(bundleJar());
-    listing.assertSelfContained("dev.lockstep.fs.hdfs.HadoopFileIOLoader",
-        "dev.lockstep.fs.hdfs.HdfsFileIO", "dev.lockstep.commit.SnapshotCommitter");
+    listing.assertSelfContained(
+        "dev.lockstep.fs.hdfs.HadoopFileIOLoader",
+        "dev.lockstep.fs.hdfs.HdfsFileIO",
+        "dev.lockstep.commit.SnapshotCommitter");
     assertThat(listing.shadedPackages()).as("nothing to relocate: Hadoop is provided").isEmpty();
     assertThat(listing.entries()).noneMatch(name -> name.startsWith("org/apache/hadoop/"));
     assertThat(listing.resourcesOutside()).isEmpty();
@@ -64,20 +66,27 @@ class FsHdfsBundleIT {
   @Test
   void commitsUnderAZooKeeperLockThroughTheEnginesHadoop() throws Exception {
     String table = "/warehouse/db.db/t" + System.nanoTime();
-    IsolatedClasspath classpath = new IsolatedClasspath().conflicts()
-        .add(requiredFile("lockstep.bundle.hadoop-client-api"))
-        .add(requiredFile("lockstep.bundle.hadoop-client-runtime"))
-        .slf4j()
-        .add(bundleJar()).add(requiredFile("lockstep.bundle.zookeeper")).smoke();
+    IsolatedClasspath classpath =
+        new IsolatedClasspath()
+            .conflicts()
+            .add(requiredFile("lockstep.bundle.hadoop-client-api"))
+            .add(requiredFile("lockstep.bundle.hadoop-client-runtime"))
+            .slf4j()
+            .add(bundleJar())
+            .add(requiredFile("lockstep.bundle.zookeeper"))
+            .smoke();
     try (URLClassLoader engine = classpath.newLoader("engine")) {
       assertThat(origin(engine, "org.apache.hadoop.fs.FileSystem")).contains("hadoop-client-api");
       assertThat(origin(engine, "com.google.common.base.Preconditions")).contains("guava-14.0.1");
 
-      Map<String, String> summary = runSmoke(engine, Map.of(
-          "lock.enabled", "true",
-          "lock.type", "zookeeper",
-          "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
-          "hdfs://localhost:" + hdfs.getNameNodePort() + table);
+      Map<String, String> summary =
+          runSmoke(
+              engine,
+              Map.of(
+                  "lock.enabled", "true",
+                  "lock.type", "zookeeper",
+                  "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
+              "hdfs://localhost:" + hdfs.getNameNodePort() + table);
 
       assertThat(summary.get("schemes")).contains("hdfs", "viewfs", "file");
       assertThat(summary.get("lockTypes")).isEqualTo("[zookeeper]");
@@ -89,7 +98,8 @@ class FsHdfsBundleIT {
     FileSystem fs = hdfs.getFileSystem();
     for (int id = 1; id <= 5; id++) {
       assertThat(fs.exists(new org.apache.hadoop.fs.Path(table + "/snapshot/snapshot-" + id)))
-          .as("snapshot-%s on HDFS", id).isTrue();
+          .as("snapshot-%s on HDFS", id)
+          .isTrue();
     }
   }
 }

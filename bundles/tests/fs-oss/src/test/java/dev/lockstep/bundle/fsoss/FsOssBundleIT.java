@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fs-oss bundle: self-contained, and committing under a ZooKeeper lock (the ZooKeeper bundle in
- * the same loader) to an OSS-protocol server, next to HttpClient 4.3 and Gson 2.2 on the class path.
+ * the same loader) to an OSS-protocol server, next to HttpClient 4.3 and Gson 2.2 on the class
+ * path.
  */
 class FsOssBundleIT {
 
@@ -60,29 +61,45 @@ class FsOssBundleIT {
     assertThat(listing.services()).containsKey("dev.lockstep.fs.FileIOLoader");
     // Read by name from the class path root by the OSS SDK, the Aliyun core SDK and HttpClient
     // (resource bundles, version and endpoint tables); documented in README.
-    assertThat(listing.resourcesOutside()).containsExactlyInAnyOrder(
-        "common.properties", "common_zh_CN.properties", "oss.properties", "oss_zh_CN.properties",
-        "oss.mime.types", "versioninfo.properties", "endpoints.json", "regions.txt",
-        "project.properties", "mozilla/public-suffix-list.txt");
-    assertThat(listing.bundledArtifacts()).contains("com.aliyun.oss:aliyun-sdk-oss")
+    assertThat(listing.resourcesOutside())
+        .containsExactlyInAnyOrder(
+            "common.properties",
+            "common_zh_CN.properties",
+            "oss.properties",
+            "oss_zh_CN.properties",
+            "oss.mime.types",
+            "versioninfo.properties",
+            "endpoints.json",
+            "regions.txt",
+            "project.properties",
+            "mozilla/public-suffix-list.txt");
+    assertThat(listing.bundledArtifacts())
+        .contains("com.aliyun.oss:aliyun-sdk-oss")
         .noneMatch(artifact -> artifact.equals("org.slf4j:slf4j-api"));
     // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
-    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
-        "org.apache.paimon.fs.FileIOLoader", "dev.lockstep.paimon.fs.LockstepOssLoader");
+    listing.assertPaimonPlugins(
+        requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.fs.FileIOLoader",
+        "dev.lockstep.paimon.fs.LockstepOssLoader");
     listing.assertLicensesListed();
   }
 
   /**
-   * Three bundles on one class path: the S3 bundle (first, with its own HttpClient and Commons Codec
-   * versions), the OSS bundle and the ZooKeeper bundle; the OSS store commits under the ZooKeeper
-   * lock, each bundle on its own relocated copies.
+   * Three bundles on one class path: the S3 bundle (first, with its own HttpClient and Commons
+   * Codec versions), the OSS bundle and the ZooKeeper bundle; the OSS store commits under the
+   * ZooKeeper lock, each bundle on its own relocated copies.
    */
   @Test
   void commitsUnderAZooKeeperLockNextToOldHttpClientAndGson() throws Exception {
     String table = "warehouse/db.db/t" + System.nanoTime();
-    IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
-        .add(requiredFile("lockstep.bundle.s3")).add(bundleJar())
-        .add(requiredFile("lockstep.bundle.zookeeper")).smoke();
+    IsolatedClasspath classpath =
+        new IsolatedClasspath()
+            .conflicts()
+            .slf4j()
+            .add(requiredFile("lockstep.bundle.s3"))
+            .add(bundleJar())
+            .add(requiredFile("lockstep.bundle.zookeeper"))
+            .smoke();
     try (URLClassLoader engine = classpath.newLoader("engine")) {
       assertThat(origin(engine, "dev.lockstep.shaded.oss.org.apache.http.HttpVersion"))
           .contains("lockstep-fs-oss-bundle");
@@ -93,14 +110,17 @@ class FsOssBundleIT {
       assertThat(origin(engine, "org.apache.commons.logging.LogFactory"))
           .contains("commons-logging-1.1.3");
 
-      Map<String, String> summary = runSmoke(engine, Map.of(
-          "lock.enabled", "true",
-          "lock.type", "zookeeper",
-          "lock.zookeeper.connect-string", zooKeeper.getConnectString(),
-          "fs.oss.endpoint", oss.endpoint(),
-          "fs.oss.accessKeyId", oss.accessKeyId(),
-          "fs.oss.accessKeySecret", oss.accessKeySecret()),
-          "oss://" + BUCKET + "/" + table);
+      Map<String, String> summary =
+          runSmoke(
+              engine,
+              Map.of(
+                  "lock.enabled", "true",
+                  "lock.type", "zookeeper",
+                  "lock.zookeeper.connect-string", zooKeeper.getConnectString(),
+                  "fs.oss.endpoint", oss.endpoint(),
+                  "fs.oss.accessKeyId", oss.accessKeyId(),
+                  "fs.oss.accessKeySecret", oss.accessKeySecret()),
+              "oss://" + BUCKET + "/" + table);
 
       assertThat(summary.get("schemes")).contains("oss", "s3", "s3a", "file");
       assertThat(summary.get("lockTypes")).isEqualTo("[zookeeper]");
@@ -110,8 +130,8 @@ class FsOssBundleIT {
       assertThat(summary.get("conflict")).isEqualTo("CONFLICT");
     }
     // The snapshots are in the OSS server's bucket.
-    assertThat(oss.keys(BUCKET)).contains(table + "/snapshot/snapshot-1",
-        table + "/snapshot/snapshot-5");
+    assertThat(oss.keys(BUCKET))
+        .contains(table + "/snapshot/snapshot-1", table + "/snapshot/snapshot-5");
   }
 
   /**
@@ -120,15 +140,23 @@ class FsOssBundleIT {
    */
   @Test
   void theUnshadedStoreFailsNextToTheSameConflictingLibraries() throws Exception {
-    IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
-        .classpathFile("lockstep.bundle.unshaded-classpath").smoke();
+    IsolatedClasspath classpath =
+        new IsolatedClasspath()
+            .conflicts()
+            .slf4j()
+            .classpathFile("lockstep.bundle.unshaded-classpath")
+            .smoke();
     try (URLClassLoader engine = classpath.newLoader("engine-unshaded")) {
       assertThat(origin(engine, "org.apache.http.client.HttpClient")).contains("httpclient-4.3.6");
-      assertThatThrownBy(() -> runSmoke(engine, Map.of(
-          "fs.oss.endpoint", oss.endpoint(),
-          "fs.oss.accessKeyId", oss.accessKeyId(),
-          "fs.oss.accessKeySecret", oss.accessKeySecret()),
-          "oss://" + BUCKET + "/control/t" + System.nanoTime()))
+      assertThatThrownBy(
+              () ->
+                  runSmoke(
+                      engine,
+                      Map.of(
+                          "fs.oss.endpoint", oss.endpoint(),
+                          "fs.oss.accessKeyId", oss.accessKeyId(),
+                          "fs.oss.accessKeySecret", oss.accessKeySecret()),
+                      "oss://" + BUCKET + "/control/t" + System.nanoTime()))
           .as("the unshaded store next to HttpClient 4.3")
           .isInstanceOf(LinkageError.class);
     }

@@ -1,8 +1,8 @@
 package dev.lockstep.bundle.lockhive;
 
 import static dev.lockstep.bundle.testing.IsolatedClasspath.bundleJar;
-import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
+import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The lock-hive bundle: nothing third-party inside (the metastore client, Thrift and Hadoop are the
  * engine's), and locking on a real Hive Metastore from an isolated loader that holds the engine's
- * Hive and Hadoop jars and conflicting libraries. The metastore is lock-hive's {@link TestMetastore}
- * (its test-jar) in this JVM, with the server's default lock timeout, as the smoke's lock client
- * expects; nothing of it is visible to the isolated loader.
+ * Hive and Hadoop jars and conflicting libraries. The metastore is lock-hive's {@link
+ * TestMetastore} (its test-jar) in this JVM, with the server's default lock timeout, as the smoke's
+ * lock client expects; nothing of it is visible to the isolated loader.
  */
 class LockHiveBundleIT {
 
@@ -44,17 +44,22 @@ class LockHiveBundleIT {
   @Test
   void holdsOnlyLockstepClassesAndNoHive() throws Exception {
     BundleListing listing = BundleListing.of(bundleJar());
-    listing.assertSelfContained("dev.lockstep.lock.hive.HiveLockFactory",
-        "dev.lockstep.lock.hive.HiveLockService", "dev.lockstep.commit.SnapshotCommitter");
-    assertThat(listing.shadedPackages()).as("nothing to relocate: Hive and Hadoop are provided")
+    listing.assertSelfContained(
+        "dev.lockstep.lock.hive.HiveLockFactory",
+        "dev.lockstep.lock.hive.HiveLockService",
+        "dev.lockstep.commit.SnapshotCommitter");
+    assertThat(listing.shadedPackages())
+        .as("nothing to relocate: Hive and Hadoop are provided")
         .isEmpty();
     assertThat(listing.entries()).noneMatch(name -> name.startsWith("org/apache/"));
     assertThat(listing.resourcesOutside()).isEmpty();
     assertThat(listing.services().get("dev.lockstep.lock.CatalogLockFactory"))
         .containsExactly("dev.lockstep.lock.hive.HiveLockFactory");
     // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
-    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
-        "org.apache.paimon.factories.Factory", "dev.lockstep.paimon.lock.LockstepHiveLockFactory");
+    listing.assertPaimonPlugins(
+        requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.factories.Factory",
+        "dev.lockstep.paimon.lock.LockstepHiveLockFactory");
     listing.assertLicensesListed();
   }
 
@@ -63,9 +68,13 @@ class LockHiveBundleIT {
     Path table = workDirectory("smoke").resolve("t" + System.nanoTime());
     // The engine's own Hive and Hadoop come first (they need their own Guava, Jackson, ...); the
     // conflicting libraries follow, then the engine's SLF4J, the bundle and the smoke.
-    IsolatedClasspath classpath = new IsolatedClasspath()
-        .classpathFile("lockstep.bundle.hive-classpath")
-        .conflicts().slf4j().add(bundleJar()).smoke();
+    IsolatedClasspath classpath =
+        new IsolatedClasspath()
+            .classpathFile("lockstep.bundle.hive-classpath")
+            .conflicts()
+            .slf4j()
+            .add(bundleJar())
+            .smoke();
     long locksBefore = metastore.nextLockId();
     try (URLClassLoader engine = classpath.newLoader("engine")) {
       assertThat(origin(engine, "org.apache.hadoop.hive.metastore.HiveMetaStoreClient"))
@@ -76,11 +85,14 @@ class LockHiveBundleIT {
       assertThatThrownBy(() -> engine.loadClass(TestMetastore.class.getName()))
           .isInstanceOf(ClassNotFoundException.class);
 
-      Map<String, String> summary = runSmoke(engine, Map.of(
-          "lock.enabled", "true",
-          "lock.type", "hive",
-          "uri", metastore.uri()),
-          table.toUri().toString());
+      Map<String, String> summary =
+          runSmoke(
+              engine,
+              Map.of(
+                  "lock.enabled", "true",
+                  "lock.type", "hive",
+                  "uri", metastore.uri()),
+              table.toUri().toString());
 
       assertThat(summary.get("lockTypes")).isEqualTo("[hive]");
       assertThat(summary.get("strategy")).startsWith("lock");

@@ -1,8 +1,8 @@
 package dev.lockstep.bundle.lockzookeeper;
 
 import static dev.lockstep.bundle.testing.IsolatedClasspath.bundleJar;
-import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.origin;
+import static dev.lockstep.bundle.testing.IsolatedClasspath.requiredFile;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.runSmoke;
 import static dev.lockstep.bundle.testing.IsolatedClasspath.workDirectory;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,20 +51,29 @@ class LockZooKeeperBundleIT {
         "dev.lockstep.shaded.zookeeper.org.apache.jute.Record",
         "dev.lockstep.shaded.zookeeper.com.google.common.base.Preconditions",
         "dev.lockstep.shaded.zookeeper.io.netty.buffer.ByteBuf");
-    assertThat(listing.services()).containsEntry("dev.lockstep.lock.CatalogLockFactory",
-        java.util.List.of("dev.lockstep.lock.zookeeper.ZooKeeperLockFactory"));
-    assertThat(listing.bundledArtifacts()).as("Netty epoll/tcnative are left out")
+    assertThat(listing.services())
+        .containsEntry(
+            "dev.lockstep.lock.CatalogLockFactory",
+            java.util.List.of("dev.lockstep.lock.zookeeper.ZooKeeperLockFactory"));
+    assertThat(listing.bundledArtifacts())
+        .as("Netty epoll/tcnative are left out")
         .noneMatch(artifact -> artifact.contains("epoll") || artifact.contains("tcnative"));
-    assertThat(listing.resourcesOutside()).as("resources outside META-INF/ and dev/lockstep/")
+    assertThat(listing.resourcesOutside())
+        .as("resources outside META-INF/ and dev/lockstep/")
         .isEmpty();
-    assertThat(listing.bundledArtifacts()).contains("org.apache.curator:curator-framework",
-        "org.apache.zookeeper:zookeeper", "com.google.guava:guava")
+    assertThat(listing.bundledArtifacts())
+        .contains(
+            "org.apache.curator:curator-framework",
+            "org.apache.zookeeper:zookeeper",
+            "com.google.guava:guava")
         .noneMatch(artifact -> artifact.startsWith("org.slf4j:"));
     assertThat(listing.licensedArtifacts()).contains("curator-framework", "guava");
     // JCTools comes inside netty-common (relocated by Netty itself), under Netty's license.
     // An Apache Paimon plugin too: only this backend's, with lockstep-paimon's classes unchanged.
-    listing.assertPaimonPlugins(requiredFile("lockstep.paimon.jar"),
-        "org.apache.paimon.factories.Factory", "dev.lockstep.paimon.lock.LockstepZooKeeperLockFactory");
+    listing.assertPaimonPlugins(
+        requiredFile("lockstep.paimon.jar"),
+        "org.apache.paimon.factories.Factory",
+        "dev.lockstep.paimon.lock.LockstepZooKeeperLockFactory");
     listing.assertLicensesListed("org.jctools:jctools-core");
   }
 
@@ -79,11 +88,14 @@ class LockZooKeeperBundleIT {
           .contains("curator-framework-2.13.0");
       assertThat(origin(engine, "org.apache.zookeeper.ZooKeeper")).contains("zookeeper-3.4.14");
 
-      Map<String, String> summary = runSmoke(engine, Map.of(
-          "lock.enabled", "true",
-          "lock.type", "zookeeper",
-          "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
-          table.toUri().toString());
+      Map<String, String> summary =
+          runSmoke(
+              engine,
+              Map.of(
+                  "lock.enabled", "true",
+                  "lock.type", "zookeeper",
+                  "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
+              table.toUri().toString());
 
       assertThat(summary.get("lockTypes")).isEqualTo("[zookeeper]");
       assertThat(summary.get("strategy")).startsWith("lock");
@@ -93,8 +105,9 @@ class LockZooKeeperBundleIT {
     assertThat(table.resolve("snapshot").resolve("snapshot-5")).isRegularFile();
     // The lock really went through this ZooKeeper: the table's lock node (an empty container
     // until the server's container sweep) is there.
-    ZooKeeper client = new ZooKeeper(zooKeeper.getConnectString(),
-        (int) TestTiming.seconds(10).toMillis(), event -> { });
+    ZooKeeper client =
+        new ZooKeeper(
+            zooKeeper.getConnectString(), (int) TestTiming.seconds(10).toMillis(), event -> {});
     try {
       assertThat(client.getChildren("/lockstep/locks", false))
           .contains("bundle_smoke." + table.getFileName());
@@ -111,18 +124,26 @@ class LockZooKeeperBundleIT {
    */
   @Test
   void theUnshadedLockFailsNextToTheSameConflictingLibraries() throws Exception {
-    IsolatedClasspath classpath = new IsolatedClasspath().conflicts().slf4j()
-        .classpathFile("lockstep.bundle.unshaded-classpath").smoke();
+    IsolatedClasspath classpath =
+        new IsolatedClasspath()
+            .conflicts()
+            .slf4j()
+            .classpathFile("lockstep.bundle.unshaded-classpath")
+            .smoke();
     Path table = workDirectory("control").resolve("t" + System.nanoTime());
     try (URLClassLoader engine = classpath.newLoader("engine-unshaded")) {
       assertThat(origin(engine, "org.apache.curator.framework.CuratorFramework"))
           .contains("curator-framework-2.13.0");
       // Curator 2.13's builder wins and lacks what Curator 5 code calls.
-      assertThatThrownBy(() -> runSmoke(engine, Map.of(
-          "lock.enabled", "true",
-          "lock.type", "zookeeper",
-          "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
-          table.toUri().toString()))
+      assertThatThrownBy(
+              () ->
+                  runSmoke(
+                      engine,
+                      Map.of(
+                          "lock.enabled", "true",
+                          "lock.type", "zookeeper",
+                          "lock.zookeeper.connect-string", zooKeeper.getConnectString()),
+                      table.toUri().toString()))
           .as("the unshaded lock next to Curator 2.13 / ZooKeeper 3.4.14")
           .isInstanceOf(LinkageError.class)
           .hasMessageContaining("org.apache.curator");

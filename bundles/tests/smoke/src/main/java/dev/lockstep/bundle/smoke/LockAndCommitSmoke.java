@@ -18,21 +18,23 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * What a user's job does with a bundle, and nothing more: open the table's store and a committer from
- * catalog options alone, through {@link java.util.ServiceLoader} on the thread's context class loader,
- * and commit snapshots.
+ * What a user's job does with a bundle, and nothing more: open the table's store and a committer
+ * from catalog options alone, through {@link java.util.ServiceLoader} on the thread's context class
+ * loader, and commit snapshots.
  *
  * <ol>
- *   <li>Open the store for {@code tableUri} with {@link FileIODiscovery} (the scheme picks the bundle).
- *   <li>Open a {@link SnapshotCommitter} from the options: with {@code lock.enabled=true} it opens the
- *       lock service named by {@code lock.type} through {@link LockServiceDiscovery}.
- *   <li>Commit snapshots 1..{@value #COMMITS}, each with a unique commit id; each must be COMMITTED.
+ *   <li>Open the store for {@code tableUri} with {@link FileIODiscovery} (the scheme picks the
+ *       bundle).
+ *   <li>Open a {@link SnapshotCommitter} from the options: with {@code lock.enabled=true} it opens
+ *       the lock service named by {@code lock.type} through {@link LockServiceDiscovery}.
+ *   <li>Commit snapshots 1..{@value #COMMITS}, each with a unique commit id; each must be
+ *       COMMITTED.
  *   <li>Commit snapshot 1 again with other content: it must be a CONFLICT (nobody wins twice).
  *   <li>Read every snapshot back through a fresh store; each must hold exactly what was committed.
  * </ol>
  *
- * <p>Any step that does not hold throws {@link IllegalStateException} naming it. Runs with nothing but
- * lock-api on its compile path, so the bundle under test must bring everything else.
+ * <p>Any step that does not hold throws {@link IllegalStateException} naming it. Runs with nothing
+ * but lock-api on its compile path, so the bundle under test must bring everything else.
  */
 public final class LockAndCommitSmoke {
 
@@ -44,12 +46,12 @@ public final class LockAndCommitSmoke {
   /**
    * Runs the smoke on a fresh table at {@code tableUri}.
    *
-   * @param options catalog options only: {@code lock.enabled}, {@code lock.type} and the store's and
-   *     lock's own options
+   * @param options catalog options only: {@code lock.enabled}, {@code lock.type} and the store's
+   *     and lock's own options
    * @param tableUri the table directory, e.g. {@code s3://bucket/warehouse/db.db/t}; must be empty
-   * @return what happened, for the test to check: {@code strategy}, {@code store} (the store's class),
-   *     {@code schemes} and {@code lockTypes} found, {@code snapshots} (the ids read back), {@code
-   *     conflict} (the outcome of the second commit of snapshot 1)
+   * @return what happened, for the test to check: {@code strategy}, {@code store} (the store's
+   *     class), {@code schemes} and {@code lockTypes} found, {@code snapshots} (the ids read back),
+   *     {@code conflict} (the outcome of the second commit of snapshot 1)
    * @throws IllegalStateException when a step does not hold
    */
   public static Map<String, String> run(Map<String, String> options, String tableUri)
@@ -64,8 +66,8 @@ public final class LockAndCommitSmoke {
     String lockKey = "bundle_smoke." + table.name();
     List<byte[]> committed = new ArrayList<>();
     try (FileIO store = FileIODiscovery.open(table, options);
-        SnapshotCommitter committer = SnapshotCommitter.builder(store, snapshots, lockKey)
-            .options(options).open()) {
+        SnapshotCommitter committer =
+            SnapshotCommitter.builder(store, snapshots, lockKey).options(options).open()) {
       summary.put("store", store.getClass().getName());
       summary.put("strategy", committer.strategy());
       for (long id = 1; id <= COMMITS; id++) {
@@ -78,8 +80,10 @@ public final class LockAndCommitSmoke {
       }
       CommitOutcome again = committer.commit(1, SnapshotContent.of(snapshot(1))).outcome();
       if (again != CommitOutcome.CONFLICT) {
-        throw new IllegalStateException("A second commit of snapshot 1 was " + again
-            + ", not CONFLICT: two commits won one snapshot");
+        throw new IllegalStateException(
+            "A second commit of snapshot 1 was "
+                + again
+                + ", not CONFLICT: two commits won one snapshot");
       }
       summary.put("conflict", again.name());
     }
@@ -90,8 +94,12 @@ public final class LockAndCommitSmoke {
       for (int i = 0; i < committed.size(); i++) {
         byte[] found = log.read(i + 1);
         if (!Arrays.equals(found, committed.get(i))) {
-          throw new IllegalStateException("Snapshot " + (i + 1) + " reads back as '"
-              + new String(found, StandardCharsets.UTF_8) + "', not what was committed");
+          throw new IllegalStateException(
+              "Snapshot "
+                  + (i + 1)
+                  + " reads back as '"
+                  + new String(found, StandardCharsets.UTF_8)
+                  + "', not what was committed");
         }
       }
       summary.put("snapshots", ids.toString());
@@ -100,7 +108,13 @@ public final class LockAndCommitSmoke {
   }
 
   private static byte[] snapshot(long id) {
-    return ("{\"id\":" + id + ",\"commitUser\":\"bundle-smoke\",\"commitIdentifier\":" + id
-        + ",\"commitId\":\"" + UUID.randomUUID() + "\"}").getBytes(StandardCharsets.UTF_8);
+    return ("{\"id\":"
+            + id
+            + ",\"commitUser\":\"bundle-smoke\",\"commitIdentifier\":"
+            + id
+            + ",\"commitId\":\""
+            + UUID.randomUUID()
+            + "\"}")
+        .getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -55,8 +55,7 @@ class SparkBundleIT {
 
   private static final String CATALOG_CLASS = "dev.lockstep.spark.LockstepCatalog";
 
-  @TempDir
-  static Path warehouse;
+  @TempDir static Path warehouse;
 
   private static Path bundle;
   private static SparkSubmitSession session;
@@ -67,10 +66,13 @@ class SparkBundleIT {
   static void startSpark() throws Exception {
     bundle = requiredJar("lockstep.bundle.jar");
     assertThat(bundle.getFileName().toString()).startsWith("lockstep-spark-bundle-");
-    session = SparkSubmitSession.launch("--jars lockstep-spark-bundle.jar ",
-        Map.of("lockstep-spark-bundle.jar", bundle),
-        Map.of("spark.sql.catalog.lake.warehouse",
-            new String[] {"/tmp/lake", warehouse.toString()}));
+    session =
+        SparkSubmitSession.launch(
+            "--jars lockstep-spark-bundle.jar ",
+            Map.of("lockstep-spark-bundle.jar", bundle),
+            Map.of(
+                "spark.sql.catalog.lake.warehouse",
+                new String[] {"/tmp/lake", warehouse.toString()}));
     assertThat(session.readmeConf).containsEntry("spark.sql.catalog.lake", CATALOG_CLASS);
     spark = session.spark;
     jars = session.jars;
@@ -93,8 +95,8 @@ class SparkBundleIT {
     Path root = Path.of(required("lockstep.repository.root")).toRealPath();
     Path module = root.resolve("bundles/tests/spark");
     Path support = root.resolve("bundles/tests/support/target");
-    List<String> classPath = Arrays.asList(System.getProperty("java.class.path")
-        .split(File.pathSeparator));
+    List<String> classPath =
+        Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
     assertThat(classPath).as("test class path").isNotEmpty();
     List<Path> lockstepEntries = new ArrayList<>();
     for (String entry : classPath) {
@@ -106,24 +108,39 @@ class SparkBundleIT {
     }
     // The one Lockstep jar allowed: the bundle tests' support (BundleListing), which holds only
     // dev/lockstep/bundle/testing/ and none of the connector, the engine or lock-api.
-    assertThat(lockstepEntries).as("Lockstep entries on the test class path %s", classPath)
+    assertThat(lockstepEntries)
+        .as("Lockstep entries on the test class path %s", classPath)
         .singleElement()
-        .satisfies(path -> assertThat(path.startsWith(support) && Files.isRegularFile(path)
-            && path.getFileName().toString().startsWith("lockstep-bundle-test-support-"))
-            .as("%s is the support jar", path).isTrue());
+        .satisfies(
+            path ->
+                assertThat(
+                        path.startsWith(support)
+                            && Files.isRegularFile(path)
+                            && path.getFileName()
+                                .toString()
+                                .startsWith("lockstep-bundle-test-support-"))
+                    .as("%s is the support jar", path)
+                    .isTrue());
     try (JarFile supportJar = new JarFile(lockstepEntries.get(0).toFile())) {
-      assertThat(Collections.list(supportJar.entries()).stream().map(JarEntry::getName)
-          .filter(name -> name.endsWith(".class")))
+      assertThat(
+              Collections.list(supportJar.entries()).stream()
+                  .map(JarEntry::getName)
+                  .filter(name -> name.endsWith(".class")))
           .isNotEmpty()
           .allMatch(name -> name.startsWith("dev/lockstep/bundle/testing/"));
     }
-    assertThat(classPath).as("the bundle is not on the class path: Spark gets it as --jars")
+    assertThat(classPath)
+        .as("the bundle is not on the class path: Spark gets it as --jars")
         .noneMatch(entry -> entry.contains("lockstep-spark-bundle"));
 
     ClassLoader application = SparkBundleIT.class.getClassLoader();
-    for (String name : List.of(CATALOG_CLASS, "dev.lockstep.spark.LockstepSparkExtensions",
-        "dev.lockstep.engine.table.FileStoreTable", "dev.lockstep.fs.FileIO",
-        "dev.lockstep.commit.SnapshotCommitter")) {
+    for (String name :
+        List.of(
+            CATALOG_CLASS,
+            "dev.lockstep.spark.LockstepSparkExtensions",
+            "dev.lockstep.engine.table.FileStoreTable",
+            "dev.lockstep.fs.FileIO",
+            "dev.lockstep.commit.SnapshotCommitter")) {
       assertThatThrownBy(() -> Class.forName(name, false, application))
           .as("%s from the application class loader", name)
           .isInstanceOf(ClassNotFoundException.class);
@@ -135,7 +152,8 @@ class SparkBundleIT {
     assertThat(origin(lake.getClass())).as("the catalog Spark instantiated").isEqualTo(bundle);
     assertThat(lake.getClass().getClassLoader()).isSameAs(jars);
     assertThat(spark.sessionState().sqlParser().getClass().getName())
-        .as("the parser installed by spark.sql.extensions").startsWith("dev.lockstep.spark.");
+        .as("the parser installed by spark.sql.extensions")
+        .startsWith("dev.lockstep.spark.");
     assertThat(origin(spark.sessionState().sqlParser().getClass())).isEqualTo(bundle);
 
     // Executor side: the tasks of a read load the connector's classes, so a successful scan
@@ -149,39 +167,58 @@ class SparkBundleIT {
     // and zstd-jni; Spark's own Parquet stays Spark's.
     try (var files = Files.walk(warehouse.resolve("origin.db").resolve("t"))) {
       assertThat(files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("data-")))
-          .isNotEmpty().allMatch(f -> f.endsWith(".parquet"));
+          .isNotEmpty()
+          .allMatch(f -> f.endsWith(".parquet"));
     }
-    assertThat(origin(Class.forName("org.apache.parquet.hadoop.ParquetWriter", false, jars))
-        .getFileName().toString()).isEqualTo("parquet-hadoop-1.13.1.jar");
-    assertThat(origin(Class.forName(
-        "dev.lockstep.shaded.spark.org.apache.parquet.hadoop.ParquetWriter", false, jars)))
+    assertThat(
+            origin(Class.forName("org.apache.parquet.hadoop.ParquetWriter", false, jars))
+                .getFileName()
+                .toString())
+        .isEqualTo("parquet-hadoop-1.13.1.jar");
+    assertThat(
+            origin(
+                Class.forName(
+                    "dev.lockstep.shaded.spark.org.apache.parquet.hadoop.ParquetWriter",
+                    false,
+                    jars)))
         .isEqualTo(bundle);
   }
 
   /**
    * Spark's own Jackson and Avro stay Spark's: the unrelocated names load from Spark's jars at
-   * Spark's versions, the bundle's copies (Jackson 2.18, Avro 1.12) only under
-   * {@code dev.lockstep.shaded.spark}, and both work in one session.
+   * Spark's versions, the bundle's copies (Jackson 2.18, Avro 1.12) only under {@code
+   * dev.lockstep.shaded.spark}, and both work in one session.
    */
   @Test
   void sparksJacksonAndAvroStaySparksBesideTheBundlesRelocatedCopies() throws Exception {
-    assertThat(origin(Class.forName("com.fasterxml.jackson.databind.ObjectMapper", false, jars))
-        .getFileName().toString()).isEqualTo("jackson-databind-2.15.2.jar");
-    assertThat(origin(Class.forName("org.apache.avro.Schema", false, jars)).getFileName()
-        .toString()).isEqualTo("avro-1.11.5.jar");
-    assertThat(origin(Class.forName("org.apache.commons.lang3.StringUtils", false, jars))
-        .getFileName().toString()).startsWith("commons-lang3-3.12");
-    for (String relocated : List.of(
-        "dev.lockstep.shaded.spark.com.fasterxml.jackson.databind.ObjectMapper",
-        "dev.lockstep.shaded.spark.org.apache.avro.Schema",
-        "dev.lockstep.shaded.spark.org.apache.commons.compress.utils.IOUtils")) {
+    assertThat(
+            origin(Class.forName("com.fasterxml.jackson.databind.ObjectMapper", false, jars))
+                .getFileName()
+                .toString())
+        .isEqualTo("jackson-databind-2.15.2.jar");
+    assertThat(
+            origin(Class.forName("org.apache.avro.Schema", false, jars)).getFileName().toString())
+        .isEqualTo("avro-1.11.5.jar");
+    assertThat(
+            origin(Class.forName("org.apache.commons.lang3.StringUtils", false, jars))
+                .getFileName()
+                .toString())
+        .startsWith("commons-lang3-3.12");
+    for (String relocated :
+        List.of(
+            "dev.lockstep.shaded.spark.com.fasterxml.jackson.databind.ObjectMapper",
+            "dev.lockstep.shaded.spark.org.apache.avro.Schema",
+            "dev.lockstep.shaded.spark.org.apache.commons.compress.utils.IOUtils")) {
       assertThat(origin(Class.forName(relocated, false, jars))).as(relocated).isEqualTo(bundle);
     }
-    Class<?> shadedVersion = Class.forName(
-        "dev.lockstep.shaded.spark.com.fasterxml.jackson.databind.cfg.PackageVersion", true, jars);
+    Class<?> shadedVersion =
+        Class.forName(
+            "dev.lockstep.shaded.spark.com.fasterxml.jackson.databind.cfg.PackageVersion",
+            true,
+            jars);
     assertThat(shadedVersion.getField("VERSION").get(null).toString()).startsWith("2.18.");
-    Class<?> sparkVersion = Class.forName(
-        "com.fasterxml.jackson.databind.cfg.PackageVersion", true, jars);
+    Class<?> sparkVersion =
+        Class.forName("com.fasterxml.jackson.databind.cfg.PackageVersion", true, jars);
     assertThat(sparkVersion.getField("VERSION").get(null).toString()).isEqualTo("2.15.2");
     // Spark's Jackson (JSON functions) beside Lockstep's Avro-backed table.
     assertThat(rows("SELECT to_json(named_struct('a', 1, 'b', 'x'))"))
@@ -209,7 +246,8 @@ class SparkBundleIT {
         "dev.lockstep.shaded.spark.org.apache.avro.Schema",
         "dev.lockstep.shaded.spark.com.fasterxml.jackson.databind.ObjectMapper",
         "dev.lockstep.shaded.spark.org.apache.commons.compress.utils.IOUtils");
-    assertThat(listing.resourcesOutside()).as("resources outside META-INF/ and dev/lockstep/")
+    assertThat(listing.resourcesOutside())
+        .as("resources outside META-INF/ and dev/lockstep/")
         .isEmpty();
     String shaded = "dev/lockstep/shaded/spark/";
     Set<String> relocatedLibraries = new TreeSet<>();
@@ -219,48 +257,80 @@ class SparkBundleIT {
             String.join("/", Arrays.copyOf(name.substring(shaded.length()).split("/"), 3)));
       }
     }
-    assertThat(relocatedLibraries).as("relocated libraries").containsExactly(
-        "com/fasterxml/jackson", "io/airlift/compress", "org/apache/avro", "org/apache/commons",
-        "org/apache/parquet", "shaded/parquet/com", "shaded/parquet/it", "shaded/parquet/net",
-        "shaded/parquet/org");
-    assertThat(listing.bundledArtifacts()).containsExactlyInAnyOrder(
-        "dev.lockstep:lockstep-spark-bundle", "dev.lockstep:lockstep-spark",
-        "dev.lockstep:lockstep-engine", "dev.lockstep:lockstep-lock-api",
-        "com.fasterxml.jackson.core:jackson-core", "com.fasterxml.jackson.core:jackson-databind",
-        "com.fasterxml.jackson.core:jackson-annotations", "org.apache.avro:avro",
-        "org.apache.commons:commons-compress", "commons-io:commons-io",
-        "org.apache.commons:commons-lang3", "commons-codec:commons-codec",
-        "org.apache.parquet:parquet-hadoop", "org.apache.parquet:parquet-column",
-        "org.apache.parquet:parquet-encoding", "org.apache.parquet:parquet-common",
-        "org.apache.parquet:parquet-format-structures", "org.apache.parquet:parquet-jackson",
-        "io.airlift:aircompressor", "commons-pool:commons-pool",
-        // shaded into parquet-column (as shaded.parquet.net.openhft), relocated with it
-        "net.openhft:zero-allocation-hashing");
-    assertThat(listing.entries()).as("Spark, Scala, Hadoop, SLF4J, Paimon are the engine's")
-        .noneMatch(name -> name.contains("org/apache/spark/") || name.startsWith("scala/")
-            || name.contains("org/apache/hadoop/") || name.contains("org/slf4j/")
-            || name.contains("org/apache/paimon/"));
-    assertThat(listing.services()).containsEntry("dev.lockstep.fs.FileIOLoader",
-        List.of("dev.lockstep.fs.local.LocalFileIOLoader"));
-    assertThat(listing.services().keySet()).as("services files")
+    assertThat(relocatedLibraries)
+        .as("relocated libraries")
+        .containsExactly(
+            "com/fasterxml/jackson",
+            "io/airlift/compress",
+            "org/apache/avro",
+            "org/apache/commons",
+            "org/apache/parquet",
+            "shaded/parquet/com",
+            "shaded/parquet/it",
+            "shaded/parquet/net",
+            "shaded/parquet/org");
+    assertThat(listing.bundledArtifacts())
+        .containsExactlyInAnyOrder(
+            "dev.lockstep:lockstep-spark-bundle",
+            "dev.lockstep:lockstep-spark",
+            "dev.lockstep:lockstep-engine",
+            "dev.lockstep:lockstep-lock-api",
+            "com.fasterxml.jackson.core:jackson-core",
+            "com.fasterxml.jackson.core:jackson-databind",
+            "com.fasterxml.jackson.core:jackson-annotations",
+            "org.apache.avro:avro",
+            "org.apache.commons:commons-compress",
+            "commons-io:commons-io",
+            "org.apache.commons:commons-lang3",
+            "commons-codec:commons-codec",
+            "org.apache.parquet:parquet-hadoop",
+            "org.apache.parquet:parquet-column",
+            "org.apache.parquet:parquet-encoding",
+            "org.apache.parquet:parquet-common",
+            "org.apache.parquet:parquet-format-structures",
+            "org.apache.parquet:parquet-jackson",
+            "io.airlift:aircompressor",
+            "commons-pool:commons-pool",
+            // shaded into parquet-column (as shaded.parquet.net.openhft), relocated with it
+            "net.openhft:zero-allocation-hashing");
+    assertThat(listing.entries())
+        .as("Spark, Scala, Hadoop, SLF4J, Paimon are the engine's")
+        .noneMatch(
+            name ->
+                name.contains("org/apache/spark/")
+                    || name.startsWith("scala/")
+                    || name.contains("org/apache/hadoop/")
+                    || name.contains("org/slf4j/")
+                    || name.contains("org/apache/paimon/"));
+    assertThat(listing.services())
+        .containsEntry(
+            "dev.lockstep.fs.FileIOLoader", List.of("dev.lockstep.fs.local.LocalFileIOLoader"));
+    assertThat(listing.services().keySet())
+        .as("services files")
         .allMatch(name -> name.startsWith("dev.lockstep."));
     // Shaded inside parquet-column; its license (Apache 2.0) is parquet-column's.
     listing.assertLicensesListed("net.openhft:zero-allocation-hashing");
 
     Map<String, Set<String>> unrelocated = unrelocatedReferences(bundle);
-    assertThat(unrelocated).as("the scan sees the connector's use of Spark's API")
+    assertThat(unrelocated)
+        .as("the scan sees the connector's use of Spark's API")
         .containsKeys("org/apache/spark/sql/connector/catalog", "org/apache/spark/sql/types");
-    assertThat(unrelocated).as("third-party packages the bundle's classes refer to, unrelocated")
-        .allSatisfy((pkg, users) -> assertThat(pkg)
-            .as("package %s, used by %s", pkg, users)
-            .matches(PROVIDED_OR_OPTIONAL));
+    assertThat(unrelocated)
+        .as("third-party packages the bundle's classes refer to, unrelocated")
+        .allSatisfy(
+            (pkg, users) ->
+                assertThat(pkg)
+                    .as("package %s, used by %s", pkg, users)
+                    .matches(PROVIDED_OR_OPTIONAL));
     // The relocated libraries' optional codecs are referenced only by the relocated libraries.
-    unrelocated.forEach((pkg, users) -> {
-      if (!pkg.matches(PROVIDED)) {
-        assertThat(users).as("classes referring to %s", pkg)
-            .allMatch(user -> user.startsWith("dev/lockstep/shaded/spark/"));
-      }
-    });
+    unrelocated.forEach(
+        (pkg, users) -> {
+          if (!pkg.matches(PROVIDED)) {
+            assertThat(users)
+                .as("classes referring to %s", pkg)
+                .allMatch(user -> user.startsWith("dev/lockstep/shaded/spark/"));
+          }
+        });
   }
 
   /**
@@ -270,18 +340,20 @@ class SparkBundleIT {
   private static final String PROVIDED =
       "(java|javax|jdk|sun|org/w3c/dom|org/xml/sax|org/apache/spark|scala|org/slf4j"
           + "|org/apache/hadoop)(/.*)?";
+
   /**
    * Dependencies of the relocated Parquet, Avro and Commons Compress that are not bundled: the
-   * Snappy and Zstandard codecs (JNI libraries, which cannot be relocated: the relocated Parquet and
-   * Avro bind to Spark's unrelocated snappy-java and zstd-jni when a table's
-   * {@code file.compression} is {@code zstd}, the Parquet default, or {@code snappy}), and the XZ
-   * and Brotli codecs and ASM (Pack200), which the engine never selects; and Parquet's audience
+   * Snappy and Zstandard codecs (JNI libraries, which cannot be relocated: the relocated Parquet
+   * and Avro bind to Spark's unrelocated snappy-java and zstd-jni when a table's {@code
+   * file.compression} is {@code zstd}, the Parquet default, or {@code snappy}), and the XZ and
+   * Brotli codecs and ASM (Pack200), which the engine never selects; and Parquet's audience
    * annotations (Yetus), an annotation-only jar that no bundle carries (the JVM ignores a missing
    * annotation class; the Spark session tests write and read Parquet through these classes).
    */
   private static final String OPTIONAL =
       "(org/xerial/snappy|com/github/luben/zstd|org/tukaani/xz|org/brotli/dec|org/objectweb/asm"
           + "|org/apache/yetus/audience)(/.*)?";
+
   private static final String PROVIDED_OR_OPTIONAL = PROVIDED + "|" + OPTIONAL;
 
   /**
@@ -297,7 +369,9 @@ class SparkBundleIT {
     // After the README's rollback to snapshot 2 (the upsert): snapshot 2's content, the backfill
     // of 2024-05-02 undone.
     assertThat(rows("SELECT day, id, amount, note FROM lake.shop.orders ORDER BY day, id"))
-        .containsExactly("[2024-05-01,1,19.90,updated]", "[2024-05-01,2,5.00,null]",
+        .containsExactly(
+            "[2024-05-01,1,19.90,updated]",
+            "[2024-05-01,2,5.00,null]",
             "[2024-05-02,1,1.00,later]");
 
     String readme = Files.readString(Path.of(required("lockstep.spark.readme")));
@@ -310,25 +384,42 @@ class SparkBundleIT {
     assertThat(sqls).hasSize(2);
     spark.sql(sqls.get(0)); // CREATE TABLE lake.shop.events
     // The block's DataFrameWriterV2 calls, made as written (the same calls through Java).
-    assertThat(scala).contains("spark.range(0, 1000).selectExpr(\"'2024-05-01' AS dt\", \"id\", "
-        + "\"CAST(id % 7 AS INT) AS v\")\n  .writeTo(\"lake.shop.events\").append()");
-    spark.range(0, 1000).selectExpr("'2024-05-01' AS dt", "id", "CAST(id % 7 AS INT) AS v")
-        .writeTo("lake.shop.events").append();
-    assertThat(scala).contains("spark.range(0, 10).selectExpr(\"'2024-04-30' AS dt\", \"id\", "
-        + "\"0 AS v\")\n  .writeTo(\"lake.shop.events\").overwritePartitions()");
-    spark.range(0, 10).selectExpr("'2024-04-30' AS dt", "id", "0 AS v")
-        .writeTo("lake.shop.events").overwritePartitions();
+    assertThat(scala)
+        .contains(
+            "spark.range(0, 1000).selectExpr(\"'2024-05-01' AS dt\", \"id\", "
+                + "\"CAST(id % 7 AS INT) AS v\")\n  .writeTo(\"lake.shop.events\").append()");
+    spark
+        .range(0, 1000)
+        .selectExpr("'2024-05-01' AS dt", "id", "CAST(id % 7 AS INT) AS v")
+        .writeTo("lake.shop.events")
+        .append();
+    assertThat(scala)
+        .contains(
+            "spark.range(0, 10).selectExpr(\"'2024-04-30' AS dt\", \"id\", "
+                + "\"0 AS v\")\n  .writeTo(\"lake.shop.events\").overwritePartitions()");
+    spark
+        .range(0, 10)
+        .selectExpr("'2024-04-30' AS dt", "id", "0 AS v")
+        .writeTo("lake.shop.events")
+        .overwritePartitions();
     assertThat(sqls.get(1)).isEqualTo("SELECT dt, count(*) FROM lake.shop.events GROUP BY dt");
     assertThat(rows(sqls.get(1))).containsExactly("[2024-04-30,10]", "[2024-05-01,1000]");
-    assertThat(scala).contains(
-        "spark.read.option(\"snapshot-id\", \"1\").table(\"lake.shop.events\").count()");
+    assertThat(scala)
+        .contains("spark.read.option(\"snapshot-id\", \"1\").table(\"lake.shop.events\").count()");
     assertThat(spark.read().option("snapshot-id", "1").table("lake.shop.events").count())
-        .as("time travel to the first append").isEqualTo(1000L);
-    assertThat(rows("SELECT count(*), sum(v), min(id), max(id) FROM lake.shop.events"
-        + " WHERE dt = '2024-05-01'")).containsExactly("[1000," + sumOfIdMod7(1000) + ",0,999]");
+        .as("time travel to the first append")
+        .isEqualTo(1000L);
+    assertThat(
+            rows(
+                "SELECT count(*), sum(v), min(id), max(id) FROM lake.shop.events"
+                    + " WHERE dt = '2024-05-01'"))
+        .containsExactly("[1000," + sumOfIdMod7(1000) + ",0,999]");
     assertThat(rows("SELECT id, v FROM lake.shop.events WHERE dt = '2024-04-30' ORDER BY id"))
-        .containsExactlyElementsOf(Stream.iterate(0, i -> i + 1).limit(10)
-            .map(i -> "[" + i + ",0]").collect(Collectors.toList()));
+        .containsExactlyElementsOf(
+            Stream.iterate(0, i -> i + 1)
+                .limit(10)
+                .map(i -> "[" + i + ",0]")
+                .collect(Collectors.toList()));
   }
 
   /**
@@ -340,28 +431,33 @@ class SparkBundleIT {
   void appendAndPrimaryKeyTablesWithStaticAndDynamicOverwrite() throws Exception {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lake.rows");
 
-    spark.sql("CREATE TABLE lake.rows.log (dt STRING, id BIGINT, msg STRING) USING lockstep"
-        + " PARTITIONED BY (dt)");
+    spark.sql(
+        "CREATE TABLE lake.rows.log (dt STRING, id BIGINT, msg STRING) USING lockstep"
+            + " PARTITIONED BY (dt)");
     spark.sql("INSERT INTO lake.rows.log VALUES ('a', 1, 'x'), ('a', 2, 'y'), ('b', 3, 'z')");
     spark.sql("INSERT INTO lake.rows.log VALUES ('a', 1, 'x')");
     String log = "SELECT dt, id, msg FROM lake.rows.log ORDER BY dt, id, msg";
-    assertThat(rows(log)).as("an append table keeps both copies")
+    assertThat(rows(log))
+        .as("an append table keeps both copies")
         .containsExactly("[a,1,x]", "[a,1,x]", "[a,2,y]", "[b,3,z]");
     spark.sql("INSERT OVERWRITE lake.rows.log PARTITION (dt = 'b') VALUES (4, 'w')");
     assertThat(rows(log)).containsExactly("[a,1,x]", "[a,1,x]", "[a,2,y]", "[b,4,w]");
     try {
       spark.conf().set("spark.sql.sources.partitionOverwriteMode", "dynamic");
       spark.sql("INSERT OVERWRITE lake.rows.log VALUES ('a', 5, 'v'), ('c', 6, 'u')");
-      assertThat(rows(log)).as("dynamic: partitions a and c replaced, b kept")
+      assertThat(rows(log))
+          .as("dynamic: partitions a and c replaced, b kept")
           .containsExactly("[a,5,v]", "[b,4,w]", "[c,6,u]");
     } finally {
       spark.conf().unset("spark.sql.sources.partitionOverwriteMode");
     }
     spark.sql("INSERT OVERWRITE lake.rows.log VALUES ('d', 7, 't')");
-    assertThat(rows(log)).as("static, no partition clause: the whole table").containsExactly(
-        "[d,7,t]");
-    assertThat(snapshots("rows", "log")).as("one snapshot per write").containsExactly(
-        1L, 2L, 3L, 4L, 5L);
+    assertThat(rows(log))
+        .as("static, no partition clause: the whole table")
+        .containsExactly("[d,7,t]");
+    assertThat(snapshots("rows", "log"))
+        .as("one snapshot per write")
+        .containsExactly(1L, 2L, 3L, 4L, 5L);
     // Each write one commit on the driver, under a commit user of its own (identifier 1).
     List<String> commits = new ArrayList<>();
     Set<String> commitUsers = new TreeSet<>();
@@ -370,33 +466,38 @@ class SparkBundleIT {
       commits.add(field(json, "commitKind") + "/" + field(json, "commitIdentifier"));
       commitUsers.add(field(json, "commitUser"));
     }
-    assertThat(commits).containsExactly("APPEND/1", "APPEND/1", "OVERWRITE/1", "OVERWRITE/1",
-        "OVERWRITE/1");
+    assertThat(commits)
+        .containsExactly("APPEND/1", "APPEND/1", "OVERWRITE/1", "OVERWRITE/1", "OVERWRITE/1");
     assertThat(commitUsers).hasSize(5).allMatch(user -> user.startsWith("spark-"));
 
-    spark.sql("CREATE TABLE lake.rows.users (region STRING, id BIGINT, name STRING) USING lockstep"
-        + " PARTITIONED BY (region) TBLPROPERTIES ('primary-key' = 'region,id', 'bucket' = '2')");
-    spark.sql("INSERT INTO lake.rows.users VALUES ('eu', 1, 'ann'), ('eu', 2, 'bob'),"
-        + " ('us', 3, 'cy')");
+    spark.sql(
+        "CREATE TABLE lake.rows.users (region STRING, id BIGINT, name STRING) USING lockstep"
+            + " PARTITIONED BY (region) TBLPROPERTIES ('primary-key' = 'region,id', 'bucket' = '2')");
+    spark.sql(
+        "INSERT INTO lake.rows.users VALUES ('eu', 1, 'ann'), ('eu', 2, 'bob'),"
+            + " ('us', 3, 'cy')");
     spark.sql("INSERT INTO lake.rows.users VALUES ('eu', 1, 'anna'), ('us', 4, 'dan')");
     String users = "SELECT region, id, name FROM lake.rows.users ORDER BY region, id";
-    assertThat(rows(users)).as("upsert by primary key")
+    assertThat(rows(users))
+        .as("upsert by primary key")
         .containsExactly("[eu,1,anna]", "[eu,2,bob]", "[us,3,cy]", "[us,4,dan]");
     assertThat(rows("SELECT name FROM lake.rows.users WHERE region = 'eu' AND id > 1"))
-        .as("partition filter pushed, id filter by Spark, one column").containsExactly("[bob]");
+        .as("partition filter pushed, id filter by Spark, one column")
+        .containsExactly("[bob]");
     spark.sql("INSERT OVERWRITE lake.rows.users PARTITION (region = 'us') VALUES (5, 'eve')");
     assertThat(rows(users)).containsExactly("[eu,1,anna]", "[eu,2,bob]", "[us,5,eve]");
     try {
       spark.conf().set("spark.sql.sources.partitionOverwriteMode", "dynamic");
       spark.sql("INSERT OVERWRITE lake.rows.users VALUES ('eu', 9, 'zed')");
-      assertThat(rows(users)).as("dynamic: eu replaced, us kept")
+      assertThat(rows(users))
+          .as("dynamic: eu replaced, us kept")
           .containsExactly("[eu,9,zed]", "[us,5,eve]");
     } finally {
       spark.conf().unset("spark.sql.sources.partitionOverwriteMode");
     }
     assertThat(snapshots("rows", "users")).containsExactly(1L, 2L, 3L, 4L);
-    assertThat(rows("SHOW TABLES IN lake.rows")).containsExactly("[rows,log,false]",
-        "[rows,users,false]");
+    assertThat(rows("SHOW TABLES IN lake.rows"))
+        .containsExactly("[rows,log,false]", "[rows,users,false]");
   }
 
   // ------------------------------------------------------------------------------------------
@@ -425,9 +526,9 @@ class SparkBundleIT {
   }
 
   /**
-   * The packages (e.g. {@code org/xerial/snappy}) of every class that a class of the
-   * jar refers to in its constant pool and that the jar does not hold, with the referring classes;
-   * {@code dev/lockstep/} and array descriptors aside.
+   * The packages (e.g. {@code org/xerial/snappy}) of every class that a class of the jar refers to
+   * in its constant pool and that the jar does not hold, with the referring classes; {@code
+   * dev/lockstep/} and array descriptors aside.
    */
   private static Map<String, Set<String>> unrelocatedReferences(Path jar) throws IOException {
     Map<String, Set<String>> packages = new TreeMap<>();

@@ -43,10 +43,11 @@ final class SparkSubmitSession implements AutoCloseable {
    * @param jarFiles the file for each name the block's {@code --jars} lists
    * @param replaced the {@code --conf} values to replace, each with the README's value checked
    */
-  private SparkSubmitSession(String blockContaining, Map<String, Path> jarFiles,
-      Map<String, String[]> replaced) throws Exception {
-    String readme = Files.readString(Path.of(required("lockstep.spark.readme")),
-        StandardCharsets.UTF_8);
+  private SparkSubmitSession(
+      String blockContaining, Map<String, Path> jarFiles, Map<String, String[]> replaced)
+      throws Exception {
+    String readme =
+        Files.readString(Path.of(required("lockstep.spark.readme")), StandardCharsets.UTF_8);
     String block = launchBlock(readme, blockContaining);
     Matcher jarsMatch = JARS.matcher(block);
     assertThat(jarsMatch.find()).as("--jars in %s", block).isTrue();
@@ -69,23 +70,29 @@ final class SparkSubmitSession implements AutoCloseable {
     for (Path jar : this.jarFiles) {
       urls.add(jar.toUri().toURL());
     }
-    jars = new MutableURLClassLoader(urls.toArray(new URL[0]),
-        SparkSubmitSession.class.getClassLoader());
+    jars =
+        new MutableURLClassLoader(
+            urls.toArray(new URL[0]), SparkSubmitSession.class.getClassLoader());
     Thread.currentThread().setContextClassLoader(jars);
-    SparkSession.Builder builder = SparkSession.builder()
-        .master("local[2]")
-        .appName("lockstep-spark-bundle-it")
-        .config("spark.ui.enabled", "false")
-        .config("spark.driver.host", "127.0.0.1")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.jars", this.jarFiles.stream().map(p -> p.toUri().toString())
-            .collect(Collectors.joining(",")));
+    SparkSession.Builder builder =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("lockstep-spark-bundle-it")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.host", "127.0.0.1")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config(
+                "spark.jars",
+                this.jarFiles.stream()
+                    .map(p -> p.toUri().toString())
+                    .collect(Collectors.joining(",")));
     conf.forEach(builder::config);
     spark = builder.getOrCreate();
   }
 
-  static SparkSubmitSession launch(String blockContaining, Map<String, Path> jarFiles,
-      Map<String, String[]> replaced) throws Exception {
+  static SparkSubmitSession launch(
+      String blockContaining, Map<String, Path> jarFiles, Map<String, String[]> replaced)
+      throws Exception {
     return new SparkSubmitSession(blockContaining, jarFiles, replaced);
   }
 
@@ -136,7 +143,8 @@ final class SparkSubmitSession implements AutoCloseable {
       }
       if (!expected.isEmpty()) {
         assertThat(result.stream().map(SparkSubmitSession::columns).collect(Collectors.toList()))
-            .as(sql).isEqualTo(expected);
+            .as(sql)
+            .isEqualTo(expected);
         checked++;
       }
     }
@@ -157,10 +165,12 @@ final class SparkSubmitSession implements AutoCloseable {
   static List<Long> snapshots(Path warehouse, String db, String table) throws IOException {
     Path dir = warehouse.resolve(db + ".db").resolve(table).resolve("snapshot");
     try (Stream<Path> files = Files.list(dir)) {
-      return files.map(p -> p.getFileName().toString())
+      return files
+          .map(p -> p.getFileName().toString())
           .filter(name -> name.matches("snapshot-\\d+"))
           .map(name -> Long.parseLong(name.substring("snapshot-".length())))
-          .sorted().collect(Collectors.toList());
+          .sorted()
+          .collect(Collectors.toList());
     }
   }
 
@@ -192,8 +202,10 @@ final class SparkSubmitSession implements AutoCloseable {
 
   static String required(String property) {
     String value = System.getProperty(property);
-    assertThat(value).as("system property %s (run through Maven: phase verify)", property)
-        .isNotBlank().doesNotStartWith("${");
+    assertThat(value)
+        .as("system property %s (run through Maven: phase verify)", property)
+        .isNotBlank()
+        .doesNotStartWith("${");
     return value;
   }
 

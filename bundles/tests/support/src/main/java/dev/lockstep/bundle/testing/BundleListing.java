@@ -25,10 +25,11 @@ import java.util.regex.Pattern;
  *   <li>No native library; every class (multi-release versions included) is under {@code
  *       dev/lockstep/}: Lockstep's own classes, unrelocated, and every third-party class under
  *       {@value #SHADED}, in the bundle's own {@code <name>/} ({@link #assertShadedOnlyUnder}).
- *   <li>Every {@code META-INF/services} file names a Lockstep or JDK interface, and every provider it
- *       lists is a class in the jar (a relocation that renamed a class but not its service entry, or
- *       the reverse, fails here).
- *   <li>Resources outside {@code META-INF/} and {@code dev/lockstep/} are exactly the documented ones.
+ *   <li>Every {@code META-INF/services} file names a Lockstep or JDK interface, and every provider
+ *       it lists is a class in the jar (a relocation that renamed a class but not its service
+ *       entry, or the reverse, fails here).
+ *   <li>Resources outside {@code META-INF/} and {@code dev/lockstep/} are exactly the documented
+ *       ones.
  *   <li>The licenses and notices of what is bundled are in the jar.
  * </ol>
  */
@@ -59,8 +60,8 @@ public final class BundleListing {
         }
         names.add(entry.getName());
         if (entry.getName().startsWith("META-INF/services/")) {
-          services.put(entry.getName().substring("META-INF/services/".length()),
-              providers(file, entry));
+          services.put(
+              entry.getName().substring("META-INF/services/".length()), providers(file, entry));
         }
       }
     }
@@ -90,7 +91,8 @@ public final class BundleListing {
   public Set<String> resourcesOutside() {
     Set<String> outside = new TreeSet<>();
     for (String name : entries) {
-      if (!name.endsWith(".class") && !name.startsWith("META-INF/")
+      if (!name.endsWith(".class")
+          && !name.startsWith("META-INF/")
           && !name.startsWith("dev/lockstep/")) {
         outside.add(name);
       }
@@ -113,7 +115,9 @@ public final class BundleListing {
     return packages;
   }
 
-  /** {@code groupId:artifactId} of every library bundled (from its META-INF/maven pom.properties). */
+  /**
+   * {@code groupId:artifactId} of every library bundled (from its META-INF/maven pom.properties).
+   */
   public Set<String> bundledArtifacts() {
     Set<String> artifacts = new TreeSet<>();
     for (String name : entries) {
@@ -134,8 +138,10 @@ public final class BundleListing {
         int slash = rest.indexOf('/');
         if (slash > 0) {
           String directory = rest.substring(0, slash);
-          licensed.add(directory.endsWith("-jar")
-              ? directory.substring(0, directory.length() - "-jar".length()) : directory);
+          licensed.add(
+              directory.endsWith("-jar")
+                  ? directory.substring(0, directory.length() - "-jar".length())
+                  : directory);
         }
       }
     }
@@ -154,7 +160,8 @@ public final class BundleListing {
     String thirdParty = text("META-INF/THIRD-PARTY.txt");
     for (String artifact : bundledArtifacts()) {
       if (!artifact.startsWith("dev.lockstep:") && !List.of(nested).contains(artifact)) {
-        assertThat(thirdParty).as("META-INF/THIRD-PARTY.txt of %s lists %s", jar, artifact)
+        assertThat(thirdParty)
+            .as("META-INF/THIRD-PARTY.txt of %s lists %s", jar, artifact)
             .contains("(" + artifact + ":");
       }
     }
@@ -198,17 +205,25 @@ public final class BundleListing {
   /** Checks 1 and 2 of the class javadoc, and that {@code expectedClasses} are in the jar. */
   public void assertSelfContained(String... expectedClasses) {
     // Native libraries bind JNI names to their original packages, which relocation cannot rename.
-    assertThat(entries).as("native libraries in %s", jar).noneMatch(name -> name.endsWith(".so")
-        || name.endsWith(".dll") || name.endsWith(".dylib") || name.endsWith(".jnilib"));
+    assertThat(entries)
+        .as("native libraries in %s", jar)
+        .noneMatch(
+            name ->
+                name.endsWith(".so")
+                    || name.endsWith(".dll")
+                    || name.endsWith(".dylib")
+                    || name.endsWith(".jnilib"));
     assertThat(classesOutsideLockstep())
-        .as("classes of %s outside dev/lockstep/ (third-party code must be relocated under %s)",
+        .as(
+            "classes of %s outside dev/lockstep/ (third-party code must be relocated under %s)",
             jar, SHADED)
         .isEmpty();
     for (var service : services.entrySet()) {
       assertThat(service.getKey())
           .as("service file META-INF/services/%s of %s", service.getKey(), jar)
           .matches("(dev\\.lockstep\\.|java\\.).*|" + PAIMON_SERVICES);
-      assertThat(service.getValue()).as("providers in META-INF/services/%s", service.getKey())
+      assertThat(service.getValue())
+          .as("providers in META-INF/services/%s", service.getKey())
           .isNotEmpty();
       for (String provider : service.getValue()) {
         assertThat(entries)
@@ -217,7 +232,8 @@ public final class BundleListing {
       }
     }
     for (String expected : expectedClasses) {
-      assertThat(entries).as("class %s in %s", expected, jar)
+      assertThat(entries)
+          .as("class %s in %s", expected, jar)
           .contains(expected.replace('.', '/') + ".class");
     }
   }
@@ -230,12 +246,15 @@ public final class BundleListing {
    */
   public void assertPaimonPlugins(Path paimonJar, String paimonService, String... providers)
       throws IOException {
-    assertThat(services.get(paimonService)).as("META-INF/services/%s of %s", paimonService, jar)
+    assertThat(services.get(paimonService))
+        .as("META-INF/services/%s of %s", paimonService, jar)
         .containsExactlyInAnyOrder(providers);
-    assertThat(services.keySet()).as("Paimon service files of %s", jar)
+    assertThat(services.keySet())
+        .as("Paimon service files of %s", jar)
         .filteredOn(name -> name.startsWith("org.apache.paimon."))
         .containsExactly(paimonService);
-    assertThat(entries).as("Paimon classes in %s (Paimon is the engine's)", jar)
+    assertThat(entries)
+        .as("Paimon classes in %s (Paimon is the engine's)", jar)
         .noneMatch(name -> name.contains("org/apache/paimon/"));
     int classes = 0;
     try (JarFile bundle = new JarFile(jar.toFile());
@@ -262,8 +281,9 @@ public final class BundleListing {
 
   private static List<String> providers(JarFile file, JarEntry entry) throws IOException {
     List<String> providers = new ArrayList<>();
-    try (BufferedReader reader = new BufferedReader(
-        new InputStreamReader(file.getInputStream(entry), StandardCharsets.UTF_8))) {
+    try (BufferedReader reader =
+        new BufferedReader(
+            new InputStreamReader(file.getInputStream(entry), StandardCharsets.UTF_8))) {
       String line;
       while ((line = reader.readLine()) != null) {
         int comment = line.indexOf('#');

@@ -19,10 +19,10 @@ import java.util.stream.Stream;
  * The class path of an engine that a user dropped bundles into, in a {@link URLClassLoader} whose
  * parent is the platform class loader: nothing of the test's own class path is visible in it.
  *
- * <p>Entries are searched in the order they were added. A test adds, in this order: the engine's own
- * libraries (Hadoop, Hive, when the bundle expects them), the conflicting versions of common libraries
- * ({@link #conflicts()}), the engine's SLF4J, the bundles, and the smoke. The paths come from system
- * properties that the build sets ({@code lockstep.bundle.*}).
+ * <p>Entries are searched in the order they were added. A test adds, in this order: the engine's
+ * own libraries (Hadoop, Hive, when the bundle expects them), the conflicting versions of common
+ * libraries ({@link #conflicts()}), the engine's SLF4J, the bundles, and the smoke. The paths come
+ * from system properties that the build sets ({@code lockstep.bundle.*}).
  */
 public final class IsolatedClasspath {
 
@@ -35,8 +35,12 @@ public final class IsolatedClasspath {
   public static String required(String property) {
     String value = System.getProperty(property);
     if (value == null || value.isBlank() || value.startsWith("${")) {
-      throw new IllegalStateException("System property '" + property + "' is not set (" + value
-          + "). Run the bundle tests through Maven: ./mvnw -B -pl bundles/<bundle> -am verify");
+      throw new IllegalStateException(
+          "System property '"
+              + property
+              + "' is not set ("
+              + value
+              + "). Run the bundle tests through Maven: ./mvnw -B -pl bundles/<bundle> -am verify");
     }
     return value;
   }
@@ -45,8 +49,12 @@ public final class IsolatedClasspath {
   public static Path requiredFile(String property) {
     Path path = Path.of(required(property));
     if (!Files.exists(path)) {
-      throw new IllegalStateException("System property '" + property + "' names " + path
-          + ", which does not exist. Run the bundle tests through Maven (phase verify).");
+      throw new IllegalStateException(
+          "System property '"
+              + property
+              + "' names "
+              + path
+              + ", which does not exist. Run the bundle tests through Maven (phase verify).");
     }
     return path;
   }
@@ -75,8 +83,8 @@ public final class IsolatedClasspath {
     try (Stream<Path> jars = Files.list(directory)) {
       List<Path> sorted = jars.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
       if (sorted.size() < 10) {
-        throw new IllegalStateException("Expected the conflicting libraries in " + directory
-            + ", found " + sorted);
+        throw new IllegalStateException(
+            "Expected the conflicting libraries in " + directory + ", found " + sorted);
       }
       sorted.forEach(this::add);
     }
@@ -127,12 +135,12 @@ public final class IsolatedClasspath {
   }
 
   /**
-   * Runs {@code LockAndCommitSmoke.run(options, tableUri)} in {@code loader}, with the loader as the
-   * thread's context class loader (as engines set it for user code), and returns its summary.
+   * Runs {@code LockAndCommitSmoke.run(options, tableUri)} in {@code loader}, with the loader as
+   * the thread's context class loader (as engines set it for user code), and returns its summary.
    */
   @SuppressWarnings("unchecked")
-  public static Map<String, String> runSmoke(ClassLoader loader, Map<String, String> options,
-      String tableUri) throws Exception {
+  public static Map<String, String> runSmoke(
+      ClassLoader loader, Map<String, String> options, String tableUri) throws Exception {
     Thread thread = Thread.currentThread();
     ClassLoader previous = thread.getContextClassLoader();
     thread.setContextClassLoader(loader);
@@ -155,8 +163,12 @@ public final class IsolatedClasspath {
   public static String origin(ClassLoader loader, String className) throws ClassNotFoundException {
     Class<?> type = Class.forName(className, false, loader);
     if (type.getClassLoader() != loader) {
-      throw new IllegalStateException(className + " was loaded by " + type.getClassLoader()
-          + ", not by the isolated loader " + loader);
+      throw new IllegalStateException(
+          className
+              + " was loaded by "
+              + type.getClassLoader()
+              + ", not by the isolated loader "
+              + loader);
     }
     return type.getProtectionDomain().getCodeSource().getLocation().getPath();
   }
