@@ -3,9 +3,11 @@ package dev.lockstep.fs.oss;
 import com.aliyun.oss.ClientException;
 import com.aliyun.oss.OSSException;
 import dev.lockstep.fs.Path;
-import dev.lockstep.fs.conditional.StoreAnswers;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import java.nio.file.AccessDeniedException;
 import java.util.Set;
 
@@ -61,7 +63,15 @@ final class OssErrors {
     if (!(e instanceof ClientException) || e instanceof OSSException) {
       return false;
     }
-    return StoreAnswers.cannotConnect(e.getCause());
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof ConnectException
+          || t instanceof UnknownHostException
+          || t instanceof NoRouteToHostException
+          || t.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The store's exception for a failed {@code action} on {@code path}. */

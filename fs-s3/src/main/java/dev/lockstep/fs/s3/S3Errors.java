@@ -1,9 +1,11 @@
 package dev.lockstep.fs.s3;
 
-import dev.lockstep.fs.conditional.StoreAnswers;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
@@ -92,7 +94,15 @@ final class S3Errors {
    * timeout): the endpoint is unreachable, and the request never left this machine.
    */
   static boolean isUnreachable(Throwable e) {
-    return StoreAnswers.cannotConnect(e);
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof ConnectException
+          || cause instanceof UnknownHostException
+          || cause instanceof NoRouteToHostException
+          || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** An {@link IOException} for a failed call that is neither a conflict nor uncertain. */

@@ -2,9 +2,6 @@ package dev.lockstep.fs.conditional;
 
 import dev.lockstep.fs.Path;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
 
 /**
  * The per-store primitive of {@link ConditionalPublisher}: how the store's client reports a failed
@@ -32,21 +29,4 @@ public interface StoreAnswers {
    * If-None-Match: *}.
    */
   String alreadyExistsAnswer();
-
-  /**
-   * Whether {@code failure} or one of its causes says that no connection to the endpoint could be
-   * made (refused, unknown host, no route, connect timeout): the request never left this machine.
-   * Both object stores' clients (the AWS SDK, the OSS SDK on Apache HttpClient) report it this way.
-   */
-  static boolean cannotConnect(Throwable failure) {
-    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-      if (cause instanceof ConnectException
-          || cause instanceof UnknownHostException
-          || cause instanceof NoRouteToHostException
-          || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
-        return true;
-      }
-    }
-    return false;
-  }
 }
