@@ -89,6 +89,8 @@ public final class PaimonPluginBench {
       long every = Long.parseLong(a.getOrDefault("commit-every", "250000"));
       int scans = Integer.parseInt(a.getOrDefault("scans", "5"));
       String line = ingest(options, system, "ingest_" + run, rows, every, scans);
+      // The round this JVM belongs to (run-paimon alternates the systems' order round by round).
+      line = line + "\t" + a.getOrDefault("round", "1");
       append(out, line);
       System.out.println(line);
     } else {
@@ -299,7 +301,7 @@ public final class PaimonPluginBench {
       StringBuilder each = new StringBuilder();
       for (long t : times) {
         each.append(each.length() == 0 ? "" : " ")
-            .append(String.format(Locale.ROOT, "%.2f", t / 1e9));
+            .append(String.format(Locale.ROOT, "%.3f", t / 1e9));
       }
       return String.join(
           "\t",
