@@ -141,12 +141,14 @@ public final class FlinkSinkBench {
             + "', 'warehouse' = '"
             + warehouse.toUri()
             + "')";
-    // Same table on both sides: 4 buckets, compaction on (neither is write-only), Avro data files
-    // (Lockstep's only format on main; Paimon's default would be Parquet).
+    // Same table on both sides: 4 buckets, compaction on (neither is write-only), each system's
+    // default data files: Parquet with zstd in both (FLINK_BENCH_FORMAT=avro: Avro in both).
+    String format = System.getenv().getOrDefault("FLINK_BENCH_FORMAT", "");
     String options =
-        system.equals("paimon")
-            ? "'bucket' = '" + buckets + "', 'file.format' = 'avro', 'manifest.format' = 'avro'"
-            : "'bucket' = '" + buckets + "'";
+        "'bucket' = '"
+            + buckets
+            + "'"
+            + (format.isEmpty() ? "" : ", 'file.format' = '" + format + "'");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(parallelism);
     env.enableCheckpointing(checkpointMs);

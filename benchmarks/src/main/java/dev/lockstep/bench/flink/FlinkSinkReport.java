@@ -44,7 +44,7 @@ public final class FlinkSinkReport {
             "A streaming Flink SQL job (`INSERT INTO t SELECT ...`"
                 + " from a `fromSequence` stream) writes %s rows, keys scrambled over [0, %s)"
                 + " (later rows update earlier keys) into a primary-key table `(k BIGINT, v BIGINT, s"
-                + " STRING)`, %s buckets, compaction on, Avro files, on one Flink 1.20.3 MiniCluster at"
+                + " STRING)`, %s buckets, compaction on, %s, on one Flink 1.20.3 MiniCluster at"
                 + " parallelism %s, a checkpoint every %s ms. Lockstep: `lockstep-flink-1.20` bundle;"
                 + " Paimon: `paimon-flink-1.20` 1.3.1; both through their Flink catalogs, runs"
                 + " alternating. rows/s = rows / job wall time (submission to finish). Checkpoint"
@@ -53,6 +53,9 @@ public final class FlinkSinkReport {
             first[3],
             first[18],
             first[16],
+            System.getenv().getOrDefault("FLINK_BENCH_FORMAT", "").isEmpty()
+                ? "each system's default data files (Parquet, zstd, in both)"
+                : System.getenv("FLINK_BENCH_FORMAT") + " data files in both",
             first[15],
             first[17],
             first[14]));
