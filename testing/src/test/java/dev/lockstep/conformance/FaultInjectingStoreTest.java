@@ -1,24 +1,25 @@
-package dev.lockstep.testing;
+package dev.lockstep.conformance;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.SupportsAtomicRename;
 import dev.lockstep.fs.UncertainWriteException;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
+import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class FaultInjectingFileIOTest {
+class FaultInjectingStoreTest {
 
   @TempDir java.nio.file.Path dir;
   private final LocalFileIO local = new LocalFileIO();
@@ -35,16 +36,16 @@ class FaultInjectingFileIOTest {
 
   @Test
   void wrappersKeepExactlyTheDelegatesCapabilities() {
-    assertThat(FaultInjectingFileIO.wrap(local))
+    assertThat(FaultInjectingStore.wrap(local))
         .isInstanceOf(SupportsAtomicCreate.class)
         .isInstanceOf(SupportsAtomicRename.class);
-    assertThat(FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicCreateOnly(local)))
+    assertThat(FaultInjectingStore.wrap(CapabilityHidingFileIO.atomicCreateOnly(local)))
         .isInstanceOf(SupportsAtomicCreate.class)
         .isNotInstanceOf(SupportsAtomicRename.class);
-    assertThat(FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicRenameOnly(local)))
+    assertThat(FaultInjectingStore.wrap(CapabilityHidingFileIO.atomicRenameOnly(local)))
         .isInstanceOf(SupportsAtomicRename.class)
         .isNotInstanceOf(SupportsAtomicCreate.class);
-    assertThat(FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(local)))
+    assertThat(FaultInjectingStore.wrap(new CapabilityHidingFileIO(local)))
         .isNotInstanceOf(SupportsAtomicCreate.class)
         .isNotInstanceOf(SupportsAtomicRename.class);
     assertThat(new CapabilityHidingFileIO(local))
@@ -54,8 +55,8 @@ class FaultInjectingFileIOTest {
 
   @Test
   void failBeforeLandingChangesNothing() throws IOException {
-    FaultInjectingFileIO io =
-        FaultInjectingFileIO.wrap(local)
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(local)
             .failNext(Operation.CREATE, Fault.FAIL_BEFORE_LANDING)
             .failNext(Operation.WRITE, Fault.FAIL_BEFORE_LANDING);
 
@@ -75,8 +76,8 @@ class FaultInjectingFileIOTest {
 
   @Test
   void loseAnswerLandsTheChangeAndThrowsUncertain() throws IOException {
-    FaultInjectingFileIO io =
-        FaultInjectingFileIO.wrap(local)
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(local)
             .failNext(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING)
             .failNext(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING)
             .failNext(Operation.RENAME, Fault.LOSE_ANSWER_AFTER_LANDING);
@@ -95,7 +96,7 @@ class FaultInjectingFileIOTest {
 
   @Test
   void aConflictPassesThroughUnchangedEvenWhenALostAnswerIsArmed() throws IOException {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(local);
+    FaultInjectingStore io = FaultInjectingStore.wrap(local);
     local.createAtomically(path("c"), new byte[] {1});
     io.failNext(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING);
 
@@ -108,8 +109,8 @@ class FaultInjectingFileIOTest {
   void seededRandomFaultsReplayExactly() throws IOException {
     long[] counts = new long[2];
     for (int run = 0; run < 2; run++) {
-      FaultInjectingFileIO io =
-          FaultInjectingFileIO.wrap(local)
+      FaultInjectingStore io =
+          FaultInjectingStore.wrap(local)
               .failRandomly(Operation.EXISTS, Fault.FAIL_BEFORE_LANDING, 0.3, 1234);
       StringBuilder pattern = new StringBuilder();
       for (int i = 0; i < 200; i++) {
@@ -129,8 +130,8 @@ class FaultInjectingFileIOTest {
   @Test
   void readsCanFailButCannotLoseAnAnswer() throws IOException {
     write(local, path("f"), "x");
-    FaultInjectingFileIO io =
-        FaultInjectingFileIO.wrap(local)
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(local)
             .failNextMatching(
                 Operation.READ, p -> p.name().equals("f"), Fault.FAIL_BEFORE_LANDING, 1);
 
