@@ -141,4 +141,70 @@ class FaultInjectingStoreTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("FAIL_BEFORE_LANDING");
   }
+
+  @Test
+  void loseAnyAnswerLosesARefusalToo() throws IOException {
+    local.createAtomically(path("c"), new byte[] {1});
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(local).failNext(Operation.CREATE, Fault.LOSE_ANY_ANSWER, 2);
+
+    assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("c"), new byte[2]))
+        .isInstanceOf(UncertainWriteException.class)
+        .hasCauseInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+    assertThatThrownBy(() -> ((SupportsAtomicCreate) io).createAtomically(path("d"), new byte[3]))
+        .isInstanceOf(UncertainWriteException.class);
+
+    assertThat(Files.readAllBytes(dir.resolve("c"))).containsExactly(1);
+    assertThat(Files.readAllBytes(dir.resolve("d"))).containsExactly(0, 0, 0);
+    assertThat(io.injected(Operation.CREATE, Fault.LOSE_ANY_ANSWER)).isEqualTo(2);
+    assertThat(io.answersLost()).isEqualTo(2);
+    assertThat(io.failedBefore()).isZero();
+  }
+
+  @Test
+  void aPlanDecidesAfterTheArmedRulesAndALostReadFailsBefore() throws IOException {
+    write(local, path("snapshot-1"), "x");
+    FaultPlan readsLoseAnswers =
+        (operation, path) -> operation == Operation.READ ? Fault.LOSE_ANY_ANSWER : null;
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(
+                local, FaultPlan.nextWrites("snapshot-", 1, Fault.FAIL_BEFORE_LANDING))
+            .plan(readsLoseAnswers)
+            .failNext(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING);
+
+    // The armed rule takes the first write; the plan's write fault the second; the third passes.
+    assertThatThrownBy(() -> write(io, path("snapshot-2"), "a"))
+        .isInstanceOf(UncertainWriteException.class);
+    assertThatThrownBy(() -> write(io, path("snapshot-3"), "b"))
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(UncertainWriteException.class);
+    write(io, path("snapshot-4"), "c");
+    assertThat(Files.exists(dir.resolve("snapshot-2"))).isTrue();
+    assertThat(Files.exists(dir.resolve("snapshot-3"))).isFalse();
+    assertThat(Files.readString(dir.resolve("snapshot-4"))).isEqualTo("c");
+
+    // A read cannot lose an answer: the plan's lost answer fails it before it reaches the store.
+    assertThatThrownBy(() -> io.newInputStream(path("snapshot-1")))
+        .isNotInstanceOf(UncertainWriteException.class)
+        .hasMessageContaining("Injected failure before landing");
+    assertThat(io.injected(Operation.READ, Fault.FAIL_BEFORE_LANDING)).isEqualTo(1);
+    assertThat(io.failedBefore()).isEqualTo(2);
+    assertThat(io.answersLost()).isEqualTo(1);
+    assertThat(io.injectedSummary())
+        .isEqualTo("2 calls failed before reaching the store, 1 answers lost");
+  }
+
+  @Test
+  void aWriteThatFailsBeforeLandingFailsAtCloseAndLeavesNothing() throws IOException {
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(local).failNext(Operation.WRITE, Fault.FAIL_BEFORE_LANDING);
+    OutputStream out = io.newOutputStream(path("w"), false);
+    out.write('x');
+    assertThat(Files.exists(dir.resolve("w"))).isFalse();
+    assertThatThrownBy(out::close)
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(UncertainWriteException.class);
+    assertThat(Files.exists(dir.resolve("w"))).isFalse();
+    out.close(); // a second close does nothing
+  }
 }
