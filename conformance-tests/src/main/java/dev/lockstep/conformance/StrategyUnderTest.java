@@ -70,7 +70,7 @@ enum StrategyUnderTest {
             LockOptions.LOCK_ACQUIRE_TIMEOUT,
             settings.scaled(Duration.ofSeconds(120)).toMillis() + " ms");
         return SnapshotCommitter.builder(
-                BlindPutStore.over(store), snapshotDirectory, "conformance.table")
+                new BlindPutStore(store), snapshotDirectory, "conformance.table")
             .options(CommitOptions.from(options))
             .lockService(lock)
             .build();

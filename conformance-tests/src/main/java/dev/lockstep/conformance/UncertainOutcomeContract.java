@@ -9,6 +9,7 @@ import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
 import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import java.nio.charset.StandardCharsets;
@@ -46,13 +47,9 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       FileIO checker = openStore();
       for (long id = 1; id <= 3; id++) {
         byte[] content = content(strategy, "ours-" + id);
-        FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
-        try (SnapshotCommitter committer =
-            open(
-                strategy,
-                dir,
-                FaultPlan.nextWrites("snapshot-" + id, 1, Fault.LOSE_ANSWER),
-                injected)) {
+        FaultInjectingStore injected =
+            faulty(FaultPlan.nextWrites("snapshot-" + id, 1, Fault.LOSE_ANY_ANSWER));
+        try (SnapshotCommitter committer = open(strategy, dir, injected)) {
           assertThat(committer.commit(id, SnapshotContent.of(content)).outcome())
               .as("%s: commit of snapshot %d whose answer" + " was lost", strategy, id)
               .isEqualTo(CommitOutcome.COMMITTED);
@@ -79,14 +76,13 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] theirs = content(strategy, "theirs");
-      try (SnapshotCommitter other =
-          open(strategy, dir, FaultPlan.none(), new FaultInjectingStore.Injected())) {
+      try (SnapshotCommitter other = open(strategy, dir, faulty(FaultPlan.none()))) {
         assertThat(other.commit(1, SnapshotContent.of(theirs)).outcome())
             .isEqualTo(CommitOutcome.COMMITTED);
       }
-      FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
-      try (SnapshotCommitter committer =
-          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER), injected)) {
+      FaultInjectingStore injected =
+          faulty(FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANY_ANSWER));
+      try (SnapshotCommitter committer = open(strategy, dir, injected)) {
         assertThat(committer.commit(1, SnapshotContent.of(content(strategy, "ours"))).outcome())
             .as("%s: our lost-answer write to a snapshot someone else owns", strategy)
             .isEqualTo(CommitOutcome.CONFLICT);
@@ -94,8 +90,10 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       if (strategy == StrategyUnderTest.LOCK) {
         // Under its lease the lock strategy sees the owner's snapshot before writing: no write,
         // so no answer to lose. Writing anyway would replace the owner's bytes (checked below).
-        assertThat(injected.total())
-            .as("%s: no write onto a snapshot seen taken under the lease (%s)", strategy, injected)
+        assertThat(injected.injected())
+            .as(
+                "%s: no write onto a snapshot seen taken under the lease (%s)",
+                strategy, injected.injectedSummary())
             .isZero();
       } else {
         assertAnswerLost(strategy, "our write of snapshot 1", injected);
@@ -116,17 +114,17 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] content = content(strategy, "ours");
-      FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
-      try (SnapshotCommitter committer =
-          open(strategy, dir, FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE), injected)) {
+      FaultInjectingStore injected =
+          faulty(FaultPlan.nextWrites("snapshot-1", 1, Fault.FAIL_BEFORE_LANDING));
+      try (SnapshotCommitter committer = open(strategy, dir, injected)) {
         assertThat(committer.commit(1, SnapshotContent.of(content)).outcome())
             .as("%s: commit after one failed attempt", strategy)
             .isEqualTo(CommitOutcome.COMMITTED);
       }
-      assertThat(injected.failedBefore.get())
+      assertThat(injected.failedBefore())
           .as(
               "%s: the first write of snapshot 1 must have failed before landing (%s)",
-              strategy, injected)
+              strategy, injected.injectedSummary())
           .isEqualTo(1);
       assertThat(new SnapshotLog(checker, dir).read(1)).isEqualTo(content);
       assertThat(new SnapshotLog(checker, dir).listIds())
@@ -149,28 +147,21 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
       Path dir = checkDirectory().child(dirName(strategy));
       FileIO checker = openStore();
       byte[] content = content(strategy, "ours");
-      FaultPlan lostWriteThenBlindReads =
-          (operation, path) -> {
-            if (!path.name().equals("snapshot-1")) {
-              return Fault.NONE;
-            }
-            return operation.equals("read") ? Fault.FAIL_BEFORE : Fault.NONE;
-          };
-      FaultPlan lostAnswer = FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANSWER);
-      FaultPlan plan =
-          (operation, path) -> {
-            Fault write = lostAnswer.decide(operation, path);
-            return write != Fault.NONE ? write : lostWriteThenBlindReads.decide(operation, path);
-          };
-      FaultInjectingStore.Injected injected = new FaultInjectingStore.Injected();
-      try (SnapshotCommitter committer = open(strategy, dir, plan, injected)) {
+      FaultPlan blindReads =
+          (operation, path) ->
+              operation == Operation.READ && path.name().equals("snapshot-1")
+                  ? Fault.FAIL_BEFORE_LANDING
+                  : null;
+      FaultInjectingStore injected =
+          faulty(FaultPlan.nextWrites("snapshot-1", 1, Fault.LOSE_ANY_ANSWER).orElse(blindReads));
+      try (SnapshotCommitter committer = open(strategy, dir, injected)) {
         assertThat(catchThrowable(() -> committer.commit(1, SnapshotContent.of(content))))
             .as("%s: a lost answer whose read-back fails must be reported unknown", strategy)
             .isInstanceOf(CommitStateUnknownException.class);
       }
       assertAnswerLost(strategy, "the write of snapshot 1", injected);
-      assertThat(injected.failedBefore.get())
-          .as("%s: the read-back must have been failed (%s)", strategy, injected)
+      assertThat(injected.failedBefore())
+          .as("%s: the read-back must have been failed (%s)", strategy, injected.injectedSummary())
           .isPositive();
       assertThat(new SnapshotLog(checker, dir).read(1))
           .as("%s: the write did land", strategy)
@@ -195,10 +186,12 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
     return out;
   }
 
-  private SnapshotCommitter open(
-      StrategyUnderTest strategy, Path dir, FaultPlan plan, FaultInjectingStore.Injected injected)
+  private FaultInjectingStore faulty(FaultPlan plan) throws Exception {
+    return FaultInjectingStore.wrap(openStore(), plan);
+  }
+
+  private SnapshotCommitter open(StrategyUnderTest strategy, Path dir, FileIO store)
       throws Exception {
-    FileIO store = FaultInjectingStore.wrap(openStore(), plan, injected);
     return strategy.open(
         store, dir, strategy == StrategyUnderTest.LOCK ? openLock() : null, currentTarget());
   }
@@ -209,9 +202,11 @@ public abstract class UncertainOutcomeContract extends ConformanceContract {
    * an ordinary commit.
    */
   private static void assertAnswerLost(
-      StrategyUnderTest strategy, String what, FaultInjectingStore.Injected injected) {
-    assertThat(injected.answersLost.get())
-        .as("%s: %s must have landed with its answer lost (%s)", strategy, what, injected)
+      StrategyUnderTest strategy, String what, FaultInjectingStore injected) {
+    assertThat(injected.answersLost())
+        .as(
+            "%s: %s must have landed with its answer lost (%s)",
+            strategy, what, injected.injectedSummary())
         .isEqualTo(1);
   }
 

@@ -2,6 +2,8 @@ package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
@@ -15,8 +17,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +49,7 @@ class CatchUpDuplicateTest {
         new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     commit(other, "other", 1, 1);
 
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable first = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
     FileStoreTable twin =
         new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).getTable(ID);

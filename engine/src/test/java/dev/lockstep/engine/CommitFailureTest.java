@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.TableCommit;
@@ -17,9 +20,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -32,12 +32,12 @@ class CommitFailureTest {
 
   @TempDir java.nio.file.Path dir;
 
-  private FaultInjectingFileIO store;
+  private FaultInjectingStore store;
   private FileStoreTable table;
 
   @BeforeEach
   void createTable() throws IOException {
-    store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    store = FaultInjectingStore.wrap(new LocalFileIO());
     FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
     table =
         catalog.createTable(

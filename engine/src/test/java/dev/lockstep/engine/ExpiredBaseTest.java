@@ -3,6 +3,8 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitFailedException;
@@ -15,8 +17,6 @@ import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +52,7 @@ class ExpiredBaseTest {
     FileStoreTable other = new FileSystemCatalog(raw, warehouse, Map.of()).createTable(ID, SCHEMA);
     commitOne(other, "other", 1);
 
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.commit.FencedCommitException;
 import dev.lockstep.commit.FencingToken;
 import dev.lockstep.commit.SnapshotLog;
+import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
@@ -22,7 +23,6 @@ import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.BlindPutFileIO;
 import dev.lockstep.testing.TestTiming;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -79,7 +79,7 @@ class FencingTokenCommitTest {
 
   @Test
   void aWriterWhoseLeaseWasTakenOverIsRefusedAndItsRecommitLandsOnce() throws Exception {
-    FileIO store = BlindPutFileIO.bare(new LocalFileIO());
+    FileIO store = BlindPutStore.bare(new LocalFileIO());
     Map<String, String> options = locked(PausingInJvmLockFactory.IDENTIFIER);
     Identifier id = new Identifier("db", "fenced");
     catalog(store, options).createTable(id, appendSchema());
@@ -127,7 +127,7 @@ class FencingTokenCommitTest {
   void tokensOfConsecutiveLockedSnapshotsNeverDecrease() throws Exception {
     int writers = 3;
     int commits = 15;
-    FileIO store = new BlindPutFileIO(new LocalFileIO());
+    FileIO store = new BlindPutStore(new LocalFileIO());
     Map<String, String> options = locked(SharedInJvmLockFactory.IDENTIFIER);
     Identifier id = new Identifier("db", "tokens");
     catalog(store, options).createTable(id, appendSchema());

@@ -2,6 +2,9 @@ package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.data.GenericRow;
@@ -10,9 +13,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,7 +36,7 @@ class LostAnswerExpiredBeforeReadBackTest {
     Path warehouse = Path.of(dir.toString());
     FileStoreTable others = TinyRetention.create(warehouse);
     TinyRetention.commit(others, "other", 1, 1);
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow =
         new FileSystemCatalog(store, warehouse, Map.of()).getTable(TinyRetention.TABLE);
     List<CommitMessage> messages;

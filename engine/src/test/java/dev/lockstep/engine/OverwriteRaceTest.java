@@ -2,6 +2,8 @@ package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitResult;
@@ -16,8 +18,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -36,7 +36,7 @@ class OverwriteRaceTest {
 
   @Test
   void aCompactionLandingJustBeforeAnOverwriteMakesItReplan() throws Exception {
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
     FileStoreTable table =
         catalog.createTable(

@@ -3,6 +3,9 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
@@ -13,9 +16,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +28,7 @@ class ParallelFlushTest {
 
   @TempDir java.nio.file.Path dir;
 
-  private FileStoreTable table(FaultInjectingFileIO store, String threads) throws IOException {
+  private FileStoreTable table(FaultInjectingStore store, String threads) throws IOException {
     return new FileSystemCatalog(store, Path.of(dir.toString()), Map.of())
         .createTable(
             new Identifier("db", "t" + threads),
@@ -43,7 +43,7 @@ class ParallelFlushTest {
 
   @Test
   void aBucketWhoseFlushFailedKeepsItsBatchAndTheOthersKeepTheirFiles() throws Exception {
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable table = table(store, "4");
     Map<Integer, String> expected = new TreeMap<>();
     try (TableWrite write = table.newWrite("u")) {
@@ -69,7 +69,7 @@ class ParallelFlushTest {
 
   @Test
   void oneThreadAndManyThreadsWriteTheSameTable() throws Exception {
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable serial = table(store, "1");
     FileStoreTable parallel = table(store, "3");
     for (FileStoreTable t : List.of(serial, parallel)) {
@@ -89,7 +89,7 @@ class ParallelFlushTest {
 
   @Test
   void aFlushThreadCountBelowOneIsRefusedNamingTheOption() {
-    assertThatThrownBy(() -> table(FaultInjectingFileIO.wrap(new LocalFileIO()), "0"))
+    assertThatThrownBy(() -> table(FaultInjectingStore.wrap(new LocalFileIO()), "0"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'write.flush-threads'")
         .hasMessageContaining("at least 1");

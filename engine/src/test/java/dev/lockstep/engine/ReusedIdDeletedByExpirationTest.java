@@ -3,6 +3,8 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.commit.CommitFailedException;
 import dev.lockstep.engine.data.GenericRow;
@@ -11,8 +13,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +36,7 @@ class ReusedIdDeletedByExpirationTest {
     Path warehouse = Path.of(dir.toString());
     FileStoreTable others = TinyRetention.create(warehouse);
     TinyRetention.commit(others, "other", 1, 1);
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow =
         new FileSystemCatalog(store, warehouse, Map.of()).getTable(TinyRetention.TABLE);
     List<CommitMessage> messages;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.CommitFailedException;
@@ -16,8 +19,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,7 @@ class ReusedSnapshotIdTest {
     List<Integer> acknowledged = new ArrayList<>();
     commit(others, "other", 1, 1, acknowledged);
 
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {
@@ -120,7 +121,7 @@ class ReusedSnapshotIdTest {
     FileStoreTable others =
         new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {
@@ -172,7 +173,7 @@ class ReusedSnapshotIdTest {
     FileStoreTable others =
         new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {
@@ -192,14 +193,14 @@ class ReusedSnapshotIdTest {
             store.failNextMatching(
                 Operation.READ,
                 p -> p.name().equals("snapshot-1"),
-                FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING,
+                FaultPlan.Fault.FAIL_BEFORE_LANDING,
                 1);
           }
         });
     store.failNextMatching(
         Operation.CREATE,
         path -> path.name().equals("snapshot-1"),
-        FaultInjectingFileIO.Fault.LOSE_ANSWER_AFTER_LANDING,
+        FaultPlan.Fault.LOSE_ANSWER_AFTER_LANDING,
         1);
     assertThatThrownBy(() -> slow.newCommit("slow").commit(1, messages))
         .isInstanceOf(CommitStateUnknownException.class);
@@ -253,7 +254,7 @@ class ReusedSnapshotIdTest {
         new FileSystemCatalog(new LocalFileIO(), warehouse, Map.of()).createTable(ID, SCHEMA);
     List<Integer> acknowledged = new ArrayList<>();
     commit(others, "other", 1, 1, acknowledged);
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable slow = new FileSystemCatalog(store, warehouse, Map.of()).getTable(ID);
     List<CommitMessage> messages;
     try (TableWrite write = slow.newWrite("slow")) {

@@ -3,6 +3,9 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.TableCommit;
@@ -16,9 +19,6 @@ import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ class UncertainCommitTest {
   void retriedUnknownCommitsLandExactlyOnce() throws Exception {
     long seed = new Random().nextLong();
     Random faults = new Random(seed);
-    FaultInjectingFileIO store = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
     catalog.createTable(
         new Identifier("db", "kv"),

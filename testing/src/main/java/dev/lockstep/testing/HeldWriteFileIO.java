@@ -1,5 +1,6 @@
 package dev.lockstep.testing;
 
+import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import java.io.ByteArrayOutputStream;
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
 /**
- * A {@link BlindPutFileIO} (check-then-put with replace, no conditional write) whose first write on
+ * A {@link BlindPutStore} (check-then-put with replace, no conditional write) whose first write on
  * a matching path is held in flight and lands late, for tests only: a PUT already on the wire,
  * which neither the client's interrupt nor its timeout stops.
  *
@@ -23,7 +24,7 @@ import java.util.function.Predicate;
  * whatever happened to its caller meanwhile. {@link #awaitLanded} returns once they are there.
  * Every other write passes.
  */
-public final class HeldWriteFileIO extends BlindPutFileIO {
+public final class HeldWriteFileIO extends BlindPutStore {
 
   private final Predicate<Path> matches;
   private final AtomicBoolean armed = new AtomicBoolean(true);

@@ -4,14 +4,14 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.UncertainWriteException;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.CapabilityHidingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,7 +49,7 @@ class CommitRecoveryTest {
 
   @TempDir java.nio.file.Path dir;
   private final InJvmLockService lock = new InJvmLockService();
-  private FaultInjectingFileIO io;
+  private FaultInjectingStore io;
 
   @AfterEach
   void closeLock() {
@@ -64,7 +64,7 @@ class CommitRecoveryTest {
           case RENAME -> CapabilityHidingFileIO.atomicRenameOnly(local);
           case LOCKED_PLAIN_WRITE -> new CapabilityHidingFileIO(local);
         };
-    io = FaultInjectingFileIO.wrap(base);
+    io = FaultInjectingStore.wrap(base);
     Map<String, String> all = new java.util.HashMap<>(options);
     if (setup == Setup.LOCKED_PLAIN_WRITE) {
       all.put("lock.enabled", "true");

@@ -2,12 +2,12 @@ package dev.lockstep.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.testing.CapabilityHidingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.InJvmLockService;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,8 +23,8 @@ class CommitUnderFaultsTest {
 
   @Test
   void atomicCreateWithRandomFaultsKeepsEveryInvariant() throws Exception {
-    FaultInjectingFileIO io =
-        FaultInjectingFileIO.wrap(new LocalFileIO())
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(new LocalFileIO())
             .failRandomly(Operation.CREATE, Fault.FAIL_BEFORE_LANDING, 0.15, 42)
             .failRandomly(Operation.CREATE, Fault.LOSE_ANSWER_AFTER_LANDING, 0.15, 7);
     CommitOptions options = CommitOptions.from(Map.of("commit.write-attempts", "5"));
@@ -45,8 +45,8 @@ class CommitUnderFaultsTest {
 
   @Test
   void lockedPlainWritesWithRandomFaultsKeepEveryInvariant() throws Exception {
-    FaultInjectingFileIO io =
-        FaultInjectingFileIO.wrap(new CapabilityHidingFileIO(new LocalFileIO()))
+    FaultInjectingStore io =
+        FaultInjectingStore.wrap(new CapabilityHidingFileIO(new LocalFileIO()))
             .failRandomly(Operation.WRITE, Fault.FAIL_BEFORE_LANDING, 0.15, 11)
             .failRandomly(Operation.WRITE, Fault.LOSE_ANSWER_AFTER_LANDING, 0.15, 13);
     CommitOptions options =

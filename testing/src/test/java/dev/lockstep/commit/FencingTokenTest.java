@@ -4,13 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.BlindPutStore;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.LockService;
-import dev.lockstep.testing.BlindPutFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.InJvmLockService;
 import dev.lockstep.testing.PausingLockService;
 import dev.lockstep.testing.TestTiming;
@@ -48,7 +48,7 @@ class FencingTokenTest {
 
   @TempDir java.nio.file.Path dir;
   private final InJvmLockService lock = new InJvmLockService();
-  private final FileIO bare = BlindPutFileIO.bare(new LocalFileIO());
+  private final FileIO bare = BlindPutStore.bare(new LocalFileIO());
 
   @AfterEach
   void closeLock() {
@@ -164,7 +164,7 @@ class FencingTokenTest {
   void tokensOfConsecutiveLockedSnapshotsNeverDecrease() throws Exception {
     int writers = 4;
     int commits = 20;
-    FileIO blind = new BlindPutFileIO(new LocalFileIO());
+    FileIO blind = new BlindPutStore(new LocalFileIO());
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     CyclicBarrier start = new CyclicBarrier(writers);
     List<Future<?>> done = new ArrayList<>();
@@ -265,7 +265,7 @@ class FencingTokenTest {
   void fencedAfterAnUncertainAttemptIsUnknown() throws Exception {
     InJvmLockService shortLeases = new InJvmLockService(TestTiming.seconds(2));
     PausingLockService pausing = new PausingLockService(shortLeases);
-    FaultInjectingFileIO stalling = FaultInjectingFileIO.wrap(bare);
+    FaultInjectingStore stalling = FaultInjectingStore.wrap(bare);
     AtomicBoolean stallOnce = new AtomicBoolean(true);
     SnapshotCommitter newer = committer(bare, shortLeases, options());
     stalling.beforeLanding(

@@ -4,10 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.BlindPutFileIO;
 import dev.lockstep.testing.InJvmLockService;
 import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
@@ -36,7 +36,7 @@ class HoldingTest {
 
   @TempDir java.nio.file.Path dir;
   private final InJvmLockService lock = new InJvmLockService();
-  private final FileIO store = new BlindPutFileIO(new LocalFileIO());
+  private final FileIO store = new BlindPutStore(new LocalFileIO());
 
   @AfterEach
   void closeLock() {

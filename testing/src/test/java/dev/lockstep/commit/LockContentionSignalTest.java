@@ -4,12 +4,12 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockService;
-import dev.lockstep.testing.BlindPutFileIO;
 import dev.lockstep.testing.InJvmLockService;
 import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
@@ -63,7 +63,7 @@ class LockContentionSignalTest {
         @Override
         public void close() {}
       };
-  private final FileIO store = new BlindPutFileIO(new LocalFileIO());
+  private final FileIO store = new BlindPutStore(new LocalFileIO());
 
   @AfterEach
   void closeLock() {

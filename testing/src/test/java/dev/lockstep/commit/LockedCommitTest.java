@@ -4,16 +4,16 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.BlindPutStore;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.UncertainWriteException;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
 import dev.lockstep.lock.LockLostException;
-import dev.lockstep.testing.BlindPutFileIO;
 import dev.lockstep.testing.CapabilityHidingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.InJvmLockService;
 import dev.lockstep.testing.TestTiming;
 import java.io.FilterOutputStream;
@@ -35,8 +35,8 @@ class LockedCommitTest {
 
   @TempDir java.nio.file.Path dir;
   private InJvmLockService lock = new InJvmLockService();
-  private final FaultInjectingFileIO io =
-      FaultInjectingFileIO.wrap(new BlindPutFileIO(new LocalFileIO()));
+  private final FaultInjectingStore io =
+      FaultInjectingStore.wrap(new BlindPutStore(new LocalFileIO()));
 
   @AfterEach
   void closeLock() {
@@ -66,7 +66,7 @@ class LockedCommitTest {
    */
   @Test
   void eightRacingThreadsCommitSafelyUnderTheLock() throws Exception {
-    FileIO blind = new BlindPutFileIO(new LocalFileIO());
+    FileIO blind = new BlindPutStore(new LocalFileIO());
     ConcurrentCommits race = new ConcurrentCommits();
 
     race.run(
@@ -227,7 +227,7 @@ class LockedCommitTest {
   void anotherWritersBytesReplacingOursRightAfterOurWriteIsAConflict() throws Exception {
     byte[] stale = "{\"commitId\":\"stale-holder\"}".getBytes(UTF_8);
     FileIO racing =
-        new BlindPutFileIO(new LocalFileIO()) {
+        new BlindPutStore(new LocalFileIO()) {
           @Override
           public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
             OutputStream ours = super.newOutputStream(path, overwrite);

@@ -3,10 +3,11 @@ package dev.lockstep.commit;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.OptionalLong;
@@ -18,12 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotLogTest {
 
   @TempDir java.nio.file.Path dir;
-  private FaultInjectingFileIO io;
+  private FaultInjectingStore io;
   private SnapshotLog log;
 
   @BeforeEach
   void setUp() {
-    io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    io = FaultInjectingStore.wrap(new LocalFileIO());
     log = new SnapshotLog(io, Path.of(dir.toString()).child("snapshot"));
   }
 
@@ -99,10 +100,7 @@ class SnapshotLogTest {
     snapshots(1, 2);
     log.writeLatestHint(2);
     io.failNextMatching(
-        Operation.READ,
-        p -> p.name().equals("LATEST"),
-        FaultInjectingFileIO.Fault.FAIL_BEFORE_LANDING,
-        1);
+        Operation.READ, p -> p.name().equals("LATEST"), FaultPlan.Fault.FAIL_BEFORE_LANDING, 1);
 
     assertThat(log.latestId()).hasValue(2);
   }

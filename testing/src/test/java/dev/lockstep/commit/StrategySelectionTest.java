@@ -136,7 +136,7 @@ class StrategySelectionTest {
                     .options(Map.of("lock.enabled", "true", "lock.type", "nope"))
                     .open())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("[in-jvm]");
+        .hasMessageContaining("[in-jvm, test-os-file]");
   }
 
   @Test

@@ -59,7 +59,7 @@ class DiscoveryTest {
       assertThat(service).isInstanceOf(InJvmLockService.class);
     }
     assertThat(LockServiceDiscovery.factories(getClass().getClassLoader()))
-        .containsOnlyKeys(InJvmLockFactory.IDENTIFIER);
+        .containsOnlyKeys(InJvmLockFactory.IDENTIFIER, "test-os-file");
   }
 
   @Test
@@ -67,7 +67,7 @@ class DiscoveryTest {
     assertThatThrownBy(() -> LockServiceDiscovery.open(Map.of("lock.type", "zookeper")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'zookeper'")
-        .hasMessageContaining("Lock types found on the classpath: [in-jvm]")
+        .hasMessageContaining("Lock types found on the classpath: [in-jvm, test-os-file]")
         .hasMessageContaining("lockstep-lock-zookeeper");
   }
 
@@ -76,6 +76,6 @@ class DiscoveryTest {
     assertThatThrownBy(() -> LockServiceDiscovery.open(Map.of("lock.enabled", "true")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'lock.type' is required")
-        .hasMessageContaining("[in-jvm]");
+        .hasMessageContaining("[in-jvm, test-os-file]");
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.commit.CleanableFailure;
 import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
@@ -18,8 +20,6 @@ import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -68,7 +68,7 @@ class CleanableFailureTest {
   }
 
   /** Right before our snapshot-2 reaches the store, run {@code action} once. */
-  private static void atSnapshot2(FaultInjectingFileIO io, IoAction action) {
+  private static void atSnapshot2(FaultInjectingStore io, IoAction action) {
     AtomicBoolean done = new AtomicBoolean();
     io.beforeLanding(
         Operation.CREATE,
@@ -86,7 +86,7 @@ class CleanableFailureTest {
 
   @Test
   void aFailureThatDoesNotSayNothingWasPublishedKeepsTheManifests() throws Exception {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable table = table(io, Map.of());
     table.newCommit("u").commit(1, written(table, "u", 1));
     assertThat(unreferencedManifests(table)).isEmpty();
@@ -115,7 +115,7 @@ class CleanableFailureTest {
 
   @Test
   void aCleanableFailureDeletesTheManifestsItWrote() throws Exception {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable table = table(io, Map.of("commit.max-retries", "0"));
     table.newCommit("u").commit(1, written(table, "u", 1));
     // Another writer takes snapshot 2 right before ours lands; with no retries left, the commit

@@ -3,6 +3,8 @@ package dev.lockstep.engine.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.SharedInJvmLockFactory;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
@@ -16,8 +18,6 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,7 +63,7 @@ class CommitLoopRetryTest {
   }
 
   /** Right before our atomic create of snapshot-1 reaches the store, another writer takes it. */
-  private void loseTheFirstRace(FaultInjectingFileIO io, String table) {
+  private void loseTheFirstRace(FaultInjectingStore io, String table) {
     AtomicBoolean raced = new AtomicBoolean();
     io.beforeLanding(
         Operation.CREATE,
@@ -76,7 +76,7 @@ class CommitLoopRetryTest {
 
   @Test
   void aConflictOnALockFreeStoreRetriesAtOnceWithJitter() throws Exception {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable table =
         catalog(io, Map.of()).createTable(new Identifier("db", "free"), schema());
     loseTheFirstRace(io, "db.free");
@@ -154,7 +154,7 @@ class CommitLoopRetryTest {
   void aConflictAfterWaitingForAHeldLockBacksOff() throws Exception {
     Map<String, String> locked =
         Map.of("lock.enabled", "true", "lock.type", SharedInJvmLockFactory.IDENTIFIER);
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable table =
         catalog(io, locked).createTable(new Identifier("db", "contended"), schema());
     assertThat(table.committer().strategy()).isEqualTo("lock + atomic-create");
@@ -186,7 +186,7 @@ class CommitLoopRetryTest {
 
   @Test
   void outOfRetriesTheCommitFailsNamingTheLimitAndTheSameMessagesCommitLater() throws Exception {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable table =
         catalog(io, Map.of("commit.max-retries", "0"))
             .createTable(new Identifier("db", "budget"), schema());
@@ -212,7 +212,7 @@ class CommitLoopRetryTest {
 
   @Test
   void outOfTimeTheCommitFailsNamingTheTimeout() throws Exception {
-    FaultInjectingFileIO io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     // One nanosecond: spent before the first conflict, whatever the machine.
     FileStoreTable table =
         catalog(io, Map.of("commit.timeout", "1 ns"))

@@ -1,6 +1,10 @@
 package dev.lockstep.engine.history;
 
 import dev.lockstep.commit.CommitStateUnknownException;
+import dev.lockstep.conformance.BlindPutStore;
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.SharedInJvmLockFactory;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
@@ -17,11 +21,7 @@ import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.BlindPutFileIO;
 import dev.lockstep.testing.CapabilityHidingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -44,7 +44,7 @@ import java.util.function.Consumer;
  * <ol>
  *   <li>Committers (threads here; {@link HistoryCheckMain} runs them in other processes too) each
  *       commit batches with identifiers 1..n to one append table through their own store view, a
- *       {@link FaultInjectingFileIO} that loses answers after landing (snapshot publishes and every
+ *       {@link FaultInjectingStore} that loses answers after landing (snapshot publishes and every
  *       other write), pauses snapshot publishes (sometimes long enough for others to commit and
  *       expire meanwhile), while a chaos thread interrupts committers inside {@code commit} and an
  *       expirer expires with a small retention.
@@ -171,18 +171,18 @@ public final class HistoryChecker {
    * check-then-put sits above the faults, so that a paused write is a PUT on the wire: its check is
    * done, and it lands whenever the pause ends, replacing what is there by then.
    */
-  static FileIO faultyStore(Strategy strategy, FaultInjectingFileIO[] faults) {
+  static FileIO faultyStore(Strategy strategy, FaultInjectingStore[] faults) {
     LocalFileIO local = new LocalFileIO();
     switch (strategy) {
       case RENAME:
-        faults[0] = FaultInjectingFileIO.wrap(CapabilityHidingFileIO.atomicRenameOnly(local));
+        faults[0] = FaultInjectingStore.wrap(CapabilityHidingFileIO.atomicRenameOnly(local));
         return faults[0];
       case LOCK_PLAIN_WRITES:
-        faults[0] = FaultInjectingFileIO.wrap(local);
-        return new BlindPutFileIO(faults[0]);
+        faults[0] = FaultInjectingStore.wrap(local);
+        return new BlindPutStore(faults[0]);
       case ATOMIC_CREATE:
       default:
-        faults[0] = FaultInjectingFileIO.wrap(local);
+        faults[0] = FaultInjectingStore.wrap(local);
         return faults[0];
     }
   }
@@ -194,7 +194,7 @@ public final class HistoryChecker {
       case RENAME:
         return CapabilityHidingFileIO.atomicRenameOnly(local);
       case LOCK_PLAIN_WRITES:
-        return new BlindPutFileIO(local);
+        return new BlindPutStore(local);
       case ATOMIC_CREATE:
       default:
         return local;
@@ -304,9 +304,9 @@ public final class HistoryChecker {
       Consumer<Ack> sink)
       throws Exception {
     Random random = new Random(seed);
-    FaultInjectingFileIO[] holder = new FaultInjectingFileIO[1];
+    FaultInjectingStore[] holder = new FaultInjectingStore[1];
     FileIO committerStore = faultyStore(config.strategy(), holder);
-    FaultInjectingFileIO store = holder[0];
+    FaultInjectingStore store = holder[0];
     if (config.lostAnswers() > 0) {
       store.failRandomly(
           config.strategy().publish, Fault.LOSE_ANSWER_AFTER_LANDING, config.lostAnswers(), seed);

@@ -3,11 +3,9 @@ package dev.lockstep.fs.oss;
 import com.aliyun.oss.ClientException;
 import com.aliyun.oss.OSSException;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.conditional.StoreAnswers;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
 import java.nio.file.AccessDeniedException;
 import java.util.Set;
 
@@ -63,15 +61,10 @@ final class OssErrors {
     if (!(e instanceof ClientException) || e instanceof OSSException) {
       return false;
     }
-    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-      if (t instanceof ConnectException
-          || t instanceof UnknownHostException
-          || t instanceof NoRouteToHostException
-          || t.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
-        return true;
-      }
-    }
-    return false;
+    // The Apache HTTP client's connect timeout, by name: the bundle relocates this string with it.
+    return StoreAnswers.cannotConnect(
+        e.getCause(),
+        cause -> cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException"));
   }
 
   /** The store's exception for a failed {@code action} on {@code path}. */

@@ -44,14 +44,7 @@ final class ConditionalWriter implements StoreAnswers {
 
   ConditionalWriter(S3Clients clients, S3Options options) {
     this.clients = clients;
-    this.publisher =
-        new ConditionalPublisher(
-            this,
-            new ConditionalPublisher.Retries(
-                options.maxAttempts(),
-                options.retryBaseDelay(),
-                options.retryMaxDelay(),
-                S3Options.RETRY_MAX_ATTEMPTS));
+    this.publisher = new ConditionalPublisher(this, options.publishRetries());
   }
 
   ConditionalPublisher publisher() {

@@ -1,11 +1,9 @@
 package dev.lockstep.fs.s3;
 
+import dev.lockstep.fs.conditional.StoreAnswers;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
-import java.net.UnknownHostException;
 import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
@@ -94,15 +92,10 @@ final class S3Errors {
    * timeout): the endpoint is unreachable, and the request never left this machine.
    */
   static boolean isUnreachable(Throwable e) {
-    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-      if (cause instanceof ConnectException
-          || cause instanceof UnknownHostException
-          || cause instanceof NoRouteToHostException
-          || cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException")) {
-        return true;
-      }
-    }
-    return false;
+    // The Apache HTTP client's connect timeout, by name: the bundle relocates this string with it.
+    return StoreAnswers.cannotConnect(
+        e,
+        cause -> cause.getClass().getName().equals("org.apache.http.conn.ConnectTimeoutException"));
   }
 
   /** An {@link IOException} for a failed call that is neither a conflict nor uncertain. */

@@ -6,6 +6,7 @@ import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SeekableInputStream;
 import dev.lockstep.fs.StoreEndpoint;
 import dev.lockstep.fs.SupportsWriteDeadline;
+import dev.lockstep.fs.conditional.ConditionalPublisher;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -128,23 +129,19 @@ public class S3FileIO implements FileIO, SupportsWriteDeadline, StoreEndpoint {
     if (!overwrite) {
       requireAbsent(path, location);
     }
-    writer
-        .publisher()
-        .writeWithin(
-            path,
-            "PutObject",
-            start,
-            timeout,
-            left ->
-                clients
-                    .singleAttempt()
-                    .putObject(
-                        b ->
-                            b.bucket(location.bucket())
-                                .key(location.key())
-                                .overrideConfiguration(
-                                    c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
-                        RequestBody.fromBytes(content)));
+    // The one attempt, aborted by the SDK when what is left of the deadline runs out.
+    ConditionalPublisher.DeadlineAttempt putOnce =
+        left ->
+            clients
+                .singleAttempt()
+                .putObject(
+                    b ->
+                        b.bucket(location.bucket())
+                            .key(location.key())
+                            .overrideConfiguration(
+                                c -> c.apiCallTimeout(left).apiCallAttemptTimeout(left)),
+                    RequestBody.fromBytes(content));
+    writer.publisher().writeWithin(path, "PutObject", start, timeout, putOnce);
   }
 
   /** Fails with {@link FileAlreadyExistsException} when an object is at the key (not atomic). */

@@ -1,5 +1,6 @@
 package dev.lockstep.fs.s3;
 
+import dev.lockstep.fs.conditional.ConditionalPublisher;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Durations;
@@ -500,6 +501,12 @@ public record S3Options(
         blankToNull(o.get(ASSUMED_ROLE_POLICY_OPTION)),
         stsEndpoint == null ? null : parseEndpoint(ASSUMED_ROLE_STS_ENDPOINT, stsEndpoint),
         blankToNull(o.get(ASSUMED_ROLE_STS_REGION_OPTION)));
+  }
+
+  /** How the conditional publisher retries a conditional PutObject, from these options. */
+  ConditionalPublisher.Retries publishRetries() {
+    return new ConditionalPublisher.Retries(
+        maxAttempts, retryBaseDelay, retryMaxDelay, RETRY_MAX_ATTEMPTS);
   }
 
   /** Whether the endpoint is AWS S3 itself (none given, or a host under {@code amazonaws.com}). */

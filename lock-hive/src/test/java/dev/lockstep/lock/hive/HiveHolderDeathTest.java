@@ -7,6 +7,7 @@ import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
+import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
@@ -14,7 +15,6 @@ import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.lock.LockServiceDiscovery;
 import dev.lockstep.lock.hive.testing.TestMetastore;
-import dev.lockstep.testing.BlindPutFileIO;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -103,13 +103,13 @@ class HiveHolderDeathTest {
    * snapshot: A acquires, sees snapshot-1 absent, and is cut off right then (its answer is the one
    * from before the pause) while B takes the timed-out lock and commits snapshot-1. When A goes on,
    * its lease is gone: it must write nothing and learn CONFLICT. A's store is a bare PUT (no
-   * existence check of its own, see {@link BlindPutFileIO#bare}), so with the fencing checks of the
+   * existence check of its own, see {@link BlindPutStore#bare}), so with the fencing checks of the
    * lock strategy switched off, A's write replaces B's snapshot and this test fails.
    */
   @Test
   void aCutOffHoldersCommitDoesNotLand(@TempDir Path root) throws Exception {
     dev.lockstep.fs.Path snapshots = dev.lockstep.fs.Path.of(root.resolve("snapshot").toString());
-    FileIO storeB = new BlindPutFileIO(new LocalFileIO());
+    FileIO storeB = new BlindPutStore(new LocalFileIO());
     byte[] contentA = "{\"commitId\":\"a\"}".getBytes(StandardCharsets.UTF_8);
     byte[] contentB = "{\"commitId\":\"b\"}".getBytes(StandardCharsets.UTF_8);
     AtomicReference<Object> outcomeB = new AtomicReference<>();
@@ -119,8 +119,8 @@ class HiveHolderDeathTest {
             SnapshotCommitter.builder(storeB, snapshots, "death.commit")
                 .options(metastore.lockOptions())
                 .open()) {
-      PausingBlindPutFileIO storeA =
-          new PausingBlindPutFileIO(
+      PausingBlindPutStore storeA =
+          new PausingBlindPutStore(
               new LocalFileIO(),
               () -> {
                 proxy.partition();
@@ -176,12 +176,12 @@ class HiveHolderDeathTest {
    * first existence check of a snapshot, and then answers as the store did before the pause: a
    * holder cut off between "the snapshot is absent" and its write. Counts snapshot writes.
    */
-  static final class PausingBlindPutFileIO extends BlindPutFileIO {
+  static final class PausingBlindPutStore extends BlindPutStore {
     private final Pause pause;
     final AtomicLong snapshotWrites = new AtomicLong();
     volatile boolean paused;
 
-    PausingBlindPutFileIO(FileIO delegate, Pause pause) {
+    PausingBlindPutStore(FileIO delegate, Pause pause) {
       super(delegate, false);
       this.pause = pause;
     }

@@ -11,12 +11,12 @@ import dev.lockstep.commit.FencingTokenReader;
 import dev.lockstep.commit.SnapshotCommitter;
 import dev.lockstep.commit.SnapshotContent;
 import dev.lockstep.commit.SnapshotLog;
+import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.LockOptions;
 import dev.lockstep.lock.LockService;
-import dev.lockstep.testing.BlindPutFileIO;
 import dev.lockstep.testing.PausingLockService;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -44,7 +44,7 @@ class FencingTokenSnapshotTest {
   private static TestingServer server;
 
   @TempDir java.nio.file.Path dir;
-  private final FileIO store = BlindPutFileIO.bare(new LocalFileIO());
+  private final FileIO store = BlindPutStore.bare(new LocalFileIO());
 
   @BeforeAll
   static void start() throws Exception {
