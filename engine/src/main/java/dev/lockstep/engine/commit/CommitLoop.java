@@ -131,6 +131,20 @@ final class CommitLoop {
     return retries;
   }
 
+  /** The changelog manifest list the next {@link #commit}'s snapshot names (null: none). */
+  private String changelogList;
+
+  private Long changelogRecords;
+
+  /**
+   * Names {@code list} (holding {@code records} changelog rows) as the changelog of the snapshot
+   * the next {@link #commit} publishes; {@code null} for none. The caller owns the list's files.
+   */
+  void changelog(String list, Long records) {
+    this.changelogList = list;
+    this.changelogRecords = records;
+  }
+
   /** The waits chosen after each snapshot conflict so far, in order (for tests). */
   List<RetryPolicy.Pause> pauses() {
     return List.copyOf(pauses);
@@ -633,7 +647,9 @@ final class CommitLoop {
         deltaRows,
         UUID.randomUUID().toString(),
         null,
-        latest == null ? null : latest.commitId());
+        latest == null ? null : latest.commitId(),
+        changelogList,
+        changelogList == null ? null : changelogRecords);
   }
 
   /**

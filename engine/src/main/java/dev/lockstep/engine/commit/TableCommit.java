@@ -104,11 +104,13 @@ public final class TableCommit {
     }
     refuseCarryingMissingFiles(p -> false);
     List<ManifestEntry> appends = new ArrayList<>();
+    List<ManifestEntry> changelog = new ArrayList<>();
     Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
     Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
     for (CommitMessage m : messages) {
       requireBuckets(m);
       m.newFiles().forEach(f -> appends.add(entry(FileKind.ADD, m, f)));
+      m.changelogFiles().forEach(f -> changelog.add(entry(FileKind.ADD, m, f)));
       if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
         BucketId key = new BucketId(m.partition(), m.bucket());
         List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
@@ -119,10 +121,26 @@ public final class TableCommit {
     }
     CommitLoop loop = new CommitLoop(table, commitUser);
     long dataSnapshot = -1;
-    if (!appends.isEmpty()) {
+    if (!appends.isEmpty() || !changelog.isEmpty()) {
+      // The changelog files go into the APPEND snapshot, through a list of their own written once:
+      // retries reuse it; a commit that ends without publishing it deletes the list and manifest
+      // (the changelog files themselves stay with the messages, as the data files do: commit them
+      // again, or abort them).
+      ChangelogList list = ChangelogList.write(table, changelog);
+      loop.changelog(list == null ? null : list.name(), list == null ? null : list.records());
+      boolean keep = true;
       try {
         dataSnapshot = loop.commit(CommitKind.APPEND, appends, identifier, null, latest());
+        // An earlier call may hold this commit already: then its own list is the snapshot's.
+        keep =
+            list == null
+                || table
+                    .snapshotManager()
+                    .find(dataSnapshot)
+                    .map(sn -> list.name().equals(sn.changelogManifestList()))
+                    .orElse(true);
       } catch (FileConflictException e) {
+        keep = false;
         fileConflicts++;
         throw new CommitFailedException(
             "APPEND commit "
@@ -132,6 +150,15 @@ public final class TableCommit {
                 + " cannot be applied: "
                 + e.getMessage()
                 + " Nothing was committed.");
+      } catch (IOException | RuntimeException e) {
+        // Only a failure that published nothing frees the list; an unknown outcome keeps it.
+        keep = !(e instanceof CleanableFailure);
+        throw e;
+      } finally {
+        loop.changelog(null, null);
+        if (!keep && list != null) {
+          list.deleteQuietly(table);
+        }
       }
     }
     List<BucketId> dropped = new ArrayList<>();
@@ -283,6 +310,7 @@ public final class TableCommit {
     for (CommitMessage m : messages) {
       List<DataFileMeta> files = new ArrayList<>(m.newFiles());
       files.addAll(m.compactAfter());
+      files.addAll(m.changelogFiles());
       for (DataFileMeta f : files) {
         if (table
             .fileIO()
