@@ -136,6 +136,13 @@ final class CommitLoop {
 
   private Long changelogRecords;
 
+  /** Computes the changelog of each attempt against its base ({@code lookup}); null: none. */
+  private LookupChangelog lookup;
+
+  void lookup(LookupChangelog lookup) {
+    this.lookup = lookup;
+  }
+
   /**
    * Names {@code list} (holding {@code records} changelog rows) as the changelog of the snapshot
    * the next {@link #commit} publishes; {@code null} for none. The caller owns the list's files.
@@ -626,6 +633,11 @@ final class CommitLoop {
       baseList = table.manifestList().write(base);
       written.add(baseList);
       priors.clear();
+    }
+    if (lookup != null) {
+      ChangelogList list = lookup.forBase(latest);
+      changelogList = list == null ? null : list.name();
+      changelogRecords = list == null ? null : list.records();
     }
     long deltaRows = 0;
     for (ManifestEntry e : changes) {

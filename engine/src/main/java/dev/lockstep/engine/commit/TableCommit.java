@@ -10,6 +10,7 @@ import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.store.MissingDataFiles;
 import dev.lockstep.engine.store.TableStore;
@@ -59,6 +60,9 @@ public final class TableCommit {
   private final String commitUser;
   private final CommittedIdentifiers committed;
   private long fileConflicts;
+
+  /** The {@code lookup} producer's cache of decoded data files, kept across commits. */
+  private LookupCache lookupCache;
 
   public TableCommit(TableStore table, String commitUser) {
     this.table = table;
@@ -126,18 +130,34 @@ public final class TableCommit {
       // retries reuse it; a commit that ends without publishing it deletes the list and manifest
       // (the changelog files themselves stay with the messages, as the data files do: commit them
       // again, or abort them).
-      ChangelogList list = ChangelogList.write(table, changelog);
+      LookupChangelog lookup = null;
+      if (table.changelogProducer() == ChangelogOptions.Producer.LOOKUP && !appends.isEmpty()) {
+        // Computed per attempt against the exact base (LookupChangelog).
+        Map<BucketId, List<DataFileMeta>> byNewBucket = new LinkedHashMap<>();
+        for (ManifestEntry e : appends) {
+          byNewBucket
+              .computeIfAbsent(new BucketId(e.partition(), e.bucket()), b -> new ArrayList<>())
+              .add(e.file());
+        }
+        if (lookupCache == null) {
+          lookupCache = new LookupCache(table);
+        }
+        lookup = new LookupChangelog(table, byNewBucket, table.options().bucket(), lookupCache);
+      }
+      ChangelogList list = lookup == null ? ChangelogList.write(table, changelog) : null;
       loop.changelog(list == null ? null : list.name(), list == null ? null : list.records());
+      loop.lookup(lookup);
       boolean keep = true;
       try {
         dataSnapshot = loop.commit(CommitKind.APPEND, appends, identifier, null, latest());
         // An earlier call may hold this commit already: then its own list is the snapshot's.
+        ChangelogList mine = lookup != null ? lookup.current() : list;
         keep =
-            list == null
+            mine == null
                 || table
                     .snapshotManager()
                     .find(dataSnapshot)
-                    .map(sn -> list.name().equals(sn.changelogManifestList()))
+                    .map(sn -> mine.name().equals(sn.changelogManifestList()))
                     .orElse(true);
       } catch (FileConflictException e) {
         keep = false;
@@ -156,8 +176,12 @@ public final class TableCommit {
         throw e;
       } finally {
         loop.changelog(null, null);
+        loop.lookup(null);
         if (!keep && list != null) {
           list.deleteQuietly(table);
+        }
+        if (!keep && lookup != null) {
+          lookup.discard();
         }
       }
     }

@@ -63,10 +63,28 @@ class ChangelogPropertyTest {
     TestTables.inTempDirectory("lockstep-changelog-none", dir -> run(dir, "none", actions));
   }
 
+  @Property(tries = 20)
+  void lookupWritesExactChanges(@ForAll("actions") List<Action> actions) throws Exception {
+    TestTables.inTempDirectory("lockstep-changelog-lookup", dir -> run(dir, "lookup", actions));
+  }
+
+  /** A lookup cache smaller than one file: every lookup reads the store again. */
+  @Property(tries = 10)
+  void lookupWithATinyCacheWritesExactChanges(@ForAll("actions") List<Action> actions)
+      throws Exception {
+    TestTables.inTempDirectory(
+        "lockstep-changelog-lookup-tiny",
+        dir -> run(dir, "lookup", actions, Map.of("lookup.cache-max-memory-size", "1 kb")));
+  }
+
   private static void run(Path dir, String producer, List<Action> actions) throws IOException {
-    FileStoreTable table =
-        TestTables.keyValueTable(
-            dir,
+    run(dir, producer, actions, Map.of());
+  }
+
+  private static void run(Path dir, String producer, List<Action> actions, Map<String, String> more)
+      throws IOException {
+    Map<String, String> options =
+        new java.util.HashMap<>(
             Map.of(
                 "num-sorted-run.compaction-trigger",
                 "3",
@@ -74,6 +92,8 @@ class ChangelogPropertyTest {
                 "1 kb",
                 "changelog-producer",
                 producer));
+    options.putAll(more);
+    FileStoreTable table = TestTables.keyValueTable(dir, options);
     TableWrite[] writes = {table.newWrite("a"), table.newWrite("b")};
     TableCommit[] commits = {table.newCommit("a"), table.newCommit("b")};
     long[] identifiers = {0, 0};
