@@ -235,6 +235,47 @@ class StreamingReadTest {
   }
 
   @Test
+  void scanModesStartWhereTheySay() throws Exception {
+    FileStoreTable table =
+        TestTables.keyValueTable(dir, with(TIGHT, "snapshot.num-retained.max", "100"));
+    commitRows(table, "w", 1, 1);
+    commitRows(table, "w", 2, 2);
+    long afterTwo = table.snapshotManager().get(2).timeMillis();
+    while (System.currentTimeMillis() <= afterTwo) {
+      Thread.sleep(1); // snapshot 3 must be committed in a later millisecond than 2
+    }
+    commitRows(table, "w", 3, 3);
+    assertThat(
+            drain(
+                table
+                    .copyWithOptions(Map.of("scan.timestamp-millis", String.valueOf(afterTwo)))
+                    .newStreamScan()))
+        .extracting(Changes::snapshotId)
+        .containsExactly(3L);
+    StreamTableScan latest = table.copyWithOptions(Map.of("scan.mode", "latest")).newStreamScan();
+    assertThat(drain(latest)).isEmpty();
+    commitRows(table, "w", 4, 4);
+    assertThat(drain(latest)).extracting(Changes::snapshotId).containsExactly(4L);
+    List<Changes> full =
+        drain(table.copyWithOptions(Map.of("scan.mode", "latest-full")).newStreamScan());
+    assertThat(full).hasSize(1);
+    assertThat(full.get(0).full()).isTrue();
+    assertThat(full.get(0).rows()).hasSize(4);
+    List<Changes> fromFull =
+        drain(
+            table
+                .copyWithOptions(Map.of("scan.mode", "from-snapshot-full", "scan.snapshot-id", "2"))
+                .newStreamScan());
+    assertThat(fromFull).extracting(Changes::snapshotId).containsExactly(2L, 3L, 4L);
+    assertThat(fromFull.get(0).rows()).hasSize(2);
+    assertThatThrownBy(
+            () -> table.copyWithOptions(Map.of("scan.mode", "from-snapshot")).newStreamScan())
+        .hasMessage(
+            "Option 'scan.mode' is from-snapshot but 'scan.snapshot-id' is not set; set it to the"
+                + " first snapshot to read.");
+  }
+
+  @Test
   void changelogFilesTravelWithTheMessagesAndAbortDeletesThem() throws Exception {
     FileStoreTable table = TestTables.keyValueTable(dir, Map.of("changelog-producer", "input"));
     Path tableDir = dir.resolve("db.db/kv");
