@@ -2,6 +2,7 @@ package dev.lockstep.cli;
 
 import dev.lockstep.catalog.CatalogOptions;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.OptionCatalog;
@@ -37,6 +38,12 @@ final class OptionKeys {
     }
     for (ConfigOption<?> option : MaintenanceOptions.OPTIONS) {
       keys.addAll(option.keys());
+    }
+    // The changelog producer and retention, not a reader's own position (scan.*, consumer-id).
+    for (ConfigOption<?> option : ChangelogOptions.OPTIONS) {
+      if (!option.key().startsWith("scan.") && !option.key().equals("consumer-id")) {
+        keys.addAll(option.keys());
+      }
     }
     return keys;
   }

@@ -35,6 +35,8 @@ import picocli.CommandLine.Option;
       TableCommand.Create.class,
       TableDataCommands.Write.class,
       TableDataCommands.Read.class,
+      TableChangelogCommands.Changelog.class,
+      TableChangelogCommands.Describe.class,
       TableCommand.Snapshots.class,
       TableMaintenanceCommands.Compact.class,
       TableMaintenanceCommands.ExpireSnapshots.class,

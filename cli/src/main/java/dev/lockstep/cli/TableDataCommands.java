@@ -311,9 +311,27 @@ final class TableDataCommands {
                 + " column: +I or +U (the kind of the row that won its key; append tables: +I)")
     boolean rowKind;
 
+    @Mixin
+    TableChangelogCommands.FollowOptions followOptions = new TableChangelogCommands.FollowOptions();
+
     @Override
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
+      if (followOptions.follow) {
+        if (snapshot != null || tag != null || count || columns != null || partition != null) {
+          throw new UserError(
+              "--follow prints every column of every change; drop --snapshot, --tag, --count,"
+                  + " --columns and --partition (use --from-snapshot to start elsewhere)");
+        }
+        try (TableTarget.Opened opened = target.open(false)) {
+          return followOptions.run(opened.table(), out);
+        }
+      }
+      if (followOptions.given()) {
+        throw new UserError(
+            "--from-snapshot, --consumer-id, --max-snapshots and --timeout go with --follow; add"
+                + " --follow or drop them");
+      }
       Map<String, String> partitionSpec = TableTarget.partitionSpec(partition);
       try (TableTarget.Opened opened = target.open(false)) {
         FileStoreTable table = opened.table();

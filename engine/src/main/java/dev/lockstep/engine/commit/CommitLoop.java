@@ -131,6 +131,27 @@ final class CommitLoop {
     return retries;
   }
 
+  /** The changelog manifest list the next {@link #commit}'s snapshot names (null: none). */
+  private String changelogList;
+
+  private Long changelogRecords;
+
+  /** Computes the changelog of each attempt against its base ({@code lookup}); null: none. */
+  private LookupChangelog lookup;
+
+  void lookup(LookupChangelog lookup) {
+    this.lookup = lookup;
+  }
+
+  /**
+   * Names {@code list} (holding {@code records} changelog rows) as the changelog of the snapshot
+   * the next {@link #commit} publishes; {@code null} for none. The caller owns the list's files.
+   */
+  void changelog(String list, Long records) {
+    this.changelogList = list;
+    this.changelogRecords = records;
+  }
+
   /** The waits chosen after each snapshot conflict so far, in order (for tests). */
   List<RetryPolicy.Pause> pauses() {
     return List.copyOf(pauses);
@@ -613,6 +634,11 @@ final class CommitLoop {
       written.add(baseList);
       priors.clear();
     }
+    if (lookup != null) {
+      ChangelogList list = lookup.forBase(latest);
+      changelogList = list == null ? null : list.name();
+      changelogRecords = list == null ? null : list.records();
+    }
     long deltaRows = 0;
     for (ManifestEntry e : changes) {
       deltaRows += e.kind() == FileKind.ADD ? e.file().rowCount() : -e.file().rowCount();
@@ -633,7 +659,9 @@ final class CommitLoop {
         deltaRows,
         UUID.randomUUID().toString(),
         null,
-        latest == null ? null : latest.commitId());
+        latest == null ? null : latest.commitId(),
+        changelogList,
+        changelogList == null ? null : changelogRecords);
   }
 
   /**

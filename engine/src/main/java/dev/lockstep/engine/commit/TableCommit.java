@@ -10,6 +10,7 @@ import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.store.MissingDataFiles;
 import dev.lockstep.engine.store.TableStore;
@@ -60,6 +61,9 @@ public final class TableCommit {
   private final CommittedIdentifiers committed;
   private long fileConflicts;
 
+  /** The {@code lookup} producer's cache of decoded data files, kept across commits. */
+  private LookupCache lookupCache;
+
   public TableCommit(TableStore table, String commitUser) {
     this.table = table;
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
@@ -104,11 +108,13 @@ public final class TableCommit {
     }
     refuseCarryingMissingFiles(p -> false);
     List<ManifestEntry> appends = new ArrayList<>();
+    List<ManifestEntry> changelog = new ArrayList<>();
     Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
     Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
     for (CommitMessage m : messages) {
       requireBuckets(m);
       m.newFiles().forEach(f -> appends.add(entry(FileKind.ADD, m, f)));
+      m.changelogFiles().forEach(f -> changelog.add(entry(FileKind.ADD, m, f)));
       if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
         BucketId key = new BucketId(m.partition(), m.bucket());
         List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
@@ -119,10 +125,49 @@ public final class TableCommit {
     }
     CommitLoop loop = new CommitLoop(table, commitUser);
     long dataSnapshot = -1;
-    if (!appends.isEmpty()) {
+    if (!appends.isEmpty() || !changelog.isEmpty()) {
+      // The changelog files go into the APPEND snapshot, through a list of their own written once:
+      // retries reuse it; a commit that ends without publishing it deletes the list and manifest
+      // (the changelog files themselves stay with the messages, as the data files do: commit them
+      // again, or abort them).
+      LookupChangelog lookup = null;
+      if (table.changelogProducer() == ChangelogOptions.Producer.LOOKUP && !appends.isEmpty()) {
+        // Computed per attempt against the exact base (LookupChangelog).
+        Map<BucketId, List<DataFileMeta>> byNewBucket = new LinkedHashMap<>();
+        for (ManifestEntry e : appends) {
+          byNewBucket
+              .computeIfAbsent(new BucketId(e.partition(), e.bucket()), b -> new ArrayList<>())
+              .add(e.file());
+        }
+        if (lookupCache == null) {
+          lookupCache = new LookupCache(table);
+        }
+        lookup = new LookupChangelog(table, byNewBucket, table.options().bucket(), lookupCache);
+      }
+      // input: every APPEND names a changelog list, an empty one too (streams then know it has no
+      // changes rather than no changelog); none: no list unless the messages bring files.
+      ChangelogList list =
+          lookup != null
+                  || (changelog.isEmpty()
+                      && table.changelogProducer() != ChangelogOptions.Producer.INPUT)
+              ? null
+              : ChangelogList.write(table, changelog);
+      loop.changelog(list == null ? null : list.name(), list == null ? null : list.records());
+      loop.lookup(lookup);
+      boolean keep = true;
       try {
         dataSnapshot = loop.commit(CommitKind.APPEND, appends, identifier, null, latest());
+        // An earlier call may hold this commit already: then its own list is the snapshot's.
+        ChangelogList mine = lookup != null ? lookup.current() : list;
+        keep =
+            mine == null
+                || table
+                    .snapshotManager()
+                    .find(dataSnapshot)
+                    .map(sn -> mine.name().equals(sn.changelogManifestList()))
+                    .orElse(true);
       } catch (FileConflictException e) {
+        keep = false;
         fileConflicts++;
         throw new CommitFailedException(
             "APPEND commit "
@@ -132,6 +177,19 @@ public final class TableCommit {
                 + " cannot be applied: "
                 + e.getMessage()
                 + " Nothing was committed.");
+      } catch (IOException | RuntimeException e) {
+        // Only a failure that published nothing frees the list; an unknown outcome keeps it.
+        keep = !(e instanceof CleanableFailure);
+        throw e;
+      } finally {
+        loop.changelog(null, null);
+        loop.lookup(null);
+        if (!keep && list != null) {
+          list.deleteQuietly(table);
+        }
+        if (!keep && lookup != null) {
+          lookup.discard();
+        }
       }
     }
     List<BucketId> dropped = new ArrayList<>();
@@ -283,6 +341,7 @@ public final class TableCommit {
     for (CommitMessage m : messages) {
       List<DataFileMeta> files = new ArrayList<>(m.newFiles());
       files.addAll(m.compactAfter());
+      files.addAll(m.changelogFiles());
       for (DataFileMeta f : files) {
         if (table
             .fileIO()

@@ -196,6 +196,7 @@ public final class OrphanFilesCleaner {
       lists.add(s.baseManifestList());
       s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
       lists.add(s.deltaManifestList());
+      referenceChangelog(s, scan, lists, referenced);
     }
     for (String list : lists) {
       referenced.add("manifest/" + list);
@@ -227,6 +228,11 @@ public final class OrphanFilesCleaner {
     lists.add(s.baseManifestList());
     s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
     lists.add(s.deltaManifestList());
+    try {
+      referenceChangelog(s, new FileStoreScan(table), lists, referenced);
+    } catch (FileNotFoundException gone) {
+      // Its changelog manifests are gone: the names they held cannot be kept.
+    }
     for (String list : lists) {
       referenced.add("manifest/" + list);
       try {
@@ -246,6 +252,20 @@ public final class OrphanFilesCleaner {
       }
     } catch (FileNotFoundException gone) {
       // Its delta manifests are gone: the names they held cannot be kept.
+    }
+  }
+
+  /** Adds the changelog manifest list of {@code s} to {@code lists}, its changelog files. */
+  private static void referenceChangelog(
+      Snapshot s, FileStoreScan scan, Set<String> lists, Set<String> referenced)
+      throws IOException {
+    if (s.changelogManifestList() == null) {
+      return;
+    }
+    lists.add(s.changelogManifestList());
+    for (ManifestEntry e : scan.changelog(s)) {
+      referenced.add(
+          new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
     }
   }
 

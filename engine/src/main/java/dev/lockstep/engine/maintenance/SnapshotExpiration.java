@@ -5,8 +5,10 @@ import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.snapshot.ConsumerManager;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.MaintenanceGate;
 import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.fs.FileIO;
@@ -166,7 +168,15 @@ public final class SnapshotExpiration {
       // Without the hint every earliestId() lists the snapshot directory.
       snapshots.log().writeEarliestHint(earliest);
     }
-    long end = pickEnd(earliest, latest, nowMillis);
+    long end =
+        pickEnd(
+            earliest,
+            latest,
+            nowMillis,
+            options.numRetainedMin(),
+            options.numRetainedMax(),
+            options.timeRetained());
+    end = Math.min(end, changelogAndConsumerEnd(earliest, latest, nowMillis, dryRun));
     if (end == earliest) {
       return ExpireReport.nothing(earliest, dryRun);
     }
@@ -241,21 +251,71 @@ public final class SnapshotExpiration {
     }
   }
 
+  /**
+   * The first snapshot that the changelog retention ({@code changelog.*}, defaulting to the
+   * snapshot options: a snapshot and its changelog files expire together, so the longer of the two
+   * retentions keeps both) and the live consumers (their next snapshot and every later one) keep;
+   * {@code latest} when they keep nothing more. Deletes consumers past {@code
+   * consumer.expiration-time} unless {@code dryRun}.
+   */
+  private long changelogAndConsumerEnd(long earliest, long latest, long nowMillis, boolean dryRun)
+      throws IOException {
+    ChangelogOptions changelog = table.changelogOptions();
+    long end = latest;
+    if (changelog.numRetainedMin() != null
+        || changelog.numRetainedMax() != null
+        || changelog.timeRetained() != null) {
+      long saved = earliestExpiresAtMillis;
+      end =
+          pickEnd(
+              earliest,
+              latest,
+              nowMillis,
+              changelog.numRetainedMin() == null
+                  ? options.numRetainedMin()
+                  : changelog.numRetainedMin(),
+              changelog.numRetainedMax() == null
+                  ? options.numRetainedMax()
+                  : Math.max(
+                      changelog.numRetainedMax(),
+                      changelog.numRetainedMin() == null
+                          ? options.numRetainedMin()
+                          : changelog.numRetainedMin()),
+              changelog.timeRetained() == null ? options.timeRetained() : changelog.timeRetained());
+      earliestExpiresAtMillis = Math.max(saved, earliestExpiresAtMillis);
+    }
+    OptionalLong consumer =
+        new ConsumerManager(table.fileIO(), table.path())
+            .minNextSnapshot(changelog.consumerExpiration(), nowMillis, !dryRun);
+    if (consumer.isPresent()) {
+      end = Math.min(end, Math.max(earliest, consumer.getAsLong()));
+      // A consumer's position moves without a commit: the cheap "too young" path must not hold.
+      earliestExpiresAtMillis = 0;
+    }
+    return end;
+  }
+
   /** The first snapshot to keep: {@code earliest} when nothing may expire. */
-  private long pickEnd(long earliest, long latest, long nowMillis) throws IOException {
-    long cutoff = nowMillis - options.timeRetained().toMillis();
+  private long pickEnd(
+      long earliest,
+      long latest,
+      long nowMillis,
+      int numRetainedMin,
+      int numRetainedMax,
+      java.time.Duration timeRetained)
+      throws IOException {
+    long cutoff = nowMillis - timeRetained.toMillis();
     long end = earliest;
     for (long id = earliest; id < latest && end - earliest < options.expireLimit(); id++) {
-      if (latest - id < options.numRetainedMin()) {
+      if (latest - id < numRetainedMin) {
         break;
       }
-      boolean overMax = latest - id + 1 > options.numRetainedMax();
+      boolean overMax = latest - id + 1 > numRetainedMax;
       if (!overMax) {
         Optional<Snapshot> next = table.snapshotManager().find(id + 1);
         if (next.isEmpty() || next.get().timeMillis() > cutoff) {
           if (next.isPresent() && id == earliest) {
-            earliestExpiresAtMillis =
-                next.get().timeMillis() + options.timeRetained().toMillis() + 1;
+            earliestExpiresAtMillis = next.get().timeMillis() + timeRetained.toMillis() + 1;
           }
           break;
         }
@@ -308,6 +368,14 @@ public final class SnapshotExpiration {
             new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName(),
             e.file().fileSize());
       }
+      // Changelog files belong to the one snapshot that names them: they go with it.
+      for (Snapshot s : expired) {
+        for (ManifestEntry e : scan.changelog(s)) {
+          dataFiles.put(
+              new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName(),
+              e.file().fileSize());
+        }
+      }
       Map<String, Long> expiredManifests = new LinkedHashMap<>();
       collectManifests(expired, expiredManifests, true);
       long latestNow = snapshots.latestId().orElse(end);
@@ -332,6 +400,9 @@ public final class SnapshotExpiration {
       lists.add(s.baseManifestList());
       s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
       lists.add(s.deltaManifestList());
+      if (s.changelogManifestList() != null) {
+        lists.add(s.changelogManifestList());
+      }
     }
     Path dir = table.path().child("manifest");
     for (String list : lists) {

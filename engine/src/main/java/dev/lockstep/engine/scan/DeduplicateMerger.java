@@ -55,6 +55,33 @@ public final class DeduplicateMerger implements Closeable {
   public DeduplicateMerger(
       TableStore table, String partition, int bucket, Collection<DataFileMeta> files)
       throws IOException {
+    this(
+        table,
+        partition,
+        bucket,
+        files,
+        file ->
+            table
+                .format()
+                .createReader(
+                    table.fileIO(),
+                    table.bucketPath(partition, bucket).child(file.fileName()),
+                    table.dataFileRowType()));
+  }
+
+  /** Opens one file's rows (for example from a cache of decoded files). */
+  public interface FileOpener {
+    FormatReader open(DataFileMeta file) throws IOException;
+  }
+
+  /** Opens every file through {@code opener}. */
+  public DeduplicateMerger(
+      TableStore table,
+      String partition,
+      int bucket,
+      Collection<DataFileMeta> files,
+      FileOpener opener)
+      throws IOException {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.fieldCount = table.schema().fields().size();
     this.sequenceFields = table.sequenceFieldIndexes();
@@ -73,13 +100,7 @@ public final class DeduplicateMerger implements Closeable {
                   + " is not committed yet and"
                   + " cannot be merged by commit order.");
         }
-        FormatReader reader =
-            table
-                .format()
-                .createReader(
-                    table.fileIO(),
-                    table.bucketPath(partition, bucket).child(file.fileName()),
-                    table.dataFileRowType());
+        FormatReader reader = opener.open(file);
         readers.add(reader);
         Head head = new Head(reader, file);
         if (advance(head)) {

@@ -58,6 +58,17 @@ public final class FileStoreScan {
   }
 
   /**
+   * The changelog files {@code snapshot} committed (ADD entries, in write order); empty when it has
+   * none.
+   */
+  public List<ManifestEntry> changelog(Snapshot snapshot) throws IOException {
+    if (snapshot.changelogManifestList() == null) {
+      return List.of();
+    }
+    return entries(stamp(snapshot.changelogManifestList(), snapshot.id()));
+  }
+
+  /**
    * The delta manifests of {@code snapshot}, stamped with its id: a delta list is written once per
    * commit, before the snapshot id is known, and its entries belong to the snapshot that names it.
    */

@@ -1,5 +1,6 @@
 package dev.lockstep.engine.snapshot;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
@@ -24,6 +25,10 @@ import java.util.Objects;
  *     snapshot {@code id - 1}); {@code null} for snapshot 1 of a table and in files written before
  *     the field existed. It links the history, so that a snapshot published under an id that had
  *     existed before (and expired) can be told from the one that history continues from.
+ * @param changelogManifestList the manifest list of this commit's changelog files ({@code
+ *     changelog-producer} {@code input} or {@code lookup}), {@code null} when it has none (absent
+ *     from the JSON then); a changelog list is named by this one snapshot only
+ * @param changelogRecordCount rows in this commit's changelog files, {@code null} without them
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Snapshot(
@@ -41,10 +46,13 @@ public record Snapshot(
     long deltaRecordCount,
     String commitId,
     @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String changelogManifestList,
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long changelogRecordCount) {
 
   public static final int CURRENT_VERSION = 1;
 
+  @JsonCreator
   public Snapshot {
     Objects.requireNonNull(baseManifestList, "baseManifestList");
     Objects.requireNonNull(deltaManifestList, "deltaManifestList");
@@ -52,6 +60,43 @@ public record Snapshot(
     Objects.requireNonNull(commitKind, "commitKind");
     Objects.requireNonNull(commitId, "commitId");
     priorDeltas = priorDeltas == null ? List.of() : List.copyOf(priorDeltas);
+  }
+
+  /** A snapshot without changelog files. */
+  public Snapshot(
+      int version,
+      long id,
+      long schemaId,
+      String baseManifestList,
+      List<PriorDelta> priorDeltas,
+      String deltaManifestList,
+      String commitUser,
+      long commitIdentifier,
+      CommitKind commitKind,
+      long timeMillis,
+      long totalRecordCount,
+      long deltaRecordCount,
+      String commitId,
+      Fencing fencing,
+      String parentCommitId) {
+    this(
+        version,
+        id,
+        schemaId,
+        baseManifestList,
+        priorDeltas,
+        deltaManifestList,
+        commitUser,
+        commitIdentifier,
+        commitKind,
+        timeMillis,
+        totalRecordCount,
+        deltaRecordCount,
+        commitId,
+        fencing,
+        parentCommitId,
+        null,
+        null);
   }
 
   /** This snapshot as committed under {@code fencing} ({@code null}: without a lease). */
@@ -71,7 +116,9 @@ public record Snapshot(
         deltaRecordCount,
         commitId,
         fencing,
-        parentCommitId);
+        parentCommitId,
+        changelogManifestList,
+        changelogRecordCount);
   }
 
   /**

@@ -22,6 +22,7 @@ public final class RollingFileWriter {
   private final TableStore table;
   private final Path directory;
   private final int level;
+  private final String prefix;
   private final List<DataFileMeta> finished = new ArrayList<>();
   private final List<Path> started = new ArrayList<>();
   private FormatWriter current;
@@ -37,6 +38,16 @@ public final class RollingFileWriter {
   private long maxSeq;
 
   public RollingFileWriter(TableStore table, String partition, int bucket, int level) {
+    this(table, partition, bucket, level, "data-");
+  }
+
+  /**
+   * @param prefix the file names' prefix: {@code data-}, or {@code changelog-} for changelog files
+   *     (rows in any order: their min and max key are the first and last row's)
+   */
+  public RollingFileWriter(
+      TableStore table, String partition, int bucket, int level, String prefix) {
+    this.prefix = prefix;
     this.table = table;
     this.directory = table.bucketPath(partition, bucket);
     this.level = level;
@@ -52,7 +63,7 @@ public final class RollingFileWriter {
   public void write(GenericRow fileRow, long sequence) throws IOException {
     try {
       if (current == null) {
-        currentName = "data-" + UUID.randomUUID() + "." + table.format().extension();
+        currentName = prefix + UUID.randomUUID() + "." + table.format().extension();
         Path path = directory.child(currentName);
         started.add(path);
         current = table.format().createWriter(table.fileIO(), path, table.dataFileRowType());

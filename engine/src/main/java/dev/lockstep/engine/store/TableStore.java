@@ -70,6 +70,7 @@ public class TableStore implements Closeable {
   private final Map<String, String> dynamicOptions;
   private final Map<String, String> allOptions;
   private final CoreOptions options;
+  private final ChangelogOptions changelogOptions;
   private final FileFormat format;
   private final SnapshotManager snapshots;
   private final ManifestFile manifestFile;
@@ -142,6 +143,7 @@ public class TableStore implements Closeable {
     }
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
+    this.changelogOptions = ChangelogOptions.from(allOptions);
     this.format =
         new DataFileFormat(
             options.fileFormat(),
@@ -270,6 +272,19 @@ public class TableStore implements Closeable {
 
   public CoreOptions options() {
     return options;
+  }
+
+  /** The changelog producer, changelog retention and streaming-read options. */
+  public ChangelogOptions changelogOptions() {
+    return changelogOptions;
+  }
+
+  /**
+   * The changelog producer that writes changelog files: {@code none} in append tables (a stream
+   * reads their new data files).
+   */
+  public ChangelogOptions.Producer changelogProducer() {
+    return primaryKeyTable() ? changelogOptions.producer() : ChangelogOptions.Producer.NONE;
   }
 
   /**

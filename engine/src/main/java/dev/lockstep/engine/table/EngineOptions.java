@@ -1,6 +1,7 @@
 package dev.lockstep.engine.table;
 
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.OptionSet;
@@ -28,6 +29,7 @@ public final class EngineOptions implements OptionsProvider {
       OptionSet.of("the table engine", "engine/README.md")
           .option(CoreOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(MaintenanceOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
+          .option(ChangelogOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(WAREHOUSE)
           .build();
 

@@ -3,6 +3,7 @@ package dev.lockstep.engine.table;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.scan.StreamTableScan;
 import dev.lockstep.engine.scan.TableRead;
 import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.schema.TableSchema;
@@ -82,6 +83,14 @@ public final class FileStoreTable extends TableStore {
 
   public TableScan newScan() {
     return new TableScan(this);
+  }
+
+  /**
+   * A stream of the table's changes from {@code scan.mode} (or the position of {@code
+   * consumer-id}); see {@link StreamTableScan}.
+   */
+  public StreamTableScan newStreamScan() {
+    return new StreamTableScan(this);
   }
 
   public TableRead newRead() {

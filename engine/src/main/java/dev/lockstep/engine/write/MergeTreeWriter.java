@@ -9,6 +9,7 @@ import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.store.TableStore;
@@ -52,6 +53,9 @@ import org.slf4j.LoggerFactory;
  */
 final class MergeTreeWriter implements BucketWriter {
 
+  /** The name prefix of changelog files in a bucket directory (Paimon's). */
+  static final String CHANGELOG_PREFIX = "changelog-";
+
   private static final Logger LOG = LoggerFactory.getLogger(MergeTreeWriter.class);
 
   private final TableStore table;
@@ -77,6 +81,11 @@ final class MergeTreeWriter implements BucketWriter {
   private final boolean intLeadingKey;
 
   private final List<DataFileMeta> pending = new ArrayList<>();
+
+  /** This batch's changelog files, not yet handed out. */
+  private final List<DataFileMeta> pendingChangelog = new ArrayList<>();
+
+  private final ChangelogOptions.Producer producer;
   private long bufferBytes;
   private long sequence;
   private Future<CompactResult> running;
@@ -93,6 +102,7 @@ final class MergeTreeWriter implements BucketWriter {
     this.executor = executor;
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.sequenceFields = table.sequenceFieldIndexes();
+    this.producer = table.changelogProducer();
     this.picker = new UniversalCompaction(options.compactionTrigger(), options.maxLevel());
     int[] keys = keyIndexes;
     this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
@@ -117,6 +127,16 @@ final class MergeTreeWriter implements BucketWriter {
   public void flush() throws IOException {
     if (buffered == 0) {
       return;
+    }
+    if (producer == ChangelogOptions.Producer.INPUT) {
+      // The input as it came, every row with its own kind, before the sort merges keys.
+      int sequenceAt = table.schema().fields().size() + 1;
+      RollingFileWriter changelog =
+          new RollingFileWriter(table, partition, bucket, 0, CHANGELOG_PREFIX);
+      for (int i = 0; i < buffered; i++) {
+        changelog.write(buffer[i], (Long) buffer[i].get(sequenceAt));
+      }
+      pendingChangelog.addAll(changelog.finish());
     }
     long[] packed = sortBuffer();
     // With a single INT key column, ties show in the packed longs without touching the rows.
@@ -258,7 +278,15 @@ final class MergeTreeWriter implements BucketWriter {
     List<DataFileMeta> after = finished == null ? List.of() : finished.after();
     CommitMessage message =
         new CommitMessage(
-            partition, bucket, options.bucket(), pending, before, after, baseSnapshotId);
+            partition,
+            bucket,
+            options.bucket(),
+            pending,
+            before,
+            after,
+            baseSnapshotId,
+            pendingChangelog);
+    pendingChangelog.clear();
     if (finished != null) {
       inFlight = true;
       finished = null;
@@ -284,6 +312,8 @@ final class MergeTreeWriter implements BucketWriter {
     }
     TableWrite.deleteQuietly(table, partition, bucket, pending);
     pending.clear();
+    TableWrite.deleteQuietly(table, partition, bucket, pendingChangelog);
+    pendingChangelog.clear();
     clearBuffer();
   }
 
