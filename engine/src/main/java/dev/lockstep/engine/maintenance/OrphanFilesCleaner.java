@@ -196,6 +196,7 @@ public final class OrphanFilesCleaner {
       lists.add(s.baseManifestList());
       s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
       lists.add(s.deltaManifestList());
+      TagManager.addIndexReferences(table, s, referenced);
     }
     for (String list : lists) {
       referenced.add("manifest/" + list);
@@ -227,6 +228,11 @@ public final class OrphanFilesCleaner {
     lists.add(s.baseManifestList());
     s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
     lists.add(s.deltaManifestList());
+    try {
+      TagManager.addIndexReferences(table, s, referenced);
+    } catch (java.io.FileNotFoundException gone) {
+      // Removed by an expiration of the history that named it too.
+    }
     for (String list : lists) {
       referenced.add("manifest/" + list);
       try {

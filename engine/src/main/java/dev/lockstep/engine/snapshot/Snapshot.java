@@ -24,6 +24,9 @@ import java.util.Objects;
  *     snapshot {@code id - 1}); {@code null} for snapshot 1 of a table and in files written before
  *     the field existed. It links the history, so that a snapshot published under an id that had
  *     existed before (and expired) can be told from the one that history continues from.
+ * @param indexManifest the index manifest naming every index file of the table at this snapshot
+ *     (the key-hash index of dynamic buckets; see {@code manifest.IndexManifest}); {@code null}
+ *     when the table has none (absent from the JSON then)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Snapshot(
@@ -41,9 +44,46 @@ public record Snapshot(
     long deltaRecordCount,
     String commitId,
     @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing,
-    @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String indexManifest) {
 
   public static final int CURRENT_VERSION = 1;
+
+  /** A snapshot without index files. */
+  public Snapshot(
+      int version,
+      long id,
+      long schemaId,
+      String baseManifestList,
+      List<PriorDelta> priorDeltas,
+      String deltaManifestList,
+      String commitUser,
+      long commitIdentifier,
+      CommitKind commitKind,
+      long timeMillis,
+      long totalRecordCount,
+      long deltaRecordCount,
+      String commitId,
+      Fencing fencing,
+      String parentCommitId) {
+    this(
+        version,
+        id,
+        schemaId,
+        baseManifestList,
+        priorDeltas,
+        deltaManifestList,
+        commitUser,
+        commitIdentifier,
+        commitKind,
+        timeMillis,
+        totalRecordCount,
+        deltaRecordCount,
+        commitId,
+        fencing,
+        parentCommitId,
+        null);
+  }
 
   public Snapshot {
     Objects.requireNonNull(baseManifestList, "baseManifestList");
@@ -71,7 +111,8 @@ public record Snapshot(
         deltaRecordCount,
         commitId,
         fencing,
-        parentCommitId);
+        parentCommitId,
+        indexManifest);
   }
 
   /**

@@ -15,6 +15,9 @@ import java.util.List;
  * @param compactAfter the compaction's output files, not yet committed
  * @param baseSnapshotId the snapshot the writer's view was at when it started this batch (0 =
  *     none); an OVERWRITE conflicts with data other commits added after it
+ * @param indexHashes dynamic buckets: the key hashes this batch assigned to this bucket that were
+ *     not in the committed index at {@code baseSnapshotId} (the commit adds them to the index, or
+ *     re-routes their rows when another commit assigned them elsewhere meanwhile); empty otherwise
  */
 public record CommitMessage(
     String partition,
@@ -23,13 +26,55 @@ public record CommitMessage(
     List<DataFileMeta> newFiles,
     List<DataFileMeta> compactBefore,
     List<DataFileMeta> compactAfter,
-    long baseSnapshotId)
+    long baseSnapshotId,
+    int[] indexHashes)
     implements Serializable {
+
+  private static final int[] NONE = new int[0];
 
   public CommitMessage {
     newFiles = List.copyOf(newFiles);
     compactBefore = List.copyOf(compactBefore);
     compactAfter = List.copyOf(compactAfter);
+    indexHashes = indexHashes == null || indexHashes.length == 0 ? NONE : indexHashes.clone();
+  }
+
+  /** A message that assigns no key hashes (fixed buckets, compactions). */
+  public CommitMessage(
+      String partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> newFiles,
+      List<DataFileMeta> compactBefore,
+      List<DataFileMeta> compactAfter,
+      long baseSnapshotId) {
+    this(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        baseSnapshotId,
+        NONE);
+  }
+
+  @Override
+  public int[] indexHashes() {
+    return indexHashes.clone();
+  }
+
+  /** This message with {@code hashes} as its new index assignments. */
+  public CommitMessage withIndexHashes(int[] hashes) {
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        baseSnapshotId,
+        hashes);
   }
 
   public boolean isEmpty() {
