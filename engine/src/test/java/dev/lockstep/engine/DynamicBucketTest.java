@@ -10,6 +10,7 @@ import dev.lockstep.engine.index.HashIndex;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
+import dev.lockstep.engine.maintenance.TableCheck;
 import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.schema.Schema;
@@ -215,6 +216,21 @@ class DynamicBucketTest {
           .filter(n -> n.startsWith("index-"))
           .collect(Collectors.toSet());
     }
+  }
+
+  @Test
+  void tableCheckVerifiesIndexFiles() throws Exception {
+    FileStoreTable table = table(Map.of("dynamic-bucket.target-row-num", "10"));
+    upsert(table, "u", 1, 0, 25, "a");
+    assertThat(new TableCheck(table, true).run().problems()).isEmpty();
+    Snapshot latest = table.snapshotManager().latest().orElseThrow();
+    IndexFileMeta victim = table.indexManifest().read(latest.indexManifest()).get(1);
+    Files.delete(dir.resolve("db.db/kv/manifest/" + victim.fileName()));
+    List<TableCheck.Problem> problems = new TableCheck(table, false).run().problems();
+    assertThat(problems).hasSize(1);
+    assertThat(problems.get(0).kind()).isEqualTo("index file");
+    assertThat(problems.get(0).damage()).isEqualTo("missing");
+    assertThat(problems.get(0).file()).endsWith(victim.fileName());
   }
 
   @Test

@@ -244,8 +244,9 @@ public final class DynamicBucketDuplicates {
         (double) index.bytes() / index.size(),
         (double) (after - before) / index.size(),
         (double) beforeMerge / index.size());
-    if (index.get(0) == Integer.MIN_VALUE) {
-      System.out.println(); // keeps the index reachable until after the measurement
+    if (index.get(0) == Integer.MIN_VALUE || files.isEmpty()) {
+      // Keeps the index and the files read (in the heap before and after) reachable until here.
+      System.out.println();
     }
   }
 
