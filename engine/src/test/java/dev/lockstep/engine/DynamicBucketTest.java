@@ -153,6 +153,10 @@ class DynamicBucketTest {
     }
     List<CommitMessage> fromA = a.prepareCommit();
     List<CommitMessage> fromB = b.prepareCommit();
+    assertThat(fromB.get(0).indexHashes()).hasSize(5);
+    // A message given another base (as the Flink and Spark committers do) keeps its assignments.
+    assertThat(fromB.get(0).withBaseSnapshotId(0).indexHashes())
+        .containsExactlyInAnyOrder(fromB.get(0).indexHashes());
     table.newCommit("a").commit(1, fromA);
     TableCommit commitB = table.newCommit("b");
     commitB.commit(1, fromB);

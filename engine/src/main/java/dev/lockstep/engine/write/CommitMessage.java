@@ -64,6 +64,15 @@ public record CommitMessage(
     return indexHashes.clone();
   }
 
+  /**
+   * This message with another base snapshot, its index assignments kept (rebuilding a message with
+   * the 7-argument constructor drops them, and a dynamic-bucket table must not lose them).
+   */
+  public CommitMessage withBaseSnapshotId(long base) {
+    return new CommitMessage(
+        partition, bucket, totalBuckets, newFiles, compactBefore, compactAfter, base, indexHashes);
+  }
+
   /** This message with {@code hashes} as its new index assignments. */
   public CommitMessage withIndexHashes(int[] hashes) {
     return new CommitMessage(
