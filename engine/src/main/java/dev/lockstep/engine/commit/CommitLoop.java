@@ -5,6 +5,7 @@ import dev.lockstep.commit.CommitAttempt;
 import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
@@ -171,11 +172,49 @@ final class CommitLoop {
       Predicate<String> overwritten,
       Snapshot latest)
       throws IOException {
+    return commit(kind, changes, identifier, overwritten, latest, null);
+  }
+
+  /** The key-hash assignments of the running commit (dynamic buckets), else {@code null}. */
+  private IndexChanges index;
+
+  /**
+   * As {@link #commit(CommitKind, List, long, Predicate, Snapshot)}, with the key-hash assignments
+   * {@code index} of a dynamic-bucket commit ({@code null}: none): they are checked against every
+   * snapshot the commit is tried on ({@link IndexChanges#check}, {@link IndexConflictException}),
+   * and the snapshot's index manifest adds their files to its base's.
+   */
+  long commit(
+      CommitKind kind,
+      List<ManifestEntry> changes,
+      long identifier,
+      Predicate<String> overwritten,
+      Snapshot latest,
+      IndexChanges index)
+      throws IOException {
+    this.index = index;
+    try {
+      return commitChanges(kind, changes, identifier, overwritten, latest);
+    } finally {
+      this.index = null;
+    }
+  }
+
+  private long commitChanges(
+      CommitKind kind,
+      List<ManifestEntry> changes,
+      long identifier,
+      Predicate<String> overwritten,
+      Snapshot latest)
+      throws IOException {
     ConflictDetector detector =
         new ConflictDetector(table.keyCodec(), options.bucket(), changes, overwritten);
     // Every commit, appends included: a file of a touched partition with another bucket count
     // (written before this commit's base) would put a key of a primary-key table in two buckets.
     detector.checkAgainstLive(scan.liveFiles(latest).values());
+    if (index != null) {
+      index.check(latest);
+    }
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
     String deltaList = table.manifestList().write(List.of(delta));
@@ -311,6 +350,9 @@ final class CommitLoop {
                       + " nothing was committed. Run the overwrite again.");
             }
             detector.checkAgainstLive(scan.liveFiles(newest).values());
+            if (index != null) {
+              index.check(newest);
+            }
             latest = newest;
           }
         }
@@ -561,6 +603,9 @@ final class CommitLoop {
         return Optional.of(s.id());
       }
       detector.checkDelta(s, scan.delta(s));
+      if (index != null) {
+        index.check(s);
+      }
       caughtUp = s;
     }
   }
@@ -644,6 +689,7 @@ final class CommitLoop {
       deltaRows += e.kind() == FileKind.ADD ? e.file().rowCount() : -e.file().rowCount();
     }
     long total = (latest == null ? 0 : latest.totalRecordCount()) + deltaRows;
+    String indexManifest = indexManifest(latest, written);
     return new Snapshot(
         Snapshot.CURRENT_VERSION,
         id,
@@ -661,7 +707,69 @@ final class CommitLoop {
         null,
         latest == null ? null : latest.commitId(),
         changelogList,
-        changelogList == null ? null : changelogRecords);
+        changelogList == null ? null : changelogRecords,
+        indexManifest);
+  }
+
+  /** Index files of one (partition, bucket) above which a commit touching it merges them. */
+  static final int MAX_INDEX_FILES_PER_BUCKET = 16;
+
+  /**
+   * The index manifest of the snapshot built on {@code latest}: the latest one when this commit
+   * assigns no key hashes; else a new one, the latest's entries plus this commit's files, with the
+   * earlier files of a bucket this commit adds to merged into one when there are {@value
+   * #MAX_INDEX_FILES_PER_BUCKET} or more (so a bucket has at most that many files).
+   */
+  private String indexManifest(Snapshot latest, List<String> written) throws IOException {
+    String base = latest == null ? null : latest.indexManifest();
+    if (index == null || index.files().isEmpty()) {
+      return base;
+    }
+    Map<String, List<IndexFileMeta>> byBucket = new LinkedHashMap<>();
+    for (IndexFileMeta e : table.indexManifest().read(base)) {
+      byBucket.computeIfAbsent(e.partition() + "/" + e.bucket(), k -> new ArrayList<>()).add(e);
+    }
+    java.util.Set<String> touched = new java.util.HashSet<>();
+    for (IndexFileMeta e : index.files()) {
+      touched.add(e.partition() + "/" + e.bucket());
+    }
+    // This commit's own files are named as they are (never merged: they must stay referenced).
+    List<IndexFileMeta> entries = new ArrayList<>(index.files());
+    for (Map.Entry<String, List<IndexFileMeta>> bucket : byBucket.entrySet()) {
+      List<IndexFileMeta> files = bucket.getValue();
+      if (files.size() < MAX_INDEX_FILES_PER_BUCKET || !touched.contains(bucket.getKey())) {
+        entries.addAll(files);
+        continue;
+      }
+      int total = 0;
+      List<int[]> parts = new ArrayList<>();
+      for (IndexFileMeta f : files) {
+        int[] hashes = table.indexManifest().readHashes(f.fileName());
+        parts.add(hashes);
+        total += hashes.length;
+      }
+      int[] all = new int[total];
+      int at = 0;
+      for (int[] part : parts) {
+        System.arraycopy(part, 0, all, at, part.length);
+        at += part.length;
+      }
+      java.util.Arrays.sort(all);
+      int unique = 0;
+      for (int i = 0; i < all.length; i++) {
+        if (i == 0 || all[i] != all[i - 1]) {
+          all[unique++] = all[i];
+        }
+      }
+      IndexFileMeta first = files.get(0);
+      IndexFileMeta merged =
+          table.indexManifest().writeHashes(first.partition(), first.bucket(), all, unique);
+      written.add("i:" + merged.fileName());
+      entries.add(merged);
+    }
+    String name = table.indexManifest().write(entries);
+    written.add("i:" + name);
+    return name;
   }
 
   /**
@@ -923,6 +1031,8 @@ final class CommitLoop {
     for (String name : written) {
       if (name.startsWith("m:")) {
         table.manifestFile().deleteQuietly(name.substring(2));
+      } else if (name.startsWith("i:")) {
+        table.indexManifest().deleteQuietly(name.substring(2));
       } else {
         table.manifestList().deleteQuietly(name);
       }

@@ -60,6 +60,7 @@ public final class TableCommit {
   private final String commitUser;
   private final CommittedIdentifiers committed;
   private long fileConflicts;
+  private long indexConflicts;
 
   /** The {@code lookup} producer's cache of decoded data files, kept across commits. */
   private LookupCache lookupCache;
@@ -107,14 +108,10 @@ public final class TableCommit {
       return CommitResult.noop(identifier);
     }
     refuseCarryingMissingFiles(p -> false);
-    List<ManifestEntry> appends = new ArrayList<>();
-    List<ManifestEntry> changelog = new ArrayList<>();
     Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
     Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
     for (CommitMessage m : messages) {
       requireBuckets(m);
-      m.newFiles().forEach(f -> appends.add(entry(FileKind.ADD, m, f)));
-      m.changelogFiles().forEach(f -> changelog.add(entry(FileKind.ADD, m, f)));
       if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
         BucketId key = new BucketId(m.partition(), m.bucket());
         List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
@@ -124,74 +121,7 @@ public final class TableCommit {
       }
     }
     CommitLoop loop = new CommitLoop(table, commitUser);
-    long dataSnapshot = -1;
-    if (!appends.isEmpty() || !changelog.isEmpty()) {
-      // The changelog files go into the APPEND snapshot, through a list of their own written once:
-      // retries reuse it; a commit that ends without publishing it deletes the list and manifest
-      // (the changelog files themselves stay with the messages, as the data files do: commit them
-      // again, or abort them).
-      LookupChangelog lookup = null;
-      if (table.changelogProducer() == ChangelogOptions.Producer.LOOKUP && !appends.isEmpty()) {
-        // Computed per attempt against the exact base (LookupChangelog).
-        Map<BucketId, List<DataFileMeta>> byNewBucket = new LinkedHashMap<>();
-        for (ManifestEntry e : appends) {
-          byNewBucket
-              .computeIfAbsent(new BucketId(e.partition(), e.bucket()), b -> new ArrayList<>())
-              .add(e.file());
-        }
-        if (lookupCache == null) {
-          lookupCache = new LookupCache(table);
-        }
-        lookup = new LookupChangelog(table, byNewBucket, table.options().bucket(), lookupCache);
-      }
-      // input: every APPEND names a changelog list, an empty one too (streams then know it has no
-      // changes rather than no changelog); none: no list unless the messages bring files.
-      ChangelogList list =
-          lookup != null
-                  || (changelog.isEmpty()
-                      && table.changelogProducer() != ChangelogOptions.Producer.INPUT)
-              ? null
-              : ChangelogList.write(table, changelog);
-      loop.changelog(list == null ? null : list.name(), list == null ? null : list.records());
-      loop.lookup(lookup);
-      boolean keep = true;
-      try {
-        dataSnapshot = loop.commit(CommitKind.APPEND, appends, identifier, null, latest());
-        // An earlier call may hold this commit already: then its own list is the snapshot's.
-        ChangelogList mine = lookup != null ? lookup.current() : list;
-        keep =
-            mine == null
-                || table
-                    .snapshotManager()
-                    .find(dataSnapshot)
-                    .map(sn -> mine.name().equals(sn.changelogManifestList()))
-                    .orElse(true);
-      } catch (FileConflictException e) {
-        keep = false;
-        fileConflicts++;
-        throw new CommitFailedException(
-            "APPEND commit "
-                + identifier
-                + " of "
-                + commitUser
-                + " cannot be applied: "
-                + e.getMessage()
-                + " Nothing was committed.");
-      } catch (IOException | RuntimeException e) {
-        // Only a failure that published nothing frees the list; an unknown outcome keeps it.
-        keep = !(e instanceof CleanableFailure);
-        throw e;
-      } finally {
-        loop.changelog(null, null);
-        loop.lookup(null);
-        if (!keep && list != null) {
-          list.deleteQuietly(table);
-        }
-        if (!keep && lookup != null) {
-          lookup.discard();
-        }
-      }
-    }
+    long dataSnapshot = commitAppends(loop, identifier, messages);
     List<BucketId> dropped = new ArrayList<>();
     long compactSnapshot = -1;
     while (!compactions.isEmpty()) {
@@ -246,6 +176,141 @@ public final class TableCommit {
   }
 
   /**
+   * Commits the messages' new files as one APPEND snapshot; -1 when there are none. With dynamic
+   * buckets, an {@link IndexConflictException} (another commit assigned some of our new key hashes
+   * to other buckets since our base) re-routes those keys' rows into the winners' buckets ({@link
+   * KeyRerouter}) and commits again, up to {@code commit.max-retries} times; the caller's files
+   * stay intact until the commit succeeds (then the rewritten originals are deleted).
+   */
+  private long commitAppends(CommitLoop loop, long identifier, List<CommitMessage> messages)
+      throws IOException {
+    List<CommitMessage> current = messages;
+    KeyRerouter rerouter = new KeyRerouter(table);
+    for (int round = 0; ; round++) {
+      List<ManifestEntry> appends = new ArrayList<>();
+      List<ManifestEntry> changelog = new ArrayList<>();
+      for (CommitMessage m : current) {
+        m.newFiles().forEach(f -> appends.add(entry(FileKind.ADD, m, f)));
+        m.changelogFiles().forEach(f -> changelog.add(entry(FileKind.ADD, m, f)));
+      }
+      if (appends.isEmpty() && changelog.isEmpty()) {
+        return -1;
+      }
+      IndexChanges index =
+          table.options().dynamicBucket() ? IndexChanges.write(table, current).orElse(null) : null;
+      // The changelog files go into the APPEND snapshot, through a list of their own written once
+      // per round: retries reuse it; a commit that ends without publishing it deletes the list and
+      // manifest (the changelog files themselves stay with the messages, as the data files do:
+      // commit them again, or abort them).
+      LookupChangelog lookup = null;
+      if (table.changelogProducer() == ChangelogOptions.Producer.LOOKUP && !appends.isEmpty()) {
+        // Computed per attempt against the exact base (LookupChangelog).
+        Map<BucketId, List<DataFileMeta>> byNewBucket = new LinkedHashMap<>();
+        for (ManifestEntry e : appends) {
+          byNewBucket
+              .computeIfAbsent(new BucketId(e.partition(), e.bucket()), b -> new ArrayList<>())
+              .add(e.file());
+        }
+        if (lookupCache == null) {
+          lookupCache = new LookupCache(table);
+        }
+        lookup = new LookupChangelog(table, byNewBucket, table.options().bucket(), lookupCache);
+      }
+      // input: every APPEND names a changelog list, an empty one too (streams then know it has no
+      // changes rather than no changelog); none: no list unless the messages bring files.
+      ChangelogList list =
+          lookup != null
+                  || (changelog.isEmpty()
+                      && table.changelogProducer() != ChangelogOptions.Producer.INPUT)
+              ? null
+              : ChangelogList.write(table, changelog);
+      loop.changelog(list == null ? null : list.name(), list == null ? null : list.records());
+      loop.lookup(lookup);
+      boolean keep = true;
+      try {
+        long id = loop.commit(CommitKind.APPEND, appends, identifier, null, latest(), index);
+        rerouter.committed();
+        // An earlier call may hold this commit already: then its own list is the snapshot's.
+        ChangelogList mine = lookup != null ? lookup.current() : list;
+        keep =
+            mine == null
+                || table
+                    .snapshotManager()
+                    .find(id)
+                    .map(sn -> mine.name().equals(sn.changelogManifestList()))
+                    .orElse(true);
+        return id;
+      } catch (IndexConflictException e) {
+        keep = false;
+        indexConflicts++;
+        index.deleteFiles();
+        if (round >= table.options().commitMaxRetries()) {
+          rerouter.abandon();
+          throw new CommitFailedException(
+              "APPEND commit "
+                  + identifier
+                  + " of "
+                  + commitUser
+                  + " kept meeting key-hash"
+                  + " assignments of other writers ("
+                  + (round + 1)
+                  + " re-routings, limit '"
+                  + CoreOptions.COMMIT_MAX_RETRIES
+                  + "'); nothing was committed: "
+                  + e.getMessage());
+        }
+        LOG.info(
+            "APPEND commit {} of {} in {}: {}; re-routing those keys into their buckets",
+            identifier,
+            commitUser,
+            table.fullName(),
+            e.getMessage());
+        current = rerouter.reroute(current, e.winners());
+      } catch (FileConflictException e) {
+        keep = false;
+        fileConflicts++;
+        if (index != null) {
+          index.deleteFiles();
+        }
+        rerouter.abandon();
+        throw new CommitFailedException(
+            "APPEND commit "
+                + identifier
+                + " of "
+                + commitUser
+                + " cannot be applied: "
+                + e.getMessage()
+                + " Nothing was committed.");
+      } catch (IOException | RuntimeException e) {
+        // Only a failure that published nothing frees what this round wrote; an unknown outcome
+        // keeps it.
+        keep = !(e instanceof CleanableFailure);
+        if (e instanceof CleanableFailure) {
+          if (index != null) {
+            index.deleteFiles();
+          }
+          rerouter.abandon();
+        }
+        throw e;
+      } finally {
+        loop.changelog(null, null);
+        loop.lookup(null);
+        if (!keep && list != null) {
+          list.deleteQuietly(table);
+        }
+        if (!keep && lookup != null) {
+          lookup.discard();
+        }
+      }
+    }
+  }
+
+  /** Dynamic buckets: key-hash conflicts this object resolved by re-routing rows. */
+  public long indexConflicts() {
+    return indexConflicts;
+  }
+
+  /**
    * Replaces partitions with the messages' new files as one OVERWRITE snapshot.
    *
    * <p>The files deleted are those live in the partitions at the snapshot the commit lands on. The
@@ -277,6 +342,8 @@ public final class TableCommit {
     refuseCarryingMissingFiles(overwritten);
     CommitLoop loop = new CommitLoop(table, commitUser);
     long start = System.nanoTime();
+    List<CommitMessage> current = messages;
+    KeyRerouter rerouter = new KeyRerouter(table);
     for (int plan = 0; ; plan++) {
       Snapshot latest = latest();
       long baseId = base == Long.MAX_VALUE ? (latest == null ? 0 : latest.id()) : base;
@@ -297,12 +364,37 @@ public final class TableCommit {
         }
       }
       changes.addAll(adds);
+      IndexChanges index =
+          table.options().dynamicBucket() ? IndexChanges.write(table, current).orElse(null) : null;
       try {
-        long id = loop.commit(CommitKind.OVERWRITE, changes, identifier, overwritten, latest);
+        long id =
+            loop.commit(CommitKind.OVERWRITE, changes, identifier, overwritten, latest, index);
+        rerouter.committed();
         committed.add(identifier);
         SnapshotExpiration.afterCommit(table);
         return new CommitResult(identifier, false, id, -1, List.of(), loop.retries());
+      } catch (IndexConflictException e) {
+        // Dynamic buckets: another commit assigned some of our new key hashes meanwhile.
+        indexConflicts++;
+        index.deleteFiles();
+        current = rerouter.reroute(current, e.winners());
+        adds.clear();
+        for (CommitMessage m : current) {
+          m.newFiles().forEach(f -> adds.add(entry(FileKind.ADD, m, f)));
+        }
+        if (plan >= table.options().commitMaxRetries()) {
+          rerouter.abandon();
+          throw new CommitFailedException(
+              "OVERWRITE commit "
+                  + identifier
+                  + " kept meeting key-hash assignments of other writers; nothing was"
+                  + " committed: "
+                  + e.getMessage());
+        }
       } catch (FileConflictException e) {
+        if (index != null) {
+          index.deleteFiles();
+        }
         fileConflicts++;
         Duration timeout = table.options().commitTimeout();
         if (plan >= table.options().commitMaxRetries()

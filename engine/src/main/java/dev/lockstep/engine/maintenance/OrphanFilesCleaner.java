@@ -197,6 +197,7 @@ public final class OrphanFilesCleaner {
       s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
       lists.add(s.deltaManifestList());
       referenceChangelog(s, scan, lists, referenced);
+      TagManager.addIndexReferences(table, s, referenced);
     }
     for (String list : lists) {
       referenced.add("manifest/" + list);
@@ -230,8 +231,10 @@ public final class OrphanFilesCleaner {
     lists.add(s.deltaManifestList());
     try {
       referenceChangelog(s, new FileStoreScan(table), lists, referenced);
+      TagManager.addIndexReferences(table, s, referenced);
     } catch (FileNotFoundException gone) {
-      // Its changelog manifests are gone: the names they held cannot be kept.
+      // Its changelog or index manifests are gone (an expiration of the history that named it
+      // too): the names they held cannot be kept.
     }
     for (String list : lists) {
       referenced.add("manifest/" + list);

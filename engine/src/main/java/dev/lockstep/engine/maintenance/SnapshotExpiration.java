@@ -2,6 +2,7 @@ package dev.lockstep.engine.maintenance;
 
 import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.FileKind;
+import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
@@ -405,6 +406,17 @@ public final class SnapshotExpiration {
       }
     }
     Path dir = table.path().child("manifest");
+    // Index manifests and the index files they name (dynamic buckets) live in manifest/ too.
+    for (Snapshot s : snapshots) {
+      if (s.indexManifest() != null && !out.containsKey(s.indexManifest())) {
+        out.put(
+            s.indexManifest(),
+            sizes ? table.fileIO().getStatus(dir.child(s.indexManifest())).length() : 0L);
+        for (IndexFileMeta f : table.indexManifest().read(s.indexManifest())) {
+          out.put(f.fileName(), f.fileSize());
+        }
+      }
+    }
     for (String list : lists) {
       for (ManifestFileMeta m : table.manifestList().read(list)) {
         out.put(m.fileName(), m.fileSize());

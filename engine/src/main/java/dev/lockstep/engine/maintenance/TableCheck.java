@@ -3,6 +3,7 @@ package dev.lockstep.engine.maintenance;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
@@ -293,6 +294,52 @@ public final class TableCheck {
                   "holding " + count + " rows (its manifest says " + e.file().rowCount() + ")",
                   refs));
         }
+      }
+    }
+
+    // Index manifests and their index files (dynamic buckets): present and of the recorded size.
+    Map<String, Set<String>> indexRefs = new LinkedHashMap<>();
+    readable.forEach(
+        (who, s) -> {
+          if (s.indexManifest() != null) {
+            indexRefs.computeIfAbsent(s.indexManifest(), k -> new LinkedHashSet<>()).add(who);
+          }
+        });
+    Map<String, IndexFileMeta> indexFiles = new LinkedHashMap<>();
+    Map<String, Set<String>> indexFileRefs = new LinkedHashMap<>();
+    for (Map.Entry<String, Set<String>> m : indexRefs.entrySet()) {
+      Path path = table.indexManifest().path(m.getKey());
+      try {
+        for (IndexFileMeta f : table.indexManifest().read(m.getKey())) {
+          indexFiles.putIfAbsent(f.fileName(), f);
+          indexFileRefs
+              .computeIfAbsent(f.fileName(), k -> new LinkedHashSet<>())
+              .addAll(m.getValue());
+        }
+      } catch (IOException | RuntimeException e) {
+        problems.add(
+            new Problem(
+                "index manifest", path.toString(), damage(path, e), List.copyOf(m.getValue())));
+      }
+    }
+    for (IndexFileMeta f : indexFiles.values()) {
+      Path path = table.indexManifest().path(f.fileName());
+      List<String> refs = new ArrayList<>(indexFileRefs.get(f.fileName()));
+      try {
+        long length = table.fileIO().getStatus(path).length();
+        if (length != f.fileSize()) {
+          problems.add(
+              new Problem(
+                  "index file",
+                  path.toString(),
+                  (length == 0 ? "empty" : length + " bytes long")
+                      + " (its index manifest says "
+                      + f.fileSize()
+                      + " bytes)",
+                  refs));
+        }
+      } catch (FileNotFoundException | NoSuchFileException missing) {
+        problems.add(new Problem("index file", path.toString(), "missing", refs));
       }
     }
 

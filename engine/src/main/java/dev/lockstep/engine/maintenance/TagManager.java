@@ -167,12 +167,28 @@ public final class TagManager {
         dataFiles.add(
             new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
       }
+      addIndexReferences(table, s, manifests);
       for (String list : TableCheck.lists(s)) {
         manifests.add("manifest/" + list);
         for (ManifestFileMeta m : table.manifestList().read(list)) {
           manifests.add("manifest/" + m.fileName());
         }
       }
+    }
+  }
+
+  /**
+   * Adds the index manifest {@code s} names and its index files (dynamic buckets), as {@code
+   * manifest/<name>}.
+   */
+  static void addIndexReferences(TableStore table, Snapshot s, Set<String> out) throws IOException {
+    if (s.indexManifest() == null) {
+      return;
+    }
+    out.add("manifest/" + s.indexManifest());
+    for (dev.lockstep.engine.manifest.IndexFileMeta f :
+        table.indexManifest().read(s.indexManifest())) {
+      out.add("manifest/" + f.fileName());
     }
   }
 

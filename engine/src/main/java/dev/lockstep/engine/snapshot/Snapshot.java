@@ -29,6 +29,9 @@ import java.util.Objects;
  *     changelog-producer} {@code input} or {@code lookup}), {@code null} when it has none (absent
  *     from the JSON then); a changelog list is named by this one snapshot only
  * @param changelogRecordCount rows in this commit's changelog files, {@code null} without them
+ * @param indexManifest the index manifest naming every index file of the table at this snapshot
+ *     (the key-hash index of dynamic buckets; see {@code manifest.IndexManifest}); {@code null}
+ *     when the table has none (absent from the JSON then)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Snapshot(
@@ -48,7 +51,8 @@ public record Snapshot(
     @JsonInclude(JsonInclude.Include.NON_NULL) Fencing fencing,
     @JsonInclude(JsonInclude.Include.NON_NULL) String parentCommitId,
     @JsonInclude(JsonInclude.Include.NON_NULL) String changelogManifestList,
-    @JsonInclude(JsonInclude.Include.NON_NULL) Long changelogRecordCount) {
+    @JsonInclude(JsonInclude.Include.NON_NULL) Long changelogRecordCount,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String indexManifest) {
 
   public static final int CURRENT_VERSION = 1;
 
@@ -62,7 +66,7 @@ public record Snapshot(
     priorDeltas = priorDeltas == null ? List.of() : List.copyOf(priorDeltas);
   }
 
-  /** A snapshot without changelog files. */
+  /** A snapshot without changelog files and index files. */
   public Snapshot(
       int version,
       long id,
@@ -96,6 +100,7 @@ public record Snapshot(
         fencing,
         parentCommitId,
         null,
+        null,
         null);
   }
 
@@ -118,7 +123,8 @@ public record Snapshot(
         fencing,
         parentCommitId,
         changelogManifestList,
-        changelogRecordCount);
+        changelogRecordCount,
+        indexManifest);
   }
 
   /**

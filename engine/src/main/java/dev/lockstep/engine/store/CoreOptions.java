@@ -118,10 +118,14 @@ public record CoreOptions(
       ConfigOption.key(BUCKET)
           .intType()
           .defaultValue(BUCKET_DEFAULT)
-          .require(b -> b >= 1, "at least 1 (dynamic buckets are not supported yet)")
+          .require(
+              b -> b >= 1 || b == -1, "at least 1, or -1 for dynamic buckets (primary-key tables)")
           .withDescription(
               "fixed buckets per partition; a row goes to `hash(primary key)` (append"
-                  + " tables: `hash(row)`) mod `bucket`. Stored with the table when it is created (from the"
+                  + " tables: `hash(row)`) mod `bucket`. `-1`: dynamic buckets (primary-key tables"
+                  + " only): a committed key-hash index per partition routes each key, and new buckets"
+                  + " open as buckets fill (see the `dynamic-bucket.*` options and \"Dynamic buckets\")."
+                  + " Stored with the table when it is created (from the"
                   + " table's or the catalog's options); a catalog default never changes a stored table, and"
                   + " a table object whose own options ask for another count refuses to write");
   static final ConfigOption<Boolean> WRITE_ONLY_OPTION =
@@ -273,6 +277,47 @@ public record CoreOptions(
                   + " stored when the table is created (a catalog default too); a table object asking for"
                   + " another is refused (see \"Row kinds and sequence.field\")");
 
+  /** The {@code bucket} value of dynamic bucket mode. */
+  public static final int DYNAMIC_BUCKET = -1;
+
+  public static final String DYNAMIC_BUCKET_TARGET_ROW_NUM = "dynamic-bucket.target-row-num";
+  public static final long DYNAMIC_BUCKET_TARGET_ROW_NUM_DEFAULT = 2_000_000L;
+  public static final String DYNAMIC_BUCKET_INITIAL_BUCKETS = "dynamic-bucket.initial-buckets";
+  public static final String DYNAMIC_BUCKET_MAX_BUCKETS = "dynamic-bucket.max-buckets";
+
+  /** The highest bucket count of a dynamic partition: the index stores buckets as shorts. */
+  public static final int DYNAMIC_BUCKET_LIMIT = Short.MAX_VALUE;
+
+  static final ConfigOption<Long> DYNAMIC_BUCKET_TARGET_ROW_NUM_OPTION =
+      ConfigOption.key(DYNAMIC_BUCKET_TARGET_ROW_NUM)
+          .longType()
+          .defaultValue(DYNAMIC_BUCKET_TARGET_ROW_NUM_DEFAULT)
+          .require(n -> n >= 1, "at least 1")
+          .withDescription(
+              "`bucket = -1`: keys per bucket (counted as distinct key hashes in the"
+                  + " committed index) before new keys go to another bucket");
+  static final ConfigOption<Integer> DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION =
+      ConfigOption.key(DYNAMIC_BUCKET_INITIAL_BUCKETS)
+          .intType()
+          .defaultValue(1)
+          .require(
+              n -> n >= 1 && n <= DYNAMIC_BUCKET_LIMIT, "between 1 and " + DYNAMIC_BUCKET_LIMIT)
+          .withDescription(
+              "`bucket = -1`: buckets a partition starts with; a new key goes to"
+                  + " `hash mod initial-buckets` while that bucket has room");
+  static final ConfigOption<Integer> DYNAMIC_BUCKET_MAX_BUCKETS_OPTION =
+      ConfigOption.key(DYNAMIC_BUCKET_MAX_BUCKETS)
+          .intType()
+          .defaultValue(-1)
+          .withDefaultText("-1 (no limit but " + DYNAMIC_BUCKET_LIMIT + ")")
+          .require(
+              n -> n == -1 || (n >= 1 && n <= DYNAMIC_BUCKET_LIMIT),
+              "-1 (no limit) or between 1 and " + DYNAMIC_BUCKET_LIMIT)
+          .withDescription(
+              "`bucket = -1`: buckets per partition at most; once all are full, a new key"
+                  + " goes to the least-filled bucket (writes are never refused, buckets grow past"
+                  + " `target-row-num`)");
+
   /** The engine's table options, in the order of the README table. */
   public static final List<ConfigOption<?>> OPTIONS =
       List.of(
@@ -295,7 +340,10 @@ public record CoreOptions(
           PARQUET_BLOCK_SIZE_OPTION,
           PARQUET_PAGE_SIZE_OPTION,
           MERGE_ENGINE_OPTION,
-          SEQUENCE_FIELD_OPTION);
+          SEQUENCE_FIELD_OPTION,
+          DYNAMIC_BUCKET_TARGET_ROW_NUM_OPTION,
+          DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION,
+          DYNAMIC_BUCKET_MAX_BUCKETS_OPTION);
 
   public CoreOptions {
     BUCKET_OPTION.check(bucket);
@@ -328,6 +376,37 @@ public record CoreOptions(
             + " 'file.format' = 'parquet' only)");
     PARQUET_BLOCK_SIZE_OPTION.check(parquetBlockSize);
     PARQUET_PAGE_SIZE_OPTION.check((long) parquetPageSize);
+    if (all != null) {
+      all.get(DYNAMIC_BUCKET_TARGET_ROW_NUM_OPTION);
+      int initial = all.get(DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION);
+      int max = all.get(DYNAMIC_BUCKET_MAX_BUCKETS_OPTION);
+      require(
+          max == -1 || max >= initial,
+          DYNAMIC_BUCKET_MAX_BUCKETS,
+          max,
+          "-1 or at least '" + DYNAMIC_BUCKET_INITIAL_BUCKETS + "' (" + initial + ")");
+    }
+  }
+
+  /** Whether this is dynamic bucket mode ({@code bucket = -1}). */
+  public boolean dynamicBucket() {
+    return bucket == DYNAMIC_BUCKET;
+  }
+
+  /** {@code dynamic-bucket.target-row-num}. */
+  public long dynamicBucketTargetRowNum() {
+    return all.get(DYNAMIC_BUCKET_TARGET_ROW_NUM_OPTION);
+  }
+
+  /** {@code dynamic-bucket.initial-buckets}. */
+  public int dynamicBucketInitialBuckets() {
+    return all.get(DYNAMIC_BUCKET_INITIAL_BUCKETS_OPTION);
+  }
+
+  /** {@code dynamic-bucket.max-buckets}, {@link #DYNAMIC_BUCKET_LIMIT} for -1. */
+  public int dynamicBucketMaxBuckets() {
+    int max = all.get(DYNAMIC_BUCKET_MAX_BUCKETS_OPTION);
+    return max == -1 ? DYNAMIC_BUCKET_LIMIT : max;
   }
 
   private static void require(boolean ok, String key, Object value, String what) {

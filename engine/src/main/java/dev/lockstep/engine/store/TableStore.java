@@ -9,6 +9,7 @@ import dev.lockstep.engine.format.DataFileFormat;
 import dev.lockstep.engine.format.FileFormat;
 import dev.lockstep.engine.format.KeyCodec;
 import dev.lockstep.engine.manifest.BucketId;
+import dev.lockstep.engine.manifest.IndexManifest;
 import dev.lockstep.engine.manifest.ManifestFile;
 import dev.lockstep.engine.manifest.ManifestList;
 import dev.lockstep.engine.schema.TableSchema;
@@ -75,6 +76,7 @@ public class TableStore implements Closeable {
   private final SnapshotManager snapshots;
   private final ManifestFile manifestFile;
   private final ManifestList manifestList;
+  private final IndexManifest indexManifest;
   private final PartitionPath partitionPath;
   private final KeyCodec keyCodec;
   private final int[] sequenceFieldIndexes;
@@ -144,6 +146,17 @@ public class TableStore implements Closeable {
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
     this.changelogOptions = ChangelogOptions.from(allOptions);
+    if (options.dynamicBucket() && !schema.hasPrimaryKey()) {
+      throw new IllegalArgumentException(
+          "Table "
+              + fullName
+              + " is an append table; '"
+              + CoreOptions.BUCKET
+              + "' = -1 (dynamic buckets) is for primary-key tables only. Give the table a"
+              + " primary key, or a fixed '"
+              + CoreOptions.BUCKET
+              + "' of 1 or more.");
+    }
     this.format =
         new DataFileFormat(
             options.fileFormat(),
@@ -160,6 +173,7 @@ public class TableStore implements Closeable {
     FileFormat manifests = new AvroFileFormat(manifestCodec);
     this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), manifests);
     this.manifestList = new ManifestList(fileIO, path.child("manifest"), manifests);
+    this.indexManifest = new IndexManifest(fileIO, path.child("manifest"), manifests);
     this.partitionPath = new PartitionPath(schema.partitionType());
     this.keyCodec = schema.hasPrimaryKey() ? new KeyCodec(schema.primaryKeyType()) : null;
     // sequence.field decides which stored row wins a key, for readers as for writers: only the
@@ -305,6 +319,11 @@ public class TableStore implements Closeable {
 
   public ManifestList manifestList() {
     return manifestList;
+  }
+
+  /** The index manifests and index files of dynamic buckets (both in {@code manifest/}). */
+  public IndexManifest indexManifest() {
+    return indexManifest;
   }
 
   public PartitionPath partitionPath() {

@@ -17,6 +17,9 @@ import java.util.List;
  *     none); an OVERWRITE conflicts with data other commits added after it
  * @param changelogFiles the batch's changelog files ({@code changelog-producer} {@code input} or
  *     {@code lookup}), not yet committed; they go into the APPEND snapshot's changelog
+ * @param indexHashes dynamic buckets: the key hashes this batch assigned to this bucket that were
+ *     not in the committed index at {@code baseSnapshotId} (the commit adds them to the index, or
+ *     re-routes their rows when another commit assigned them elsewhere meanwhile); empty otherwise
  */
 public record CommitMessage(
     String partition,
@@ -26,10 +29,21 @@ public record CommitMessage(
     List<DataFileMeta> compactBefore,
     List<DataFileMeta> compactAfter,
     long baseSnapshotId,
-    List<DataFileMeta> changelogFiles)
+    List<DataFileMeta> changelogFiles,
+    int[] indexHashes)
     implements Serializable {
 
-  /** A message without changelog files. */
+  private static final int[] NONE = new int[0];
+
+  public CommitMessage {
+    changelogFiles = changelogFiles == null ? List.of() : List.copyOf(changelogFiles);
+    newFiles = List.copyOf(newFiles);
+    compactBefore = List.copyOf(compactBefore);
+    compactAfter = List.copyOf(compactAfter);
+    indexHashes = indexHashes == null || indexHashes.length == 0 ? NONE : indexHashes.clone();
+  }
+
+  /** A message without changelog files that assigns no key hashes (fixed buckets, compactions). */
   public CommitMessage(
       String partition,
       int bucket,
@@ -46,14 +60,89 @@ public record CommitMessage(
         compactBefore,
         compactAfter,
         baseSnapshotId,
-        List.of());
+        List.of(),
+        NONE);
   }
 
-  public CommitMessage {
-    changelogFiles = changelogFiles == null ? List.of() : List.copyOf(changelogFiles);
-    newFiles = List.copyOf(newFiles);
-    compactBefore = List.copyOf(compactBefore);
-    compactAfter = List.copyOf(compactAfter);
+  /** A message with changelog files that assigns no key hashes. */
+  public CommitMessage(
+      String partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> newFiles,
+      List<DataFileMeta> compactBefore,
+      List<DataFileMeta> compactAfter,
+      long baseSnapshotId,
+      List<DataFileMeta> changelogFiles) {
+    this(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        baseSnapshotId,
+        changelogFiles,
+        NONE);
+  }
+
+  /** A message without changelog files that assigns {@code indexHashes}. */
+  public CommitMessage(
+      String partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> newFiles,
+      List<DataFileMeta> compactBefore,
+      List<DataFileMeta> compactAfter,
+      long baseSnapshotId,
+      int[] indexHashes) {
+    this(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        baseSnapshotId,
+        List.of(),
+        indexHashes);
+  }
+
+  @Override
+  public int[] indexHashes() {
+    return indexHashes.clone();
+  }
+
+  /**
+   * This message with another base snapshot, its changelog files and index assignments kept
+   * (rebuilding a message with the 7-argument constructor drops them, and a dynamic-bucket table
+   * must not lose its assignments).
+   */
+  public CommitMessage withBaseSnapshotId(long base) {
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        base,
+        changelogFiles,
+        indexHashes);
+  }
+
+  /** This message with {@code hashes} as its new index assignments. */
+  public CommitMessage withIndexHashes(int[] hashes) {
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        baseSnapshotId,
+        changelogFiles,
+        hashes);
   }
 
   public boolean isEmpty() {

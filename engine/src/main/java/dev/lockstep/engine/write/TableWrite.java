@@ -3,6 +3,7 @@ package dev.lockstep.engine.write;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.data.RowKind;
+import dev.lockstep.engine.index.BucketAssigner;
 import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
@@ -60,6 +61,10 @@ public final class TableWrite implements Closeable {
   private ExecutorService flushPool;
   private final int flushThreads;
   private boolean needsRefresh = true;
+
+  /** Dynamic buckets: routes keys by the committed index; {@code null} for fixed buckets. */
+  private final BucketAssigner assigner;
+
   private long batchBase;
 
   public TableWrite(TableStore table, String commitUser) {
@@ -70,6 +75,7 @@ public final class TableWrite implements Closeable {
     this.partitionIndexes = table.schema().partitionIndexes();
     this.view = new LiveFileView(table);
     this.flushThreads = table.options().writeFlushThreads();
+    this.assigner = table.options().dynamicBucket() ? new BucketAssigner(table) : null;
   }
 
   public String commitUser() {
@@ -149,10 +155,18 @@ public final class TableWrite implements Closeable {
             ? ""
             : table.partitionPath().toPath(row.project(partitionIndexes));
     GenericRow bucketKey = table.primaryKeyTable() ? row.project(keyIndexes) : row;
-    int bucket = Math.floorMod(RowComparator.stableHash(bucketKey), table.options().bucket());
+    int bucket =
+        assigner != null
+            ? assigner.assign(partition, RowComparator.stableHash(bucketKey))
+            : Math.floorMod(RowComparator.stableHash(bucketKey), table.options().bucket());
     if (!partition.equals(lastPartition)) {
       lastPartition = partition;
-      lastPartitionWriters = new BucketWriter[table.options().bucket()];
+      lastPartitionWriters = new BucketWriter[Math.max(1, table.options().bucket())];
+    }
+    if (bucket >= lastPartitionWriters.length) {
+      lastPartitionWriters =
+          java.util.Arrays.copyOf(
+              lastPartitionWriters, Math.max(bucket + 1, lastPartitionWriters.length * 2));
     }
     BucketWriter writer = lastPartitionWriters[bucket];
     if (writer == null) {
@@ -182,6 +196,9 @@ public final class TableWrite implements Closeable {
       if (table.primaryKeyTable()) {
         view.refresh();
         batchBase = view.snapshotId();
+        if (assigner != null) {
+          assigner.refresh(batchBase == 0 ? null : table.snapshotManager().get(batchBase));
+        }
       } else {
         // Append buckets never compact: they only need the base snapshot (for overwrites).
         batchBase = table.snapshotManager().latestId().orElse(0);
@@ -302,6 +319,10 @@ public final class TableWrite implements Closeable {
     List<CommitMessage> messages = new ArrayList<>();
     for (BucketWriter writer : writers.values()) {
       CommitMessage message = writer.prepareCommit(batchBase);
+      if (assigner != null) {
+        message =
+            message.withIndexHashes(assigner.newHashes(message.partition(), message.bucket()));
+      }
       if (!message.isEmpty()) {
         messages.add(message);
       }

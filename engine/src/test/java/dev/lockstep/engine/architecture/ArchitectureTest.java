@@ -25,6 +25,7 @@ class ArchitectureTest {
           "format",
           "manifest",
           "store",
+          "index",
           "scan",
           "maintenance",
           "compact",
