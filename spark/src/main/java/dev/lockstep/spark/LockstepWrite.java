@@ -317,20 +317,15 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
   }
 
   static CommitMessage withBase(CommitMessage m, long base) {
-    return new CommitMessage(
-        m.partition(),
-        m.bucket(),
-        m.totalBuckets(),
-        m.newFiles(),
-        m.compactBefore(),
-        m.compactAfter(),
-        base);
+    // Keeps the changelog files and the dynamic-bucket key assignments.
+    return m.withBaseSnapshotId(base);
   }
 
   static void deleteFiles(FileStoreTable t, List<CommitMessage> messages) {
     for (CommitMessage m : messages) {
       List<DataFileMeta> files = new ArrayList<>(m.newFiles());
       files.addAll(m.compactAfter());
+      files.addAll(m.changelogFiles());
       for (DataFileMeta f : files) {
         try {
           t.fileIO().delete(t.bucketPath(m.partition(), m.bucket()).child(f.fileName()), false);

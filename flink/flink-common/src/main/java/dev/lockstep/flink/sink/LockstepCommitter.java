@@ -144,16 +144,8 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
     List<CommitMessage> based = new ArrayList<>();
     for (CommitMessage m : messages) {
       based.add(
-          m.baseSnapshotId() <= base
-              ? m
-              : new CommitMessage(
-                  m.partition(),
-                  m.bucket(),
-                  m.totalBuckets(),
-                  m.newFiles(),
-                  m.compactBefore(),
-                  m.compactAfter(),
-                  base));
+          // withBaseSnapshotId keeps the changelog files and the dynamic-bucket key assignments.
+          m.baseSnapshotId() <= base ? m : m.withBaseSnapshotId(base));
     }
     if (based.isEmpty() && !overwrite.isDynamic()) {
       based.add(
