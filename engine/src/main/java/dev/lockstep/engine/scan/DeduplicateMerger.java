@@ -3,6 +3,7 @@ package dev.lockstep.engine.scan;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.format.ReadOptions;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.store.TableStore;
 import java.io.Closeable;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.Function;
 
 /**
  * The {@code deduplicate} merge engine over the files of one primary-key bucket: a streaming k-way
@@ -55,6 +57,21 @@ public final class DeduplicateMerger implements Closeable {
   public DeduplicateMerger(
       TableStore table, String partition, int bucket, Collection<DataFileMeta> files)
       throws IOException {
+    this(table, partition, bucket, files, file -> ReadOptions.ALL);
+  }
+
+  /**
+   * Opens every file, each with the columns and row-group skipping {@code options} gives it: the
+   * key, {@code sequence.field} and system columns must be read; skipping must keep every version
+   * of a key that could win (see {@link Pushdown}).
+   */
+  public DeduplicateMerger(
+      TableStore table,
+      String partition,
+      int bucket,
+      Collection<DataFileMeta> files,
+      Function<DataFileMeta, ReadOptions> options)
+      throws IOException {
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.fieldCount = table.schema().fields().size();
     this.sequenceFields = table.sequenceFieldIndexes();
@@ -79,7 +96,8 @@ public final class DeduplicateMerger implements Closeable {
                 .createReader(
                     table.fileIO(),
                     table.bucketPath(partition, bucket).child(file.fileName()),
-                    table.dataFileRowType());
+                    table.dataFileRowType(),
+                    options.apply(file));
         readers.add(reader);
         Head head = new Head(reader, file);
         if (advance(head)) {

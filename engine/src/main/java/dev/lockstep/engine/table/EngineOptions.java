@@ -29,6 +29,8 @@ public final class EngineOptions implements OptionsProvider {
           .option(CoreOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(MaintenanceOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(WAREHOUSE)
+          // fields.<column>.stats-mode: checked against the table's columns by CoreOptions.
+          .passThrough(CoreOptions.FIELDS_PREFIX)
           .build();
 
   @Override
