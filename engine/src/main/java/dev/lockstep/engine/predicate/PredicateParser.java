@@ -152,6 +152,9 @@ public final class PredicateParser {
     if (c == '\'') {
       return quoted();
     }
+    if (c == '=') {
+      throw error("a value", "compare with a single '=' (or <>, <, <=, >, >=)");
+    }
     if (c == '-' || c == '+' || c == '.' || Character.isDigit(c)) {
       return number();
     }
