@@ -35,6 +35,7 @@ import picocli.CommandLine.Option;
       TableCommand.Create.class,
       TableDataCommands.Write.class,
       TableDataCommands.Read.class,
+      TableDataCommands.Count.class,
       TableCommand.Snapshots.class,
       TableMaintenanceCommands.Compact.class,
       TableMaintenanceCommands.ExpireSnapshots.class,
