@@ -387,6 +387,11 @@ final class TableDataCommands {
         if (filter != null) {
           read.withFilter(filter);
         }
+        if (countOnly() && columns == null) {
+          // Counting needs no values: read the first column only (and what the filter and the
+          // merge need).
+          read.withProjection(table.schema().fields().get(0).name());
+        }
         TableScan scan = table.newScan().withSnapshot(s).withFilter(filter);
         if (!partitionSpec.isEmpty()) {
           for (String column : partitionSpec.keySet()) {
