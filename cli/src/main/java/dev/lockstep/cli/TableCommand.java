@@ -39,6 +39,7 @@ import picocli.CommandLine.Option;
       TableCommand.Describe.class,
       TableDataCommands.Write.class,
       TableDataCommands.Read.class,
+      TableDataCommands.Count.class,
       TableChangelogCommands.Changelog.class,
       TableChangelogCommands.Describe.class,
       TableCommand.Snapshots.class,

@@ -6,6 +6,8 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.maintenance.TagManager;
 import dev.lockstep.engine.operation.PartitionOverwrite;
+import dev.lockstep.engine.predicate.Predicate;
+import dev.lockstep.engine.predicate.PredicateParser;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.snapshot.Snapshot;
@@ -271,7 +273,7 @@ final class TableDataCommands {
       name = "read",
       mixinStandardHelpOptions = true,
       description = "Print rows as CSV (header first), or count them.")
-  static final class Read implements Callable<Integer> {
+  static class Read implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin TableTarget target = new TableTarget();
 
@@ -303,6 +305,21 @@ final class TableDataCommands {
 
     @Option(names = "--count", description = "Print the number of rows only")
     boolean count;
+
+    @Option(
+        names = "--where",
+        paramLabel = "EXPR",
+        description =
+            "Only rows for which EXPR is true, e.g. \"amount >= 10 AND note IS NOT NULL\":"
+                + " =, <>, <, <=, >, >=, [NOT] IN (...), IS [NOT] NULL, AND, OR, NOT, parentheses;"
+                + " 'text', numbers, DATE '2024-05-01', TIMESTAMP '2024-05-01 10:00:00'. Files and"
+                + " row groups that cannot hold such a row are not read")
+    String where;
+
+    /** Whether only the number of rows is printed. */
+    boolean countOnly() {
+      return count;
+    }
 
     @Option(
         names = "--row-kind",
@@ -358,8 +375,16 @@ final class TableDataCommands {
             tagged != null
                 ? OptionalLong.of(tagged.id())
                 : snapshot != null ? OptionalLong.of(snapshot) : table.snapshotManager().latestId();
+        Predicate filter = null;
+        if (where != null) {
+          try {
+            filter = PredicateParser.parse(table.schema().rowType(), where);
+          } catch (IllegalArgumentException e) {
+            throw new UserError("--where: " + e.getMessage());
+          }
+        }
         if (id.isEmpty()) {
-          if (count) {
+          if (countOnly()) {
             out.println("0");
           } else {
             StringBuilder header = new StringBuilder();
@@ -377,7 +402,15 @@ final class TableDataCommands {
             throw new UserError("--columns: " + e.getMessage());
           }
         }
-        TableScan scan = table.newScan().withSnapshot(s);
+        if (filter != null) {
+          read.withFilter(filter);
+        }
+        if (countOnly() && columns == null) {
+          // Counting needs no values: read the first column only (and what the filter and the
+          // merge need).
+          read.withProjection(table.schema().fields().get(0).name());
+        }
+        TableScan scan = table.newScan().withSnapshot(s).withFilter(filter);
         if (!partitionSpec.isEmpty()) {
           for (String column : partitionSpec.keySet()) {
             if (!table.schema().partitionKeys().contains(column)) {
@@ -402,7 +435,7 @@ final class TableDataCommands {
                 split,
                 (kind, row) -> {
                   rows.incrementAndGet();
-                  if (!count) {
+                  if (!countOnly()) {
                     appendCsv(text, rowKind ? kind : null, row);
                   }
                 });
@@ -411,7 +444,7 @@ final class TableDataCommands {
           throw TableDiagnosis.explain(table, s, splits, e);
         }
         // Printed only after the whole read succeeded: no half output on failure.
-        if (count) {
+        if (countOnly()) {
           out.println(rows.get());
         } else {
           StringBuilder header = new StringBuilder();
@@ -447,6 +480,19 @@ final class TableDataCommands {
         values.add(row.get(i));
       }
       TableRows.appendRecord(sb, values);
+    }
+  }
+
+  @Command(
+      name = "count",
+      mixinStandardHelpOptions = true,
+      description =
+          "Print the number of rows (as read --count): of a snapshot or tag, partitions, and rows"
+              + " matching --where.")
+  static final class Count extends Read {
+    @Override
+    boolean countOnly() {
+      return true;
     }
   }
 }

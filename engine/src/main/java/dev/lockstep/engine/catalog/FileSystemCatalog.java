@@ -87,6 +87,7 @@ public final class FileSystemCatalog {
     TableSchema tableSchema = TableSchema.of(0, schema, System.currentTimeMillis());
     // Checked before anything is written: a bad sequence.field leaves no table behind.
     TableStore.sequenceFieldIndexes(tableSchema, core.sequenceFields());
+    core.statsModes(tableSchema.rowType());
     Path path = tablePath(identifier);
     SchemaManager schemas = new SchemaManager(fileIO, path);
     try {

@@ -103,10 +103,20 @@ public final class AvroFileFormat implements FileFormat {
 
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    return createReader(fileIO, path, rowType, ReadOptions.ALL);
+  }
+
+  /**
+   * Opens a file; columns that {@code options} leave out are skipped in the encoded bytes, not
+   * decoded (they read as NULL). Avro has no statistics inside a file: nothing else is skipped.
+   */
+  @Override
+  public FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
+      throws IOException {
     InputStream in = fileIO.newInputStream(path);
     DataFileStream<GenericRow> stream;
     try {
-      stream = new DataFileStream<>(in, new RowDatum.Reader(rowType));
+      stream = new DataFileStream<>(in, new RowDatum.Reader(rowType, options.columns()));
     } catch (IOException | RuntimeException e) {
       in.close();
       throw e;

@@ -66,12 +66,19 @@ public final class DataFileFormat implements FileFormat {
    */
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    return createReader(fileIO, path, rowType, ReadOptions.ALL);
+  }
+
+  /** Opens a data file in the format of its extension, reading what {@code options} ask for. */
+  @Override
+  public FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
+      throws IOException {
     String name = path.name();
     if (name.endsWith("." + parquet.extension())) {
-      return parquet.createReader(fileIO, path, rowType);
+      return parquet.createReader(fileIO, path, rowType, options);
     }
     if (name.endsWith("." + avro.extension())) {
-      return avro.createReader(fileIO, path, rowType);
+      return avro.createReader(fileIO, path, rowType, options);
     }
     throw new IOException(
         "Data file "

@@ -31,4 +31,13 @@ public interface FileFormat {
    * @throws java.io.FileNotFoundException when it does not exist
    */
   FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException;
+
+  /**
+   * Opens a file written with {@code rowType}, reading what {@code options} ask for (see {@link
+   * ReadOptions}: a format may read more). The default reads everything.
+   */
+  default FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
+      throws IOException {
+    return createReader(fileIO, path, rowType);
+  }
 }

@@ -6,6 +6,7 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.List;
 import java.util.Locale;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
@@ -14,6 +15,7 @@ import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
@@ -136,6 +138,17 @@ public final class ParquetFileFormat implements FileFormat {
 
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    return createReader(fileIO, path, rowType, ReadOptions.ALL);
+  }
+
+  /**
+   * Opens a file, reading only the columns {@code options} ask for (Parquet's requested schema: the
+   * other column chunks are never fetched) and skipping the row groups whose footer statistics show
+   * that no row makes {@code options.skipFilter()} TRUE.
+   */
+  @Override
+  public FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
+      throws IOException {
     requireHadoop();
     ParquetFileReader file =
         ParquetFileReader.open(
@@ -144,8 +157,15 @@ public final class ParquetFileFormat implements FileFormat {
     try {
       MessageType schema = file.getFooter().getFileMetaData().getSchema();
       ParquetRows.checkReadable(schema, rowType, path);
+      int[] positions = ParquetRows.positions(rowType, options.columns());
+      MessageType requested = ParquetRows.requested(schema, positions);
+      file.setRequestedSchema(requested);
       return new RowGroupReader(
-          file, new ColumnIOFactory().getColumnIO(schema), new ParquetRows.Materializer(rowType));
+          file,
+          new ColumnIOFactory().getColumnIO(requested, schema),
+          new ParquetRows.Materializer(rowType, positions),
+          rowType,
+          options);
     } catch (IOException | RuntimeException e) {
       file.close();
       throw e;
@@ -157,22 +177,48 @@ public final class ParquetFileFormat implements FileFormat {
     private final ParquetFileReader file;
     private final MessageColumnIO columnIO;
     private final ParquetRows.Materializer materializer;
+    private final RowType rowType;
+    private final ReadOptions options;
+    private final List<BlockMetaData> blocks;
+    private int nextBlock;
     private RecordReader<GenericRow> records;
     private long rowsLeft;
 
     RowGroupReader(
-        ParquetFileReader file, MessageColumnIO columnIO, ParquetRows.Materializer materializer) {
+        ParquetFileReader file,
+        MessageColumnIO columnIO,
+        ParquetRows.Materializer materializer,
+        RowType rowType,
+        ReadOptions options) {
       this.file = file;
       this.columnIO = columnIO;
       this.materializer = materializer;
+      this.rowType = rowType;
+      this.options = options;
+      this.blocks = file.getRowGroups();
     }
 
     @Override
     public GenericRow next() throws IOException {
       while (rowsLeft == 0) {
+        if (nextBlock >= blocks.size()) {
+          return null;
+        }
+        BlockMetaData block = blocks.get(nextBlock++);
+        if (options.skipFilter() != null
+            && !options.skipFilter().mightMatch(ParquetRows.statsOf(block, rowType))) {
+          file.skipNextRowGroup();
+          if (options.metrics() != null) {
+            options.metrics().rowGroupsSkipped.incrementAndGet();
+          }
+          continue;
+        }
         PageReadStore pages = file.readNextRowGroup();
         if (pages == null) {
           return null;
+        }
+        if (options.metrics() != null) {
+          options.metrics().rowGroupsRead.incrementAndGet();
         }
         rowsLeft = pages.getRowCount();
         records = columnIO.getRecordReader(pages, materializer);

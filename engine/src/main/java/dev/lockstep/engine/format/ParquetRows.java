@@ -1,8 +1,11 @@
 package dev.lockstep.engine.format;
 
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.predicate.FieldStats;
+import dev.lockstep.engine.predicate.StatsView;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.DataTypeRoot;
 import dev.lockstep.engine.types.RowType;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
@@ -16,7 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
@@ -146,6 +152,77 @@ final class ParquetRows {
     }
   }
 
+  /** The positions of the columns read: those {@code columns} marks, all when it is null. */
+  static int[] positions(RowType rowType, boolean[] columns) {
+    int[] all = new int[rowType.size()];
+    int n = 0;
+    for (int i = 0; i < all.length; i++) {
+      if (columns == null || columns[i]) {
+        all[n++] = i;
+      }
+    }
+    return java.util.Arrays.copyOf(all, n);
+  }
+
+  /** The file's columns at {@code positions}, as Parquet's requested schema. */
+  static MessageType requested(MessageType fileSchema, int[] positions) {
+    List<Type> fields = new ArrayList<>();
+    for (int position : positions) {
+      fields.add(fileSchema.getType(position));
+    }
+    return new MessageType(fileSchema.getName(), fields);
+  }
+
+  /**
+   * The statistics a row group's footer holds for the columns of {@code rowType} (matched by
+   * position, as files are read): null counts, and minimums and maximums converted to the columns'
+   * Java values. DOUBLE columns give no bounds (Parquet orders NaN and -0.0 differently from {@link
+   * dev.lockstep.engine.predicate.Values}); a column whose statistics are missing is unknown.
+   */
+  static StatsView statsOf(BlockMetaData block, RowType rowType) {
+    FieldStats[] fields = new FieldStats[rowType.size()];
+    List<ColumnChunkMetaData> columns = block.getColumns();
+    for (int i = 0; i < fields.length && i < columns.size(); i++) {
+      Statistics<?> stats = columns.get(i).getStatistics();
+      if (stats == null || stats.isEmpty()) {
+        continue;
+      }
+      Long nulls = stats.isNumNullsSet() ? stats.getNumNulls() : null;
+      Object min = null;
+      Object max = null;
+      DataType type = rowType.field(i).type();
+      if (stats.hasNonNullValue() && type.root() != DataTypeRoot.DOUBLE) {
+        min = valueOf(type, stats.genericGetMin());
+        max = valueOf(type, stats.genericGetMax());
+      }
+      fields[i] = new FieldStats(min, max, nulls);
+    }
+    return StatsView.of(block.getRowCount(), fields);
+  }
+
+  private static Object valueOf(DataType type, Object parquet) {
+    switch (type.root()) {
+      case STRING:
+        return ((Binary) parquet).toStringUsingUTF8();
+      case BYTES:
+        return ((Binary) parquet).getBytes();
+      case DECIMAL:
+        if (parquet instanceof Integer) {
+          return BigDecimal.valueOf((Integer) parquet, type.scale());
+        }
+        if (parquet instanceof Long) {
+          return BigDecimal.valueOf((Long) parquet, type.scale());
+        }
+        return new BigDecimal(new BigInteger(((Binary) parquet).getBytes()), type.scale());
+      case DATE:
+        return LocalDate.ofEpochDay((Integer) parquet);
+      case TIMESTAMP:
+        return EPOCH.plus((Long) parquet, ChronoUnit.MICROS);
+      default:
+        return parquet;
+    }
+  }
+
   /** Writes rows of one row type; one instance per file. */
   static final class Writer extends WriteSupport<GenericRow> {
     private final RowType rowType;
@@ -264,7 +341,12 @@ final class ParquetRows {
     private final Root root;
 
     Materializer(RowType rowType) {
-      this.root = new Root(rowType);
+      this(rowType, positions(rowType, null));
+    }
+
+    /** Rows of {@code rowType}'s width, with the columns at {@code positions} read. */
+    Materializer(RowType rowType, int[] positions) {
+      this.root = new Root(rowType, positions);
     }
 
     @Override
@@ -280,12 +362,14 @@ final class ParquetRows {
 
   private static final class Root extends GroupConverter {
     private final Converter[] converters;
+    private final int width;
     private Object[] values;
 
-    Root(RowType rowType) {
-      converters = new Converter[rowType.size()];
+    Root(RowType rowType, int[] positions) {
+      width = rowType.size();
+      converters = new Converter[positions.length];
       for (int i = 0; i < converters.length; i++) {
-        converters[i] = converterOf(rowType.field(i).type(), i);
+        converters[i] = converterOf(rowType.field(positions[i]).type(), positions[i]);
       }
     }
 
@@ -296,7 +380,7 @@ final class ParquetRows {
 
     @Override
     public void start() {
-      values = new Object[converters.length];
+      values = new Object[width];
     }
 
     @Override

@@ -142,10 +142,18 @@ final class RowDatum {
 
     private GenericRecord reuse;
 
+    /** The columns decoded; the others are skipped. {@code null}: all. */
+    private final boolean[] read;
+
     Reader(RowType rowType) {
+      this(rowType, null);
+    }
+
+    Reader(RowType rowType, boolean[] read) {
       this.rowType = rowType;
       this.types = typesOf(rowType);
       this.nullable = nullability(types);
+      this.read = read;
     }
 
     @Override
@@ -184,7 +192,11 @@ final class RowDatum {
                     + " in a [null, value] union; the file is corrupt.");
           }
         }
-        values[i] = readValue(types[i], in);
+        if (read == null || read[i]) {
+          values[i] = readValue(types[i], in);
+        } else {
+          skipValue(types[i], in);
+        }
       }
       return GenericRow.wrap(values);
     }
@@ -210,6 +222,34 @@ final class RowDatum {
           return LocalDate.ofEpochDay(in.readInt());
         case TIMESTAMP:
           return EPOCH.plus(in.readLong(), ChronoUnit.MICROS);
+        default:
+          throw new IllegalArgumentException("Unsupported type " + type);
+      }
+    }
+
+    private static void skipValue(DataType type, Decoder in) throws IOException {
+      switch (type.root()) {
+        case INT:
+        case DATE:
+          in.readInt();
+          break;
+        case BIGINT:
+        case TIMESTAMP:
+          in.readLong();
+          break;
+        case DOUBLE:
+          in.readDouble();
+          break;
+        case BOOLEAN:
+          in.readBoolean();
+          break;
+        case STRING:
+          in.skipString();
+          break;
+        case BYTES:
+        case DECIMAL:
+          in.skipBytes();
+          break;
         default:
           throw new IllegalArgumentException("Unsupported type " + type);
       }

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param creationTimeMillis when the writer created it
  * @param commitSnapshot the snapshot that committed the rows with an implicit snapshot (see the
  *     module README, "Ordering"); {@link #UNCOMMITTED} while the file is not yet committed
+ * @param valueStats the min, max and null count of each table column over the file's rows, encoded
+ *     by {@code format.StatsCodec} over the row type of schema {@code schemaId}; {@code null} when
+ *     the file has none (written before statistics, or with {@code metadata.stats-mode} none)
  */
 public record DataFileMeta(
     String fileName,
@@ -30,7 +33,8 @@ public record DataFileMeta(
     long schemaId,
     int level,
     long creationTimeMillis,
-    long commitSnapshot)
+    long commitSnapshot,
+    byte[] valueStats)
     implements Serializable {
 
   /** The commit snapshot of a file that is not committed yet. */
@@ -38,6 +42,34 @@ public record DataFileMeta(
 
   public DataFileMeta {
     Objects.requireNonNull(fileName, "fileName");
+  }
+
+  /** A file without column statistics. */
+  public DataFileMeta(
+      String fileName,
+      long fileSize,
+      long rowCount,
+      byte[] minKey,
+      byte[] maxKey,
+      long minSequence,
+      long maxSequence,
+      long schemaId,
+      int level,
+      long creationTimeMillis,
+      long commitSnapshot) {
+    this(
+        fileName,
+        fileSize,
+        rowCount,
+        minKey,
+        maxKey,
+        minSequence,
+        maxSequence,
+        schemaId,
+        level,
+        creationTimeMillis,
+        commitSnapshot,
+        null);
   }
 
   /** The same file as committed by snapshot {@code snapshotId}. */
@@ -53,7 +85,8 @@ public record DataFileMeta(
         schemaId,
         level,
         creationTimeMillis,
-        snapshotId);
+        snapshotId,
+        valueStats);
   }
 
   @Override

@@ -11,11 +11,15 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * Manifest files ({@code manifest/manifest-<uuid>.avro}): lists of {@link ManifestEntry}. Written
@@ -40,7 +44,9 @@ public final class ManifestFile {
               new DataField(11, "schema_id", DataType.bigint().notNull()),
               new DataField(12, "level", DataType.intType().notNull()),
               new DataField(13, "creation_time", DataType.bigint().notNull()),
-              new DataField(14, "commit_snapshot", DataType.bigint().notNull())));
+              new DataField(14, "commit_snapshot", DataType.bigint().notNull()),
+              // Nullable and last: manifests written before it read it as NULL (no statistics).
+              new DataField(15, "value_stats", DataType.bytes())));
 
   private static final int CACHE_SIZE = 512;
 
@@ -56,10 +62,26 @@ public final class ManifestFile {
             }
           });
 
+  /** The partition statistics of a manifest's distinct partitions; {@code null}: none kept. */
+  private final Function<Collection<String>, byte[]> partitionStats;
+
   public ManifestFile(FileIO fileIO, Path manifestDirectory, FileFormat format) {
+    this(fileIO, manifestDirectory, format, null);
+  }
+
+  /**
+   * @param partitionStats the encoded partition statistics of the distinct partitions of a
+   *     manifest's entries, kept in its {@link ManifestFileMeta}; {@code null} to keep none
+   */
+  public ManifestFile(
+      FileIO fileIO,
+      Path manifestDirectory,
+      FileFormat format,
+      Function<Collection<String>, byte[]> partitionStats) {
     this.fileIO = fileIO;
     this.directory = manifestDirectory;
     this.format = format;
+    this.partitionStats = partitionStats;
   }
 
   public Path path(String fileName) {
@@ -75,6 +97,7 @@ public final class ManifestFile {
     String name = "manifest-" + UUID.randomUUID() + "." + format.extension();
     long added = 0;
     long deleted = 0;
+    Set<String> partitions = new HashSet<>();
     try (FormatWriter writer = format.createWriter(fileIO, path(name), ROW_TYPE)) {
       for (ManifestEntry e : entries) {
         DataFileMeta f = e.file();
@@ -94,7 +117,9 @@ public final class ManifestFile {
                 f.schemaId(),
                 f.level(),
                 f.creationTimeMillis(),
-                f.commitSnapshot()));
+                f.commitSnapshot(),
+                f.valueStats()));
+        partitions.add(e.partition());
         if (e.kind() == FileKind.ADD) {
           added++;
         } else {
@@ -103,7 +128,13 @@ public final class ManifestFile {
       }
     }
     cache.put(name, List.copyOf(entries));
-    return new ManifestFileMeta(name, fileIO.getStatus(path(name)).length(), added, deleted, -1);
+    return new ManifestFileMeta(
+        name,
+        fileIO.getStatus(path(name)).length(),
+        added,
+        deleted,
+        -1,
+        partitionStats == null || partitions.isEmpty() ? null : partitionStats.apply(partitions));
   }
 
   /** The entries of {@code meta}, each file's unset commit snapshot filled from the meta. */
@@ -147,7 +178,8 @@ public final class ManifestFile {
                 (Long) r.get(11),
                 (Integer) r.get(12),
                 (Long) r.get(13),
-                (Long) r.get(14));
+                (Long) r.get(14),
+                (byte[]) r.get(15));
         entries.add(
             new ManifestEntry(
                 FileKind.values()[(Integer) r.get(0)],

@@ -27,7 +27,9 @@ public final class ManifestList {
               new DataField(1, "file_size", DataType.bigint().notNull()),
               new DataField(2, "num_added", DataType.bigint().notNull()),
               new DataField(3, "num_deleted", DataType.bigint().notNull()),
-              new DataField(4, "snapshot_id", DataType.bigint().notNull())));
+              new DataField(4, "snapshot_id", DataType.bigint().notNull()),
+              // Nullable and last: lists written before it read it as NULL (no statistics).
+              new DataField(5, "partition_stats", DataType.bytes())));
 
   private final FileIO fileIO;
   private final Path directory;
@@ -55,7 +57,12 @@ public final class ManifestList {
       for (ManifestFileMeta m : metas) {
         writer.write(
             GenericRow.of(
-                m.fileName(), m.fileSize(), m.numAdded(), m.numDeleted(), m.snapshotId()));
+                m.fileName(),
+                m.fileSize(),
+                m.numAdded(),
+                m.numDeleted(),
+                m.snapshotId(),
+                m.partitionStats()));
       }
     }
     cache.put(name, List.copyOf(metas));
@@ -77,7 +84,8 @@ public final class ManifestList {
                 (Long) r.get(1),
                 (Long) r.get(2),
                 (Long) r.get(3),
-                (Long) r.get(4)));
+                (Long) r.get(4),
+                (byte[]) r.get(5)));
       }
     }
     cache.put(name, List.copyOf(metas));

@@ -3,6 +3,7 @@ package dev.lockstep.engine.scan;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.format.ReadOptions;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.store.TableStore;
 import java.io.Closeable;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.Function;
 
 /**
  * The {@code deduplicate} merge engine over the files of one primary-key bucket: a streaming k-way
@@ -56,17 +58,35 @@ public final class DeduplicateMerger implements Closeable {
       TableStore table, String partition, int bucket, Collection<DataFileMeta> files)
       throws IOException {
     this(
-        table,
-        partition,
-        bucket,
-        files,
-        file ->
-            table
-                .format()
-                .createReader(
-                    table.fileIO(),
-                    table.bucketPath(partition, bucket).child(file.fileName()),
-                    table.dataFileRowType()));
+        table, partition, bucket, files, opener(table, partition, bucket, file -> ReadOptions.ALL));
+  }
+
+  /**
+   * Opens every file, each with the columns and row-group skipping {@code options} gives it: the
+   * key, {@code sequence.field} and system columns must be read; skipping must keep every version
+   * of a key that could win (see {@link Pushdown}).
+   */
+  public static DeduplicateMerger reading(
+      TableStore table,
+      String partition,
+      int bucket,
+      Collection<DataFileMeta> files,
+      Function<DataFileMeta, ReadOptions> options)
+      throws IOException {
+    return new DeduplicateMerger(
+        table, partition, bucket, files, opener(table, partition, bucket, options));
+  }
+
+  private static FileOpener opener(
+      TableStore table, String partition, int bucket, Function<DataFileMeta, ReadOptions> options) {
+    return file ->
+        table
+            .format()
+            .createReader(
+                table.fileIO(),
+                table.bucketPath(partition, bucket).child(file.fileName()),
+                table.dataFileRowType(),
+                options.apply(file));
   }
 
   /** Opens one file's rows (for example from a cache of decoded files). */

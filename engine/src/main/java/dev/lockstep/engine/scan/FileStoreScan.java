@@ -1,8 +1,13 @@
 package dev.lockstep.engine.scan;
 
+import dev.lockstep.engine.format.StatsCodec;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
+import dev.lockstep.engine.predicate.FieldStats;
+import dev.lockstep.engine.predicate.Predicate;
+import dev.lockstep.engine.predicate.ScanMetrics;
+import dev.lockstep.engine.predicate.StatsView;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
@@ -48,6 +53,35 @@ public final class FileStoreScan {
     Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
     if (snapshot != null) {
       apply(live, entries(manifests(snapshot)));
+    }
+    return live;
+  }
+
+  /**
+   * The live files of {@code snapshot} in the partitions that might make {@code partitionFilter}
+   * TRUE: a manifest whose partition statistics show that none of its partitions can is not read
+   * (counted in {@code metrics}). The files of the other partitions may be missing from the result
+   * or not; callers filter partitions exactly.
+   *
+   * @param partitionFilter a predicate on the table's partition row, or {@code null}
+   */
+  public Map<ManifestEntry.FileId, ManifestEntry> liveFiles(
+      Snapshot snapshot, Predicate partitionFilter, ScanMetrics metrics) throws IOException {
+    Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
+    if (snapshot == null) {
+      return live;
+    }
+    StatsCodec codec = table.partitionStatsCodec();
+    for (ManifestFileMeta meta : manifests(snapshot)) {
+      if (partitionFilter != null && codec != null && meta.partitionStats() != null) {
+        FieldStats[] stats = codec.decode(meta.partitionStats());
+        if (stats != null && !partitionFilter.mightMatch(StatsView.of(-1, stats))) {
+          metrics.manifestsSkipped.incrementAndGet();
+          continue;
+        }
+      }
+      metrics.manifestsRead.incrementAndGet();
+      apply(live, table.manifestFile().read(meta));
     }
     return live;
   }

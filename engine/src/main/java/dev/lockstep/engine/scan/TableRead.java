@@ -3,13 +3,17 @@ package dev.lockstep.engine.scan;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.format.FormatReader;
+import dev.lockstep.engine.format.ReadOptions;
 import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.predicate.Predicate;
+import dev.lockstep.engine.predicate.ScanMetrics;
 import dev.lockstep.engine.store.MissingDataFiles;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -22,6 +26,8 @@ public final class TableRead {
 
   private final TableStore table;
   private int[] projection;
+  private Predicate filter;
+  private ScanMetrics metrics = new ScanMetrics();
 
   public TableRead(TableStore table) {
     this.table = table;
@@ -35,6 +41,51 @@ public final class TableRead {
   public TableRead withProjection(String... columns) {
     this.projection = table.schema().rowType().indexesOf(List.of(columns));
     return this;
+  }
+
+  /**
+   * Returns only the rows that make {@code filter} (on the table's columns) TRUE: it is applied to
+   * every row (in primary-key tables to the merged row), and skips Parquet row groups as {@link
+   * Pushdown} allows. The projection need not include its columns.
+   */
+  public TableRead withFilter(Predicate filter) {
+    this.filter = filter;
+    return this;
+  }
+
+  /** Counts files and row groups read and skipped into {@code metrics}. */
+  public TableRead withMetrics(ScanMetrics metrics) {
+    this.metrics = metrics;
+    return this;
+  }
+
+  /**
+   * The data-file columns to read: the projected ones (all without a projection), the filter's, and
+   * in primary-key tables the key, {@code sequence.field} and system columns the merge needs.
+   */
+  private boolean[] columnsToRead() {
+    if (projection == null) {
+      return null;
+    }
+    boolean[] read = new boolean[table.dataFileRowType().size()];
+    for (int i : projection) {
+      read[i] = true;
+    }
+    if (filter != null) {
+      filter.columns().forEach(i -> read[i] = true);
+    }
+    if (table.primaryKeyTable()) {
+      for (int i : table.schema().primaryKeyIndexes()) {
+        read[i] = true;
+      }
+      for (int i : table.sequenceFieldIndexes()) {
+        read[i] = true;
+      }
+      for (int i = table.schema().fields().size(); i < read.length; i++) {
+        read[i] = true;
+      }
+    }
+    return read;
   }
 
   /** The rows of one split, in memory. */
@@ -78,27 +129,45 @@ public final class TableRead {
 
   private void forEachRow(Split split, BiConsumer<RowKind, GenericRow> consumer)
       throws IOException {
+    boolean[] columns = columnsToRead();
     if (table.primaryKeyTable()) {
+      Predicate keyFilter =
+          filter == null ? null : Pushdown.conjunctsOn(filter, table.schema().primaryKeyIndexes());
+      Set<String> isolated = filter == null ? Set.of() : Pushdown.isolated(table, split.files());
       try (DeduplicateMerger merger =
-          new DeduplicateMerger(table, split.partition(), split.bucket(), split.files())) {
+          DeduplicateMerger.reading(
+              table,
+              split.partition(),
+              split.bucket(),
+              split.files(),
+              file -> {
+                metrics.filesRead.incrementAndGet();
+                return new ReadOptions(
+                    columns, isolated.contains(file.fileName()) ? filter : keyFilter, metrics);
+              })) {
         for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
-          if (!kv.deleted()) {
+          if (!kv.deleted() && (filter == null || filter.test(kv.fileRow()))) {
             consumer.accept(kv.kind(), project(kv.row()));
           }
         }
       }
       return;
     }
+    ReadOptions options = new ReadOptions(columns, filter, metrics);
     for (DataFileMeta file : split.files()) {
+      metrics.filesRead.incrementAndGet();
       try (FormatReader reader =
           table
               .format()
               .createReader(
                   table.fileIO(),
                   table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
-                  table.dataFileRowType())) {
+                  table.dataFileRowType(),
+                  options)) {
         for (GenericRow r = reader.next(); r != null; r = reader.next()) {
-          consumer.accept(RowKind.INSERT, project(r));
+          if (filter == null || filter.test(r)) {
+            consumer.accept(RowKind.INSERT, project(r));
+          }
         }
       }
     }

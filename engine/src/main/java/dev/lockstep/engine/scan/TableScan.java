@@ -2,6 +2,7 @@ package dev.lockstep.engine.scan;
 
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.predicate.ScanMetrics;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
 
@@ -22,6 +24,8 @@ public final class TableScan {
   private Long snapshotId;
   private Snapshot pinned;
   private Predicate<Map<String, Object>> partitionFilter = p -> true;
+  private dev.lockstep.engine.predicate.Predicate filter;
+  private ScanMetrics metrics = new ScanMetrics();
 
   public TableScan(TableStore table) {
     this.table = table;
@@ -44,6 +48,23 @@ public final class TableScan {
   /** Keeps the partitions whose values (column name to value) pass {@code filter}. */
   public TableScan withPartitionFilter(Predicate<Map<String, Object>> filter) {
     this.partitionFilter = filter;
+    return this;
+  }
+
+  /**
+   * Plans only what might hold rows that make {@code filter} (on the table's columns, see {@link
+   * dev.lockstep.engine.predicate.PredicateBuilder}) TRUE: manifests, partitions and data files are
+   * skipped by their statistics as {@link Pushdown} says. The plan may still hold rows that fail
+   * it: give the same filter to {@link TableRead#withFilter} for exactly the rows that pass.
+   */
+  public TableScan withFilter(dev.lockstep.engine.predicate.Predicate filter) {
+    this.filter = filter;
+    return this;
+  }
+
+  /** Counts manifests and files read and skipped into {@code metrics}. */
+  public TableScan withMetrics(ScanMetrics metrics) {
+    this.metrics = metrics;
     return this;
   }
 
@@ -81,10 +102,15 @@ public final class TableScan {
     }
     TreeMap<String, TreeMap<Integer, List<DataFileMeta>>> grouped = new TreeMap<>();
     Map<String, Boolean> accepted = new TreeMap<>();
-    for (ManifestEntry e : new FileStoreScan(table).liveFiles(snapshot.get()).values()) {
+    dev.lockstep.engine.predicate.Predicate partitions = Pushdown.partitionFilter(table, filter);
+    for (ManifestEntry e :
+        new FileStoreScan(table).liveFiles(snapshot.get(), partitions, metrics).values()) {
       boolean keep =
           accepted.computeIfAbsent(
-              e.partition(), p -> partitionFilter.test(table.partitionPath().toMap(p)));
+              e.partition(),
+              p ->
+                  partitionFilter.test(table.partitionPath().toMap(p))
+                      && (partitions == null || partitions.test(table.partitionPath().toRow(p))));
       if (keep) {
         grouped
             .computeIfAbsent(e.partition(), p -> new TreeMap<>())
@@ -92,13 +118,43 @@ public final class TableScan {
             .add(e.file());
       }
     }
+    if (filter != null) {
+      for (TreeMap<Integer, List<DataFileMeta>> buckets : grouped.values()) {
+        buckets.replaceAll((bucket, files) -> skipFiles(files));
+      }
+    }
     List<Split> splits = new ArrayList<>();
     long id = snapshot.get().id();
     grouped.forEach(
         (partition, buckets) ->
             buckets.forEach(
-                (bucket, files) -> splits.add(new Split(id, partition, bucket, files))));
+                (bucket, files) -> {
+                  metrics.filesPlanned.addAndGet(files.size());
+                  if (!files.isEmpty()) {
+                    splits.add(new Split(id, partition, bucket, files));
+                  }
+                }));
     return new Plan(id, splits);
+  }
+
+  /** The files of one bucket that might hold rows passing the filter ({@link Pushdown}). */
+  private List<DataFileMeta> skipFiles(List<DataFileMeta> files) {
+    dev.lockstep.engine.predicate.Predicate anywhere =
+        table.primaryKeyTable()
+            ? Pushdown.conjunctsOn(filter, table.schema().primaryKeyIndexes())
+            : filter;
+    Set<String> isolated = table.primaryKeyTable() ? Pushdown.isolated(table, files) : Set.of();
+    List<DataFileMeta> kept = new ArrayList<>();
+    for (DataFileMeta file : files) {
+      dev.lockstep.engine.predicate.Predicate skip =
+          isolated.contains(file.fileName()) ? filter : anywhere;
+      if (skip != null && !skip.mightMatch(Pushdown.stats(table, file))) {
+        metrics.filesSkipped.incrementAndGet();
+      } else {
+        kept.add(file);
+      }
+    }
+    return kept;
   }
 
   /** The splits of one snapshot. */

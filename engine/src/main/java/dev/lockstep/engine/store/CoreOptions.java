@@ -1,5 +1,7 @@
 package dev.lockstep.engine.store;
 
+import dev.lockstep.engine.predicate.StatsMode;
+import dev.lockstep.engine.types.RowType;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.ConfigOption.Requirement;
 import dev.lockstep.options.Options;
@@ -110,6 +112,14 @@ public record CoreOptions(
   public static final String PARQUET_PAGE_SIZE = "parquet.page.size";
   public static final String PARQUET_PAGE_SIZE_DEFAULT = "1 mb";
   public static final String MERGE_ENGINE = "merge-engine";
+
+  /** What the manifests keep of each column's values per data file (Paimon's key). */
+  public static final String METADATA_STATS_MODE = "metadata.stats-mode";
+
+  /** The per-column override of {@link #METADATA_STATS_MODE}: {@code fields.<name>.stats-mode}. */
+  public static final String FIELDS_PREFIX = "fields.";
+
+  public static final String STATS_MODE_SUFFIX = ".stats-mode";
 
   /** Columns (comma separated) that order the rows of one key before arrival does. */
   public static final String SEQUENCE_FIELD = "sequence.field";
@@ -260,6 +270,18 @@ public record CoreOptions(
           .defaultValue(ValueParsers.size(PARQUET_PAGE_SIZE_DEFAULT))
           .require(b -> b >= 64 && b <= Integer.MAX_VALUE, "64 bytes to 2 gb")
           .withDescription("the page size of Parquet data files (and of their dictionary pages)");
+  static final ConfigOption<String> METADATA_STATS_MODE_OPTION =
+      ConfigOption.key(METADATA_STATS_MODE)
+          .stringType()
+          .defaultValue(StatsMode.DEFAULT.toString())
+          .require(CoreOptions::isStatsMode, "none, counts, truncate(n) with n >= 1, or full")
+          .withDescription(
+              "the column statistics each data file's manifest entry keeps, for skipping files"
+                  + " by a filter: `none`, `counts` (null counts), `truncate(n)` (null counts, min and"
+                  + " max, STRING and BYTES bounds cut to n characters or bytes, the max raised to stay"
+                  + " an upper bound) or `full`. `fields.<name>.stats-mode` sets one column's, as in"
+                  + " Paimon. Applies to files written from then on; files without statistics are"
+                  + " never skipped");
   static final ConfigOption<String> MERGE_ENGINE_OPTION =
       ConfigOption.key(MERGE_ENGINE)
           .stringType()
@@ -339,6 +361,7 @@ public record CoreOptions(
           FILE_COMPRESSION_OPTION,
           PARQUET_BLOCK_SIZE_OPTION,
           PARQUET_PAGE_SIZE_OPTION,
+          METADATA_STATS_MODE_OPTION,
           MERGE_ENGINE_OPTION,
           SEQUENCE_FIELD_OPTION,
           DYNAMIC_BUCKET_TARGET_ROW_NUM_OPTION,
@@ -457,6 +480,58 @@ public record CoreOptions(
       return List.of();
     }
     return java.util.Arrays.stream(value.split(",")).map(String::trim).toList();
+  }
+
+  private static boolean isStatsMode(String text) {
+    try {
+      StatsMode.parse(text);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The stats mode of each column of {@code rowType}: {@code fields.<name>.stats-mode}, else {@code
+   * metadata.stats-mode}.
+   *
+   * @throws IllegalArgumentException for a bad mode, or a {@code fields.} key naming no column or
+   *     another option, naming the key and the fix
+   */
+  public StatsMode[] statsModes(RowType rowType) {
+    StatsMode table = StatsMode.parse(all.get(METADATA_STATS_MODE_OPTION));
+    StatsMode[] modes = new StatsMode[rowType.size()];
+    java.util.Arrays.fill(modes, table);
+    for (Map.Entry<String, String> e : all.asMap().entrySet()) {
+      String key = e.getKey();
+      if (!key.startsWith(FIELDS_PREFIX)) {
+        continue;
+      }
+      if (!key.endsWith(STATS_MODE_SUFFIX)
+          || key.length() <= FIELDS_PREFIX.length() + STATS_MODE_SUFFIX.length()) {
+        throw new IllegalArgumentException(
+            "Option '"
+                + key
+                + "' is unknown: the only per-column option is '"
+                + FIELDS_PREFIX
+                + "<column>"
+                + STATS_MODE_SUFFIX
+                + "'.");
+      }
+      String column =
+          key.substring(FIELDS_PREFIX.length(), key.length() - STATS_MODE_SUFFIX.length());
+      int index = rowType.indexOf(column);
+      if (index < 0) {
+        throw new IllegalArgumentException(
+            "Option '" + key + "' names no column; the columns are " + rowType.names() + ".");
+      }
+      try {
+        modes[index] = StatsMode.parse(e.getValue());
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException("Option '" + key + "': " + bad.getMessage());
+      }
+    }
+    return modes;
   }
 
   /** The highest LSM level; a full compaction writes here. */

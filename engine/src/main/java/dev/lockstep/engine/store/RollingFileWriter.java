@@ -3,6 +3,8 @@ package dev.lockstep.engine.store;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.format.FormatWriter;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.predicate.StatsCollector;
+import dev.lockstep.engine.predicate.StatsMode;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -37,6 +39,11 @@ public final class RollingFileWriter {
   private long minSeq;
   private long maxSeq;
 
+  /** The stats mode of each table column; {@code null} when every one is {@code none}. */
+  private final StatsMode[] statsModes;
+
+  private StatsCollector stats;
+
   public RollingFileWriter(TableStore table, String partition, int bucket, int level) {
     this(table, partition, bucket, level, "data-");
   }
@@ -52,6 +59,11 @@ public final class RollingFileWriter {
     this.directory = table.bucketPath(partition, bucket);
     this.level = level;
     this.keyIndexes = table.primaryKeyTable() ? table.schema().primaryKeyIndexes() : null;
+    StatsMode[] modes = table.statsModes();
+    this.statsModes =
+        java.util.Arrays.stream(modes).allMatch(m -> m.kind() == StatsMode.Kind.NONE)
+            ? null
+            : modes;
   }
 
   /**
@@ -71,8 +83,12 @@ public final class RollingFileWriter {
         firstRow = fileRow;
         minSeq = sequence;
         maxSeq = sequence;
+        stats = statsModes == null ? null : new StatsCollector(statsModes);
       }
       current.write(fileRow);
+      if (stats != null) {
+        stats.update(fileRow);
+      }
       rowCount++;
       lastRow = fileRow;
       minSeq = Math.min(minSeq, sequence);
@@ -107,7 +123,9 @@ public final class RollingFileWriter {
             table.schema().id(),
             level,
             System.currentTimeMillis(),
-            DataFileMeta.UNCOMMITTED));
+            DataFileMeta.UNCOMMITTED,
+            stats == null ? null : table.valueStatsCodec().encode(stats.result())));
+    stats = null;
   }
 
   /** Finishes the last file; returns every file written, in order. */

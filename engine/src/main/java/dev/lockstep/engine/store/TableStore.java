@@ -8,10 +8,13 @@ import dev.lockstep.engine.format.AvroFileFormat;
 import dev.lockstep.engine.format.DataFileFormat;
 import dev.lockstep.engine.format.FileFormat;
 import dev.lockstep.engine.format.KeyCodec;
+import dev.lockstep.engine.format.StatsCodec;
 import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.IndexManifest;
 import dev.lockstep.engine.manifest.ManifestFile;
 import dev.lockstep.engine.manifest.ManifestList;
+import dev.lockstep.engine.predicate.StatsCollector;
+import dev.lockstep.engine.predicate.StatsMode;
 import dev.lockstep.engine.schema.TableSchema;
 import dev.lockstep.engine.snapshot.SnapshotManager;
 import dev.lockstep.engine.types.DataField;
@@ -79,6 +82,9 @@ public class TableStore implements Closeable {
   private final IndexManifest indexManifest;
   private final PartitionPath partitionPath;
   private final KeyCodec keyCodec;
+  private final StatsMode[] statsModes;
+  private final StatsCodec valueStatsCodec;
+  private final StatsCodec partitionStatsCodec;
   private final int[] sequenceFieldIndexes;
   private SnapshotCommitter committer;
   private final MaintenanceGate maintenanceGate = new MaintenanceGate();
@@ -171,7 +177,26 @@ public class TableStore implements Closeable {
             ? "null"
             : "deflate";
     FileFormat manifests = new AvroFileFormat(manifestCodec);
-    this.manifestFile = new ManifestFile(fileIO, path.child("manifest"), manifests);
+    this.statsModes = options.statsModes(schema.rowType());
+    this.valueStatsCodec = new StatsCodec(schema.rowType());
+    this.partitionStatsCodec =
+        schema.partitionKeys().isEmpty() ? null : new StatsCodec(schema.partitionType());
+    PartitionPath partitions = new PartitionPath(schema.partitionType());
+    StatsCodec partitionCodec = partitionStatsCodec;
+    this.manifestFile =
+        new ManifestFile(
+            fileIO,
+            path.child("manifest"),
+            manifests,
+            partitionCodec == null
+                ? null
+                : names -> {
+                  StatsMode[] full = new StatsMode[schema.partitionKeys().size()];
+                  java.util.Arrays.fill(full, StatsMode.FULL);
+                  StatsCollector collector = new StatsCollector(full);
+                  names.forEach(name -> collector.update(partitions.toRow(name)));
+                  return partitionCodec.encode(collector.result());
+                });
     this.manifestList = new ManifestList(fileIO, path.child("manifest"), manifests);
     this.indexManifest = new IndexManifest(fileIO, path.child("manifest"), manifests);
     this.partitionPath = new PartitionPath(schema.partitionType());
@@ -333,6 +358,21 @@ public class TableStore implements Closeable {
   /** The state of the maintenance this object runs after its commits. */
   public MaintenanceGate maintenanceGate() {
     return maintenanceGate;
+  }
+
+  /** The stats mode of each table column (options {@code metadata.stats-mode}, per column). */
+  public StatsMode[] statsModes() {
+    return statsModes.clone();
+  }
+
+  /** Encodes and decodes the column statistics of data files over the table's columns. */
+  public StatsCodec valueStatsCodec() {
+    return valueStatsCodec;
+  }
+
+  /** Decodes the partition statistics of manifests; {@code null} in an unpartitioned table. */
+  public StatsCodec partitionStatsCodec() {
+    return partitionStatsCodec;
   }
 
   /** The key codec of a primary-key table; {@code null} for an append table. */

@@ -31,6 +31,8 @@ public final class EngineOptions implements OptionsProvider {
           .option(MaintenanceOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(ChangelogOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(WAREHOUSE)
+          // fields.<column>.stats-mode: checked against the table's columns by CoreOptions.
+          .passThrough(CoreOptions.FIELDS_PREFIX)
           .build();
 
   @Override

@@ -22,6 +22,7 @@ class ArchitectureTest {
           "snapshot",
           "data",
           "schema",
+          "predicate",
           "format",
           "manifest",
           "store",
