@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
  * <ul>
  *   <li>0: done, every invariant or declared capability holds;
  *   <li>1: the run finished and found a broken invariant or capability;
- *   <li>2: bad input (unknown option, bad value, unknown lock type or scheme);
+ *   <li>2: bad input (unknown option, bad value, unknown lock type or scheme, a table, column or
+ *       tag that does not exist);
  *   <li>3: an environment error (unreachable server, corrupt or missing table file).
  * </ul>
  */

@@ -110,7 +110,8 @@ final class TableTarget {
               + table
               + " does not exist in "
               + warehouse
-              + "; create it with 'lockstep table create' or check --warehouse and --table");
+              + "; create it with 'lockstep table create' or check --warehouse and --table",
+          OneLineErrors.BAD_INPUT); // a name on the command line that does not exist: bad input
     } catch (IOException | RuntimeException e) {
       catalog.close();
       throw e;

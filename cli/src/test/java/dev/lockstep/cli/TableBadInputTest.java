@@ -141,6 +141,30 @@ class TableBadInputTest {
         2,
         "db.nope does not exist",
         "lockstep table create");
+    // A missing table is bad input (exit code 2) for every command that opens one (README).
+    for (String command : List.of("write", "snapshots", "check", "compact", "drop")) {
+      CliRun missing =
+          CliRun.of(
+              "table",
+              command,
+              "--warehouse",
+              dir.resolve("wh").toString(),
+              "--table",
+              "db.nope",
+              "--generate",
+              "1");
+      if (!command.equals("write")) {
+        missing =
+            CliRun.of(
+                "table",
+                command,
+                "--warehouse",
+                dir.resolve("wh").toString(),
+                "--table",
+                "db.nope");
+      }
+      assertOneLine(missing, 2, "db.nope does not exist");
+    }
     assertOneLine(run("create", "--schema", "k INT"), 2, "already exists");
     assertOneLine(
         run("write", "--generate", "5", "-o", "lock.enabled=true", "-o", "lock.type=zk"),
