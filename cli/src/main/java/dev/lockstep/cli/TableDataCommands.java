@@ -43,8 +43,30 @@ final class TableDataCommands {
     @Option(
         names = "--csv",
         paramLabel = "FILE",
-        description = "CSV file; the first line names the columns")
+        description =
+            "CSV file (UTF-8, a byte order mark is skipped; - reads the standard input); the"
+                + " first line names the columns")
     Path csv;
+
+    @Option(
+        names = "--skip-bad-rows",
+        description =
+            "Skip (and count) CSV rows that do not parse instead of stopping the load; the result"
+                + " line says how many and names the first")
+    boolean skipBadRows;
+
+    /** The rows --skip-bad-rows skipped in the last {@link #rows} call. */
+    final TableRows.BadRows badRows = new TableRows.BadRows();
+
+    /** The CSV's text, read once (the standard input can be read only once). */
+    private String content;
+
+    private String content(List<DataField> fields) throws IOException {
+      if (content == null) {
+        content = TableRows.read(csv, fields);
+      }
+      return content;
+    }
 
     @Option(names = "--generate", paramLabel = "N", description = "Generate N rows instead")
     Long generate;
@@ -66,7 +88,11 @@ final class TableDataCommands {
       } catch (NoSuchAlgorithmException e) {
         throw new IllegalStateException("the JVM has no SHA-256", e);
       }
-      if (csv != null) {
+      if (csv != null && content != null && csv.toString().equals(TableRows.STDIN)) {
+        // The standard input has no path: its content alone names the load.
+        digest.update(("stdin\n" + batchRows + "\n").getBytes(StandardCharsets.UTF_8));
+        digest.update(content.getBytes(StandardCharsets.UTF_8));
+      } else if (csv != null) {
         digest.update(
             ("csv\n" + csv.toAbsolutePath().normalize() + "\n" + batchRows + "\n")
                 .getBytes(StandardCharsets.UTF_8));
@@ -98,6 +124,9 @@ final class TableDataCommands {
         throw new UserError("give either --csv FILE or --generate N");
       }
       if (generate != null) {
+        if (skipBadRows) {
+          throw new UserError("--skip-bad-rows applies to --csv input only");
+        }
         if (generate < 0) {
           throw new UserError("--generate must be 0 or more");
         }
@@ -108,7 +137,16 @@ final class TableDataCommands {
         }
         return rows;
       }
-      return TableRows.fromCsv(csv, fields, kinds, table.schema().hasPrimaryKey());
+      if (skipBadRows && csv == null) {
+        throw new UserError("--skip-bad-rows applies to --csv input only");
+      }
+      return TableRows.fromCsv(
+          csv.toString(),
+          content(fields),
+          fields,
+          kinds,
+          table.schema().hasPrimaryKey(),
+          skipBadRows ? badRows : null);
     }
   }
 
@@ -192,11 +230,12 @@ final class TableDataCommands {
               batches, user);
         } else {
           out.printf(
-              "wrote %d rows to %s in %d commit(s)%s%s%n",
+              "wrote %d rows to %s in %d commit(s)%s%s%s%n",
               written,
               target.table,
               commits,
               lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "",
+              input.badRows.summary(),
               skipped == 0
                   ? ""
                   : "; "
@@ -255,13 +294,14 @@ final class TableDataCommands {
           throw new UserError(e.getMessage());
         }
         out.printf(
-            "overwrote %s (%s) with %d rows: snapshot %d%n",
+            "overwrote %s (%s) with %d rows: snapshot %d%s%n",
             target.table,
             all
                 ? "whole table"
                 : spec0.isEmpty() ? "dynamic: the partitions written" : "static: " + spec0,
             rows.size(),
-            result.dataSnapshotId());
+            result.dataSnapshotId(),
+            input.badRows.summary());
       }
       return 0;
     }
