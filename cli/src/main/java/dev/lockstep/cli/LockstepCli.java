@@ -41,9 +41,10 @@ public final class LockstepCli implements Runnable {
   boolean verbose;
 
   public static void main(String[] args) {
+    Interruption.install(Thread.currentThread());
     CliLogging.configure(CliLogging.requested(args));
-    System.exit(
-        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    int code = execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+    System.exit(Interruption.requested() ? Interruption.exitCode() : code);
   }
 
   /** Runs the command line and returns the exit code (for tests). */

@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
@@ -11,6 +12,7 @@ import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
 import java.io.InputStream;
@@ -200,8 +202,11 @@ final class TableDataCommands {
         long skipped = 0;
         long written = 0;
         long lastSnapshot = 0;
+        int current = 0;
+        boolean unknown = false;
         try (TableWrite write = table.newWrite(user)) {
           for (int batch = 1; batch <= batches; batch++) {
+            current = batch;
             int from = (batch - 1) * batchRows;
             int to = Math.min(rows.size(), from + batchRows);
             // Batch i is identifier i of this user: one an earlier run of this load committed is
@@ -214,12 +219,53 @@ final class TableDataCommands {
             for (int i = from; i < to; i++) {
               write.write(kinds.get(i), rows.get(i));
             }
-            CommitResult result = commit.commit(batch, write.prepareCommit());
+            List<CommitMessage> messages = write.prepareCommit();
+            CommitResult result;
+            try {
+              result = commit.commit(batch, messages);
+            } catch (CommitStateUnknownException e) {
+              unknown = true;
+              throw e; // the batch may have landed: its files may be live
+            } catch (IOException | RuntimeException failed) {
+              // Nothing of the batch was published (TableCommit's contract): delete its files
+              // (with the interrupt flag cleared: the deletes must not fail on it).
+              boolean wasInterrupted = Thread.interrupted();
+              try {
+                commit.abort(batch, messages);
+              } catch (IOException | RuntimeException e) {
+                failed.addSuppressed(e);
+              } finally {
+                if (wasInterrupted) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              throw failed;
+            }
             commits++;
             written += to - from;
             lastSnapshot = Math.max(result.dataSnapshotId(), result.compactSnapshotId());
             progress.update(to);
           }
+        } catch (IOException | RuntimeException failed) {
+          if (Interruption.requested()) {
+            out.printf(
+                "interrupted by %s at batch %d of %d: %d batch(es) committed by this run%s, %d"
+                    + " skipped as committed before; batch %d %s; %d batch(es) not started. Run"
+                    + " the same load again: it commits each batch once.%n",
+                Interruption.name(),
+                current,
+                batches,
+                commits,
+                lastSnapshot > 0 ? " (latest snapshot " + lastSnapshot + ")" : "",
+                skipped,
+                current,
+                unknown
+                    ? "has an UNKNOWN outcome (the commit may have landed): its files are kept"
+                    : "not committed, its files deleted",
+                batches - current);
+            out.flush();
+          }
+          throw failed;
         }
         progress.finish(rows.size());
         if (batches > 0 && skipped == batches) {

@@ -104,6 +104,23 @@ final class TableTarget {
       t = t.copyWithOptions(catalog.options());
       return new Opened(catalog.fileIO(), catalog.catalog(), t, catalog.options());
     } catch (TableNotFoundException e) {
+      // A schema directory without a schema file, beside snapshots: the schema was lost (a drop
+      // deletes the whole schema directory).
+      try {
+        Path tablePath = catalog.catalog().tablePath(identifier());
+        Path schemas = tablePath.child("schema");
+        if (catalog.fileIO().exists(schemas)
+            && catalog.fileIO().exists(tablePath.child("snapshot"))) {
+          throw new dev.lockstep.engine.snapshot.DamagedFileException(
+              "schema",
+              schemas.child("schema-0").toString(),
+              "missing",
+              new java.io.FileNotFoundException(schemas.child("schema-0").toString()));
+        }
+      } catch (IOException | RuntimeException notDamage) {
+        catalog.close();
+        throw notDamage;
+      }
       catalog.close();
       throw new UserError(
           "table "

@@ -79,6 +79,9 @@ public final class ManifestList {
                 (Long) r.get(3),
                 (Long) r.get(4)));
       }
+    } catch (IOException | RuntimeException e) {
+      throw dev.lockstep.engine.snapshot.DamagedFileException.wrap(
+          "manifest list", fileIO, directory.child(name), e);
     }
     cache.put(name, List.copyOf(metas));
     return metas;
