@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
  * <ul>
  *   <li>0: done, every invariant or declared capability holds;
  *   <li>1: the run finished and found a broken invariant or capability;
- *   <li>2: bad input (unknown option, bad value, unknown lock type or scheme);
+ *   <li>2: bad input (unknown option, bad value, unknown lock type or scheme, a table, column or
+ *       tag that does not exist);
  *   <li>3: an environment error (unreachable server, corrupt or missing table file).
  * </ul>
  */
@@ -40,9 +41,10 @@ public final class LockstepCli implements Runnable {
   boolean verbose;
 
   public static void main(String[] args) {
+    Interruption.install(Thread.currentThread());
     CliLogging.configure(CliLogging.requested(args));
-    System.exit(
-        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    int code = execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+    System.exit(Interruption.requested() ? Interruption.exitCode() : code);
   }
 
   /** Runs the command line and returns the exit code (for tests). */

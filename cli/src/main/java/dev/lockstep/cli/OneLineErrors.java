@@ -39,8 +39,27 @@ final class OneLineErrors
     if (CliLogging.verbose() || "1".equals(System.getenv("LOCKSTEP_DEBUG"))) {
       e.printStackTrace(cmd.getErr());
     }
-    cmd.getErr().println("lockstep: " + describe(e));
-    return exitCode(e);
+    String line = describe(e);
+    int code = exitCode(e);
+    if (code == ENVIRONMENT && !(unwrap(e) instanceof UserError) && !Interruption.requested()) {
+      String damage = TableDamage.explain(e, cmd);
+      if (damage != null) {
+        line = damage;
+      }
+    }
+    if (Interruption.requested()) {
+      Throwable cause = unwrap(e);
+      line =
+          "interrupted by "
+              + Interruption.name()
+              + (cause instanceof java.io.InterruptedIOException
+                      || cause instanceof java.nio.channels.ClosedByInterruptException
+                  ? ""
+                  : ": " + line);
+      code = Interruption.exitCode();
+    }
+    cmd.getErr().println("lockstep: " + line);
+    return code;
   }
 
   /** Unwraps the wrappers that carry no message of their own. */

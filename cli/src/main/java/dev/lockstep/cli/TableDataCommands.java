@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
@@ -13,6 +14,7 @@ import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataField;
+import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,8 +47,30 @@ final class TableDataCommands {
     @Option(
         names = "--csv",
         paramLabel = "FILE",
-        description = "CSV file; the first line names the columns")
+        description =
+            "CSV file (UTF-8, a byte order mark is skipped; - reads the standard input); the"
+                + " first line names the columns")
     Path csv;
+
+    @Option(
+        names = "--skip-bad-rows",
+        description =
+            "Skip (and count) CSV rows that do not parse instead of stopping the load; the result"
+                + " line says how many and names the first")
+    boolean skipBadRows;
+
+    /** The rows --skip-bad-rows skipped in the last {@link #rows} call. */
+    final TableRows.BadRows badRows = new TableRows.BadRows();
+
+    /** The CSV's text, read once (the standard input can be read only once). */
+    private String content;
+
+    private String content(List<DataField> fields) throws IOException {
+      if (content == null) {
+        content = TableRows.read(csv, fields);
+      }
+      return content;
+    }
 
     @Option(names = "--generate", paramLabel = "N", description = "Generate N rows instead")
     Long generate;
@@ -68,7 +92,11 @@ final class TableDataCommands {
       } catch (NoSuchAlgorithmException e) {
         throw new IllegalStateException("the JVM has no SHA-256", e);
       }
-      if (csv != null) {
+      if (csv != null && content != null && csv.toString().equals(TableRows.STDIN)) {
+        // The standard input has no path: its content alone names the load.
+        digest.update(("stdin\n" + batchRows + "\n").getBytes(StandardCharsets.UTF_8));
+        digest.update(content.getBytes(StandardCharsets.UTF_8));
+      } else if (csv != null) {
         digest.update(
             ("csv\n" + csv.toAbsolutePath().normalize() + "\n" + batchRows + "\n")
                 .getBytes(StandardCharsets.UTF_8));
@@ -100,6 +128,9 @@ final class TableDataCommands {
         throw new UserError("give either --csv FILE or --generate N");
       }
       if (generate != null) {
+        if (skipBadRows) {
+          throw new UserError("--skip-bad-rows applies to --csv input only");
+        }
         if (generate < 0) {
           throw new UserError("--generate must be 0 or more");
         }
@@ -110,7 +141,16 @@ final class TableDataCommands {
         }
         return rows;
       }
-      return TableRows.fromCsv(csv, fields, kinds, table.schema().hasPrimaryKey());
+      if (skipBadRows && csv == null) {
+        throw new UserError("--skip-bad-rows applies to --csv input only");
+      }
+      return TableRows.fromCsv(
+          csv.toString(),
+          content(fields),
+          fields,
+          kinds,
+          table.schema().hasPrimaryKey(),
+          skipBadRows ? badRows : null);
     }
   }
 
@@ -164,8 +204,11 @@ final class TableDataCommands {
         long skipped = 0;
         long written = 0;
         long lastSnapshot = 0;
+        int current = 0;
+        boolean unknown = false;
         try (TableWrite write = table.newWrite(user)) {
           for (int batch = 1; batch <= batches; batch++) {
+            current = batch;
             int from = (batch - 1) * batchRows;
             int to = Math.min(rows.size(), from + batchRows);
             // Batch i is identifier i of this user: one an earlier run of this load committed is
@@ -178,12 +221,53 @@ final class TableDataCommands {
             for (int i = from; i < to; i++) {
               write.write(kinds.get(i), rows.get(i));
             }
-            CommitResult result = commit.commit(batch, write.prepareCommit());
+            List<CommitMessage> messages = write.prepareCommit();
+            CommitResult result;
+            try {
+              result = commit.commit(batch, messages);
+            } catch (CommitStateUnknownException e) {
+              unknown = true;
+              throw e; // the batch may have landed: its files may be live
+            } catch (IOException | RuntimeException failed) {
+              // Nothing of the batch was published (TableCommit's contract): delete its files
+              // (with the interrupt flag cleared: the deletes must not fail on it).
+              boolean wasInterrupted = Thread.interrupted();
+              try {
+                commit.abort(batch, messages);
+              } catch (IOException | RuntimeException e) {
+                failed.addSuppressed(e);
+              } finally {
+                if (wasInterrupted) {
+                  Thread.currentThread().interrupt();
+                }
+              }
+              throw failed;
+            }
             commits++;
             written += to - from;
             lastSnapshot = Math.max(result.dataSnapshotId(), result.compactSnapshotId());
             progress.update(to);
           }
+        } catch (IOException | RuntimeException failed) {
+          if (Interruption.requested()) {
+            out.printf(
+                "interrupted by %s at batch %d of %d: %d batch(es) committed by this run%s, %d"
+                    + " skipped as committed before; batch %d %s; %d batch(es) not started. Run"
+                    + " the same load again: it commits each batch once.%n",
+                Interruption.name(),
+                current,
+                batches,
+                commits,
+                lastSnapshot > 0 ? " (latest snapshot " + lastSnapshot + ")" : "",
+                skipped,
+                current,
+                unknown
+                    ? "has an UNKNOWN outcome (the commit may have landed): its files are kept"
+                    : "not committed, its files deleted",
+                batches - current);
+            out.flush();
+          }
+          throw failed;
         }
         progress.finish(rows.size());
         if (batches > 0 && skipped == batches) {
@@ -194,11 +278,12 @@ final class TableDataCommands {
               batches, user);
         } else {
           out.printf(
-              "wrote %d rows to %s in %d commit(s)%s%s%n",
+              "wrote %d rows to %s in %d commit(s)%s%s%s%n",
               written,
               target.table,
               commits,
               lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "",
+              input.badRows.summary(),
               skipped == 0
                   ? ""
                   : "; "
@@ -257,13 +342,14 @@ final class TableDataCommands {
           throw new UserError(e.getMessage());
         }
         out.printf(
-            "overwrote %s (%s) with %d rows: snapshot %d%n",
+            "overwrote %s (%s) with %d rows: snapshot %d%s%n",
             target.table,
             all
                 ? "whole table"
                 : spec0.isEmpty() ? "dynamic: the partitions written" : "static: " + spec0,
             rows.size(),
-            result.dataSnapshotId());
+            result.dataSnapshotId(),
+            input.badRows.summary());
       }
       return 0;
     }

@@ -5,6 +5,7 @@ import dev.lockstep.engine.format.FormatReader;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.Split;
+import dev.lockstep.engine.snapshot.DamagedFileException;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import java.io.FileNotFoundException;
@@ -66,7 +67,11 @@ final class TableDiagnosis {
           manifests.addAll(table.manifestList().read(list));
         } catch (IOException | RuntimeException e) {
           return broken(
-              "manifest list", table.path().child("manifest").child(list).toString(), snapshot, e);
+              table,
+              "manifest list",
+              table.path().child("manifest").child(list).toString(),
+              snapshot,
+              e);
         }
       }
       for (ManifestFileMeta m : manifests) {
@@ -74,7 +79,7 @@ final class TableDiagnosis {
           table.manifestFile().read(m);
         } catch (IOException | RuntimeException e) {
           return broken(
-              "manifest", table.manifestFile().path(m.fileName()).toString(), snapshot, e);
+              table, "manifest", table.manifestFile().path(m.fileName()).toString(), snapshot, e);
         }
       }
       for (Split split : splits == null ? List.<Split>of() : splits) {
@@ -86,7 +91,7 @@ final class TableDiagnosis {
               // Read to the end: a truncated file fails somewhere inside.
             }
           } catch (IOException | RuntimeException e) {
-            return broken("data file", path.toString(), snapshot, e);
+            return broken(table, "data file", path.toString(), snapshot, e);
           }
         }
       }
@@ -103,17 +108,34 @@ final class TableDiagnosis {
         OneLineErrors.ENVIRONMENT);
   }
 
-  private static UserError broken(String what, String file, Snapshot snapshot, Throwable e) {
+  private static UserError broken(
+      FileStoreTable table, String what, String file, Snapshot snapshot, Throwable e) {
     boolean missing = e instanceof FileNotFoundException || e instanceof NoSuchFileException;
+    String damage;
+    if (missing) {
+      damage = "missing";
+    } else if (e instanceof DamagedFileException d) {
+      damage = d.damage();
+    } else {
+      long length;
+      try {
+        length = table.fileIO().getStatus(dev.lockstep.fs.Path.of(file)).length();
+      } catch (IOException | RuntimeException gone) {
+        length = -1;
+      }
+      damage = length < 0 ? "missing" : DamagedFileException.damage(length, e);
+    }
     return new UserError(
         what
             + " "
             + file
-            + (missing ? " is missing" : " is corrupt or truncated (" + firstLine(e) + ")")
+            + " is "
+            + damage
             + "; snapshot "
             + snapshot.id()
-            + " references it. Restore the file"
-            + " from a backup, or read an older snapshot that does not use it with --snapshot (see"
+            + " references it. "
+            + TableDamage.fix(what)
+            + "; or read an older snapshot that does not use it with --snapshot (see"
             + " 'lockstep table snapshots').",
         OneLineErrors.ENVIRONMENT);
   }

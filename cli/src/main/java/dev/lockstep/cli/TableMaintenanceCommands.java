@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.maintenance.ExpireReport;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
@@ -10,6 +11,7 @@ import dev.lockstep.engine.operation.CompactionJob;
 import dev.lockstep.engine.operation.PartitionOverwrite;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.options.Durations;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Map;
@@ -83,7 +85,22 @@ final class TableMaintenanceCommands {
         try (CompactionJob job =
             new CompactionJob(table, "lockstep-compact-job", filter, full, !noExpire)) {
           if (!continuous) {
-            Optional<CommitResult> result = job.runOnce();
+            Optional<CommitResult> result;
+            try {
+              result = job.runOnce();
+            } catch (IOException | RuntimeException failed) {
+              if (Interruption.requested()) {
+                out.printf(
+                    "interrupted by %s: %s%n",
+                    Interruption.name(),
+                    OneLineErrors.unwrap(failed) instanceof CommitStateUnknownException
+                        ? "the compaction's commit has an UNKNOWN outcome (it may have landed):"
+                            + " its output is kept"
+                        : "nothing committed; the compaction's output was deleted");
+                out.flush();
+              }
+              throw failed;
+            }
             out.println(
                 result
                     .map(
@@ -226,12 +243,15 @@ final class TableMaintenanceCommands {
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
         OrphanReport r = new OrphanFilesCleaner(opened.table(), guard, dryRun).clean();
+        for (String s : r.unreadable()) {
+          out.printf("  could not read %s; the files it names are unknown%n", s);
+        }
         for (OrphanReport.RemovedFile f : r.removed()) {
           out.printf("  %s%s (%d bytes)%n", dryRun ? "orphan " : "removed ", f.path(), f.bytes());
         }
         out.printf(
             "%s %d orphan file(s), %d bytes, in %s; %d files scanned, %d referenced, %d"
-                + " unreferenced but younger than %s (kept)%n",
+                + " unreferenced but younger than %s (kept)%s%n",
             dryRun ? "found" : "removed",
             r.removed().size(),
             r.removedBytes(),
@@ -239,7 +259,15 @@ final class TableMaintenanceCommands {
             r.scannedFiles(),
             r.referencedFiles(),
             r.youngerThanGuard(),
-            Durations.format(guard));
+            Durations.format(guard),
+            r.unreadable().isEmpty()
+                ? ""
+                : "; "
+                    + r.keptUnprovable()
+                    + " unreferenced file(s) kept because the "
+                    + r.unreadable().size()
+                    + " unreadable snapshot(s) might name them (restore the damaged files, see"
+                    + " 'lockstep table check')");
       }
       return 0;
     }

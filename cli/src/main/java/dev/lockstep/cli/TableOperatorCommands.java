@@ -7,6 +7,7 @@ import dev.lockstep.engine.maintenance.TableCheck;
 import dev.lockstep.engine.maintenance.TagManager;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.operation.Rollback;
+import dev.lockstep.engine.snapshot.DamagedFileException;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.fs.FileIO;
@@ -55,6 +56,19 @@ final class TableOperatorCommands {
       TableCheck.Report r;
       try (TableTarget.Opened opened = target.open(false)) {
         r = new TableCheck(opened.table(), deep).run();
+      } catch (DamagedFileException d) {
+        // The schema does not read: the table cannot be opened, and that is the damage found.
+        r =
+            new TableCheck.Report(
+                0,
+                0,
+                0,
+                0,
+                0,
+                1,
+                0,
+                deep,
+                List.of(new TableCheck.Problem(d.kind(), d.file(), d.damage(), List.of())));
       }
       if (json) {
         ObjectNode node =

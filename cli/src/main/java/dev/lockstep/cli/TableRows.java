@@ -62,29 +62,82 @@ final class TableRows {
   static final String ROW_KIND_COLUMN = "_ROW_KIND";
 
   static List<GenericRow> fromCsv(Path file, List<DataField> fields) throws IOException {
-    return fromCsv(file, fields, null, false);
+    return fromCsv(file.toString(), read(file, fields), fields, null, false, null);
+  }
+
+  /** The name of the standard input as {@code --csv} takes it. */
+  static final String STDIN = "-";
+
+  /**
+   * The text of a CSV file (UTF-8; {@code -} is the standard input), without a leading UTF-8 byte
+   * order mark (spreadsheet exports write one).
+   */
+  static String read(Path file, List<DataField> fields) throws IOException {
+    String content;
+    if (file.toString().equals(STDIN)) {
+      content = new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
+    } else {
+      try {
+        content = Files.readString(file, StandardCharsets.UTF_8);
+      } catch (NoSuchFileException e) {
+        throw new UserError(
+            "--csv "
+                + file
+                + " does not exist; give a CSV file whose first line"
+                + " names the columns "
+                + names(fields));
+      } catch (java.nio.charset.MalformedInputException e) {
+        throw new UserError(
+            "--csv " + file + " is not UTF-8 text; save it as UTF-8 (CSV UTF-8 in a spreadsheet)");
+      }
+    }
+    return content.startsWith("\uFEFF") ? content.substring(1) : content;
+  }
+
+  /** Rows {@code --skip-bad-rows} skipped: how many, and the first one's message. */
+  static final class BadRows {
+    private long count;
+    private String first;
+
+    void skip(String message) {
+      if (count++ == 0) {
+        first = message;
+      }
+    }
+
+    long count() {
+      return count;
+    }
+
+    /** For the result line: empty when none were skipped. */
+    String summary() {
+      return count == 0
+          ? ""
+          : "; skipped "
+              + count
+              + " bad row(s) (--skip-bad-rows), the first: "
+              + first.replaceFirst("^--csv ", "");
+    }
   }
 
   /**
+   * @param name the file's name in messages ({@code -}: the standard input)
    * @param kinds when not null, a {@value #ROW_KIND_COLUMN} column is accepted and each row's kind
    *     is added here ({@code +I} without the column); when null that column is refused
    * @param retractions whether {@code -U} and {@code -D} are accepted (primary-key tables)
+   * @param skip when not null, a row that does not parse is skipped and counted here; when null it
+   *     stops the load (nothing is written)
    */
   static List<GenericRow> fromCsv(
-      Path file, List<DataField> fields, List<RowKind> kinds, boolean retractions)
+      String name,
+      String content,
+      List<DataField> fields,
+      List<RowKind> kinds,
+      boolean retractions,
+      BadRows skip)
       throws IOException {
+    String file = name.equals(STDIN) ? "- (standard input)" : name;
     List<GenericRow> rows = new ArrayList<>();
-    String content;
-    try {
-      content = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (NoSuchFileException e) {
-      throw new UserError(
-          "--csv "
-              + file
-              + " does not exist; give a CSV file whose first line"
-              + " names the columns "
-              + names(fields));
-    }
     LineNumbers lines = new LineNumbers(content);
     try (CSVParser parser = CSVParser.parse(content, READ)) {
       Iterator<CSVRecord> records = parser.iterator();
@@ -136,77 +189,24 @@ final class TableRows {
             && columns.size() > 1) {
           continue; // a blank line
         }
-        if (values.size() != columns.size()) {
-          throw new UserError(
-              "--csv "
-                  + file
-                  + " line "
-                  + number
-                  + ": "
-                  + values.size()
-                  + " fields, the header has "
-                  + columns.size());
-        }
-        Object[] row = new Object[fields.size()];
-        for (int i = 0; i < fields.size(); i++) {
-          DataField f = fields.get(i);
-          String text = position[i] < 0 ? null : values.get(position[i]);
-          try {
-            row[i] = parse(f.type(), text);
-            f.type().validate(f.name(), row[i]);
-          } catch (RuntimeException e) {
-            throw new UserError(
-                "--csv "
-                    + file
-                    + " line "
-                    + number
-                    + ", column '"
-                    + f.name()
-                    + "': '"
-                    + text
-                    + "' is not a valid "
-                    + f.type()
-                    + " ("
-                    + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
-                    + ")");
+        try {
+          rows.add(
+              row(
+                  file,
+                  number,
+                  values,
+                  columns.size(),
+                  fields,
+                  position,
+                  kinds,
+                  kindPosition,
+                  retractions));
+        } catch (UserError bad) {
+          if (skip == null) {
+            throw bad;
           }
+          skip.skip(bad.getMessage());
         }
-        if (kinds != null) {
-          RowKind kind = RowKind.INSERT;
-          String text = kindPosition < 0 ? null : values.get(kindPosition);
-          if (text != null && !text.isBlank()) {
-            try {
-              kind = RowKind.fromShortString(text);
-            } catch (IllegalArgumentException e) {
-              throw new UserError(
-                  "--csv "
-                      + file
-                      + " line "
-                      + number
-                      + ", column '"
-                      + ROW_KIND_COLUMN
-                      + "': '"
-                      + text
-                      + "' is not a row kind; write +I, -U, +U or -D"
-                      + " (empty means +I)");
-            }
-          }
-          if (kind.isRetract() && !retractions) {
-            throw new UserError(
-                "--csv "
-                    + file
-                    + " line "
-                    + number
-                    + ", column '"
-                    + ROW_KIND_COLUMN
-                    + "': "
-                    + kind
-                    + " removes a key, and an append table has none;"
-                    + " write only +I or +U rows to it");
-          }
-          kinds.add(kind);
-        }
-        rows.add(GenericRow.of(row));
       }
     } catch (UncheckedIOException e) {
       // Commons CSV names the line where the unfinished quoted field starts.
@@ -219,6 +219,90 @@ final class TableRows {
               + ")");
     }
     return rows;
+  }
+
+  /** One record as a row (its kind added to {@code kinds}), or a {@link UserError}. */
+  private static GenericRow row(
+      String file,
+      long number,
+      List<String> values,
+      int columns,
+      List<DataField> fields,
+      int[] position,
+      List<RowKind> kinds,
+      int kindPosition,
+      boolean retractions) {
+    if (values.size() != columns) {
+      throw new UserError(
+          "--csv "
+              + file
+              + " line "
+              + number
+              + ": "
+              + values.size()
+              + " fields, the header has "
+              + columns);
+    }
+    Object[] row = new Object[fields.size()];
+    for (int i = 0; i < fields.size(); i++) {
+      DataField f = fields.get(i);
+      String text = position[i] < 0 ? null : values.get(position[i]);
+      try {
+        row[i] = parse(f.type(), text);
+        f.type().validate(f.name(), row[i]);
+      } catch (RuntimeException e) {
+        throw new UserError(
+            "--csv "
+                + file
+                + " line "
+                + number
+                + ", column '"
+                + f.name()
+                + "': '"
+                + text
+                + "' is not a valid "
+                + f.type()
+                + " ("
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+                + ")");
+      }
+    }
+    if (kinds != null) {
+      RowKind kind = RowKind.INSERT;
+      String text = kindPosition < 0 ? null : values.get(kindPosition);
+      if (text != null && !text.isBlank()) {
+        try {
+          kind = RowKind.fromShortString(text);
+        } catch (IllegalArgumentException e) {
+          throw new UserError(
+              "--csv "
+                  + file
+                  + " line "
+                  + number
+                  + ", column '"
+                  + ROW_KIND_COLUMN
+                  + "': '"
+                  + text
+                  + "' is not a row kind; write +I, -U, +U or -D"
+                  + " (empty means +I)");
+        }
+      }
+      if (kind.isRetract() && !retractions) {
+        throw new UserError(
+            "--csv "
+                + file
+                + " line "
+                + number
+                + ", column '"
+                + ROW_KIND_COLUMN
+                + "': "
+                + kind
+                + " removes a key, and an append table has none;"
+                + " write only +I or +U rows to it");
+      }
+      kinds.add(kind);
+    }
+    return GenericRow.of(row);
   }
 
   /** The 1-based line of a character position, for positions that only grow. */

@@ -104,13 +104,31 @@ final class TableTarget {
       t = t.copyWithOptions(catalog.options());
       return new Opened(catalog.fileIO(), catalog.catalog(), t, catalog.options());
     } catch (TableNotFoundException e) {
+      // A schema directory without a schema file, beside snapshots: the schema was lost (a drop
+      // deletes the whole schema directory).
+      try {
+        Path tablePath = catalog.catalog().tablePath(identifier());
+        Path schemas = tablePath.child("schema");
+        if (catalog.fileIO().exists(schemas)
+            && catalog.fileIO().exists(tablePath.child("snapshot"))) {
+          throw new dev.lockstep.engine.snapshot.DamagedFileException(
+              "schema",
+              schemas.child("schema-0").toString(),
+              "missing",
+              new java.io.FileNotFoundException(schemas.child("schema-0").toString()));
+        }
+      } catch (IOException | RuntimeException notDamage) {
+        catalog.close();
+        throw notDamage;
+      }
       catalog.close();
       throw new UserError(
           "table "
               + table
               + " does not exist in "
               + warehouse
-              + "; create it with 'lockstep table create' or check --warehouse and --table");
+              + "; create it with 'lockstep table create' or check --warehouse and --table",
+          OneLineErrors.BAD_INPUT); // a name on the command line that does not exist: bad input
     } catch (IOException | RuntimeException e) {
       catalog.close();
       throw e;

@@ -68,8 +68,8 @@ class TableBadInputTest {
   void aCorruptSnapshotFileIsNamedWithTheFix() throws Exception {
     Files.writeString(tableDir.resolve("snapshot/snapshot-2"), "{\"version\": 1, \"id\": 2, oops");
     Set<String> before = files();
-    assertOneLine(run("read"), 3, "snapshot-2", "corrupt", "Restore it", "--snapshot");
-    assertOneLine(run("snapshots"), 3, "snapshot-2", "corrupt");
+    assertOneLine(run("read"), 3, "snapshot-2", "unparsable", "Restore it", "lockstep table check");
+    assertOneLine(run("snapshots"), 3, "snapshot-2", "unparsable");
     assertThat(run("read", "--snapshot", "1", "--count").out().trim()).isEqualTo("10");
     assertThat(files()).isEqualTo(before);
   }
@@ -90,8 +90,7 @@ class TableBadInputTest {
     Files.write(manifest, java.util.Arrays.copyOf(bytes, bytes.length / 2));
     Set<String> before = files();
     CliRun read = run("read");
-    assertOneLine(
-        read, 3, manifest.getFileName().toString(), "corrupt or truncated", "Restore the file");
+    assertOneLine(read, 3, manifest.getFileName().toString(), "truncated at byte", "Restore it");
     assertThat(files()).isEqualTo(before);
   }
 
@@ -104,7 +103,7 @@ class TableBadInputTest {
     }
     Files.delete(data);
     Set<String> before = files();
-    assertOneLine(run("read"), 3, data.getFileName().toString(), "missing", "Restore the file");
+    assertOneLine(run("read"), 3, data.getFileName().toString(), "missing", "Restore it");
     assertOneLine(run("read", "--count"), 3, data.getFileName().toString());
     assertThat(files()).isEqualTo(before);
   }
@@ -141,6 +140,30 @@ class TableBadInputTest {
         2,
         "db.nope does not exist",
         "lockstep table create");
+    // A missing table is bad input (exit code 2) for every command that opens one (README).
+    for (String command : List.of("write", "snapshots", "check", "compact", "drop")) {
+      CliRun missing =
+          CliRun.of(
+              "table",
+              command,
+              "--warehouse",
+              dir.resolve("wh").toString(),
+              "--table",
+              "db.nope",
+              "--generate",
+              "1");
+      if (!command.equals("write")) {
+        missing =
+            CliRun.of(
+                "table",
+                command,
+                "--warehouse",
+                dir.resolve("wh").toString(),
+                "--table",
+                "db.nope");
+      }
+      assertOneLine(missing, 2, "db.nope does not exist");
+    }
     assertOneLine(run("create", "--schema", "k INT"), 2, "already exists");
     assertOneLine(
         run("write", "--generate", "5", "-o", "lock.enabled=true", "-o", "lock.type=zk"),

@@ -5,6 +5,7 @@ import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.snapshot.DamagedFileException;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
 import dev.lockstep.engine.store.TableStore;
@@ -44,6 +45,15 @@ import org.slf4j.LoggerFactory;
  *       a listing that momentarily shows no snapshot must not make every file look like an orphan.
  * </ol>
  *
+ * <p><b>Damaged snapshots.</b> A snapshot whose file, manifest lists or manifests cannot be read
+ * (empty, truncated, unparsable, or still missing on the last of the rereads while its snapshot
+ * file is there) is reported in {@link OrphanReport#unreadable()}, and the files it names are
+ * unknown. They were all written before it was committed, so before the next readable snapshot was:
+ * every unreferenced file last modified at or before the commit time of the first readable snapshot
+ * after an unreadable one is kept (all of them when the latest is unreadable), counted in {@link
+ * OrphanReport#keptUnprovable()}. Files written after that time cannot be named by the damaged
+ * snapshot and are removed as usual. A file a readable snapshot references is never removed.
+ *
  * <p><b>The guard.</b> A writer's files are unreferenced until its commit lands, and the local
  * store's temporary file exists while a file is being written. Nothing but their age tells them
  * from orphans, so {@code older-than} must exceed the longest time from a file's creation to the
@@ -64,6 +74,12 @@ public final class OrphanFilesCleaner {
   private final Duration olderThan;
   private final boolean dryRun;
 
+  /** The snapshots of this run that could not be read, with the damage. */
+  private final List<String> unreadable = new ArrayList<>();
+
+  /** Unreferenced files modified at or before this time are kept (an unreadable snapshot's). */
+  private long keepUpTo = Long.MIN_VALUE;
+
   /**
    * @param olderThan only files last modified longer ago than this are removed
    * @param dryRun report what would be removed, remove nothing
@@ -82,6 +98,8 @@ public final class OrphanFilesCleaner {
     long cutoff = System.currentTimeMillis() - olderThan.toMillis();
     List<FileStatus> files = new ArrayList<>();
     listRecursively(table.path(), files);
+    unreadable.clear();
+    keepUpTo = Long.MIN_VALUE;
     Set<String> referenced = referencedFiles();
     if (referenced == null) {
       // No snapshot visible. A table that has none has nothing worth cleaning yet, and a listing
@@ -93,6 +111,7 @@ public final class OrphanFilesCleaner {
     List<OrphanReport.RemovedFile> removed = new ArrayList<>();
     long referencedCount = 0;
     long young = 0;
+    long unprovable = 0;
     for (FileStatus status : files) {
       String relative = status.path().toString().substring(root.length() + 1);
       if (!removable(relative)) {
@@ -106,10 +125,21 @@ public final class OrphanFilesCleaner {
         young++;
         continue;
       }
+      if (status.modificationTimeMillis() <= keepUpTo) {
+        unprovable++; // an unreadable snapshot might name it
+        continue;
+      }
       if (!dryRun && !table.fileIO().delete(status.path(), false)) {
         continue;
       }
       removed.add(new OrphanReport.RemovedFile(relative, status.length()));
+    }
+    if (!unreadable.isEmpty()) {
+      LOG.warn(
+          "Could not read {} of {}; kept {} unreferenced files",
+          unreadable,
+          table.fullName(),
+          unprovable);
     }
     LOG.info(
         "{} {} orphan files of {} ({} files scanned)",
@@ -117,7 +147,8 @@ public final class OrphanFilesCleaner {
         removed.size(),
         table.fullName(),
         files.size());
-    return new OrphanReport(removed, files.size(), referencedCount, young, dryRun);
+    return new OrphanReport(
+        removed, files.size(), referencedCount, young, dryRun, unreadable, unprovable);
   }
 
   /** Data files, manifests and temporary files; never schema, snapshot or hint files. */
@@ -156,7 +187,7 @@ public final class OrphanFilesCleaner {
   private Set<String> referencedFiles() throws IOException {
     for (int attempt = 0; ; attempt++) {
       try {
-        return readReferences();
+        return readReferences(attempt + 1 >= MAX_REREADS);
       } catch (FileNotFoundException e) {
         if (attempt + 1 >= MAX_REREADS) {
           throw new IOException(
@@ -173,37 +204,74 @@ public final class OrphanFilesCleaner {
     }
   }
 
-  private Set<String> readReferences() throws IOException {
+  private Set<String> readReferences(boolean lastAttempt) throws IOException {
     SnapshotManager snapshots = table.snapshotManager();
     FileStoreScan scan = new FileStoreScan(table);
     Set<String> referenced = new HashSet<>();
+    unreadable.clear();
+    keepUpTo = Long.MIN_VALUE;
     OptionalLong earliest = snapshots.earliestId();
     OptionalLong latest = snapshots.latestId();
     if (earliest.isEmpty() || latest.isEmpty()) {
       return null;
     }
-    Set<String> lists = new LinkedHashSet<>();
+    boolean afterUnreadable = false;
+    boolean needLive = true;
     for (long id = earliest.getAsLong(); id <= latest.getAsLong(); id++) {
-      Snapshot s = readSnapshot(id);
-      List<ManifestEntry> entries =
-          id == earliest.getAsLong() ? new ArrayList<>(scan.liveFiles(s).values()) : scan.delta(s);
-      for (ManifestEntry e : entries) {
-        if (e.kind() == FileKind.ADD) {
-          referenced.add(
-              new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
-        }
+      Snapshot s;
+      try {
+        s = readSnapshot(id);
+      } catch (DamagedFileException d) {
+        unreadable.add("snapshot " + id + " (" + d.getMessage() + ")");
+        afterUnreadable = true;
+        continue;
       }
+      Set<String> lists = new LinkedHashSet<>();
       lists.add(s.baseManifestList());
       s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
       lists.add(s.deltaManifestList());
-      referenceChangelog(s, scan, lists, referenced);
-      TagManager.addIndexReferences(table, s, referenced);
-    }
-    for (String list : lists) {
-      referenced.add("manifest/" + list);
-      for (ManifestFileMeta m : table.manifestList().read(list)) {
-        referenced.add("manifest/" + m.fileName());
+      if (s.changelogManifestList() != null) {
+        lists.add(s.changelogManifestList());
       }
+      lists.forEach(l -> referenced.add("manifest/" + l));
+      try {
+        List<ManifestEntry> entries =
+            needLive ? new ArrayList<>(scan.liveFiles(s).values()) : scan.delta(s);
+        for (ManifestEntry e : entries) {
+          if (e.kind() == FileKind.ADD) {
+            referenced.add(
+                new BucketId(e.partition(), e.bucket()).directory() + "/" + e.file().fileName());
+          }
+        }
+        referenceChangelog(s, scan, lists, referenced);
+        TagManager.addIndexReferences(table, s, referenced);
+        for (String list : lists) {
+          for (ManifestFileMeta m : table.manifestList().read(list)) {
+            referenced.add("manifest/" + m.fileName());
+          }
+        }
+      } catch (DamagedFileException d) {
+        unreadable.add("snapshot " + id + " (" + d.getMessage() + ")");
+        afterUnreadable = true;
+        continue;
+      } catch (FileNotFoundException missing) {
+        if (!lastAttempt || !snapshots.log().exists(id)) {
+          throw missing; // expired meanwhile (the hint lags behind): read again
+        }
+        // Still missing on the last reread while its snapshot is there: lost, not expired.
+        unreadable.add("snapshot " + id + " (" + missing.getMessage() + " is missing)");
+        afterUnreadable = true;
+        continue;
+      }
+      needLive = false;
+      if (afterUnreadable) {
+        // The damaged snapshots before this one were committed before it: their files are older.
+        keepUpTo = Math.max(keepUpTo, s.timeMillis());
+        afterUnreadable = false;
+      }
+    }
+    if (afterUnreadable) {
+      keepUpTo = Long.MAX_VALUE; // the latest is unreadable: it may name any file
     }
     for (long id : snapshots.belowHistory(earliest.getAsLong())) {
       referenceBelowHistory(id, referenced);

@@ -11,16 +11,31 @@ import java.util.List;
  * @param youngerThanGuard unreferenced files kept because they are younger than {@code older-than}
  *     (in-flight writes among them)
  * @param dryRun true when nothing was deleted
+ * @param unreadable the snapshots whose files could not all be read (each with the damage): the
+ *     files they name are unknown
+ * @param keptUnprovable unreferenced files kept because an unreadable snapshot might name them
  */
 public record OrphanReport(
     List<RemovedFile> removed,
     long scannedFiles,
     long referencedFiles,
     long youngerThanGuard,
-    boolean dryRun) {
+    boolean dryRun,
+    List<String> unreadable,
+    long keptUnprovable) {
 
   public OrphanReport {
     removed = List.copyOf(removed);
+    unreadable = List.copyOf(unreadable);
+  }
+
+  public OrphanReport(
+      List<RemovedFile> removed,
+      long scannedFiles,
+      long referencedFiles,
+      long youngerThanGuard,
+      boolean dryRun) {
+    this(removed, scannedFiles, referencedFiles, youngerThanGuard, dryRun, List.of(), 0);
   }
 
   /** One removed (or, in a dry run, removable) file. */

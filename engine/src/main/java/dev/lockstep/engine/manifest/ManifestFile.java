@@ -188,6 +188,9 @@ public final class ManifestFile {
                 (Integer) r.get(3),
                 file));
       }
+    } catch (IOException | RuntimeException e) {
+      throw dev.lockstep.engine.snapshot.DamagedFileException.wrap(
+          "manifest", fileIO, path(name), e);
     }
     return List.copyOf(entries);
   }

@@ -87,6 +87,9 @@ public final class ManifestList {
                 (Long) r.get(4),
                 (byte[]) r.get(5)));
       }
+    } catch (IOException | RuntimeException e) {
+      throw dev.lockstep.engine.snapshot.DamagedFileException.wrap(
+          "manifest list", fileIO, directory.child(name), e);
     }
     cache.put(name, List.copyOf(metas));
     return metas;

@@ -102,14 +102,46 @@ public final class PartitionOverwrite {
       }
     }
     table.requireWritable();
+    // Made before any file is written: it reads the snapshots, and may fail on a damaged one.
+    TableCommit commit = new TableCommit(table, commitUser);
     try (TableWrite write = new TableWrite(table, commitUser)) {
       for (GenericRow row : rows) {
         write.write(row);
       }
       Predicate<String> filter =
           staticPartition == null ? null : pathFilter(table, staticPartition);
-      return new TableCommit(table, commitUser)
-          .overwrite(identifier, filter, write.prepareCommit());
+      List<dev.lockstep.engine.write.CommitMessage> messages = write.prepareCommit();
+      try {
+        return commit.overwrite(identifier, filter, messages);
+      } catch (dev.lockstep.commit.CommitStateUnknownException unknown) {
+        throw unknown; // the snapshot may have landed: its files may be live
+      } catch (IOException | RuntimeException failed) {
+        // Nothing was published (TableCommit's contract): the new files are nobody's. The
+        // interrupt flag is cleared meanwhile: the deletes must not fail on it.
+        boolean wasInterrupted = Thread.interrupted();
+        try {
+          commit.abort(identifier, messages);
+        } catch (IOException | RuntimeException e) {
+          // abort reads the snapshots (which may be what failed). These files were written by this
+          // call under fresh names and nothing of it was published: no snapshot can hold them.
+          for (dev.lockstep.engine.write.CommitMessage m : messages) {
+            for (dev.lockstep.engine.manifest.DataFileMeta f : m.newFiles()) {
+              try {
+                table
+                    .fileIO()
+                    .delete(table.bucketPath(m.partition(), m.bucket()).child(f.fileName()), false);
+              } catch (IOException | RuntimeException ignored) {
+                failed.addSuppressed(ignored);
+              }
+            }
+          }
+        } finally {
+          if (wasInterrupted) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        throw failed;
+      }
     }
   }
 }

@@ -97,9 +97,11 @@ public final class TableCompactor implements Closeable {
     }
     List<CommitMessage> messages = new ArrayList<>();
     IOException failure = null;
+    boolean interrupted = false;
     for (Future<CompactResult> future : running) {
       try {
-        CompactResult r = future.get();
+        // After an interrupt, still wait for each running task: its output must be deleted.
+        CompactResult r = interrupted ? getUninterruptibly(future) : future.get();
         messages.add(
             new CommitMessage(
                 r.partition(),
@@ -110,9 +112,23 @@ public final class TableCompactor implements Closeable {
                 r.after(),
                 view.snapshotId()));
       } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+        interrupted = true;
         failure =
             failure == null ? new InterruptedIOException("Interrupted while compacting") : failure;
+        try {
+          CompactResult r = getUninterruptibly(future);
+          messages.add(
+              new CommitMessage(
+                  r.partition(),
+                  r.bucket(),
+                  table.options().bucket(),
+                  List.of(),
+                  r.before(),
+                  r.after(),
+                  view.snapshotId()));
+        } catch (ExecutionException failed) {
+          // The task failed and left no output.
+        }
       } catch (ExecutionException e) {
         IOException cause =
             e.getCause() instanceof IOException
@@ -130,18 +146,45 @@ public final class TableCompactor implements Closeable {
       for (CommitMessage m : messages) {
         deleteQuietly(m);
       }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
       throw failure;
     }
     if (messages.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(commit.commit(nextIdentifier++, messages));
+    try {
+      return Optional.of(commit.commit(nextIdentifier++, messages));
+    } catch (dev.lockstep.commit.CommitStateUnknownException unknown) {
+      throw unknown; // the snapshot may have landed: its output may be live
+    } catch (IOException | RuntimeException failed) {
+      // Nothing was published (TableCommit's contract): the output is nobody's.
+      boolean wasInterrupted = Thread.interrupted(); // deletes must not fail on the interrupt
+      for (CommitMessage m : messages) {
+        deleteQuietly(m);
+      }
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+      throw failed;
+    }
   }
 
   /** Stops the compaction threads (after a running round finishes). */
   @Override
   public void close() {
     executor.shutdown();
+  }
+
+  private static <T> T getUninterruptibly(Future<T> future) throws ExecutionException {
+    while (true) {
+      try {
+        return future.get();
+      } catch (InterruptedException again) {
+        // Keep waiting: the task's output must be known to be deleted.
+      }
+    }
   }
 
   private void deleteQuietly(CommitMessage m) {

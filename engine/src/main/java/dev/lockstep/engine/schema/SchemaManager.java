@@ -53,8 +53,15 @@ public final class SchemaManager {
 
   /** Reads one version. @throws java.io.FileNotFoundException when it does not exist */
   public TableSchema read(long id) throws IOException {
+    byte[] bytes;
     try (InputStream in = fileIO.newInputStream(schemaPath(id))) {
-      return JSON.readValue(in, TableSchema.class);
+      bytes = in.readAllBytes();
+    }
+    try {
+      return JSON.readValue(bytes, TableSchema.class);
+    } catch (IOException | RuntimeException e) {
+      throw dev.lockstep.engine.snapshot.DamagedFileException.of(
+          "schema", schemaPath(id), bytes.length, e);
     }
   }
 

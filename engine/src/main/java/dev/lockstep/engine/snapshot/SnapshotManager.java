@@ -1,6 +1,5 @@
 package dev.lockstep.engine.snapshot;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -130,7 +129,7 @@ public final class SnapshotManager {
         return false;
       }
       parent = readUncached(id - 1);
-    } catch (JsonProcessingException corrupt) {
+    } catch (DamagedFileException corrupt) {
       // Not provable; the listing answers, and whoever reads the file names it.
       return false;
     } catch (InterruptedIOException | ClosedByInterruptException interrupted) {
@@ -187,7 +186,7 @@ public final class SnapshotManager {
       try {
         s = readUncached(id);
         next = readUncached(id + 1);
-      } catch (JsonProcessingException corrupt) {
+      } catch (DamagedFileException corrupt) {
         // Cannot tell: stop here; whoever reads the file names it.
         return id;
       }
@@ -242,7 +241,7 @@ public final class SnapshotManager {
     } catch (FileNotFoundException e) {
       return Optional.empty();
     }
-    Snapshot snapshot = JSON.readValue(bytes, Snapshot.class);
+    Snapshot snapshot = parse(id, bytes);
     cache.put(id, snapshot);
     return Optional.of(snapshot);
   }
@@ -254,9 +253,20 @@ public final class SnapshotManager {
    */
   public Optional<Snapshot> readUncached(long id) throws IOException {
     try {
-      return Optional.of(JSON.readValue(log.read(id), Snapshot.class));
+      return Optional.of(parse(id, log.read(id)));
     } catch (FileNotFoundException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * Snapshot {@code id} from its file's bytes; @throws DamagedFileException when they do not parse
+   */
+  private Snapshot parse(long id, byte[] bytes) throws DamagedFileException {
+    try {
+      return JSON.readValue(bytes, Snapshot.class);
+    } catch (IOException | RuntimeException e) {
+      throw DamagedFileException.of("snapshot", log.snapshotPath(id), bytes.length, e);
     }
   }
 
