@@ -6,6 +6,7 @@ import dev.lockstep.commit.CommitOutcome;
 import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMerger;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
 import dev.lockstep.engine.snapshot.CommitKind;
@@ -18,9 +19,7 @@ import dev.lockstep.options.Durations;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *       another bucket count refuses even a pure append).
  *   <li>Reuse L's base manifest list and name L's delta list (and L's prior deltas) as prior deltas
  *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
- *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
+ *       small manifests and dropping deleted entries as {@link ManifestFileMerger} says). So most
  *       attempts write nothing but the snapshot file, which keeps the race window short.
  *   <li>List the snapshot directory: L must still exist (a base that expired meanwhile fails the
  *       commit, since publishing L+1 could reuse an expired snapshot number) and be the newest (a
@@ -602,13 +601,16 @@ final class CommitLoop {
       if (latest != null) {
         base.addAll(scan.manifests(latest));
       }
-      if (base.size() > options.manifestMergeMinCount()) {
-        Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
-        FileStoreScan.apply(live, scan.entries(base));
-        ManifestFileMeta merged = table.manifestFile().write(new ArrayList<>(live.values()));
-        written.add("m:" + merged.fileName());
-        base = List.of(merged);
-      }
+      // Merge small manifests (and drop deleted entries once they add up): ManifestFileMerger.
+      List<String> merged = new ArrayList<>();
+      base =
+          new ManifestFileMerger(
+                  table.manifestFile(),
+                  options.manifestTargetFileSize(),
+                  options.manifestMergeMinCount(),
+                  options.manifestFullCompactionThresholdSize())
+              .merge(base, merged);
+      merged.forEach(name -> written.add("m:" + name));
       baseList = table.manifestList().write(base);
       written.add(baseList);
       priors.clear();
