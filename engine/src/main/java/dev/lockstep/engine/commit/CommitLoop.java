@@ -9,6 +9,7 @@ import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.manifest.ManifestFileMerger;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.scan.LiveFileCache;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
@@ -71,9 +72,8 @@ import org.slf4j.LoggerFactory;
  *       jitter; exponential waits only while a lock is contended"):
  *       <ul>
  *         <li>lock-free strategy, or the lock was free when this attempt asked for it: claim
- *             priority (step 7) and retry at once after a random jitter of at most {@value
- *             RetryPolicy#JITTER_MULTIPLE} × {@code commit.min-retry-wait}, the same after every
- *             conflict;
+ *             priority (step 7) and retry as soon as the winner's snapshot is readable (at once
+ *             when it is; {@link #awaitWinner}), with no blind wait;
  *         <li>the lock was held by another committer when this attempt asked for it ({@code
  *             CommitAttempt.lockContended()}, observed by lock-api): drop any claim and back off,
  *             {@code commit.min-retry-wait} doubling with each such conflict in a row up to {@code
@@ -113,11 +113,20 @@ final class CommitLoop {
   private final CoreOptions options;
   private final SnapshotManager snapshots;
   private final FileStoreScan scan;
+  private final LiveFileCache live;
   private final ContentionHint hint;
   private final List<RetryPolicy.Pause> pauses = new ArrayList<>();
   private int retries;
 
   CommitLoop(TableStore table, String commitUser) {
+    this(table, commitUser, new LiveFileCache(table));
+  }
+
+  /**
+   * @param live the committer's live files, kept from commit to commit (see {@link LiveFileCache})
+   */
+  CommitLoop(TableStore table, String commitUser, LiveFileCache live) {
+    this.live = live;
     this.table = table;
     this.commitUser = commitUser;
     this.options = table.options();
@@ -153,7 +162,7 @@ final class CommitLoop {
         new ConflictDetector(table.keyCodec(), options.bucket(), changes, overwritten);
     // Every commit, appends included: a file of a touched partition with another bucket count
     // (written before this commit's base) would put a key of a primary-key table in two buckets.
-    detector.checkAgainstLive(scan.liveFiles(latest).values());
+    detector.checkAgainstLive(live.liveFiles(latest, detector.partitions()));
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
     String deltaList = table.manifestList().write(List.of(delta));
@@ -264,8 +273,14 @@ final class CommitLoop {
         } else {
           hint.claim(attempt + 1);
         }
-        // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
-        sleep(pause, start);
+        // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible. A
+        // committer that lost a free race waits for the winner's snapshot to be readable (no
+        // blind wait: at once when it is); only a contended lock backs off.
+        if (pause.backoff()) {
+          sleep(pause, start);
+        } else {
+          awaitWinner(id, start);
+        }
         Optional<Long> ours = catchUp(latest, id, kind, identifier, detector);
         if (ours.isPresent()) {
           return ours.get();
@@ -288,7 +303,7 @@ final class CommitLoop {
                       + " could check them (they may have added files to the overwritten partitions);"
                       + " nothing was committed. Run the overwrite again.");
             }
-            detector.checkAgainstLive(scan.liveFiles(newest).values());
+            detector.checkAgainstLive(live.liveFiles(newest, detector.partitions()));
             latest = newest;
           }
         }
@@ -977,6 +992,40 @@ final class CommitLoop {
             + " meanwhile. Nothing was committed and the data files are intact:"
             + " commit the same messages again (same identifier)."
             + fix);
+  }
+
+  /**
+   * After losing the race for snapshot {@code id} without a contended lock: returns once the
+   * winner's snapshot is readable (it is then cached, and the catch-up reads it from memory), at
+   * once when it is already; polls at {@code commit.min-retry-wait} (at least 0.1 ms) for at most
+   * {@code commit.max-retry-wait}, never past {@code commit.timeout}. A snapshot that stays
+   * unreadable (gone, or a store that shows it late) is the catch-up's to deal with.
+   */
+  private void awaitWinner(long id, long start) throws IOException {
+    long deadline = System.nanoTime() + options.commitMaxRetryWait().toNanos();
+    if (options.commitTimeout() != null) {
+      deadline = Math.min(deadline, start + options.commitTimeout().toNanos());
+    }
+    long poll = Math.max(100_000, options.commitMinRetryWait().toNanos());
+    while (true) {
+      try {
+        if (snapshots.find(id).isPresent()) {
+          return;
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException partial) {
+        // Not fully readable yet on this store: wait for it like for a missing one.
+      }
+      if (System.nanoTime() + poll > deadline) {
+        return;
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(poll);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CommitInterruptedException(
+            "Interrupted between commit attempts; nothing was" + " committed");
+      }
+    }
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */

@@ -8,6 +8,7 @@ import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.scan.LiveFileCache;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.CoreOptions;
@@ -58,12 +59,14 @@ public final class TableCommit {
   private final TableStore table;
   private final String commitUser;
   private final CommittedIdentifiers committed;
+  private final LiveFileCache liveFiles;
   private long fileConflicts;
 
   public TableCommit(TableStore table, String commitUser) {
     this.table = table;
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
     this.committed = new CommittedIdentifiers(table.snapshotManager(), commitUser);
+    this.liveFiles = new LiveFileCache(table);
   }
 
   public String commitUser() {
@@ -117,7 +120,7 @@ public final class TableCommit {
         byBucket.put(key, m);
       }
     }
-    CommitLoop loop = new CommitLoop(table, commitUser);
+    CommitLoop loop = new CommitLoop(table, commitUser, liveFiles);
     long dataSnapshot = -1;
     if (!appends.isEmpty()) {
       try {
@@ -217,7 +220,7 @@ public final class TableCommit {
     }
     Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
     refuseCarryingMissingFiles(overwritten);
-    CommitLoop loop = new CommitLoop(table, commitUser);
+    CommitLoop loop = new CommitLoop(table, commitUser, liveFiles);
     long start = System.nanoTime();
     for (int plan = 0; ; plan++) {
       Snapshot latest = latest();

@@ -77,7 +77,7 @@ public record CoreOptions(
   /** The time one commit may take, from its first attempt, before it gives up; default: none. */
   public static final String COMMIT_TIMEOUT = "commit.timeout";
 
-  /** The jitter after an uncontended conflict (at most twice this), and the first backoff. */
+  /** The poll while waiting for a race's winner to be readable, and the first backoff. */
   public static final String COMMIT_MIN_RETRY_WAIT = "commit.min-retry-wait";
 
   public static final Duration COMMIT_MIN_RETRY_WAIT_DEFAULT = Duration.ofMillis(1);
@@ -207,8 +207,9 @@ public record CoreOptions(
           .durationType()
           .defaultValue(COMMIT_MIN_RETRY_WAIT_DEFAULT)
           .withDescription(
-              "after a conflict without lock contention, the retry waits a random time"
-                  + " up to twice this (never more); under a contended lock, the first backoff");
+              "after a conflict without lock contention, the retry waits until the winner's"
+                  + " snapshot is readable, polling at this interval (at once when it is); under a"
+                  + " contended lock, the first backoff");
   static final ConfigOption<Duration> COMMIT_MAX_RETRY_WAIT_OPTION =
       ConfigOption.key(COMMIT_MAX_RETRY_WAIT)
           .durationType()
