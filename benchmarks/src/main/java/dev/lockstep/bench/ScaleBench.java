@@ -37,6 +37,7 @@ import java.util.SplittableRandom;
  * ScaleBench [--out DIR] [--committers 1,2,4,8,16] [--seconds 4] [--warmup-seconds 1] [--rounds 2]
  *            [--snapshots 100,1000,10000] [--latency-commits 50]
  *            [--files 1000,10000,100000] [--plans 3] [--work DIR] [--command TEXT]
+ *            [--paimon-snapshots LIST] [--paimon-files LIST] (per system: smaller sizes for one)
  * </pre>
  */
 public final class ScaleBench {
@@ -138,8 +139,11 @@ public final class ScaleBench {
     // 2. History, 3. live files.
     List<MetadataPoint> metadata = new ArrayList<>();
     for (BenchSystem system : systems) {
-      metadata.addAll(history(system, snapshots, latencyCommits, plans, work.resolve("history")));
-      metadata.addAll(liveFiles(system, files, plans, work.resolve("files")));
+      // --<system>-snapshots / --<system>-files: smaller sizes for one system when time is short.
+      int[] s = ints(a.getOrDefault(system.name() + "-snapshots", join(snapshots)));
+      int[] f = ints(a.getOrDefault(system.name() + "-files", join(files)));
+      metadata.addAll(history(system, s, latencyCommits, plans, work.resolve("history")));
+      metadata.addAll(liveFiles(system, f, plans, work.resolve("files")));
     }
     double elapsed = (System.nanoTime() - t0) / 1e9;
     deleteTree(work);
@@ -411,6 +415,10 @@ public final class ScaleBench {
           java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
       return new double[] {one, Double.NaN, Double.NaN};
     }
+  }
+
+  private static String join(int[] values) {
+    return String.join(",", Arrays.stream(values).mapToObj(Integer::toString).toList());
   }
 
   private static int[] ints(String list) {
