@@ -14,6 +14,12 @@ public interface BenchTable extends AutoCloseable {
    */
   ScanResult scan(boolean collectKeys) throws Exception;
 
+  /**
+   * Plans a full scan of the latest snapshot through a fresh table object (no metadata cached in
+   * this JVM) and returns the number of data files it found.
+   */
+  long planFiles() throws Exception;
+
   /** The number of snapshots committed. */
   long snapshotCount() throws Exception;
 

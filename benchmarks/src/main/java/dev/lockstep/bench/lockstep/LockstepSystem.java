@@ -110,16 +110,34 @@ public final class LockstepSystem implements BenchSystem {
       schema.primaryKey("k");
     }
     FileStoreTable table = catalog.createTable(new Identifier("bench", "t"), schema.build());
-    return new LockstepTable(table, spec);
+    return new LockstepTable(table, spec, warehouse);
   }
 
   private static final class LockstepTable implements BenchTable {
     private final FileStoreTable table;
     private final TableSpec spec;
+    private final Path warehouse;
 
-    LockstepTable(FileStoreTable table, TableSpec spec) {
+    LockstepTable(FileStoreTable table, TableSpec spec, Path warehouse) {
       this.table = table;
       this.spec = spec;
+      this.warehouse = warehouse;
+    }
+
+    @Override
+    public long planFiles() throws Exception {
+      FileSystemCatalog catalog =
+          new FileSystemCatalog(
+              new LocalFileIO(),
+              dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()),
+              Map.of());
+      try (FileStoreTable fresh = catalog.getTable(new Identifier("bench", "t"))) {
+        long files = 0;
+        for (Split split : fresh.newScan().plan().splits()) {
+          files += split.files().size();
+        }
+        return files;
+      }
     }
 
     @Override

@@ -117,18 +117,40 @@ public final class PaimonSystem implements BenchSystem {
     }
     Identifier id = Identifier.create("bench", "t");
     catalog.createTable(id, schema.build(), false);
-    return new PaimonTable(catalog, catalog.getTable(id), spec);
+    return new PaimonTable(catalog, catalog.getTable(id), spec, warehouse);
   }
 
   private static final class PaimonTable implements BenchTable {
     private final Catalog catalog;
     private final Table table;
     private final TableSpec spec;
+    private final Path warehouse;
 
-    PaimonTable(Catalog catalog, Table table, TableSpec spec) {
+    PaimonTable(Catalog catalog, Table table, TableSpec spec, Path warehouse) {
       this.catalog = catalog;
       this.table = table;
       this.spec = spec;
+      this.warehouse = warehouse;
+    }
+
+    @Override
+    public long planFiles() throws Exception {
+      Options options = new Options();
+      options.set("warehouse", warehouse.toUri().toString());
+      options.set("cache-enabled", "false");
+      try (Catalog fresh = CatalogFactory.createCatalog(CatalogContext.create(options))) {
+        long files = 0;
+        for (org.apache.paimon.table.source.Split split :
+            fresh
+                .getTable(Identifier.create("bench", "t"))
+                .newReadBuilder()
+                .newScan()
+                .plan()
+                .splits()) {
+          files += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
+        }
+        return files;
+      }
     }
 
     @Override

@@ -7,8 +7,10 @@ import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMerger;
 import dev.lockstep.engine.manifest.ManifestFileMeta;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.scan.LiveFileCache;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
@@ -40,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *       another bucket count refuses even a pure append).
  *   <li>Reuse L's base manifest list and name L's delta list (and L's prior deltas) as prior deltas
  *       of L+1; only every {@value #MAX_PRIOR_DELTAS}th snapshot writes a fresh base list (merging
- *       the manifests into one when there are more than {@code manifest.merge-min-count}). So most
+ *       small manifests and dropping deleted entries as {@link ManifestFileMerger} says). So most
  *       attempts write nothing but the snapshot file, which keeps the race window short.
  *   <li>List the snapshot directory: L must still exist (a base that expired meanwhile fails the
  *       commit, since publishing L+1 could reuse an expired snapshot number) and be the newest (a
@@ -73,9 +75,8 @@ import org.slf4j.LoggerFactory;
  *       jitter; exponential waits only while a lock is contended"):
  *       <ul>
  *         <li>lock-free strategy, or the lock was free when this attempt asked for it: claim
- *             priority (step 7) and retry at once after a random jitter of at most {@value
- *             RetryPolicy#JITTER_MULTIPLE} × {@code commit.min-retry-wait}, the same after every
- *             conflict;
+ *             priority (step 7) and retry as soon as the winner's snapshot is readable (at once
+ *             when it is; {@link #awaitWinner}), with no blind wait;
  *         <li>the lock was held by another committer when this attempt asked for it ({@code
  *             CommitAttempt.lockContended()}, observed by lock-api): drop any claim and back off,
  *             {@code commit.min-retry-wait} doubling with each such conflict in a row up to {@code
@@ -115,11 +116,20 @@ final class CommitLoop {
   private final CoreOptions options;
   private final SnapshotManager snapshots;
   private final FileStoreScan scan;
+  private final LiveFileCache live;
   private final ContentionHint hint;
   private final List<RetryPolicy.Pause> pauses = new ArrayList<>();
   private int retries;
 
   CommitLoop(TableStore table, String commitUser) {
+    this(table, commitUser, new LiveFileCache(table));
+  }
+
+  /**
+   * @param live the committer's live files, kept from commit to commit (see {@link LiveFileCache})
+   */
+  CommitLoop(TableStore table, String commitUser, LiveFileCache live) {
+    this.live = live;
     this.table = table;
     this.commitUser = commitUser;
     this.options = table.options();
@@ -211,7 +221,7 @@ final class CommitLoop {
         new ConflictDetector(table.keyCodec(), options.bucket(), changes, overwritten);
     // Every commit, appends included: a file of a touched partition with another bucket count
     // (written before this commit's base) would put a key of a primary-key table in two buckets.
-    detector.checkAgainstLive(scan.liveFiles(latest).values());
+    detector.checkAgainstLive(live.liveFiles(latest, detector.partitions()));
     if (index != null) {
       index.check(latest);
     }
@@ -325,8 +335,14 @@ final class CommitLoop {
         } else {
           hint.claim(attempt + 1);
         }
-        // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible.
-        sleep(pause, start);
+        // Wait first, then catch up: the snapshot we rebase onto is as fresh as possible. A
+        // committer that lost a free race waits for the winner's snapshot to be readable (no
+        // blind wait: at once when it is); only a contended lock backs off.
+        if (pause.backoff()) {
+          sleep(pause, start);
+        } else {
+          awaitWinner(id, start);
+        }
         Optional<Long> ours = catchUp(latest, id, kind, identifier, detector);
         if (ours.isPresent()) {
           return ours.get();
@@ -349,7 +365,7 @@ final class CommitLoop {
                       + " could check them (they may have added files to the overwritten partitions);"
                       + " nothing was committed. Run the overwrite again.");
             }
-            detector.checkAgainstLive(scan.liveFiles(newest).values());
+            detector.checkAgainstLive(live.liveFiles(newest, detector.partitions()));
             if (index != null) {
               index.check(newest);
             }
@@ -668,13 +684,16 @@ final class CommitLoop {
       if (latest != null) {
         base.addAll(scan.manifests(latest));
       }
-      if (base.size() > options.manifestMergeMinCount()) {
-        Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
-        FileStoreScan.apply(live, scan.entries(base));
-        ManifestFileMeta merged = table.manifestFile().write(new ArrayList<>(live.values()));
-        written.add("m:" + merged.fileName());
-        base = List.of(merged);
-      }
+      // Merge small manifests (and drop deleted entries once they add up): ManifestFileMerger.
+      List<String> merged = new ArrayList<>();
+      base =
+          new ManifestFileMerger(
+                  table.manifestFile(),
+                  options.manifestTargetFileSize(),
+                  options.manifestMergeMinCount(),
+                  options.manifestFullCompactionThresholdSize())
+              .merge(base, merged);
+      merged.forEach(name -> written.add("m:" + name));
       baseList = table.manifestList().write(base);
       written.add(baseList);
       priors.clear();
@@ -1113,6 +1132,40 @@ final class CommitLoop {
             + " meanwhile. Nothing was committed and the data files are intact:"
             + " commit the same messages again (same identifier)."
             + fix);
+  }
+
+  /**
+   * After losing the race for snapshot {@code id} without a contended lock: returns once the
+   * winner's snapshot is readable (it is then cached, and the catch-up reads it from memory), at
+   * once when it is already; polls at {@code commit.min-retry-wait} (at least 0.1 ms) for at most
+   * {@code commit.max-retry-wait}, never past {@code commit.timeout}. A snapshot that stays
+   * unreadable (gone, or a store that shows it late) is the catch-up's to deal with.
+   */
+  private void awaitWinner(long id, long start) throws IOException {
+    long deadline = System.nanoTime() + options.commitMaxRetryWait().toNanos();
+    if (options.commitTimeout() != null) {
+      deadline = Math.min(deadline, start + options.commitTimeout().toNanos());
+    }
+    long poll = Math.max(100_000, options.commitMinRetryWait().toNanos());
+    while (true) {
+      try {
+        if (snapshots.find(id).isPresent()) {
+          return;
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException partial) {
+        // Not fully readable yet on this store: wait for it like for a missing one.
+      }
+      if (System.nanoTime() + poll > deadline) {
+        return;
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(poll);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CommitInterruptedException(
+            "Interrupted between commit attempts; nothing was" + " committed");
+      }
+    }
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */

@@ -62,6 +62,11 @@ final class ConflictDetector {
     }
   }
 
+  /** The partitions the commit touches: the only ones the checks look at. */
+  Set<String> partitions() {
+    return partitions;
+  }
+
   void checkAgainstLive(Collection<ManifestEntry> live) throws FileConflictException {
     Set<ManifestEntry.FileId> liveIds = new HashSet<>();
     for (ManifestEntry e : live) {

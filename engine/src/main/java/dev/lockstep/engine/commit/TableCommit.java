@@ -8,6 +8,7 @@ import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.scan.LiveFileCache;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.ChangelogOptions;
@@ -59,6 +60,7 @@ public final class TableCommit {
   private final TableStore table;
   private final String commitUser;
   private final CommittedIdentifiers committed;
+  private final LiveFileCache liveFiles;
   private long fileConflicts;
   private long indexConflicts;
 
@@ -69,6 +71,7 @@ public final class TableCommit {
     this.table = table;
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
     this.committed = new CommittedIdentifiers(table.snapshotManager(), commitUser);
+    this.liveFiles = new LiveFileCache(table);
   }
 
   public String commitUser() {
@@ -120,7 +123,7 @@ public final class TableCommit {
         byBucket.put(key, m);
       }
     }
-    CommitLoop loop = new CommitLoop(table, commitUser);
+    CommitLoop loop = new CommitLoop(table, commitUser, liveFiles);
     long dataSnapshot = commitAppends(loop, identifier, messages);
     List<BucketId> dropped = new ArrayList<>();
     long compactSnapshot = -1;
@@ -340,7 +343,7 @@ public final class TableCommit {
     }
     Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
     refuseCarryingMissingFiles(overwritten);
-    CommitLoop loop = new CommitLoop(table, commitUser);
+    CommitLoop loop = new CommitLoop(table, commitUser, liveFiles);
     long start = System.nanoTime();
     List<CommitMessage> current = messages;
     KeyRerouter rerouter = new KeyRerouter(table);

@@ -79,7 +79,7 @@ public record CoreOptions(
   /** The time one commit may take, from its first attempt, before it gives up; default: none. */
   public static final String COMMIT_TIMEOUT = "commit.timeout";
 
-  /** The jitter after an uncontended conflict (at most twice this), and the first backoff. */
+  /** The poll while waiting for a race's winner to be readable, and the first backoff. */
   public static final String COMMIT_MIN_RETRY_WAIT = "commit.min-retry-wait";
 
   public static final Duration COMMIT_MIN_RETRY_WAIT_DEFAULT = Duration.ofMillis(1);
@@ -90,6 +90,11 @@ public record CoreOptions(
   public static final Duration COMMIT_MAX_RETRY_WAIT_DEFAULT = Duration.ofMillis(200);
   public static final String MANIFEST_MERGE_MIN_COUNT = "manifest.merge-min-count";
   public static final int MANIFEST_MERGE_MIN_COUNT_DEFAULT = 30;
+  public static final String MANIFEST_TARGET_FILE_SIZE = "manifest.target-file-size";
+  public static final String MANIFEST_TARGET_FILE_SIZE_DEFAULT = "8 mb";
+  public static final String MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE =
+      "manifest.full-compaction-threshold-size";
+  public static final String MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_DEFAULT = "16 mb";
 
   /**
    * {@code parquet} or {@code avro}: the format of new data files. Stored with a table when it is
@@ -216,8 +221,9 @@ public record CoreOptions(
           .durationType()
           .defaultValue(COMMIT_MIN_RETRY_WAIT_DEFAULT)
           .withDescription(
-              "after a conflict without lock contention, the retry waits a random time"
-                  + " up to twice this (never more); under a contended lock, the first backoff");
+              "after a conflict without lock contention, the retry waits until the winner's"
+                  + " snapshot is readable, polling at this interval (at once when it is); under a"
+                  + " contended lock, the first backoff");
   static final ConfigOption<Duration> COMMIT_MAX_RETRY_WAIT_OPTION =
       ConfigOption.key(COMMIT_MAX_RETRY_WAIT)
           .durationType()
@@ -230,7 +236,26 @@ public record CoreOptions(
           .intType()
           .defaultValue(MANIFEST_MERGE_MIN_COUNT_DEFAULT)
           .require(Requirement.atLeast(2))
-          .withDescription("when a snapshot would have more manifests, they are merged into one");
+          .withDescription(
+              "small manifests (below `manifest.target-file-size`) are merged once a snapshot"
+                  + " would have this many of them (or once they add up to the target size)");
+  static final ConfigOption<Long> MANIFEST_TARGET_FILE_SIZE_OPTION =
+      ConfigOption.key(MANIFEST_TARGET_FILE_SIZE)
+          .sizeType()
+          .defaultValue(ValueParsers.size(MANIFEST_TARGET_FILE_SIZE_DEFAULT))
+          .require(b -> b >= 1024, "at least 1 kb")
+          .withDescription(
+              "merged manifests roll at this size; a manifest this large without deleted"
+                  + " entries is never rewritten by a minor merge");
+  static final ConfigOption<Long> MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION =
+      ConfigOption.key(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE)
+          .sizeType()
+          .defaultValue(ValueParsers.size(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_DEFAULT))
+          .require(b -> b >= 1024, "at least 1 kb")
+          .withDescription(
+              "once the manifests that are small or hold deleted entries add up to this, a"
+                  + " merge drops every deleted entry: manifests naming a deleted file are rewritten,"
+                  + " the others kept");
   static final ConfigOption<String> FILE_FORMAT_OPTION =
       ConfigOption.key(FILE_FORMAT)
           .stringType()
@@ -357,6 +382,8 @@ public record CoreOptions(
           COMMIT_MIN_RETRY_WAIT_OPTION,
           COMMIT_MAX_RETRY_WAIT_OPTION,
           MANIFEST_MERGE_MIN_COUNT_OPTION,
+          MANIFEST_TARGET_FILE_SIZE_OPTION,
+          MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION,
           FILE_FORMAT_OPTION,
           FILE_COMPRESSION_OPTION,
           PARQUET_BLOCK_SIZE_OPTION,
@@ -449,6 +476,8 @@ public record CoreOptions(
     }
     int trigger = o.get(COMPACTION_TRIGGER_OPTION);
     String format = o.get(FILE_FORMAT_OPTION, FILE_FORMAT_STORED_WITHOUT);
+    o.get(MANIFEST_TARGET_FILE_SIZE_OPTION); // validated here, read through the accessors
+    o.get(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION);
     return new CoreOptions(
         o.get(BUCKET_OPTION),
         o.get(WRITE_ONLY_OPTION),
@@ -480,6 +509,16 @@ public record CoreOptions(
       return List.of();
     }
     return java.util.Arrays.stream(value.split(",")).map(String::trim).toList();
+  }
+
+  /** {@code manifest.target-file-size}: merged manifests roll at this size. */
+  public long manifestTargetFileSize() {
+    return all.get(MANIFEST_TARGET_FILE_SIZE_OPTION);
+  }
+
+  /** {@code manifest.full-compaction-threshold-size}. */
+  public long manifestFullCompactionThresholdSize() {
+    return all.get(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION);
   }
 
   private static boolean isStatsMode(String text) {
