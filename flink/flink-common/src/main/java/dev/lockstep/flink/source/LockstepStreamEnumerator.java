@@ -7,7 +7,6 @@ import dev.lockstep.engine.scan.StreamTableScan.Changes;
 import dev.lockstep.engine.snapshot.ConsumerManager;
 import dev.lockstep.flink.TableLoader;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +17,8 @@ import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The streaming enumerator: every {@code continuous.discovery-interval} it asks the engine's stream
@@ -31,6 +32,8 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
  * read.
  */
 final class LockstepStreamEnumerator implements SplitEnumerator<ChangesSplit, StreamPosition> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LockstepStreamEnumerator.class);
 
   /** At most this many snapshots are read per poll; the rest comes with the next poll. */
   private static final int SNAPSHOTS_PER_POLL = 100;
@@ -183,8 +186,9 @@ final class LockstepStreamEnumerator implements SplitEnumerator<ChangesSplit, St
       new ConsumerManager(opened.fileIO(), opened.table().path())
           .record(consumer, Math.min(enumerator, reader));
     } catch (IOException e) {
-      throw new UncheckedIOException(
-          "Cannot record consumer '" + consumer + "' of " + loader + ": " + e.getMessage(), e);
+      // The stream itself is intact (its position is in the checkpoint); the next completed
+      // checkpoint records the consumer again.
+      LOG.warn("Cannot record consumer '{}' of {}: {}", consumer, loader, e.getMessage(), e);
     }
   }
 

@@ -3,10 +3,8 @@ package dev.lockstep.flink.table;
 import dev.lockstep.flink.TableLoader;
 import dev.lockstep.flink.data.TableShape;
 import dev.lockstep.flink.source.LockstepSource;
-import dev.lockstep.flink.source.LockstepStreamSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,13 +18,9 @@ import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushD
 import org.apache.flink.table.types.DataType;
 
 /**
- * {@code SELECT} of a Lockstep table. In batch mode a bounded read of one snapshot (the latest when
- * the job starts, or {@code scan.snapshot-id}): rows of a primary-key table are the merged latest
- * rows, so the read is insert-only. In streaming mode the table's changes ({@link
- * LockstepStreamSource}): an append table is insert-only, a primary-key table with {@code
- * changelog-producer = none} produces upserts (the planner normalizes them), with {@code input} or
- * {@code lookup} the full changelog. Top-level projection and partition pruning are pushed into
- * both.
+ * {@code SELECT} of a Lockstep table: a bounded read of one snapshot (the latest when the job
+ * starts, or {@code scan.snapshot-id}), with top-level projection and partition pruning pushed into
+ * the scan. Rows of a primary-key table are the merged latest rows, so the read is insert-only.
  */
 final class LockstepDynamicTableSource
     implements ScanTableSource, SupportsProjectionPushDown, SupportsPartitionPushDown {
@@ -34,38 +28,22 @@ final class LockstepDynamicTableSource
   private final TableLoader loader;
   private final TableShape shape;
   private final Long snapshotId;
-  private final Streaming streaming;
   private int[] projection;
   private List<Map<String, String>> partitions;
 
-  /**
-   * A streaming read: the changelog mode it produces and the poll interval; null for a batch read.
-   */
-  record Streaming(ChangelogMode mode, Duration discoveryInterval) {}
-
-  LockstepDynamicTableSource(
-      TableLoader loader, TableShape shape, Long snapshotId, Streaming streaming) {
+  LockstepDynamicTableSource(TableLoader loader, TableShape shape, Long snapshotId) {
     this.loader = loader;
     this.shape = shape;
     this.snapshotId = snapshotId;
-    this.streaming = streaming;
   }
 
   @Override
   public ChangelogMode getChangelogMode() {
-    return streaming == null ? ChangelogMode.insertOnly() : streaming.mode();
+    return ChangelogMode.insertOnly();
   }
 
   @Override
   public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
-    if (streaming != null) {
-      // Subtask 0 emits every change and the others stay idle: at the job's parallelism the
-      // operators after the source are chained to it by forward edges, so commit order holds up to
-      // the first keyed shuffle, which keeps each key's order (LockstepStreamSource).
-      return SourceProvider.of(
-          new LockstepStreamSource(
-              loader, shape, projection, partitions, streaming.discoveryInterval()));
-    }
     return SourceProvider.of(new LockstepSource(loader, shape, projection, partitions, snapshotId));
   }
 
@@ -103,8 +81,7 @@ final class LockstepDynamicTableSource
 
   @Override
   public DynamicTableSource copy() {
-    LockstepDynamicTableSource copy =
-        new LockstepDynamicTableSource(loader, shape, snapshotId, streaming);
+    LockstepDynamicTableSource copy = new LockstepDynamicTableSource(loader, shape, snapshotId);
     copy.projection = projection;
     copy.partitions = partitions;
     return copy;

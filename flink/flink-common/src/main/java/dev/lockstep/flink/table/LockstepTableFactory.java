@@ -153,20 +153,20 @@ public final class LockstepTableFactory
   @Override
   public DynamicTableSource createDynamicTableSource(Context context) {
     Resolved r = resolve(context.getObjectIdentifier(), context.getCatalogTable());
-    String snapshot = r.options().get(LockstepFlinkOptions.SCAN_SNAPSHOT_ID);
-    LockstepDynamicTableSource.Streaming streaming = null;
     if (context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
         == RuntimeExecutionMode.STREAMING) {
       String interval = r.options().get(LockstepFlinkOptions.DISCOVERY_INTERVAL);
-      streaming =
-          new LockstepDynamicTableSource.Streaming(
-              changelogMode(r.loader()),
-              interval == null
-                  ? LockstepFlinkOptions.DISCOVERY_INTERVAL_DEFAULT
-                  : TimeUtils.parseDuration(interval));
+      return new LockstepStreamTableSource(
+          r.loader(),
+          r.shape(),
+          changelogMode(r.loader()),
+          interval == null
+              ? LockstepFlinkOptions.DISCOVERY_INTERVAL_DEFAULT
+              : TimeUtils.parseDuration(interval));
     }
+    String snapshot = r.options().get(LockstepFlinkOptions.SCAN_SNAPSHOT_ID);
     return new LockstepDynamicTableSource(
-        r.loader(), r.shape(), snapshot == null ? null : Long.valueOf(snapshot), streaming);
+        r.loader(), r.shape(), snapshot == null ? null : Long.valueOf(snapshot));
   }
 
   /**
