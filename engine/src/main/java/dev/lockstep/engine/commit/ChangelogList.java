@@ -8,14 +8,18 @@ import java.util.List;
 
 /**
  * The changelog manifest list of one commit: one manifest of ADD entries (the changelog files) and
- * the list naming it, written once before the commit loop and named by the snapshot that lands.
+ * the list naming it, written once before the commit loop and named by the snapshot that lands;
+ * {@code manifest} is {@code null} for an empty changelog (a list naming no manifest).
  */
 record ChangelogList(String name, String manifest, long records) {
 
-  /** Writes the list of {@code files}; {@code null} when there are none. */
+  /**
+   * Writes the list of {@code files}: an empty list when there are none (the snapshot then says
+   * "this commit's changelog is empty", which a stream tells from a snapshot without changelog).
+   */
   static ChangelogList write(TableStore table, List<ManifestEntry> files) throws IOException {
     if (files.isEmpty()) {
-      return null;
+      return new ChangelogList(table.manifestList().write(List.of()), null, 0);
     }
     ManifestFileMeta manifest = table.manifestFile().write(files);
     String list;
@@ -32,6 +36,8 @@ record ChangelogList(String name, String manifest, long records) {
   /** Deletes the list and its manifest (a commit that published neither). */
   void deleteQuietly(TableStore table) {
     table.manifestList().deleteQuietly(name);
-    table.manifestFile().deleteQuietly(manifest);
+    if (manifest != null) {
+      table.manifestFile().deleteQuietly(manifest);
+    }
   }
 }

@@ -144,7 +144,14 @@ public final class TableCommit {
         }
         lookup = new LookupChangelog(table, byNewBucket, table.options().bucket(), lookupCache);
       }
-      ChangelogList list = lookup == null ? ChangelogList.write(table, changelog) : null;
+      // input: every APPEND names a changelog list, an empty one too (streams then know it has no
+      // changes rather than no changelog); none: no list unless the messages bring files.
+      ChangelogList list =
+          lookup != null
+                  || (changelog.isEmpty()
+                      && table.changelogProducer() != ChangelogOptions.Producer.INPUT)
+              ? null
+              : ChangelogList.write(table, changelog);
       loop.changelog(list == null ? null : list.name(), list == null ? null : list.records());
       loop.lookup(lookup);
       boolean keep = true;

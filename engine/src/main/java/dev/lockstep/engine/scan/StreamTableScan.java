@@ -239,18 +239,16 @@ public final class StreamTableScan {
     if (s.commitKind() == CommitKind.OVERWRITE) {
       return overwrite(s);
     }
-    if (table.primaryKeyTable()
-        && table.changelogOptions().producer() != ChangelogOptions.Producer.NONE) {
-      if (s.changelogManifestList() == null) {
-        return null;
-      }
+    // A snapshot with a changelog list (input, lookup; empty when the commit changed nothing) is
+    // read from it; one without (none, or written before the table had a producer) by its files.
+    if (table.primaryKeyTable() && s.changelogManifestList() != null) {
       List<Change> rows = new ArrayList<>();
       int fields = table.schema().fields().size();
       for (ManifestEntry e : scan.changelog(s)) {
         forEachFileRow(
             e, fileRow -> rows.add(new Change(table.rowKindOf(fileRow), fileRow.prefix(fields))));
       }
-      return rows;
+      return rows.isEmpty() ? null : rows;
     }
     if (s.commitKind() != CommitKind.APPEND) {
       return null;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.engine.TestTables;
+import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
-import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.scan.StreamTableScan;
 import dev.lockstep.engine.scan.StreamTableScan.Change;
 import dev.lockstep.engine.scan.StreamTableScan.Changes;
@@ -42,7 +42,14 @@ class StreamingReadTest {
 
   /** Snapshot expiration as tight as it goes: two snapshots kept. */
   private static final Map<String, String> TIGHT =
-      Map.of("snapshot.num-retained.min", "1", "snapshot.num-retained.max", "2");
+      Map.of(
+          "snapshot.num-retained.min",
+          "1",
+          "snapshot.num-retained.max",
+          "2",
+          // No background compaction: the snapshot ids of the commits are known.
+          "num-sorted-run.compaction-trigger",
+          "50");
 
   private static Map<String, String> with(Map<String, String> base, String... keyValues) {
     Map<String, String> all = new HashMap<>(base);
@@ -109,20 +116,24 @@ class StreamingReadTest {
     }
     // Nothing from the consumer's position on expired.
     assertThat(table.snapshotManager().earliestId().getAsLong()).isLessThanOrEqualTo(2);
-    List<Changes> read = drain(stream);
-    assertThat(read).extracting(Changes::snapshotId).containsExactly(2L, 3L, 4L, 5L, 6L, 7L, 8L);
-    assertThat(read.get(0).rows())
-        .containsExactly(new Change(RowKind.INSERT, GenericRow.of(2, "v2")));
+    List<Change> read = new ArrayList<>();
+    drain(stream).forEach(c -> read.addAll(c.rows()));
+    List<Change> expected = new ArrayList<>();
+    for (int k = 2; k <= 8; k++) {
+      expected.add(new Change(RowKind.INSERT, GenericRow.of(k, "v" + k)));
+    }
+    // Every commit once, in order.
+    assertThat(read).isEqualTo(expected);
     assertThat(stream.checkpoint()).isEqualTo(9);
     assertThat(new ConsumerManager(table.fileIO(), table.path()).consumers())
         .containsEntry("app", 9L);
-    // Once read, the held snapshots expire with the next commits.
+    // Once read, the held snapshots expire with the next commit.
     commitRows(table, "w", 9, 9);
-    new SnapshotExpiration(table).expire();
-    assertThat(table.snapshotManager().earliestId().getAsLong()).isGreaterThanOrEqualTo(8);
+    assertThat(table.snapshotManager().earliestId().getAsLong()).isEqualTo(8);
     // A restarted reader resumes at its recorded position.
-    StreamTableScan restarted = reader.newStreamScan();
-    assertThat(drain(restarted)).extracting(Changes::snapshotId).containsExactly(9L);
+    List<Change> resumed = new ArrayList<>();
+    drain(reader.newStreamScan()).forEach(c -> resumed.addAll(c.rows()));
+    assertThat(resumed).containsExactly(new Change(RowKind.INSERT, GenericRow.of(9, "v9")));
   }
 
   @Test
@@ -200,6 +211,97 @@ class StreamingReadTest {
     assertThat(seen).isEqualTo(committed);
   }
 
+  @Test
+  void aProducerSetLaterAndAnEmptyChangelogAreReadRight() throws Exception {
+    FileStoreTable none = TestTables.keyValueTable(dir, Map.of());
+    commitRows(none, "w", 1, 1, 2);
+    FileStoreTable lookup = none.copyWithOptions(Map.of("changelog-producer", "lookup"));
+    commitRows(lookup, "w", 2, 1);
+    try (TableWrite write = lookup.newWrite("w")) {
+      // A delete of an absent key: an empty changelog, not an upsert stream's -D.
+      write.write(RowKind.DELETE, GenericRow.of(7, null));
+      lookup.newCommit("w").commit(3, write.prepareCommit());
+    }
+    assertThat(lookup.snapshotManager().get(3).changelogManifestList()).isNotNull();
+    List<Change> rows = new ArrayList<>();
+    drain(lookup.copyWithOptions(Map.of("scan.snapshot-id", "1")).newStreamScan())
+        .forEach(c -> rows.addAll(c.rows()));
+    assertThat(rows)
+        .containsExactly(
+            new Change(RowKind.INSERT, GenericRow.of(1, "v1")),
+            new Change(RowKind.INSERT, GenericRow.of(2, "v1")),
+            new Change(RowKind.UPDATE_BEFORE, GenericRow.of(1, "v1")),
+            new Change(RowKind.UPDATE_AFTER, GenericRow.of(1, "v2")));
+  }
+
+  @Test
+  void scanModesStartWhereTheySay() throws Exception {
+    FileStoreTable table =
+        TestTables.keyValueTable(dir, with(TIGHT, "snapshot.num-retained.max", "100"));
+    commitRows(table, "w", 1, 1);
+    commitRows(table, "w", 2, 2);
+    long afterTwo = table.snapshotManager().get(2).timeMillis();
+    while (System.currentTimeMillis() <= afterTwo) {
+      Thread.sleep(1); // snapshot 3 must be committed in a later millisecond than 2
+    }
+    commitRows(table, "w", 3, 3);
+    assertThat(
+            drain(
+                table
+                    .copyWithOptions(Map.of("scan.timestamp-millis", String.valueOf(afterTwo)))
+                    .newStreamScan()))
+        .extracting(Changes::snapshotId)
+        .containsExactly(3L);
+    StreamTableScan latest = table.copyWithOptions(Map.of("scan.mode", "latest")).newStreamScan();
+    assertThat(drain(latest)).isEmpty();
+    commitRows(table, "w", 4, 4);
+    assertThat(drain(latest)).extracting(Changes::snapshotId).containsExactly(4L);
+    List<Changes> full =
+        drain(table.copyWithOptions(Map.of("scan.mode", "latest-full")).newStreamScan());
+    assertThat(full).hasSize(1);
+    assertThat(full.get(0).full()).isTrue();
+    assertThat(full.get(0).rows()).hasSize(4);
+    List<Changes> fromFull =
+        drain(
+            table
+                .copyWithOptions(Map.of("scan.mode", "from-snapshot-full", "scan.snapshot-id", "2"))
+                .newStreamScan());
+    assertThat(fromFull).extracting(Changes::snapshotId).containsExactly(2L, 3L, 4L);
+    assertThat(fromFull.get(0).rows()).hasSize(2);
+    assertThatThrownBy(
+            () -> table.copyWithOptions(Map.of("scan.mode", "from-snapshot")).newStreamScan())
+        .hasMessage(
+            "Option 'scan.mode' is from-snapshot but 'scan.snapshot-id' is not set; set it to the"
+                + " first snapshot to read.");
+  }
+
+  @Test
+  void changelogFilesTravelWithTheMessagesAndAbortDeletesThem() throws Exception {
+    FileStoreTable table = TestTables.keyValueTable(dir, Map.of("changelog-producer", "input"));
+    Path tableDir = dir.resolve("db.db/kv");
+    try (TableWrite write = table.newWrite("w")) {
+      write.write(GenericRow.of(1, "a"));
+      var messages = write.prepareCommit();
+      assertThat(messages.get(0).changelogFiles()).hasSize(1);
+      assertThat(changelogFiles(tableDir)).hasSize(1);
+      // Given up before committing: abort deletes the data and the changelog files.
+      assertThat(table.newCommit("w").abort(1, messages)).isEqualTo(2);
+      assertThat(changelogFiles(tableDir)).isEmpty();
+      write.write(GenericRow.of(2, "b"));
+      messages = write.prepareCommit();
+      TableCommit commit = table.newCommit("w");
+      commit.commit(2, messages);
+      // Committing the same identifier again is a no-op that leaves no second changelog list.
+      commit.commit(2, messages);
+    }
+    assertThat(changelogFiles(tableDir)).hasSize(1);
+    assertThat(new OrphanFilesCleaner(table, Duration.ZERO, false).clean().removed()).isEmpty();
+    List<Change> rows = new ArrayList<>();
+    drain(table.copyWithOptions(Map.of("scan.snapshot-id", "1")).newStreamScan())
+        .forEach(c -> rows.addAll(c.rows()));
+    assertThat(rows).containsExactly(new Change(RowKind.INSERT, GenericRow.of(2, "b")));
+  }
+
   private static TreeSet<String> changelogFiles(Path tableDir) throws IOException {
     try (Stream<Path> files = Files.walk(tableDir)) {
       return files
@@ -215,6 +317,8 @@ class StreamingReadTest {
         TestTables.keyValueTable(
             dir,
             Map.of(
+                "num-sorted-run.compaction-trigger",
+                "50",
                 "changelog-producer",
                 "input",
                 "bucket",
