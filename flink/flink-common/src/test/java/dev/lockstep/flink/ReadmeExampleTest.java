@@ -108,12 +108,12 @@ class ReadmeExampleTest {
     try (CloseableIterator<Row> it = env.executeSql(run.get(run.size() - 1)).collect()) {
       batch.executeSql("INSERT INTO lake.shop.payments VALUES (1, 'new'), (2, 'new')").await();
       batch.executeSql("INSERT INTO lake.shop.payments VALUES (1, 'paid')").await();
-      while (rows.size() < 3 && it.hasNext()) {
+      while (rows.size() < 4 && it.hasNext()) {
         rows.add(it.next().toString());
       }
     }
     assertThat(rows.subList(0, 2)).containsExactlyInAnyOrder("+I[1, new]", "+I[2, new]");
-    assertThat(rows.get(2)).isEqualTo("+U[1, paid]");
+    assertThat(rows.subList(2, 4)).containsExactly("-U[1, new]", "+U[1, paid]");
   }
 
   @Test
