@@ -31,8 +31,18 @@ public final class LockstepFlinkOptions {
   /** Writer parallelism of the table sink (default: the input's). */
   public static final String SINK_PARALLELISM = "sink.parallelism";
 
-  /** Batch reads: the snapshot to read (default: the latest when the job starts). */
+  /**
+   * Batch reads: the snapshot to read (default: the latest when the job starts). Streaming reads:
+   * the first snapshot of {@code scan.mode = from-snapshot} (the engine's option; it passes
+   * through).
+   */
   public static final String SCAN_SNAPSHOT_ID = "scan.snapshot-id";
+
+  /** Streaming reads: how often the source looks for new snapshots (Paimon's key). */
+  public static final String DISCOVERY_INTERVAL = "continuous.discovery-interval";
+
+  public static final java.time.Duration DISCOVERY_INTERVAL_DEFAULT =
+      java.time.Duration.ofSeconds(10);
 
   /** Catalog option: the database {@code listDatabases} starts with. */
   public static final String DEFAULT_DATABASE = "default-database";

@@ -37,16 +37,23 @@ class ReadmeExampleTest {
       new MiniClusterExtension(
           new MiniClusterResourceConfiguration.Builder()
               .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(2)
+              .setNumberSlotsPerTaskManager(4) // the streaming example's job runs beside inserts
               .build());
 
   @TempDir Path dir;
 
   static String block(String language) throws Exception {
+    return block(language, 0);
+  }
+
+  /** The {@code index}-th (from 0) block of {@code language}. */
+  static String block(String language, int index) throws Exception {
     Matcher m =
         Pattern.compile("```" + language + "\n(.*?)```", Pattern.DOTALL)
             .matcher(Files.readString(README));
-    assertThat(m.find()).as("a ```%s block in %s", language, README).isTrue();
+    for (int i = 0; i <= index; i++) {
+      assertThat(m.find()).as("%d ```%s blocks in %s", index + 1, language, README).isTrue();
+    }
     return m.group(1);
   }
 
@@ -69,6 +76,44 @@ class ReadmeExampleTest {
     assertThat(rows).containsExactly("+I[1, 19.90]", "+I[2, 5.00]");
     assertThat(SqlTest.rows(env, "SELECT * FROM shop.orders WHERE dt = '2024-04-30'"))
         .containsExactly("+I[2024-04-30, 7, 1.00]");
+  }
+
+  @Test
+  void streamingSqlExample() throws Exception {
+    String warehouse = TestTables.warehouse(dir);
+    // Parallelism 1: the never-ending query keeps its slots while the batch inserts run.
+    org.apache.flink.configuration.Configuration conf =
+        new org.apache.flink.configuration.Configuration();
+    conf.setString("parallelism.default", "1");
+    TableEnvironment env =
+        TableEnvironment.create(
+            EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
+    String[] statements =
+        block("sql", 1).replace("file:///tmp/lockstep-warehouse", warehouse).split(";");
+    List<String> run = new ArrayList<>();
+    for (String statement : statements) {
+      if (!statement.isBlank()) {
+        run.add(statement);
+      }
+    }
+    for (String statement : run.subList(0, run.size() - 1)) {
+      env.executeSql(statement).await();
+    }
+    TableEnvironment batch =
+        TableEnvironment.create(
+            EnvironmentSettings.newInstance().inBatchMode().withConfiguration(conf).build());
+    batch.executeSql(
+        "CREATE CATALOG lake WITH ('type' = 'lockstep', 'warehouse' = '" + warehouse + "')");
+    List<String> rows = new ArrayList<>();
+    try (CloseableIterator<Row> it = env.executeSql(run.get(run.size() - 1)).collect()) {
+      batch.executeSql("INSERT INTO lake.shop.payments VALUES (1, 'new'), (2, 'new')").await();
+      batch.executeSql("INSERT INTO lake.shop.payments VALUES (1, 'paid')").await();
+      while (rows.size() < 4 && it.hasNext()) {
+        rows.add(it.next().toString());
+      }
+    }
+    assertThat(rows.subList(0, 2)).containsExactlyInAnyOrder("+I[1, new]", "+I[2, new]");
+    assertThat(rows.subList(2, 4)).containsExactly("-U[1, new]", "+U[1, paid]");
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.lockstep.flink.table;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.catalog.TableExistsException;
+import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.flink.LockstepFlinkOptions;
 import dev.lockstep.flink.TableLoader;
 import dev.lockstep.flink.data.TableShape;
@@ -14,14 +15,18 @@ import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * {@code 'connector' = 'lockstep'}: tables of a Lockstep catalog, and tables declared in another
@@ -40,7 +45,7 @@ public final class LockstepTableFactory
           LockstepFlinkOptions.DATABASE,
           LockstepFlinkOptions.TABLE,
           LockstepFlinkOptions.SINK_PARALLELISM,
-          LockstepFlinkOptions.SCAN_SNAPSHOT_ID,
+          LockstepFlinkOptions.DISCOVERY_INTERVAL,
           LockstepFlinkOptions.COMMIT_USER);
 
   /** Set when the factory serves a Lockstep catalog's tables. */
@@ -148,8 +153,37 @@ public final class LockstepTableFactory
   @Override
   public DynamicTableSource createDynamicTableSource(Context context) {
     Resolved r = resolve(context.getObjectIdentifier(), context.getCatalogTable());
+    if (context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+        == RuntimeExecutionMode.STREAMING) {
+      String interval = r.options().get(LockstepFlinkOptions.DISCOVERY_INTERVAL);
+      return new LockstepStreamTableSource(
+          r.loader(),
+          r.shape(),
+          changelogMode(r.loader()),
+          interval == null
+              ? LockstepFlinkOptions.DISCOVERY_INTERVAL_DEFAULT
+              : TimeUtils.parseDuration(interval));
+    }
     String snapshot = r.options().get(LockstepFlinkOptions.SCAN_SNAPSHOT_ID);
     return new LockstepDynamicTableSource(
         r.loader(), r.shape(), snapshot == null ? null : Long.valueOf(snapshot));
+  }
+
+  /**
+   * What a streaming read produces: an append table inserts; a primary-key table with {@code
+   * changelog-producer = none} upserts (the engine emits each snapshot's winning row per key, not
+   * what it replaced; the planner normalizes), with {@code input} or {@code lookup} every kind.
+   */
+  private static ChangelogMode changelogMode(TableLoader loader) {
+    try (TableLoader.Opened opened = loader.open()) {
+      if (!opened.table().primaryKeyTable()) {
+        return ChangelogMode.insertOnly();
+      }
+      return opened.table().changelogOptions().producer() == ChangelogOptions.Producer.NONE
+          ? ChangelogMode.upsert()
+          : ChangelogMode.all();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot open " + loader + ": " + e.getMessage(), e);
+    }
   }
 }
