@@ -57,6 +57,7 @@ class CommitPackageEdgesTest {
     assertThat(SnapshotLog.parseId("snapshot-")).isEqualTo(-1);
     assertThat(SnapshotLog.parseId("snapshot-1a")).isEqualTo(-1);
     assertThat(SnapshotLog.parseId("snapshot--1")).isEqualTo(-1);
+    assertThat(SnapshotLog.parseId("snapshot-+1")).isEqualTo(-1);
     assertThat(SnapshotLog.parseId("manifest-1")).isEqualTo(-1);
     assertThat(SnapshotLog.parseId("snapshot-99999999999999999999")).isEqualTo(-1);
   }
