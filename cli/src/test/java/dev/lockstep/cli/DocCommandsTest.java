@@ -38,8 +38,9 @@ import picocli.CommandLine.Model.CommandSpec;
  *       or service (a {@code scheme://} other than {@code file://}), has a {@code ...} placeholder,
  *       reads a file in the user's home ({@code ~/}), or is a continuous job without {@code --for}
  *       (it runs until stopped). Relative {@code --csv} inputs are written first from {@link
- *       #INPUTS}. A {@code conformance} run gets {@link #CONFORMANCE_SCALE} appended (fewer rounds
- *       and a 1 MiB large object; its flags are the README's).
+ *       #INPUTS}. A {@code conformance} or {@code stress} run gets {@link #SCALE} appended (less
+ *       work: fewer conformance rounds, a 1 MiB large object, 5 commits per stress writer; its
+ *       flags are the README's).
  *   <li><b>Inline code</b> such as {@code `lockstep table create -o ...`} in the text names an
  *       existing command and only flags it has.
  * </ul>
