@@ -193,4 +193,15 @@ class CommitPackageEdgesTest {
     assertThat(e.ours().token()).isEqualTo(1);
     assertThat(e.newer().token()).isEqualTo(2);
   }
+
+  @Test
+  void anUnavailableStrategyNamesTheStore() {
+    dev.lockstep.fs.FileIO renameOnly =
+        dev.lockstep.testing.CapabilityHidingFileIO.atomicRenameOnly(new LocalFileIO());
+    CommitOptions options =
+        CommitOptions.from(java.util.Map.of(CommitOptions.COMMIT_STRATEGY, "atomic-create"));
+    assertThatThrownBy(() -> SnapshotCommitter.resolve(renameOnly, options, null, "t"))
+        .isInstanceOf(CommitStrategyUnavailableException.class)
+        .hasMessageContaining("the store " + renameOnly.getClass().getSimpleName() + " has none");
+  }
 }
