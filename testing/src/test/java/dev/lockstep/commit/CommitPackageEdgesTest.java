@@ -4,13 +4,13 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Fault;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.SupportsAtomicRename;
 import dev.lockstep.fs.local.LocalFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO;
-import dev.lockstep.testing.FaultInjectingFileIO.Fault;
-import dev.lockstep.testing.FaultInjectingFileIO.Operation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -28,12 +28,12 @@ import org.junit.jupiter.api.io.TempDir;
 class CommitPackageEdgesTest {
 
   @TempDir java.nio.file.Path dir;
-  private FaultInjectingFileIO io;
+  private FaultInjectingStore io;
   private SnapshotLog log;
 
   @BeforeEach
   void setUp() {
-    io = FaultInjectingFileIO.wrap(new LocalFileIO());
+    io = FaultInjectingStore.wrap(new LocalFileIO());
     log = new SnapshotLog(io, Path.of(dir.toString()).child("snapshot"));
   }
 
@@ -70,7 +70,7 @@ class CommitPackageEdgesTest {
     assertThat(log.latestId()).hasValue(17);
     assertThat(io.calls(Operation.LIST)).isEqualTo(1);
 
-    FaultInjectingFileIO fresh = FaultInjectingFileIO.wrap(new LocalFileIO());
+    FaultInjectingStore fresh = FaultInjectingStore.wrap(new LocalFileIO());
     SnapshotLog near = new SnapshotLog(fresh, log.directory());
     near.writeLatestHint(2);
     assertThat(near.latestId()).hasValue(17);
