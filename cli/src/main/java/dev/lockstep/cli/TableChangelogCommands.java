@@ -8,6 +8,7 @@ import dev.lockstep.engine.scan.StreamTableScan.Change;
 import dev.lockstep.engine.scan.StreamTableScan.Changes;
 import dev.lockstep.engine.snapshot.ConsumerManager;
 import dev.lockstep.engine.store.ChangelogOptions;
+import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.options.ConfigOption;
@@ -258,8 +259,10 @@ final class TableChangelogCommands {
       name = "describe",
       mixinStandardHelpOptions = true,
       description =
-          "The table's columns, keys, stored options and the effective changelog and streaming"
-              + " options (changelog-producer, changelog retention, scan.mode), and its consumers")
+          "The table's columns, keys, bucket mode (for dynamic buckets, bucket = -1, the"
+              + " dynamic-bucket.* values in effect), stored options, the effective changelog and"
+              + " streaming options (changelog-producer, changelog retention, scan.mode), and its"
+              + " consumers")
   static final class Describe implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin TableTarget target = new TableTarget();
@@ -289,6 +292,12 @@ final class TableChangelogCommands {
           table.schema().primaryKeys().forEach(pk::add);
           ArrayNode parts = node.putArray("partitionKeys");
           table.schema().partitionKeys().forEach(parts::add);
+          node.put("schema", table.schema().id());
+          node.put("bucket", table.options().dynamicBucket() ? -1 : table.options().bucket());
+          if (table.options().dynamicBucket()) {
+            ObjectNode dynamic = node.putObject("dynamicBucket");
+            bucketMode(table).forEach(dynamic::put);
+          }
           ObjectNode stored = node.putObject("options");
           new TreeMap<>(table.schema().options()).forEach(stored::put);
           ObjectNode changelog = node.putObject("changelog");
@@ -298,12 +307,27 @@ final class TableChangelogCommands {
           out.println(Json.write(node));
         } else {
           out.println("table: " + target.table);
+          out.println("schema: " + table.schema().id());
           out.println("columns:");
           for (DataField f : table.schema().fields()) {
             out.println("  " + f.name() + " " + f.type());
           }
-          out.println("primary key: " + String.join(", ", table.schema().primaryKeys()));
-          out.println("partition keys: " + String.join(", ", table.schema().partitionKeys()));
+          out.println(
+              "primary key: "
+                  + (table.schema().primaryKeys().isEmpty()
+                      ? "none (append table)"
+                      : String.join(", ", table.schema().primaryKeys())));
+          out.println(
+              "partition keys: "
+                  + (table.schema().partitionKeys().isEmpty()
+                      ? "none"
+                      : String.join(", ", table.schema().partitionKeys())));
+          if (table.options().dynamicBucket()) {
+            out.println("bucket: -1 (dynamic)");
+            bucketMode(table).forEach((k, v) -> out.println("  " + k + ": " + v));
+          } else {
+            out.println("bucket: " + table.options().bucket() + " (fixed)");
+          }
           out.println("options:");
           new TreeMap<>(table.schema().options())
               .forEach((k, v) -> out.println("  " + k + " = " + v));
@@ -315,6 +339,25 @@ final class TableChangelogCommands {
         out.flush();
       }
       return 0;
+    }
+
+    /** The dynamic-bucket values in effect, in a table with {@code bucket = -1}. */
+    private static Map<String, String> bucketMode(FileStoreTable table) {
+      CoreOptions options = table.options();
+      Map<String, String> mode = new java.util.LinkedHashMap<>();
+      mode.put(
+          CoreOptions.DYNAMIC_BUCKET_TARGET_ROW_NUM,
+          Long.toString(options.dynamicBucketTargetRowNum()));
+      mode.put(
+          CoreOptions.DYNAMIC_BUCKET_INITIAL_BUCKETS,
+          Long.toString(options.dynamicBucketInitialBuckets()));
+      String max = table.schema().options().get(CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS);
+      mode.put(
+          CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS,
+          max == null || max.trim().equals("-1")
+              ? "-1 (no limit but " + CoreOptions.DYNAMIC_BUCKET_LIMIT + ")"
+              : max.trim());
+      return mode;
     }
 
     private static <T> String valueOf(ConfigOption<T> option, Map<String, String> all) {

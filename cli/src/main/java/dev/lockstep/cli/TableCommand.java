@@ -6,11 +6,9 @@ import dev.lockstep.engine.catalog.TableExistsException;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableRead;
 import dev.lockstep.engine.schema.Schema;
-import dev.lockstep.engine.schema.TableSchema;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
-import dev.lockstep.engine.types.DataField;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -36,7 +34,6 @@ import picocli.CommandLine.Option;
     description = "Create, write, read and maintain a table.",
     subcommands = {
       TableCommand.Create.class,
-      TableCommand.Describe.class,
       TableDataCommands.Write.class,
       TableDataCommands.Read.class,
       TableDataCommands.Count.class,
@@ -158,63 +155,6 @@ final class TableCommand implements Runnable {
           target.warehouse,
           schema,
           tableOptions.isEmpty() ? "" : " with " + tableOptions);
-      return 0;
-    }
-  }
-
-  @Command(
-      name = "describe",
-      mixinStandardHelpOptions = true,
-      description =
-          "Show a table's columns, keys, bucket mode and options: the stored ones, and for"
-              + " dynamic buckets (bucket = -1) the dynamic-bucket.* values in effect.")
-  static final class Describe implements Callable<Integer> {
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin TableTarget target = new TableTarget();
-
-    @Override
-    public Integer call() throws Exception {
-      PrintWriter out = spec.commandLine().getOut();
-      try (TableTarget.Opened opened = target.open(false)) {
-        FileStoreTable table = opened.table();
-        TableSchema schema = table.schema();
-        CoreOptions options = table.options();
-        out.printf("table: %s%n", target.table);
-        out.printf("schema: %d%n", schema.id());
-        out.println("columns:");
-        for (DataField f : schema.fields()) {
-          out.printf("  %s %s%n", f.name(), f.type());
-        }
-        out.printf(
-            "primary key: %s%n",
-            schema.primaryKeys().isEmpty()
-                ? "none (append table)"
-                : String.join(", ", schema.primaryKeys()));
-        out.printf(
-            "partition keys: %s%n",
-            schema.partitionKeys().isEmpty() ? "none" : String.join(", ", schema.partitionKeys()));
-        if (options.dynamicBucket()) {
-          out.println("bucket: -1 (dynamic)");
-          out.printf(
-              "  %s: %d%n",
-              CoreOptions.DYNAMIC_BUCKET_TARGET_ROW_NUM, options.dynamicBucketTargetRowNum());
-          out.printf(
-              "  %s: %d%n",
-              CoreOptions.DYNAMIC_BUCKET_INITIAL_BUCKETS, options.dynamicBucketInitialBuckets());
-          String max = schema.options().get(CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS);
-          out.printf(
-              "  %s: %s%n",
-              CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS,
-              max == null || max.trim().equals("-1")
-                  ? "-1 (no limit but " + CoreOptions.DYNAMIC_BUCKET_LIMIT + ")"
-                  : max.trim());
-        } else {
-          out.printf("bucket: %d (fixed)%n", options.bucket());
-        }
-        out.println("options:");
-        new java.util.TreeMap<>(schema.options())
-            .forEach((k, v) -> out.printf("  %s = %s%n", k, v));
-      }
       return 0;
     }
   }
