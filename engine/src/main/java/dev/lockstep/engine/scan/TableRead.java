@@ -28,9 +28,11 @@ public final class TableRead {
   private int[] projection;
   private Predicate filter;
   private ScanMetrics metrics = new ScanMetrics();
+  private final DeletionVectorRead vectors;
 
   public TableRead(TableStore table) {
     this.table = table;
+    this.vectors = new DeletionVectorRead(table);
   }
 
   /**
@@ -101,7 +103,7 @@ public final class TableRead {
    * this JVM does not carry its reference forward.
    */
   public void forEach(Split split, Consumer<GenericRow> consumer) throws IOException {
-    forEachWithKind(split, (kind, row) -> consumer.accept(row));
+    forEach(split, (kind, row) -> consumer.accept(row), false);
   }
 
   /**
@@ -111,7 +113,15 @@ public final class TableRead {
    */
   public void forEachWithKind(Split split, BiConsumer<RowKind, GenericRow> consumer)
       throws IOException {
+    forEach(split, consumer, true);
+  }
+
+  private void forEach(Split split, BiConsumer<RowKind, GenericRow> consumer, boolean kinds)
+      throws IOException {
     try {
+      if (vectors.read(split, projection, filter, metrics, kinds, consumer)) {
+        return;
+      }
       forEachRow(split, consumer);
     } catch (IOException e) {
       for (DataFileMeta file : split.files()) {
