@@ -172,6 +172,31 @@ class DeletionVectorMaintenanceTest {
   }
 
   @Test
+  void aRollbackAndAnOverwriteKeepTheVectorsExact() throws Exception {
+    FileStoreTable table = table(Map.of("bucket", "2"));
+    for (int c = 1; c <= 5; c++) {
+      upsert(table, c, 0, 10 * c, "v" + c);
+    }
+    Map<Integer, GenericRow> atTwo = DeletionVectorTables.read(table, 2L);
+    new dev.lockstep.engine.operation.Rollback(table).run(table.snapshotManager().get(2));
+    Snapshot rolledBack = table.snapshotManager().latest().orElseThrow();
+    DeletionVectorTables.assertCovered(table, rolledBack);
+    assertThat(DeletionVectorTables.read(table, null))
+        .isEqualTo(DeletionVectorTables.mergeRead(table, null))
+        .isEqualTo(atTwo);
+    upsert(table, 6, 5, 15, "after");
+    try (TableWrite write = table.newWrite("o")) {
+      write.write(GenericRow.of(1, "only", 0L));
+      write.write(GenericRow.of(2, "only", 0L));
+      table.newCommit("o").overwrite(1, p -> true, write.prepareCommit());
+    }
+    DeletionVectorTables.assertCovered(table, table.snapshotManager().latest().orElseThrow());
+    assertThat(DeletionVectorTables.read(table, null))
+        .isEqualTo(DeletionVectorTables.mergeRead(table, null))
+        .hasSize(2);
+  }
+
+  @Test
   void anAppendTableRefusesTheOption() {
     assertThatThrownBy(
             () -> TestTables.appendTable(dir, Map.of("deletion-vectors.enabled", "true")))

@@ -53,6 +53,16 @@ class DeletionVectorPropertyTest {
         "lockstep-dv-2", dir -> run(dir, actions, Map.of("bucket", "2"), true));
   }
 
+  /** Dynamic buckets: keys re-routed between the writers' commits keep their vectors exact. */
+  @Property(tries = 10)
+  void readsEqualTheMergeReadDynamicBuckets(@ForAll("actions") List<Action> actions)
+      throws Exception {
+    TestTables.inTempDirectory(
+        "lockstep-dv-dyn",
+        dir ->
+            run(dir, actions, Map.of("bucket", "-1", "dynamic-bucket.target-row-num", "4"), true));
+  }
+
   /**
    * With {@code sequence.field} a new row may lose to an older one (the new one is then marked).
    * The twin table is not compared: a retraction dropped at the highest level is forgotten by
