@@ -19,8 +19,9 @@ import java.util.function.Consumer;
 
 /**
  * Reads splits. Primary-key tables are merged: one row per key, the row of the latest commit (see
- * {@link DeduplicateMerger}), in key order. Append tables return every row, file by file. An
- * optional projection picks and orders columns by name.
+ * {@link DeduplicateMerger}), in key order; with deletion vectors ({@link DeletionVectorRead}) the
+ * same rows, file by file. Append tables return every row, file by file. An optional projection
+ * picks and orders columns by name.
  */
 public final class TableRead {
 
