@@ -4,6 +4,7 @@ import dev.lockstep.catalog.CatalogOptions;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.DeletionVectorOptions;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.OptionCatalog;
 import java.util.Map;
@@ -44,6 +45,9 @@ final class OptionKeys {
       if (!option.key().startsWith("scan.") && !option.key().equals("consumer-id")) {
         keys.addAll(option.keys());
       }
+    }
+    for (ConfigOption<?> option : DeletionVectorOptions.OPTIONS) {
+      keys.addAll(option.keys());
     }
     return keys;
   }

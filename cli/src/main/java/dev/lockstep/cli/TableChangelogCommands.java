@@ -9,6 +9,7 @@ import dev.lockstep.engine.scan.StreamTableScan.Changes;
 import dev.lockstep.engine.snapshot.ConsumerManager;
 import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.DeletionVectorOptions;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.options.ConfigOption;
@@ -302,6 +303,7 @@ final class TableChangelogCommands {
           new TreeMap<>(table.schema().options()).forEach(stored::put);
           ObjectNode changelog = node.putObject("changelog");
           effective.forEach(changelog::put);
+          node.put(DeletionVectorOptions.ENABLED.key(), DeletionVectorOptions.enabled(table));
           ObjectNode cons = node.putObject("consumers");
           consumers.forEach(cons::put);
           out.println(Json.write(node));
@@ -333,6 +335,14 @@ final class TableChangelogCommands {
               .forEach((k, v) -> out.println("  " + k + " = " + v));
           out.println("changelog and streaming:");
           effective.forEach((k, v) -> out.println("  " + k + " = " + v));
+          out.println(
+              "deletion vectors: "
+                  + DeletionVectorOptions.ENABLED.key()
+                  + " = "
+                  + DeletionVectorOptions.enabled(table)
+                  + (DeletionVectorOptions.enabled(table)
+                      ? " (reads apply vectors, no merge)"
+                      : ""));
           out.println("consumers:" + (consumers.isEmpty() ? " none" : ""));
           consumers.forEach((k, v) -> out.println("  " + k + ": next snapshot " + v));
         }

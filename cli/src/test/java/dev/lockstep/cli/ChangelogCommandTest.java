@@ -89,7 +89,29 @@ class ChangelogCommandTest {
         .contains("changelog-producer = input")
         .contains("changelog.num-retained.min = snapshot.num-retained.min")
         .contains("c1: next snapshot 4");
-    assertThat(ok("describe", "--json").out()).contains("\"changelog-producer\":\"input\"");
+    assertThat(ok("describe", "--json").out())
+        .contains("\"changelog-producer\":\"input\"")
+        .contains("\"deletion-vectors.enabled\":false");
+    assertThat(describe).contains("deletion vectors: deletion-vectors.enabled = false");
+  }
+
+  @Test
+  void describeShowsDeletionVectors() throws Exception {
+    ok(
+        "create",
+        "--schema",
+        "k INT NOT NULL, v STRING",
+        "--primary-key",
+        "k",
+        "-o",
+        "deletion-vectors.enabled=true");
+    ok("write", "--csv", csv("a.csv", "k,v\n1,a\n2,b\n"));
+    ok("write", "--csv", csv("b.csv", "k,v\n1,c\n"));
+    assertThat(ok("describe").out())
+        .contains(
+            "deletion vectors: deletion-vectors.enabled = true (reads apply vectors, no merge)");
+    assertThat(ok("describe", "--json").out()).contains("\"deletion-vectors.enabled\":true");
+    assertThat(ok("read").out()).contains("1,c").contains("2,b").doesNotContain("1,a");
   }
 
   @Test

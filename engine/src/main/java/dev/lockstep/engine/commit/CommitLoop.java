@@ -210,6 +210,9 @@ final class CommitLoop {
     }
   }
 
+  /** The deletion vectors of the running commit (primary-key tables), else {@code null}. */
+  private DeletionVectorMaintainer vectors;
+
   private long commitChanges(
       CommitKind kind,
       List<ManifestEntry> changes,
@@ -217,6 +220,8 @@ final class CommitLoop {
       Predicate<String> overwritten,
       Snapshot latest)
       throws IOException {
+    // Deletion vectors are computed per attempt against its exact base (DeletionVectorMaintainer).
+    vectors = table.primaryKeyTable() ? new DeletionVectorMaintainer(table, changes) : null;
     ConflictDetector detector =
         new ConflictDetector(table.keyCodec(), options.bucket(), changes, overwritten);
     // Every commit, appends included: a file of a touched partition with another bucket count
@@ -709,6 +714,9 @@ final class CommitLoop {
     }
     long total = (latest == null ? 0 : latest.totalRecordCount()) + deltaRows;
     String indexManifest = indexManifest(latest, written);
+    if (vectors != null) {
+      indexManifest = vectors.indexManifest(latest, indexManifest, id, written, live);
+    }
     return new Snapshot(
         Snapshot.CURRENT_VERSION,
         id,
@@ -745,7 +753,12 @@ final class CommitLoop {
       return base;
     }
     Map<String, List<IndexFileMeta>> byBucket = new LinkedHashMap<>();
+    List<IndexFileMeta> otherKinds = new ArrayList<>();
     for (IndexFileMeta e : table.indexManifest().read(base)) {
+      if (!IndexFileMeta.HASH.equals(e.indexType())) {
+        otherKinds.add(e); // deletion vectors: kept as they are
+        continue;
+      }
       byBucket.computeIfAbsent(e.partition() + "/" + e.bucket(), k -> new ArrayList<>()).add(e);
     }
     java.util.Set<String> touched = new java.util.HashSet<>();
@@ -754,6 +767,7 @@ final class CommitLoop {
     }
     // This commit's own files are named as they are (never merged: they must stay referenced).
     List<IndexFileMeta> entries = new ArrayList<>(index.files());
+    entries.addAll(otherKinds);
     for (Map.Entry<String, List<IndexFileMeta>> bucket : byBucket.entrySet()) {
       List<IndexFileMeta> files = bucket.getValue();
       if (files.size() < MAX_INDEX_FILES_PER_BUCKET || !touched.contains(bucket.getKey())) {

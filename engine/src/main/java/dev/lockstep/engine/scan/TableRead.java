@@ -19,8 +19,9 @@ import java.util.function.Consumer;
 
 /**
  * Reads splits. Primary-key tables are merged: one row per key, the row of the latest commit (see
- * {@link DeduplicateMerger}), in key order. Append tables return every row, file by file. An
- * optional projection picks and orders columns by name.
+ * {@link DeduplicateMerger}), in key order; with deletion vectors ({@link DeletionVectorRead}) the
+ * same rows, file by file. Append tables return every row, file by file. An optional projection
+ * picks and orders columns by name.
  */
 public final class TableRead {
 
@@ -28,9 +29,11 @@ public final class TableRead {
   private int[] projection;
   private Predicate filter;
   private ScanMetrics metrics = new ScanMetrics();
+  private final DeletionVectorRead vectors;
 
   public TableRead(TableStore table) {
     this.table = table;
+    this.vectors = new DeletionVectorRead(table);
   }
 
   /**
@@ -101,7 +104,7 @@ public final class TableRead {
    * this JVM does not carry its reference forward.
    */
   public void forEach(Split split, Consumer<GenericRow> consumer) throws IOException {
-    forEachWithKind(split, (kind, row) -> consumer.accept(row));
+    forEach(split, (kind, row) -> consumer.accept(row), false);
   }
 
   /**
@@ -111,7 +114,15 @@ public final class TableRead {
    */
   public void forEachWithKind(Split split, BiConsumer<RowKind, GenericRow> consumer)
       throws IOException {
+    forEach(split, consumer, true);
+  }
+
+  private void forEach(Split split, BiConsumer<RowKind, GenericRow> consumer, boolean kinds)
+      throws IOException {
     try {
+      if (vectors.read(split, projection, filter, metrics, kinds, consumer)) {
+        return;
+      }
       forEachRow(split, consumer);
     } catch (IOException e) {
       for (DataFileMeta file : split.files()) {

@@ -152,6 +152,15 @@ public class TableStore implements Closeable {
     this.allOptions = Map.copyOf(merged);
     this.options = CoreOptions.from(allOptions);
     this.changelogOptions = ChangelogOptions.from(allOptions);
+    if (DeletionVectorOptions.enabled(allOptions) && !schema.hasPrimaryKey()) {
+      throw new IllegalArgumentException(
+          "Table "
+              + fullName
+              + " is an append table; '"
+              + DeletionVectorOptions.ENABLED.key()
+              + "' = true is for primary-key tables only (append tables never merge keys). Drop"
+              + " the option, or give the table a primary key.");
+    }
     if (options.dynamicBucket() && !schema.hasPrimaryKey()) {
       throw new IllegalArgumentException(
           "Table "

@@ -3,6 +3,7 @@ package dev.lockstep.engine.table;
 import dev.lockstep.engine.maintenance.MaintenanceOptions;
 import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
+import dev.lockstep.engine.store.DeletionVectorOptions;
 import dev.lockstep.options.ConfigOption;
 import dev.lockstep.options.OptionSet;
 import dev.lockstep.options.OptionsProvider;
@@ -30,6 +31,7 @@ public final class EngineOptions implements OptionsProvider {
           .option(CoreOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(MaintenanceOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(ChangelogOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
+          .option(DeletionVectorOptions.OPTIONS.toArray(ConfigOption<?>[]::new))
           .option(WAREHOUSE)
           // fields.<column>.stats-mode: checked against the table's columns by CoreOptions.
           .passThrough(CoreOptions.FIELDS_PREFIX)
