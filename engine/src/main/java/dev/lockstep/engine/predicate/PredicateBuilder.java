@@ -269,7 +269,10 @@ public final class PredicateBuilder {
     if (literal instanceof BigDecimal) {
       return (BigDecimal) literal;
     }
-    if (literal instanceof Integer || literal instanceof Long || literal instanceof Short) {
+    if (literal instanceof Integer
+        || literal instanceof Long
+        || literal instanceof Short
+        || literal instanceof Byte) {
       return BigDecimal.valueOf(((Number) literal).longValue());
     }
     if (literal instanceof BigInteger) {

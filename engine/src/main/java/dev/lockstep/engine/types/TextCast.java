@@ -47,7 +47,8 @@ public final class TextCast {
           .optionalStart()
           .appendOffsetId()
           .optionalEnd()
-          .toFormatter();
+          .toFormatter()
+          .withResolverStyle(java.time.format.ResolverStyle.STRICT);
 
   private TextCast() {}
 
