@@ -210,6 +210,18 @@ public record DataType(DataTypeRoot root, boolean nullable, int precision, int s
       }
     } else if (root == DataTypeRoot.TIMESTAMP_LTZ) {
       java.time.Instant instant = (java.time.Instant) value;
+      long seconds = instant.getEpochSecond();
+      if (seconds >= Long.MAX_VALUE / 1_000_000 || seconds <= Long.MIN_VALUE / 1_000_000) {
+        throw new IllegalArgumentException(
+            "Column '"
+                + column
+                + "' is "
+                + this
+                + " but "
+                + instant
+                + " is outside its range (microseconds since 1970 in 64 bits: about 292,000"
+                + " years either way).");
+      }
       if (instant.getNano() % NANOS_PER_UNIT[precision] != 0) {
         throw new IllegalArgumentException(
             "Column '"

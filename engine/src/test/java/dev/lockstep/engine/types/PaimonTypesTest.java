@@ -85,6 +85,8 @@ class PaimonTypesTest {
             () ->
                 DataType.timestampLtz(3).validate("at", Instant.parse("2024-05-01T10:00:00.1234Z")))
         .hasMessageContaining("more than 3 fractional digits");
+    assertThatThrownBy(() -> DataType.timestampLtz(6).validate("at", Instant.MAX))
+        .hasMessageContaining("outside its range");
   }
 
   @Test
