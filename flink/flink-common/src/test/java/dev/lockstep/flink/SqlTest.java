@@ -160,7 +160,8 @@ class SqlTest {
     batch
         .executeSql(
             "INSERT INTO typed VALUES (CAST(-128 AS TINYINT), CAST(-300 AS SMALLINT),"
-                + " CAST(-0.5 AS FLOAT), CAST('ab' AS CHAR(3)), 'abcd', TO_TIMESTAMP_LTZ(1714557600123, 3)),"
+                + " CAST(-0.5 AS FLOAT), CAST('ab' AS CHAR(3)), 'abcd',"
+                + " TO_TIMESTAMP_LTZ(1714557600123, 3)),"
                 + " (CAST(127 AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS FLOAT),"
                 + " CAST(NULL AS CHAR(3)), CAST(NULL AS VARCHAR(4)),"
                 + " CAST(NULL AS TIMESTAMP_LTZ(3)))")
