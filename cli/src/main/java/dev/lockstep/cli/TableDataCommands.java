@@ -62,6 +62,9 @@ final class TableDataCommands {
     /** The rows --skip-bad-rows skipped in the last {@link #rows} call. */
     final TableRows.BadRows badRows = new TableRows.BadRows();
 
+    /** The CHAR/VARCHAR values the last {@link #rows} call cut to their column's length. */
+    final TableRows.Cuts cuts = new TableRows.Cuts();
+
     /** The CSV's text, read once (the standard input can be read only once). */
     private String content;
 
@@ -150,7 +153,8 @@ final class TableDataCommands {
           fields,
           kinds,
           table.schema().hasPrimaryKey(),
-          skipBadRows ? badRows : null);
+          skipBadRows ? badRows : null,
+          cuts);
     }
   }
 
@@ -283,7 +287,7 @@ final class TableDataCommands {
               target.table,
               commits,
               lastSnapshot > 0 ? "; latest snapshot " + lastSnapshot : "",
-              input.badRows.summary(),
+              input.badRows.summary() + input.cuts.summary(),
               skipped == 0
                   ? ""
                   : "; "
@@ -349,7 +353,7 @@ final class TableDataCommands {
                 : spec0.isEmpty() ? "dynamic: the partitions written" : "static: " + spec0,
             rows.size(),
             result.dataSnapshotId(),
-            input.badRows.summary());
+            input.badRows.summary() + input.cuts.summary());
       }
       return 0;
     }

@@ -4,6 +4,8 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.DataTypeRoot;
+import dev.lockstep.engine.types.TextCast;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -12,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -121,13 +124,35 @@ final class TableRows {
   }
 
   /**
-   * @param name the file's name in messages ({@code -}: the standard input)
-   * @param kinds when not null, a {@value #ROW_KIND_COLUMN} column is accepted and each row's kind
-   *     is added here ({@code +I} without the column); when null that column is refused
-   * @param retractions whether {@code -U} and {@code -D} are accepted (primary-key tables)
-   * @param skip when not null, a row that does not parse is skipped and counted here; when null it
-   *     stops the load (nothing is written)
+   * Values that {@code CAST(text AS CHAR(n) / VARCHAR(n))} cut to the column's length (Paimon's
+   * cast semantics, {@link TextCast#toCharacter}): how many, and where the first was.
    */
+  static final class Cuts {
+    private long count;
+    private String first;
+
+    void cut(String where) {
+      if (count++ == 0) {
+        first = where;
+      }
+    }
+
+    long count() {
+      return count;
+    }
+
+    /** For the result line: empty when nothing was cut. */
+    String summary() {
+      return count == 0
+          ? ""
+          : "; cut "
+              + count
+              + " value(s) longer than their CHAR/VARCHAR column to its length (as CAST does),"
+              + " the first: "
+              + first;
+    }
+  }
+
   static List<GenericRow> fromCsv(
       String name,
       String content,
@@ -135,6 +160,27 @@ final class TableRows {
       List<RowKind> kinds,
       boolean retractions,
       BadRows skip)
+      throws IOException {
+    return fromCsv(name, content, fields, kinds, retractions, skip, null);
+  }
+
+  /**
+   * @param name the file's name in messages ({@code -}: the standard input)
+   * @param kinds when not null, a {@value #ROW_KIND_COLUMN} column is accepted and each row's kind
+   *     is added here ({@code +I} without the column); when null that column is refused
+   * @param retractions whether {@code -U} and {@code -D} are accepted (primary-key tables)
+   * @param skip when not null, a row that does not parse is skipped and counted here; when null it
+   *     stops the load (nothing is written)
+   * @param cuts when not null, counts the CHAR/VARCHAR values cut to their length
+   */
+  static List<GenericRow> fromCsv(
+      String name,
+      String content,
+      List<DataField> fields,
+      List<RowKind> kinds,
+      boolean retractions,
+      BadRows skip,
+      Cuts cuts)
       throws IOException {
     String file = name.equals(STDIN) ? "- (standard input)" : name;
     List<GenericRow> rows = new ArrayList<>();
@@ -200,7 +246,8 @@ final class TableRows {
                   position,
                   kinds,
                   kindPosition,
-                  retractions));
+                  retractions,
+                  cuts));
         } catch (UserError bad) {
           if (skip == null) {
             throw bad;
@@ -231,7 +278,8 @@ final class TableRows {
       int[] position,
       List<RowKind> kinds,
       int kindPosition,
-      boolean retractions) {
+      boolean retractions,
+      Cuts cuts) {
     if (values.size() != columns) {
       throw new UserError(
           "--csv "
@@ -244,9 +292,16 @@ final class TableRows {
               + columns);
     }
     Object[] row = new Object[fields.size()];
+    String cut = null;
     for (int i = 0; i < fields.size(); i++) {
       DataField f = fields.get(i);
       String text = position[i] < 0 ? null : values.get(position[i]);
+      if (cut == null
+          && text != null
+          && isCharacter(f.type())
+          && TextCast.truncates(f.type(), text)) {
+        cut = file + " line " + number + ", column '" + f.name() + "'";
+      }
       try {
         row[i] = parse(f.type(), text);
         f.type().validate(f.name(), row[i]);
@@ -301,6 +356,9 @@ final class TableRows {
                 + " write only +I or +U rows to it");
       }
       kinds.add(kind);
+    }
+    if (cut != null && cuts != null) {
+      cuts.cut(cut);
     }
     return GenericRow.of(row);
   }
@@ -360,17 +418,40 @@ final class TableRows {
         return LocalDate.of(2024, 1, 1).plusDays(n % 366);
       case TIMESTAMP:
         return LocalDateTime.of(2024, 1, 1, 0, 0).plusSeconds(n);
+      case TINYINT:
+        return (byte) n;
+      case SMALLINT:
+        return (short) n;
+      case FLOAT:
+        return n / 2.0f;
+      case CHAR:
+      case VARCHAR:
+        return TextCast.toCharacter(type, "s-" + n);
+      case TIMESTAMP_LTZ:
+        return Instant.parse("2024-01-01T00:00:00Z").plusSeconds(n);
       default:
         return "s-" + n;
     }
+  }
+
+  private static boolean isCharacter(DataType type) {
+    return type.root() == DataTypeRoot.CHAR || type.root() == DataTypeRoot.VARCHAR;
   }
 
   private static Object parse(DataType type, String text) {
     if (text == null) {
       return null;
     }
-    String t = type.root() == dev.lockstep.engine.types.DataTypeRoot.STRING ? text : text.trim();
+    String t = type.root() == DataTypeRoot.STRING ? text : text.trim();
     switch (type.root()) {
+      case TINYINT:
+      case SMALLINT:
+      case FLOAT:
+      case CHAR:
+      case VARCHAR:
+      case TIMESTAMP_LTZ:
+        // Paimon's CAST from text; CHAR and VARCHAR keep blanks, as STRING does.
+        return TextCast.parse(type, text);
       case INT:
         return Integer.parseInt(t);
       case BIGINT:

@@ -36,14 +36,20 @@ class SchemaAndCatalogTest {
           "DECIMAL(10, 2)",
           "DECIMAL(38, 0) NOT NULL",
           "DATE",
-          "TIMESTAMP"
+          "TIMESTAMP",
+          "TINYINT",
+          "SMALLINT NOT NULL",
+          "FLOAT",
+          "CHAR(3)",
+          "VARCHAR(20) NOT NULL",
+          "TIMESTAMP_LTZ(3)"
         }) {
       assertThat(DataType.parse(text).toString()).isEqualTo(text);
     }
     assertThat(DataType.parse("integer not null")).isEqualTo(DataType.intType().notNull());
     assertThat(DataType.parse("decimal").root()).isEqualTo(DataTypeRoot.DECIMAL);
-    assertThatThrownBy(() -> DataType.parse("VARCHAR(3)"))
-        .hasMessageContaining("Unknown column type 'VARCHAR(3)'")
+    assertThatThrownBy(() -> DataType.parse("ARRAY<INT>"))
+        .hasMessageContaining("Unknown column type 'ARRAY<INT>'")
         .hasMessageContaining("DECIMAL");
     assertThatThrownBy(() -> DataType.decimal(40, 2)).hasMessageContaining("precision must be");
   }

@@ -313,7 +313,8 @@ public class LockstepCatalog implements TableCatalog, SupportsNamespaces {
     }
     Schema.Builder builder = Schema.newBuilder();
     for (StructField f : sparkSchema.fields()) {
-      builder.column(f.name(), SparkTypes.toLockstep(f.name(), f.dataType(), f.nullable()));
+      builder.column(
+          f.name(), SparkTypes.toLockstep(f.name(), f.dataType(), f.nullable(), f.metadata()));
     }
     List<String> partitionKeys = new ArrayList<>();
     for (Transform t : partitions) {

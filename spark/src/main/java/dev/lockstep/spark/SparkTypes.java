@@ -4,7 +4,9 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.RowType;
+import dev.lockstep.engine.types.TextCast;
 import java.math.BigDecimal;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -14,18 +16,24 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.CharType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.VarcharType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -36,10 +44,16 @@ import org.apache.spark.unsafe.types.UTF8String;
  * INT      IntegerType        BIGINT     LongType       DOUBLE  DoubleType
  * BOOLEAN  BooleanType        STRING     StringType     BYTES   BinaryType
  * DECIMAL  DecimalType(p, s)  DATE       DateType       TIMESTAMP  TimestampNTZType (micros)
+ * TINYINT  ByteType           SMALLINT   ShortType      FLOAT   FloatType
+ * CHAR(n)  StringType         VARCHAR(n) StringType     TIMESTAMP_LTZ(p)  TimestampType
  * </pre>
  *
- * Every other Spark type (TINYINT, SMALLINT, FLOAT, TIMESTAMP with local time zone, intervals,
- * arrays, maps, structs, ...) is refused with a message naming the column and the closest type.
+ * As Paimon's Spark integration: CHAR(n) and VARCHAR(n) are strings to Spark (a Spark {@code
+ * CHAR(n)}/{@code VARCHAR(n)} column, or a string column carrying Spark's char/varchar metadata,
+ * creates the engine's CHAR(n)/VARCHAR(n)); values written are cast to the length (cut, and CHAR
+ * blank-padded); Spark's TIMESTAMP (an instant, microseconds) is TIMESTAMP_LTZ(6), and every
+ * TIMESTAMP_LTZ(p) reads as it. Every other Spark type (intervals, arrays, maps, structs, ...) is
+ * refused with a message naming the column and the closest type.
  */
 final class SparkTypes {
 
@@ -73,6 +87,17 @@ final class SparkTypes {
         return DataTypes.DateType;
       case TIMESTAMP:
         return DataTypes.TimestampNTZType;
+      case TINYINT:
+        return DataTypes.ByteType;
+      case SMALLINT:
+        return DataTypes.ShortType;
+      case FLOAT:
+        return DataTypes.FloatType;
+      case CHAR:
+      case VARCHAR:
+        return DataTypes.StringType;
+      case TIMESTAMP_LTZ:
+        return DataTypes.TimestampType;
       default:
         throw new IllegalStateException("No Spark type for " + type);
     }
@@ -86,8 +111,34 @@ final class SparkTypes {
    */
   static DataType toLockstep(
       String column, org.apache.spark.sql.types.DataType type, boolean nullable) {
+    return toLockstep(column, type, nullable, Metadata.empty());
+  }
+
+  /** Spark's metadata key of the declared CHAR(n)/VARCHAR(n) of a string column. */
+  private static final String CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING";
+
+  /**
+   * The Lockstep type of a Spark column, with the column's metadata (where Spark keeps a declared
+   * CHAR(n) or VARCHAR(n) of a column it hands over as a string).
+   */
+  static DataType toLockstep(
+      String column, org.apache.spark.sql.types.DataType type, boolean nullable, Metadata meta) {
     DataType t;
-    if (type instanceof IntegerType) {
+    if (type instanceof StringType && meta.contains(CHAR_VARCHAR)) {
+      t = DataType.parse(meta.getString(CHAR_VARCHAR));
+    } else if (type instanceof CharType c) {
+      t = DataType.charType(c.length());
+    } else if (type instanceof VarcharType v) {
+      t = DataType.varchar(v.length());
+    } else if (type instanceof ByteType) {
+      t = DataType.tinyint();
+    } else if (type instanceof ShortType) {
+      t = DataType.smallint();
+    } else if (type instanceof FloatType) {
+      t = DataType.floatType();
+    } else if (type instanceof TimestampType) {
+      t = DataType.timestampLtz(DataType.MAX_TIMESTAMP_LTZ_PRECISION);
+    } else if (type instanceof IntegerType) {
       t = DataType.intType();
     } else if (type instanceof LongType) {
       t = DataType.bigint();
@@ -113,26 +164,13 @@ final class SparkTypes {
               + type.sql()
               + ", which Lockstep tables do not have; use "
               + closest(type)
-              + " (Lockstep types: INT, BIGINT, DOUBLE, BOOLEAN, STRING, BINARY, DECIMAL(p, s), DATE,"
-              + " TIMESTAMP_NTZ)");
+              + " (Lockstep types: TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, BOOLEAN, STRING,"
+              + " CHAR(n), VARCHAR(n), BINARY, DECIMAL(p, s), DATE, TIMESTAMP_NTZ, TIMESTAMP)");
     }
     return nullable ? t : t.notNull();
   }
 
   private static String closest(org.apache.spark.sql.types.DataType type) {
-    String sql = type.sql();
-    if (type instanceof TimestampType) {
-      return "TIMESTAMP_NTZ (a timestamp without time zone, microseconds)";
-    }
-    if (sql.equals("TINYINT") || sql.equals("SMALLINT")) {
-      return "INT";
-    }
-    if (sql.equals("FLOAT")) {
-      return "DOUBLE";
-    }
-    if (sql.startsWith("CHAR") || sql.startsWith("VARCHAR")) {
-      return "STRING";
-    }
     return "one of the Lockstep types, or STRING holding an encoded value";
   }
 
@@ -175,6 +213,22 @@ final class SparkTypes {
         case TIMESTAMP:
           values[i] = fromMicros(row.getLong(i));
           break;
+        case TINYINT:
+          values[i] = row.getByte(i);
+          break;
+        case SMALLINT:
+          values[i] = row.getShort(i);
+          break;
+        case FLOAT:
+          values[i] = row.getFloat(i);
+          break;
+        case CHAR:
+        case VARCHAR:
+          values[i] = TextCast.toCharacter(type, row.getUTF8String(i).toString());
+          break;
+        case TIMESTAMP_LTZ:
+          values[i] = TextCast.truncate(instantOfMicros(row.getLong(i)), type.precision());
+          break;
         default:
           throw new IllegalStateException("Unhandled type " + type);
       }
@@ -197,7 +251,12 @@ final class SparkTypes {
     }
     switch (type.root()) {
       case STRING:
+      case CHAR:
+      case VARCHAR:
         return UTF8String.fromString((String) value);
+      case TIMESTAMP_LTZ:
+        Instant instant = (Instant) value;
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
       case DECIMAL:
         return Decimal.apply((BigDecimal) value, type.precision(), type.scale());
       case DATE:
@@ -232,7 +291,14 @@ final class SparkTypes {
         }
         return value;
       case STRING:
+      case CHAR:
+      case VARCHAR:
         return value instanceof UTF8String u ? u.toString() : value;
+      case TIMESTAMP_LTZ:
+        if (value instanceof java.sql.Timestamp ts) {
+          return ts.toInstant();
+        }
+        return value;
       default:
         return value;
     }
@@ -240,6 +306,11 @@ final class SparkTypes {
 
   static long toMicros(LocalDateTime t) {
     return t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000;
+  }
+
+  static Instant instantOfMicros(long micros) {
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
   }
 
   static LocalDateTime fromMicros(long micros) {

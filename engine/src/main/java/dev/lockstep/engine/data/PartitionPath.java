@@ -97,6 +97,14 @@ public final class PartitionPath {
         return LocalDate.parse(text);
       case TIMESTAMP:
         return LocalDateTime.parse(text);
+      case TINYINT:
+        return Byte.parseByte(text);
+      case SMALLINT:
+        return Short.parseShort(text);
+      case FLOAT:
+        return Float.parseFloat(text);
+      case TIMESTAMP_LTZ:
+        return java.time.Instant.parse(text);
       default:
         return text;
     }

@@ -23,7 +23,10 @@ import org.apache.avro.generic.GenericRecord;
  * <p>Avro field names are positional ({@code f0}, {@code f1}, ...) so that any column name is
  * allowed; the column name is kept in the field's doc. DECIMAL is Avro {@code bytes/decimal}
  * (unscaled two's complement), DATE {@code int/date}, TIMESTAMP {@code long/timestamp-micros} in
- * UTC wall-clock terms, nullable columns a union with {@code null}.
+ * UTC wall-clock terms, TINYINT and SMALLINT {@code int}, FLOAT {@code float}, CHAR and VARCHAR
+ * {@code string}, TIMESTAMP_LTZ(p) {@code long/local-timestamp-millis} for p ≤ 3 and {@code
+ * long/local-timestamp-micros} above (Paimon's mapping), nullable columns a union with {@code
+ * null}.
  */
 final class AvroRows {
 
@@ -81,6 +84,21 @@ final class AvroRows {
         return LogicalTypes.date().addToSchema(Schema.create(Schema.Type.INT));
       case TIMESTAMP:
         return LogicalTypes.timestampMicros().addToSchema(Schema.create(Schema.Type.LONG));
+      case TINYINT:
+      case SMALLINT:
+        return Schema.create(Schema.Type.INT);
+      case FLOAT:
+        return Schema.create(Schema.Type.FLOAT);
+      case CHAR:
+      case VARCHAR:
+        return Schema.create(Schema.Type.STRING);
+      case TIMESTAMP_LTZ:
+        // Paimon's mapping (AvroSchemaConverter), local-timestamp-* although the value is an
+        // instant, so that Paimon's readers take these files.
+        return (InstantUnits.millis(type.precision())
+                ? LogicalTypes.localTimestampMillis()
+                : LogicalTypes.localTimestampMicros())
+            .addToSchema(Schema.create(Schema.Type.LONG));
       default:
         throw new IllegalArgumentException("Unsupported type " + type);
     }
@@ -100,7 +118,15 @@ final class AvroRows {
     }
     switch (type.root()) {
       case STRING:
+      case CHAR:
+      case VARCHAR:
         return value.toString();
+      case TINYINT:
+        return ((Integer) value).byteValue();
+      case SMALLINT:
+        return ((Integer) value).shortValue();
+      case TIMESTAMP_LTZ:
+        return InstantUnits.fromLong((Long) value, type.precision());
       case BYTES:
         return bytesOf((ByteBuffer) value);
       case DECIMAL:

@@ -46,7 +46,10 @@ import org.apache.parquet.schema.Types;
  * INT64 (TIMESTAMP(MICROS, isAdjustedToUTC=false))} (a wall-clock time, as the engine's {@code
  * LocalDateTime}), DECIMAL(p, s) {@code INT32} for p ≤ 9, {@code INT64} for p ≤ 18 and {@code
  * FIXED_LEN_BYTE_ARRAY} of the fewest bytes that hold p digits above (unscaled two's complement,
- * big-endian), as Spark and Paimon write them.
+ * big-endian), as Spark and Paimon write them. As Paimon's {@code ParquetSchemaConverter}: TINYINT
+ * {@code INT32 (INTEGER(8, true))}, SMALLINT {@code INT32 (INTEGER(16, true))}, FLOAT {@code
+ * FLOAT}, CHAR and VARCHAR {@code BINARY (STRING)}, TIMESTAMP_LTZ(p) {@code INT64
+ * (TIMESTAMP(MILLIS, isAdjustedToUTC=true))} for p ≤ 3 and {@code MICROS} for p ≤ 6.
  */
 final class ParquetRows {
 
@@ -97,6 +100,26 @@ final class ParquetRows {
       case TIMESTAMP:
         return Types.primitive(PrimitiveTypeName.INT64, repetition)
             .as(LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS));
+      case TINYINT:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.intType(8, true));
+      case SMALLINT:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.intType(16, true));
+      case FLOAT:
+        return Types.primitive(PrimitiveTypeName.FLOAT, repetition);
+      case CHAR:
+      case VARCHAR:
+        return Types.primitive(PrimitiveTypeName.BINARY, repetition)
+            .as(LogicalTypeAnnotation.stringType());
+      case TIMESTAMP_LTZ:
+        return Types.primitive(PrimitiveTypeName.INT64, repetition)
+            .as(
+                LogicalTypeAnnotation.timestampType(
+                    true,
+                    InstantUnits.millis(type.precision())
+                        ? LogicalTypeAnnotation.TimeUnit.MILLIS
+                        : LogicalTypeAnnotation.TimeUnit.MICROS));
       default:
         throw new IllegalArgumentException("Unsupported type " + type);
     }
@@ -176,8 +199,9 @@ final class ParquetRows {
   /**
    * The statistics a row group's footer holds for the columns of {@code rowType} (matched by
    * position, as files are read): null counts, and minimums and maximums converted to the columns'
-   * Java values. DOUBLE columns give no bounds (Parquet orders NaN and -0.0 differently from {@link
-   * dev.lockstep.engine.predicate.Values}); a column whose statistics are missing is unknown.
+   * Java values. DOUBLE and FLOAT columns give no bounds (Parquet orders NaN and -0.0 differently
+   * from {@link dev.lockstep.engine.predicate.Values}); a column whose statistics are missing is
+   * unknown.
    */
   static StatsView statsOf(BlockMetaData block, RowType rowType) {
     FieldStats[] fields = new FieldStats[rowType.size()];
@@ -191,7 +215,9 @@ final class ParquetRows {
       Object min = null;
       Object max = null;
       DataType type = rowType.field(i).type();
-      if (stats.hasNonNullValue() && type.root() != DataTypeRoot.DOUBLE) {
+      if (stats.hasNonNullValue()
+          && type.root() != DataTypeRoot.DOUBLE
+          && type.root() != DataTypeRoot.FLOAT) {
         min = valueOf(type, stats.genericGetMin());
         max = valueOf(type, stats.genericGetMax());
       }
@@ -203,7 +229,15 @@ final class ParquetRows {
   private static Object valueOf(DataType type, Object parquet) {
     switch (type.root()) {
       case STRING:
+      case CHAR:
+      case VARCHAR:
         return ((Binary) parquet).toStringUsingUTF8();
+      case TINYINT:
+        return ((Integer) parquet).byteValue();
+      case SMALLINT:
+        return ((Integer) parquet).shortValue();
+      case TIMESTAMP_LTZ:
+        return InstantUnits.fromLong((Long) parquet, type.precision());
       case BYTES:
         return ((Binary) parquet).getBytes();
       case DECIMAL:
@@ -317,6 +351,22 @@ final class ParquetRows {
           LocalDateTime t = (LocalDateTime) value;
           out.addLong(t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000);
           break;
+        case TINYINT:
+          out.addInteger((Byte) value);
+          break;
+        case SMALLINT:
+          out.addInteger((Short) value);
+          break;
+        case FLOAT:
+          out.addFloat((Float) value);
+          break;
+        case CHAR:
+        case VARCHAR:
+          out.addBinary(Binary.fromString((String) value));
+          break;
+        case TIMESTAMP_LTZ:
+          out.addLong(InstantUnits.toLong((java.time.Instant) value, type.precision()));
+          break;
         default:
           throw new IllegalArgumentException("Unsupported type " + type);
       }
@@ -414,10 +464,41 @@ final class ParquetRows {
             }
           };
         case STRING:
+        case CHAR:
+        case VARCHAR:
           return new PrimitiveConverter() {
             @Override
             public void addBinary(Binary value) {
               values[index] = value.toStringUsingUTF8();
+            }
+          };
+        case TINYINT:
+          return new PrimitiveConverter() {
+            @Override
+            public void addInt(int value) {
+              values[index] = (byte) value;
+            }
+          };
+        case SMALLINT:
+          return new PrimitiveConverter() {
+            @Override
+            public void addInt(int value) {
+              values[index] = (short) value;
+            }
+          };
+        case FLOAT:
+          return new PrimitiveConverter() {
+            @Override
+            public void addFloat(float value) {
+              values[index] = value;
+            }
+          };
+        case TIMESTAMP_LTZ:
+          int precision = type.precision();
+          return new PrimitiveConverter() {
+            @Override
+            public void addLong(long value) {
+              values[index] = InstantUnits.fromLong(value, precision);
             }
           };
         case BYTES:

@@ -124,6 +124,22 @@ final class RowDatum {
           LocalDateTime t = (LocalDateTime) value;
           out.writeLong(t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000);
           break;
+        case TINYINT:
+          out.writeInt((Byte) value);
+          break;
+        case SMALLINT:
+          out.writeInt((Short) value);
+          break;
+        case FLOAT:
+          out.writeFloat((Float) value);
+          break;
+        case CHAR:
+        case VARCHAR:
+          out.writeString((String) value);
+          break;
+        case TIMESTAMP_LTZ:
+          out.writeLong(InstantUnits.toLong((java.time.Instant) value, type.precision()));
+          break;
         default:
           throw new IllegalArgumentException("Unsupported type " + type);
       }
@@ -212,6 +228,8 @@ final class RowDatum {
         case BOOLEAN:
           return in.readBoolean();
         case STRING:
+        case CHAR:
+        case VARCHAR:
           Utf8 utf8 = in.readString(scratch);
           return new String(utf8.getBytes(), 0, utf8.getByteLength(), StandardCharsets.UTF_8);
         case BYTES:
@@ -222,6 +240,14 @@ final class RowDatum {
           return LocalDate.ofEpochDay(in.readInt());
         case TIMESTAMP:
           return EPOCH.plus(in.readLong(), ChronoUnit.MICROS);
+        case TINYINT:
+          return (byte) in.readInt();
+        case SMALLINT:
+          return (short) in.readInt();
+        case FLOAT:
+          return in.readFloat();
+        case TIMESTAMP_LTZ:
+          return InstantUnits.fromLong(in.readLong(), type.precision());
         default:
           throw new IllegalArgumentException("Unsupported type " + type);
       }
@@ -231,11 +257,17 @@ final class RowDatum {
       switch (type.root()) {
         case INT:
         case DATE:
+        case TINYINT:
+        case SMALLINT:
           in.readInt();
           break;
         case BIGINT:
         case TIMESTAMP:
+        case TIMESTAMP_LTZ:
           in.readLong();
+          break;
+        case FLOAT:
+          in.readFloat();
           break;
         case DOUBLE:
           in.readDouble();
@@ -244,6 +276,8 @@ final class RowDatum {
           in.readBoolean();
           break;
         case STRING:
+        case CHAR:
+        case VARCHAR:
           in.skipString();
           break;
         case BYTES:

@@ -267,6 +267,10 @@ public sealed interface Predicate extends Serializable
       if (v instanceof java.time.LocalDateTime) {
         return "TIMESTAMP '" + v.toString().replace('T', ' ') + "'";
       }
+      if (v instanceof java.time.Instant) {
+        // A TIMESTAMP_LTZ literal: quoted ISO text with its offset Z, which converts back.
+        return "'" + v + "'";
+      }
       return String.valueOf(v);
     }
   }

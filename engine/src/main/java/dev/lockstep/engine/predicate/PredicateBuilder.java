@@ -5,6 +5,7 @@ import dev.lockstep.engine.predicate.Predicate.Op;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.RowType;
+import dev.lockstep.engine.types.TextCast;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDate;
@@ -18,7 +19,11 @@ import java.util.List;
  * Builds {@link Predicate}s on the columns of a row type, by column name. Literals are converted to
  * the column's Java class: any integral number for INT and BIGINT (if it fits), any number for
  * DOUBLE and DECIMAL, text in ISO form for DATE ({@code 2024-05-01}) and TIMESTAMP ({@code
- * 2024-05-01 10:00:00.123456} or with {@code T}). NULL is never a literal: use {@link #isNull}.
+ * 2024-05-01 10:00:00.123456} or with {@code T}), whole numbers in range for TINYINT and SMALLINT,
+ * any number for FLOAT (rounded to a float), text for CHAR(n) (padded to n as stored values are;
+ * longer text is kept and equals nothing) and VARCHAR, and for TIMESTAMP_LTZ an {@code Instant},
+ * text with an optional offset ({@code 2024-05-01 10:00:00+02:00}; UTC without one) or a
+ * TIMESTAMP/DATE taken as UTC. NULL is never a literal: use {@link #isNull}.
  *
  * @throws IllegalArgumentException (every method) naming an unknown column and the columns, or a
  *     literal that does not fit the column's type
@@ -153,6 +158,45 @@ public final class PredicateBuilder {
           return decimalOf(literal).intValueExact();
         case BIGINT:
           return decimalOf(literal).longValueExact();
+        case TINYINT:
+          return decimalOf(literal).byteValueExact();
+        case SMALLINT:
+          return decimalOf(literal).shortValueExact();
+        case FLOAT:
+          if (literal instanceof Float) {
+            return literal;
+          }
+          if (literal instanceof Double) {
+            return ((Double) literal).floatValue();
+          }
+          return decimalOf(literal).floatValue();
+        case VARCHAR:
+          if (literal instanceof String) {
+            return literal;
+          }
+          break;
+        case CHAR:
+          if (literal instanceof String) {
+            // Padded as the stored values are; a longer literal is kept (it equals no value).
+            String s = (String) literal;
+            return TextCast.truncates(type, s) ? s : TextCast.toCharacter(type, s);
+          }
+          break;
+        case TIMESTAMP_LTZ:
+          if (literal instanceof java.time.Instant) {
+            return literal;
+          }
+          if (literal instanceof LocalDateTime) {
+            return ((LocalDateTime) literal).toInstant(java.time.ZoneOffset.UTC);
+          }
+          if (literal instanceof LocalDate) {
+            return ((LocalDate) literal).atStartOfDay().toInstant(java.time.ZoneOffset.UTC);
+          }
+          if (literal instanceof String) {
+            // Not truncated to the column's precision: a finer literal is compared exactly.
+            return TextCast.toInstant((String) literal, 9);
+          }
+          break;
         case DOUBLE:
           if (literal instanceof Double) {
             return literal;
@@ -207,7 +251,7 @@ public final class PredicateBuilder {
         default:
           break;
       }
-    } catch (ArithmeticException | NumberFormatException | DateTimeParseException e) {
+    } catch (ArithmeticException | DateTimeParseException | IllegalArgumentException e) {
       // Reported below.
     }
     throw new IllegalArgumentException(
@@ -225,7 +269,10 @@ public final class PredicateBuilder {
     if (literal instanceof BigDecimal) {
       return (BigDecimal) literal;
     }
-    if (literal instanceof Integer || literal instanceof Long || literal instanceof Short) {
+    if (literal instanceof Integer
+        || literal instanceof Long
+        || literal instanceof Short
+        || literal instanceof Byte) {
       return BigDecimal.valueOf(((Number) literal).longValue());
     }
     if (literal instanceof BigInteger) {
@@ -253,12 +300,18 @@ public final class PredicateBuilder {
     switch (type.root()) {
       case INT:
       case BIGINT:
+      case TINYINT:
+      case SMALLINT:
         return " (use a whole number in its range)";
+      case TIMESTAMP_LTZ:
+        return " (use '2024-05-01 10:00:00+02:00', or TIMESTAMP '2024-05-01 10:00:00' for UTC)";
       case DATE:
         return " (use DATE '2024-05-01')";
       case TIMESTAMP:
         return " (use TIMESTAMP '2024-05-01 10:00:00')";
       case STRING:
+      case CHAR:
+      case VARCHAR:
         return " (quote text: 'abc')";
       case BOOLEAN:
         return " (use TRUE or FALSE)";

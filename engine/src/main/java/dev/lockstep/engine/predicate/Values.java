@@ -4,10 +4,11 @@ import java.util.Arrays;
 
 /**
  * The order predicates and statistics compare values in, one for every column type: numbers, dates,
- * timestamps and booleans by their natural order (DOUBLE by {@link Double#compare}: -0.0 below 0.0,
- * NaN above every other value), DECIMAL by value (scale ignored), STRING by Unicode code point (the
- * order of their UTF-8 bytes, which Parquet's statistics use too), BYTES unsigned
- * lexicographically.
+ * timestamps and booleans by their natural order (TINYINT and SMALLINT signed; DOUBLE by {@link
+ * Double#compare} and FLOAT by {@link Float#compare}: -0.0 below 0.0, NaN above every other value
+ * and equal to itself), DECIMAL by value (scale ignored), STRING, CHAR and VARCHAR by Unicode code
+ * point (the order of their UTF-8 bytes, which Parquet's statistics use too; CHAR's padding blanks
+ * count), TIMESTAMP_LTZ by instant, BYTES unsigned lexicographically.
  */
 public final class Values {
 
@@ -24,6 +25,9 @@ public final class Values {
     }
     if (a instanceof Double) {
       return Double.compare((Double) a, (Double) b);
+    }
+    if (a instanceof Float) {
+      return Float.compare((Float) a, (Float) b);
     }
     return ((Comparable) a).compareTo(b);
   }

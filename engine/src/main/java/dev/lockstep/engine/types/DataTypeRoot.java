@@ -22,7 +22,22 @@ public enum DataTypeRoot {
   /** {@link java.time.LocalDate}. */
   DATE(java.time.LocalDate.class),
   /** {@link java.time.LocalDateTime}, microsecond precision. */
-  TIMESTAMP(java.time.LocalDateTime.class);
+  TIMESTAMP(java.time.LocalDateTime.class),
+  /** {@link Byte}: 8-bit signed. */
+  TINYINT(Byte.class),
+  /** {@link Short}: 16-bit signed. */
+  SMALLINT(Short.class),
+  /** {@link Float}: 32-bit IEEE 754. */
+  FLOAT(Float.class),
+  /** {@link String} of exactly the type's length in code points (blank-padded). */
+  CHAR(String.class),
+  /** {@link String} of at most the type's length in code points. */
+  VARCHAR(String.class),
+  /**
+   * {@link java.time.Instant}: a point on the time line, with the type's precision (0 to 6
+   * fractional digits of a second).
+   */
+  TIMESTAMP_LTZ(java.time.Instant.class);
 
   private final Class<?> javaClass;
 

@@ -7,11 +7,13 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.types.DataField;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.RowType;
+import dev.lockstep.engine.types.TextCast;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -43,7 +45,10 @@ class FileFormatRoundTripTest {
 
   private final LocalFileIO io = new LocalFileIO();
 
-  /** Every type, nullable and NOT NULL, each DECIMAL storage width of Parquet. */
+  /**
+   * Every type, nullable and NOT NULL, each DECIMAL storage width of Parquet, each storage unit of
+   * TIMESTAMP_LTZ (milliseconds for precision ≤ 3, microseconds above).
+   */
   static final RowType ALL_TYPES =
       new RowType(
           List.of(
@@ -60,7 +65,15 @@ class FileFormatRoundTripTest {
               new DataField(10, "day", DataType.date()),
               new DataField(11, "ts", DataType.timestamp()),
               new DataField(12, "odd name/with=chars", DataType.string().notNull()),
-              new DataField(Integer.MAX_VALUE, "_SEQUENCE", DataType.bigint().notNull())));
+              new DataField(Integer.MAX_VALUE, "_SEQUENCE", DataType.bigint().notNull()),
+              new DataField(14, "tiny", DataType.tinyint()),
+              new DataField(15, "small", DataType.smallint().notNull()),
+              new DataField(16, "f", DataType.floatType()),
+              new DataField(17, "c", DataType.charType(5)),
+              new DataField(18, "vc", DataType.varchar(10)),
+              new DataField(19, "ltz3", DataType.timestampLtz(3)),
+              new DataField(20, "ltz6", DataType.timestampLtz(6)),
+              new DataField(21, "ltz0", DataType.timestampLtz(0).notNull())));
 
   static Stream<Arguments> formats() {
     List<Arguments> cases = new ArrayList<>();
@@ -218,11 +231,32 @@ class FileFormatRoundTripTest {
     return read;
   }
 
+  /** FLOAT's edges: NaN, both zeros, infinities, the extremes. */
+  private static final Float[] FLOATS = {
+    Float.NaN,
+    -0.0f,
+    0.0f,
+    Float.NEGATIVE_INFINITY,
+    Float.POSITIVE_INFINITY,
+    Float.MAX_VALUE,
+    -Float.MAX_VALUE,
+    Float.MIN_VALUE,
+    -Float.MIN_VALUE
+  };
+
+  /** TIMESTAMP_LTZ(6)'s edges: before 1970, the first and last instants of years 1 and 9999. */
+  private static final Instant[] INSTANTS = {
+    Instant.parse("0001-01-01T00:00:00Z"),
+    Instant.parse("9999-12-31T23:59:59.999999Z"),
+    Instant.parse("1969-12-31T23:59:59.999999Z"),
+    Instant.EPOCH
+  };
+
   /** Random rows of {@link #ALL_TYPES}: about a fifth of each nullable column null. */
   static List<GenericRow> rows(int count, long seed) {
     Random random = new Random(seed);
     List<GenericRow> rows = new ArrayList<>(count);
-    String[] words = {"", "a", "héllo", "日本語", "x".repeat(300)};
+    String[] words = {"", "a", "héllo", "日本語", "x".repeat(300), "\uD83D\uDE00ab\uD83D\uDE00cdef"};
     for (int n = 0; n < count; n++) {
       Object[] v = new Object[ALL_TYPES.size()];
       v[0] = n % 7 == 0 ? (n % 2 == 0 ? Integer.MIN_VALUE : Integer.MAX_VALUE) : random.nextInt();
@@ -260,7 +294,23 @@ class FileFormatRoundTripTest {
               .plusNanos(random.nextInt(1_000_000) * 1000L);
       v[12] = words[n % words.length];
       v[13] = (long) n;
-      for (int i = 1; i < 12; i++) {
+      v[14] = n % 7 == 0 ? (n % 2 == 0 ? Byte.MIN_VALUE : Byte.MAX_VALUE) : (byte) random.nextInt();
+      v[15] =
+          n % 7 == 0 ? (n % 2 == 0 ? Short.MIN_VALUE : Short.MAX_VALUE) : (short) random.nextInt();
+      v[16] = n % 13 < FLOATS.length ? FLOATS[n % 13] : (float) (random.nextGaussian() * 1e6);
+      v[17] = TextCast.toCharacter(ALL_TYPES.field(17).type(), words[n % words.length]);
+      v[18] =
+          TextCast.toCharacter(
+              ALL_TYPES.field(18).type(),
+              n % 3 == 0 ? words[n % words.length] : Long.toString(random.nextLong(), 36));
+      v[19] = Instant.ofEpochMilli(random.nextLong() % 100_000_000_000_000L);
+      v[20] =
+          n % 23 == 0
+              ? INSTANTS[n % INSTANTS.length]
+              : Instant.ofEpochSecond(
+                  random.nextLong() % 10_000_000_000L, random.nextInt(1_000_000) * 1000L);
+      v[21] = Instant.ofEpochSecond(random.nextInt());
+      for (int i = 1; i < ALL_TYPES.size(); i++) {
         if (ALL_TYPES.field(i).type().nullable() && random.nextInt(5) == 0) {
           v[i] = null;
         }

@@ -151,4 +151,42 @@ class SqlTest {
     // The same table through the catalog.
     assertThat(rows(batch, "SELECT id, s FROM typed")).containsExactly("+I[1, x]");
   }
+
+  @Test
+  void paimonTypesRoundTripWithTheirEngineTypes() throws Exception {
+    batch.executeSql(
+        "CREATE TABLE typed (t TINYINT NOT NULL, s SMALLINT, f FLOAT, c CHAR(3), v VARCHAR(4),"
+            + " ts TIMESTAMP_LTZ(3), PRIMARY KEY (t) NOT ENFORCED)");
+    batch
+        .executeSql(
+            "INSERT INTO typed VALUES (CAST(-128 AS TINYINT), CAST(-300 AS SMALLINT),"
+                + " CAST(-0.5 AS FLOAT), CAST('ab' AS CHAR(3)), 'abcd',"
+                + " TO_TIMESTAMP_LTZ(1714557600123, 3)),"
+                + " (CAST(127 AS TINYINT), CAST(NULL AS SMALLINT), CAST(NULL AS FLOAT),"
+                + " CAST(NULL AS CHAR(3)), CAST(NULL AS VARCHAR(4)),"
+                + " CAST(NULL AS TIMESTAMP_LTZ(3)))")
+        .await();
+    assertThat(rows(batch, "SELECT * FROM typed"))
+        .containsExactly(
+            "+I[-128, -300, -0.5, ab , abcd, 2024-05-01T10:00:00.123Z]",
+            "+I[127, null, null, null, null, null]");
+    assertThat(rows(batch, "SELECT t FROM typed WHERE s < 0 AND ts > TO_TIMESTAMP_LTZ(0, 3)"))
+        .containsExactly("+I[-128]");
+    // The engine keeps the declared types, and Flink sees them again from the catalog.
+    String columns =
+        batch
+            .getCatalog("lake")
+            .orElseThrow()
+            .getTable(new ObjectPath("default", "typed"))
+            .getUnresolvedSchema()
+            .getColumns()
+            .toString();
+    assertThat(columns)
+        .contains("TINYINT NOT NULL")
+        .contains("SMALLINT")
+        .contains("FLOAT")
+        .contains("CHAR(3)")
+        .contains("VARCHAR(4)")
+        .contains("TIMESTAMP_LTZ(3)");
+  }
 }

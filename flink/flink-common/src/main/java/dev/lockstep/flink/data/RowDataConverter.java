@@ -2,7 +2,9 @@ package dev.lockstep.flink.data;
 
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.DataTypeRoot;
 import dev.lockstep.engine.types.RowType;
+import dev.lockstep.engine.types.TextCast;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -54,8 +56,12 @@ public final class RowDataConverter implements Serializable {
     int n = arity();
     Object[] values = new Object[n];
     for (int i = 0; i < n; i++) {
-      values[i] =
-          row.isNullAt(i) ? null : toEngine(row, i, type(i), shape.timestampPrecision(column(i)));
+      DataType type = type(i);
+      int precision =
+          type.root() == DataTypeRoot.TIMESTAMP_LTZ
+              ? shape.timestampPrecision(column(i), type.precision())
+              : shape.timestampPrecision(column(i));
+      values[i] = row.isNullAt(i) ? null : toEngine(row, i, type, precision);
     }
     return GenericRow.wrap(values);
   }
@@ -82,6 +88,19 @@ public final class RowDataConverter implements Serializable {
         return row.getTimestamp(i, timestampPrecision)
             .toLocalDateTime()
             .truncatedTo(ChronoUnit.MICROS);
+      case TINYINT:
+        return row.getByte(i);
+      case SMALLINT:
+        return row.getShort(i);
+      case FLOAT:
+        return row.getFloat(i);
+      case CHAR:
+      case VARCHAR:
+        // Paimon's cast to the column's length: cut, and for CHAR blank-padded.
+        return TextCast.toCharacter(type, row.getString(i).toString());
+      case TIMESTAMP_LTZ:
+        return TextCast.truncate(
+            row.getTimestamp(i, timestampPrecision).toInstant(), type.precision());
       default:
         throw new IllegalStateException("Unknown engine type " + type);
     }
@@ -100,7 +119,11 @@ public final class RowDataConverter implements Serializable {
   private static Object toFlink(Object v, DataType type) {
     switch (type.root()) {
       case STRING:
+      case CHAR:
+      case VARCHAR:
         return StringData.fromString((String) v);
+      case TIMESTAMP_LTZ:
+        return TimestampData.fromInstant((java.time.Instant) v);
       case DECIMAL:
         return DecimalData.fromBigDecimal((BigDecimal) v, type.precision(), type.scale());
       case DATE:

@@ -74,7 +74,10 @@ public final class TableShape implements Serializable {
       copy.timestampPrecisions[i] =
           t instanceof org.apache.flink.table.types.logical.TimestampType
               ? ((org.apache.flink.table.types.logical.TimestampType) t).getPrecision()
-              : 6;
+              : t instanceof org.apache.flink.table.types.logical.LocalZonedTimestampType
+                  ? ((org.apache.flink.table.types.logical.LocalZonedTimestampType) t)
+                      .getPrecision()
+                  : 6;
     }
     return copy;
   }
@@ -94,7 +97,15 @@ public final class TableShape implements Serializable {
 
   /** The precision of column {@code i}'s TIMESTAMP values in Flink RowData. */
   public int timestampPrecision(int i) {
-    return timestampPrecisions == null ? 6 : timestampPrecisions[i];
+    return timestampPrecision(i, 6);
+  }
+
+  /**
+   * The precision of column {@code i}'s TIMESTAMP or TIMESTAMP_LTZ values in Flink RowData; {@code
+   * fallback} without a Flink schema.
+   */
+  public int timestampPrecision(int i, int fallback) {
+    return timestampPrecisions == null ? fallback : timestampPrecisions[i];
   }
 
   public List<String> partitionKeys() {

@@ -12,9 +12,12 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.types.logical.CharType;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.VarCharType;
 
 /** Column types and schemas between Flink SQL and the engine. */
 public final class FlinkTypes {
@@ -52,6 +55,24 @@ public final class FlinkTypes {
       case TIMESTAMP:
         t = DataTypes.TIMESTAMP(6);
         break;
+      case TINYINT:
+        t = DataTypes.TINYINT();
+        break;
+      case SMALLINT:
+        t = DataTypes.SMALLINT();
+        break;
+      case FLOAT:
+        t = DataTypes.FLOAT();
+        break;
+      case CHAR:
+        t = DataTypes.CHAR(type.length());
+        break;
+      case VARCHAR:
+        t = DataTypes.VARCHAR(type.length());
+        break;
+      case TIMESTAMP_LTZ:
+        t = DataTypes.TIMESTAMP_LTZ(type.precision());
+        break;
       default:
         throw new IllegalStateException("Unknown engine type " + type);
     }
@@ -74,9 +95,35 @@ public final class FlinkTypes {
       case BOOLEAN:
         t = DataType.booleanType();
         break;
+      case TINYINT:
+        t = DataType.tinyint();
+        break;
+      case SMALLINT:
+        t = DataType.smallint();
+        break;
+      case FLOAT:
+        t = DataType.floatType();
+        break;
       case CHAR:
+        t = DataType.charType(((CharType) type).getLength());
+        break;
       case VARCHAR:
-        t = DataType.string();
+        int length = ((VarCharType) type).getLength();
+        // Flink's STRING is VARCHAR of the greatest length.
+        t = length == VarCharType.MAX_LENGTH ? DataType.string() : DataType.varchar(length);
+        break;
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        int precision = ((LocalZonedTimestampType) type).getPrecision();
+        if (precision > DataType.MAX_TIMESTAMP_LTZ_PRECISION) {
+          throw new ValidationException(
+              "Column '"
+                  + column
+                  + "' is "
+                  + type
+                  + "; Lockstep stores instants with microsecond precision: use TIMESTAMP_LTZ(6)"
+                  + " or less.");
+        }
+        t = DataType.timestampLtz(precision);
         break;
       case BINARY:
       case VARBINARY:
@@ -108,8 +155,9 @@ public final class FlinkTypes {
                 + "' has type "
                 + type
                 + ", which"
-                + " Lockstep tables do not store. Use INT, BIGINT, DOUBLE, BOOLEAN, STRING, BYTES,"
-                + " DECIMAL(p, s), DATE or TIMESTAMP(p <= 6).");
+                + " Lockstep tables do not store. Use TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE,"
+                + " BOOLEAN, STRING, CHAR(n), VARCHAR(n), BYTES, DECIMAL(p, s), DATE, TIMESTAMP(p"
+                + " <= 6) or TIMESTAMP_LTZ(p <= 6).");
     }
     return type.isNullable() ? t : t.notNull();
   }
