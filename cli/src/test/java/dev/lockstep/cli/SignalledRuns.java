@@ -22,6 +22,15 @@ final class SignalledRuns {
 
   private final Path dir;
   private final Random random = new Random();
+
+  /**
+   * Per command, the span the random point is drawn from (milliseconds after the first change). It
+   * grows after each run the signal reached mid-way and shrinks after each run that finished first,
+   * so that the points spread over the whole run however fast the machine is (on a loaded machine a
+   * fixed span would stop every write in its first batch).
+   */
+  private final java.util.Map<String, Integer> spans = new java.util.HashMap<>();
+
   private int interrupted;
 
   SignalledRuns(Path dir) {
@@ -90,8 +99,9 @@ final class SignalledRuns {
   }
 
   /**
-   * One run of {@code command} signalled with {@code signal} (INT or TERM) at most {@code
-   * maxDelayMillis} after its first change to the table's files; returns what it printed.
+   * One run of {@code command} signalled with {@code signal} (INT or TERM) at a random point after
+   * its first change to the table's files, drawn from a span that starts at {@code maxDelayMillis}
+   * and adapts to the command's duration; returns what it printed.
    */
   String interruptAt(String signal, int maxDelayMillis, String... command) throws Exception {
     return interruptAt(signal, maxDelayMillis, true, command);
@@ -117,8 +127,9 @@ final class SignalledRuns {
     while (child.isAlive() && files().equals(filesBefore) && System.nanoTime() < waitUntil) {
       Thread.sleep(5);
     }
-    if (maxDelayMillis > 0) {
-      Thread.sleep(random.nextInt(maxDelayMillis));
+    int span = spans.getOrDefault(command[0], maxDelayMillis);
+    if (span > 0) {
+      Thread.sleep(random.nextInt(span));
     }
     if (child.isAlive()) {
       signal(child, signal);
@@ -135,6 +146,7 @@ final class SignalledRuns {
       assertThat(output).as(output).contains("interrupted by SIG" + signal);
       assertThat(output).as(output).containsPattern("committed|compact|expire|remov");
       interrupted++;
+      spans.put(command[0], Math.min(60_000, Math.max(span, 1) * 3 / 2 + 50));
     } else if (code == signalled && output.isBlank()) {
       // The signal came before the command installed its handler (the JVM starting): the run
       // wrote nothing.
@@ -142,6 +154,7 @@ final class SignalledRuns {
     } else {
       // Done before the signal reached a point that notices it: the usual summary.
       assertThat(output).as(output).containsPattern("wrote|compact|expire|remov|overwrote");
+      spans.put(command[0], Math.max(maxDelayMillis, span * 4 / 5));
     }
     CliRun check = CliRun.of(args("check", "--deep"));
     assertThat(check.exitCode()).as(check.out() + check.err() + output).isZero();
