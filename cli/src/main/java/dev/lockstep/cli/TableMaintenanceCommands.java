@@ -193,7 +193,7 @@ final class TableMaintenanceCommands {
                   .replace("Option 'snapshot.expire.limit'", "--limit"));
         }
         SnapshotExpiration expiration = new SnapshotExpiration(table, options);
-        OptionalLong earliestBefore = table.snapshotManager().earliestId();
+        OptionalLong earliestBefore = earliest(table);
         ExpireReport r;
         try {
           r = dryRun ? expiration.dryRun() : expiration.expire();
@@ -229,6 +229,15 @@ final class TableMaintenanceCommands {
       return 0;
     }
 
+    /** The earliest snapshot, or empty when it cannot be read (expiration then says why). */
+    private static OptionalLong earliest(FileStoreTable table) {
+      try {
+        return table.snapshotManager().earliestId();
+      } catch (IOException | RuntimeException e) {
+        return OptionalLong.empty();
+      }
+    }
+
     /**
      * What an interrupted expiration did, read back from the table: which snapshots are gone.
      * Snapshot files are deleted before the data files (SnapshotExpiration's steps 3 and 4), so
@@ -238,8 +247,11 @@ final class TableMaintenanceCommands {
       boolean interrupted = Thread.interrupted(); // the read must not fail on the interrupt
       try {
         OptionalLong now = table.snapshotManager().earliestId();
-        if (before.isEmpty() || now.isEmpty() || now.getAsLong() <= before.getAsLong()) {
-          return "nothing expired (no snapshot file deleted, so no snapshot lost a file)";
+        if (before.isEmpty() || now.isEmpty()) {
+          return "what was expired is unknown; 'lockstep table snapshots' lists what is left";
+        }
+        if (now.getAsLong() <= before.getAsLong()) {
+          return "nothing expired (the earliest snapshot is still " + now.getAsLong() + ")";
         }
         return String.format(
             "snapshots %d..%d expired (earliest snapshot now %d); data files and manifests"
