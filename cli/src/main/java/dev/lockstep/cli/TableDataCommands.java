@@ -11,6 +11,7 @@ import dev.lockstep.engine.predicate.Predicate;
 import dev.lockstep.engine.predicate.PredicateParser;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableScan;
+import dev.lockstep.engine.snapshot.DamagedFileException;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataField;
@@ -185,6 +186,14 @@ final class TableDataCommands {
                 + " --batch-rows)")
     String commitUser;
 
+    @Option(
+        names = "--first-run",
+        description =
+            "This load has never committed to this table: look for batches committed before only"
+                + " in snapshots committed from now on, so that a damaged old snapshot cannot stop"
+                + " it. Wrong on a rerun, where it can commit a batch twice")
+    boolean firstRun;
+
     @Override
     public Integer call() throws Exception {
       if (batchRows < 1) {
@@ -204,6 +213,9 @@ final class TableDataCommands {
         int batches = (rows.size() + batchRows - 1) / batchRows;
         Progress progress = new Progress(out, "rows", rows.size(), Progress.stdoutIsTerminal());
         TableCommit commit = table.newCommit(user);
+        if (firstRun) {
+          commit.withFreshCommitUser();
+        }
         long commits = 0;
         long skipped = 0;
         long written = 0;
@@ -217,7 +229,7 @@ final class TableDataCommands {
             int to = Math.min(rows.size(), from + batchRows);
             // Batch i is identifier i of this user: one an earlier run of this load committed is
             // in a snapshot already and is neither written nor committed again.
-            if (commit.isCommitted(batch)) {
+            if (committedBefore(commit, batch)) {
               skipped++;
               progress.update(to);
               continue;
@@ -300,6 +312,22 @@ final class TableDataCommands {
       }
       return 0;
     }
+
+    /**
+     * Whether an earlier run of this load committed {@code batch}; when a damaged snapshot makes
+     * that unknowable, the one line also names the way on for a load that never ran.
+     */
+    private static boolean committedBefore(TableCommit commit, int batch) throws IOException {
+      try {
+        return commit.isCommitted(batch);
+      } catch (DamagedFileException d) {
+        throw new DamagedFileException(
+            d.kind(),
+            d.file(),
+            d.damage() + "; if this load never committed to this table, run it with --first-run",
+            d);
+      }
+    }
   }
 
   @Command(
@@ -334,7 +362,10 @@ final class TableDataCommands {
         FileStoreTable table = opened.table();
         PartitionOverwrite overwrite;
         try {
-          overwrite = new PartitionOverwrite(table, all || !spec0.isEmpty() ? spec0 : null);
+          // The commit user is minted below for this one overwrite: no snapshot can hold it.
+          overwrite =
+              new PartitionOverwrite(table, all || !spec0.isEmpty() ? spec0 : null)
+                  .withFreshCommitUser();
         } catch (IllegalArgumentException e) {
           throw new UserError("--partition: " + e.getMessage());
         }
@@ -344,6 +375,19 @@ final class TableDataCommands {
           result = overwrite.overwrite("lockstep-cli-" + UUID.randomUUID(), 1, rows);
         } catch (IllegalArgumentException e) {
           throw new UserError(e.getMessage());
+        } catch (IOException | RuntimeException failed) {
+          if (Interruption.requested()) {
+            out.printf(
+                "interrupted by %s: %s%n",
+                Interruption.name(),
+                OneLineErrors.unwrap(failed) instanceof CommitStateUnknownException
+                    ? "the overwrite's commit has an UNKNOWN outcome (it may have landed): its"
+                        + " files are kept"
+                    : "the overwrite was not committed (the table is as before); its files were"
+                        + " deleted");
+            out.flush();
+          }
+          throw failed;
         }
         out.printf(
             "overwrote %s (%s) with %d rows: snapshot %d%s%n",

@@ -16,6 +16,7 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.function.Predicate;
 import picocli.CommandLine;
@@ -192,7 +193,19 @@ final class TableMaintenanceCommands {
                   .replace("Option 'snapshot.expire.limit'", "--limit"));
         }
         SnapshotExpiration expiration = new SnapshotExpiration(table, options);
-        ExpireReport r = dryRun ? expiration.dryRun() : expiration.expire();
+        OptionalLong earliestBefore = earliest(table);
+        ExpireReport r;
+        try {
+          r = dryRun ? expiration.dryRun() : expiration.expire();
+        } catch (IOException | RuntimeException failed) {
+          if (Interruption.requested()) {
+            out.printf(
+                "interrupted by %s: %s%n",
+                Interruption.name(), expiredSince(table, earliestBefore));
+            out.flush();
+          }
+          throw failed;
+        }
         if (r.expiredSnapshots() == 0) {
           out.printf(
               "nothing to expire in %s (keeping at least %d snapshots, and those whose"
@@ -214,6 +227,47 @@ final class TableMaintenanceCommands {
                 : "; earliest snapshot now " + r.earliestAfter());
       }
       return 0;
+    }
+
+    /** The earliest snapshot, or empty when it cannot be read (expiration then says why). */
+    private static OptionalLong earliest(FileStoreTable table) {
+      try {
+        return table.snapshotManager().earliestId();
+      } catch (IOException | RuntimeException e) {
+        return OptionalLong.empty();
+      }
+    }
+
+    /**
+     * What an interrupted expiration did, read back from the table: which snapshots are gone.
+     * Snapshot files are deleted before the data files (SnapshotExpiration's steps 3 and 4), so
+     * what it deleted of the rest is left to orphan-file removal.
+     */
+    private static String expiredSince(FileStoreTable table, OptionalLong before) {
+      boolean interrupted = Thread.interrupted(); // the read must not fail on the interrupt
+      try {
+        OptionalLong now = table.snapshotManager().earliestId();
+        if (before.isEmpty() || now.isEmpty()) {
+          return "what was expired is unknown; 'lockstep table snapshots' lists what is left";
+        }
+        if (now.getAsLong() <= before.getAsLong()) {
+          return "nothing expired (the earliest snapshot is still " + now.getAsLong() + ")";
+        }
+        return String.format(
+            "snapshots %d..%d expired (earliest snapshot now %d); data files and manifests"
+                + " only they referenced and not deleted yet are orphans for 'lockstep table"
+                + " remove-orphan-files'",
+            before.getAsLong(), now.getAsLong() - 1, now.getAsLong());
+      } catch (IOException | RuntimeException e) {
+        return "what was expired is unknown ("
+            + e.getMessage()
+            + "); 'lockstep table snapshots'"
+            + " lists what is left";
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
   }
 
@@ -242,7 +296,21 @@ final class TableMaintenanceCommands {
       Duration guard = olderThan;
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
-        OrphanReport r = new OrphanFilesCleaner(opened.table(), guard, dryRun).clean();
+        OrphanFilesCleaner cleaner = new OrphanFilesCleaner(opened.table(), guard, dryRun);
+        OrphanReport r;
+        try {
+          r = cleaner.clean();
+        } catch (IOException | RuntimeException failed) {
+          if (Interruption.requested()) {
+            out.printf(
+                "interrupted by %s: removed %d orphan file(s) before stopping; the rest are"
+                    + " left for the next run (only files no snapshot references were removed,"
+                    + " so every snapshot is whole)%n",
+                Interruption.name(), cleaner.removedSoFar());
+            out.flush();
+          }
+          throw failed;
+        }
         for (String s : r.unreadable()) {
           out.printf("  could not read %s; the files it names are unknown%n", s);
         }

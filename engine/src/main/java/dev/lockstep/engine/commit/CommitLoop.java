@@ -813,15 +813,22 @@ final class CommitLoop {
    * <p>Cheap path (one read): the base's parent, snapshot {@code base - 1}, still exists with the
    * commit id the base names. Expiration deletes in ascending order, so the base exists too; and a
    * base published under an id that had existed would have a parent that expired before it was
-   * published. Otherwise (parent expired, an old file without the link, or snapshot 1), one
-   * listing: the base must be listed and be the newest.
+   * published. Otherwise (parent expired or unreadable, an old file without the link, or snapshot
+   * 1), one listing: the base must be listed and be the newest.
    *
    * @throws CommitFailedException when the base expired meanwhile: nothing is published
    */
   private boolean baseIsCurrent(Snapshot base, CommitKind kind, long identifier)
       throws IOException {
     if (base != null && base.id() > 1 && base.parentCommitId() != null) {
-      Optional<Snapshot> parent = snapshots.readUncached(base.id() - 1);
+      Optional<Snapshot> parent;
+      try {
+        parent = snapshots.readUncached(base.id() - 1);
+      } catch (dev.lockstep.engine.snapshot.DamagedFileException damaged) {
+        // An unreadable parent proves nothing either way: the listing below decides, as for an
+        // expired parent, so that damage in an old snapshot does not stop commits.
+        parent = Optional.empty();
+      }
       if (parent.isPresent() && parent.get().commitId().equals(base.parentCommitId())) {
         return true;
       }

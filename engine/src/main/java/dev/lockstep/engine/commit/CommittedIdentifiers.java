@@ -1,5 +1,6 @@
 package dev.lockstep.engine.commit;
 
+import dev.lockstep.engine.snapshot.DamagedFileException;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.snapshot.SnapshotManager;
 import java.io.IOException;
@@ -9,6 +10,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers "is (commit user, identifier) in a snapshot already?" for one commit user, cheaply.
@@ -17,8 +20,23 @@ import java.util.Set;
  * from the latest snapshot until it meets a snapshot of this user with a smaller identifier (or the
  * earliest snapshot); later questions only read the snapshots committed since the last answer. A
  * question about an identifier below what the backward scan covered scans backwards again.
+ *
+ * <p>Damaged snapshots (a file that is there but does not parse, {@link DamagedFileException}):
+ *
+ * <ol>
+ *   <li>An unreadable snapshot proves nothing: it never counts as holding an identifier.
+ *   <li>A user declared fresh ({@link #fresh}: it has committed nothing to the table before now)
+ *       never reads the snapshots that existed at the declaration; damage there cannot matter to it
+ *       and is not even read.
+ *   <li>Otherwise an unreadable snapshot the scan has to pass might hold the identifier asked
+ *       about. The answer is then known only when a readable snapshot above it holds the identifier
+ *       (committed); else the question fails with a {@link DamagedFileException} naming the file:
+ *       answering "no" could commit a batch twice, answering "yes" could lose it.
+ * </ol>
  */
 final class CommittedIdentifiers {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CommittedIdentifiers.class);
 
   private final SnapshotManager snapshots;
   private final String commitUser;
@@ -26,9 +44,25 @@ final class CommittedIdentifiers {
   private long scannedUpTo;
   private long coveredAbove = Long.MAX_VALUE;
 
+  /** Snapshots up to this id existed before the user was declared fresh; 0: not declared. */
+  private long freshAbove;
+
   CommittedIdentifiers(SnapshotManager snapshots, String commitUser) {
     this.snapshots = snapshots;
     this.commitUser = commitUser;
+  }
+
+  /**
+   * Declares that this user has committed nothing in the snapshots that exist now: later questions
+   * read only the snapshots committed from now on.
+   */
+  void fresh() throws IOException {
+    long latest = snapshots.latestId().orElse(0);
+    freshAbove = latest;
+    scannedUpTo = Math.max(scannedUpTo, latest);
+    if (coveredAbove == Long.MAX_VALUE) {
+      coveredAbove = Long.MIN_VALUE; // nothing older can hold any identifier of this user
+    }
   }
 
   boolean contains(long identifier) throws IOException {
@@ -67,11 +101,30 @@ final class CommittedIdentifiers {
 
   /** Scans back from {@code latest}; the coverage is updated only when the scan completes. */
   private void scanBackwards(long latest, long identifier) throws IOException {
-    long earliest = snapshots.earliestId().orElse(1);
+    long earliest = Math.max(snapshots.earliestId().orElse(1), freshAbove + 1);
     long covered = Long.MIN_VALUE;
     Snapshot above = null;
+    DamagedFileException unreadable = null;
     for (long id = latest; id >= earliest; id--) {
-      Optional<Snapshot> s = snapshots.find(id);
+      Optional<Snapshot> s;
+      try {
+        s = snapshots.find(id);
+      } catch (DamagedFileException damaged) {
+        if (known.contains(identifier)) {
+          // A readable snapshot above proves the commit; the coverage stays as it was.
+          LOG.warn(
+              "{}; not needed to tell that commit user {} committed identifier {}",
+              damaged.getMessage(),
+              commitUser,
+              identifier);
+          return;
+        }
+        if (unreadable == null) {
+          unreadable = damaged;
+        }
+        above = null; // the link to the snapshot below cannot be checked
+        continue;
+      }
       if (s.isEmpty() || (above != null && !s.get().isParentOf(above))) {
         // Expired meanwhile: older snapshots are gone too. Or not the one the history was built
         // on (an expired id published again): the history ends here.
@@ -85,7 +138,29 @@ final class CommittedIdentifiers {
         break;
       }
     }
+    if (unreadable != null && !known.contains(identifier)) {
+      throw undecidable(unreadable, identifier);
+    }
     coveredAbove = covered;
+  }
+
+  private DamagedFileException undecidable(DamagedFileException damaged, long identifier) {
+    LOG.warn(
+        "Cannot tell whether commit user {} committed identifier {}: {}",
+        commitUser,
+        identifier,
+        damaged.getMessage());
+    return new DamagedFileException(
+        damaged.kind(),
+        damaged.file(),
+        damaged.damage()
+            + ", and it may hold commit user '"
+            + commitUser
+            + "' identifier "
+            + identifier
+            + ", so whether that commit happened cannot be told (committing it again could"
+            + " duplicate it)",
+        damaged);
   }
 
   private void note(Snapshot s) {

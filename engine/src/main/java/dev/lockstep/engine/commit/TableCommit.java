@@ -83,7 +83,26 @@ public final class TableCommit {
     return fileConflicts;
   }
 
-  /** Whether (commit user, {@code identifier}) is in a snapshot already. */
+  /**
+   * Declares that this object's commit user has committed nothing to the table before now: a name
+   * minted for this object (with a random UUID, say), or identifiers no earlier run can have used.
+   * The exactly-once check then reads only the snapshots committed from now on, so that damage in
+   * an older snapshot cannot stop this object's commits (docs/engine.md, "Damaged snapshots and the
+   * exactly-once check"). Declaring it for a user that did commit before can commit a batch twice.
+   *
+   * @return this
+   */
+  public TableCommit withFreshCommitUser() throws IOException {
+    committed.fresh();
+    return this;
+  }
+
+  /**
+   * Whether (commit user, {@code identifier}) is in a snapshot already.
+   *
+   * @throws dev.lockstep.engine.snapshot.DamagedFileException when an unreadable snapshot might
+   *     hold it (and no readable one does): the answer cannot be told
+   */
   public boolean isCommitted(long identifier) throws IOException {
     return committed.contains(identifier);
   }

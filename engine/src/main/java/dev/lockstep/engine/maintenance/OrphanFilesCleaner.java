@@ -80,6 +80,9 @@ public final class OrphanFilesCleaner {
   /** Unreferenced files modified at or before this time are kept (an unreadable snapshot's). */
   private long keepUpTo = Long.MIN_VALUE;
 
+  /** Files removed so far by the running (or interrupted) {@link #clean}. */
+  private volatile long removedSoFar;
+
   /**
    * @param olderThan only files last modified longer ago than this are removed
    * @param dryRun report what would be removed, remove nothing
@@ -93,8 +96,17 @@ public final class OrphanFilesCleaner {
     this.dryRun = dryRun;
   }
 
+  /**
+   * The files {@link #clean} has removed so far: after it was interrupted ({@link
+   * java.io.InterruptedIOException}), how many it removed before it stopped.
+   */
+  public long removedSoFar() {
+    return removedSoFar;
+  }
+
   /** Runs steps 1 to 3; see the class javadoc. */
   public OrphanReport clean() throws IOException {
+    removedSoFar = 0;
     long cutoff = System.currentTimeMillis() - olderThan.toMillis();
     List<FileStatus> files = new ArrayList<>();
     listRecursively(table.path(), files);
@@ -129,10 +141,21 @@ public final class OrphanFilesCleaner {
         unprovable++; // an unreadable snapshot might name it
         continue;
       }
+      if (!dryRun && Thread.currentThread().isInterrupted()) {
+        // Stop at once (a local delete does not notice the interrupt): every file removed so far
+        // was an orphan, so the table is whole; the next run removes the rest.
+        throw new java.io.InterruptedIOException(
+            "Orphan-file removal of "
+                + table.fullName()
+                + " interrupted after "
+                + removedSoFar
+                + " file(s)");
+      }
       if (!dryRun && !table.fileIO().delete(status.path(), false)) {
         continue;
       }
       removed.add(new OrphanReport.RemovedFile(relative, status.length()));
+      removedSoFar = removed.size();
     }
     if (!unreadable.isEmpty()) {
       LOG.warn(

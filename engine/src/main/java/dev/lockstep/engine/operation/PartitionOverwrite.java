@@ -31,6 +31,7 @@ public final class PartitionOverwrite {
 
   private final TableStore table;
   private final Map<String, String> staticPartition;
+  private boolean freshCommitUser;
 
   /**
    * @param staticPartition column to value (as text) of the partitions to replace; {@code null} for
@@ -53,6 +54,17 @@ public final class PartitionOverwrite {
         }
       }
     }
+  }
+
+  /**
+   * Declares that the commit users given to {@link #overwrite} have committed nothing to the table
+   * before (names minted for one overwrite): see {@link TableCommit#withFreshCommitUser()}.
+   *
+   * @return this
+   */
+  public PartitionOverwrite withFreshCommitUser() {
+    this.freshCommitUser = true;
+    return this;
   }
 
   /** Whether a partition (column to typed value) matches a spec of column to text. */
@@ -104,6 +116,9 @@ public final class PartitionOverwrite {
     table.requireWritable();
     // Made before any file is written: it reads the snapshots, and may fail on a damaged one.
     TableCommit commit = new TableCommit(table, commitUser);
+    if (freshCommitUser) {
+      commit.withFreshCommitUser();
+    }
     try (TableWrite write = new TableWrite(table, commitUser)) {
       for (GenericRow row : rows) {
         write.write(row);

@@ -41,6 +41,7 @@ public final class TableCompactor implements Closeable {
   private final UniversalCompaction picker;
   private final ExecutorService executor;
   private long nextIdentifier = System.currentTimeMillis() * 1000;
+  private boolean declaredFresh;
   private Predicate<String> partitionFilter = p -> true;
 
   public TableCompactor(TableStore table, String commitUser) {
@@ -81,6 +82,12 @@ public final class TableCompactor implements Closeable {
    * @throws dev.lockstep.commit.CommitStateUnknownException when the commit's fate is unknown
    */
   public Optional<CommitResult> compactOnce(boolean full) throws IOException {
+    if (!declaredFresh) {
+      // The identifiers come from this object's clock reading: no earlier snapshot holds one, so
+      // the exactly-once check need not read (possibly damaged) older snapshots.
+      commit.withFreshCommitUser();
+      declaredFresh = true;
+    }
     view.refresh();
     List<Future<CompactResult>> running = new ArrayList<>();
     for (BucketId bucket : view.buckets()) {

@@ -43,9 +43,11 @@ import java.util.stream.Stream;
  *       when {@code overwrite=true}.
  * </ol>
  *
- * <p>Temporary files are named {@code .<name>.<uuid>.inprogress}; a process killed mid-write leaves
- * one behind, which orphan-file removal deletes. The filesystem must support hard links (every
- * POSIX local filesystem does; some network mounts do not, which fails loudly rather than racing).
+ * <p>Temporary files are named {@code .<name>.<uuid>.inprogress}. A failed or interrupted write
+ * deletes its temporary file at once (the caller may never close a stream whose write failed); a
+ * process killed mid-write leaves one behind, which orphan-file removal deletes. The filesystem
+ * must support hard links (every POSIX local filesystem does; some network mounts do not, which
+ * fails loudly rather than racing).
  */
 public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRename {
 
@@ -391,9 +393,23 @@ public final class LocalFileIO implements SupportsAtomicCreate, SupportsAtomicRe
           channel.write(buffer);
         }
       } catch (IOException | RuntimeException e) {
+        // An interrupt closes the channel (ClosedByInterruptException), and a writer that failed
+        // may never close this stream (Parquet's does not after a failed write): delete the
+        // temporary file now, not at a close that may never come.
         failed = true;
+        discard(e);
         throw e;
       }
+    }
+
+    /** Closes the channel and deletes the temporary file; nothing will be published. */
+    private void discard(Exception failure) {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        failure.addSuppressed(e);
+      }
+      deleteTemp(temp);
     }
 
     /**
