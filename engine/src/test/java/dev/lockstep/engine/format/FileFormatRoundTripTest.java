@@ -143,6 +143,60 @@ class FileFormatRoundTripTest {
         .isTrue();
   }
 
+  /**
+   * The columnar read path returns, for any set of requested columns, what parquet-mr's record
+   * assembly returns, and the written rows with the columns not read as NULL: with small row groups
+   * (many of them, each below one batch) and with large ones (batches that end inside a row group
+   * and inside a page, dictionary and plain pages of the same column).
+   */
+  @ParameterizedTest(name = "block size {0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {16 * 1024, 4 * 1024 * 1024})
+  void theColumnarReaderReadsWhatTheRecordReaderReadsForEveryProjection(int blockSize)
+      throws IOException {
+    List<GenericRow> rows = rows(5000, 11);
+    ParquetFileFormat parquet = new ParquetFileFormat("zstd", blockSize, 1024);
+    Path file = Path.of(dir.toString()).child("data.parquet");
+    try (FormatWriter writer = parquet.createWriter(io, file, ALL_TYPES)) {
+      for (GenericRow row : rows) {
+        writer.write(row);
+      }
+    }
+    Random random = new Random(blockSize);
+    for (int round = 0; round < 12; round++) {
+      boolean[] columns = null;
+      if (round > 0) {
+        columns = new boolean[ALL_TYPES.size()];
+        for (int i = 0; i < columns.length; i++) {
+          columns[i] = random.nextInt(3) == 0;
+        }
+      }
+      ReadOptions options = new ReadOptions(columns, null, null);
+      List<GenericRow> columnar = read(parquet.createReader(io, file, ALL_TYPES, options, true));
+      List<GenericRow> record = read(parquet.createReader(io, file, ALL_TYPES, options, false));
+      assertThat(columnar).as("round " + round).isEqualTo(record);
+      List<GenericRow> expected = new ArrayList<>();
+      for (GenericRow row : rows) {
+        Object[] v = new Object[row.size()];
+        for (int i = 0; i < v.length; i++) {
+          v[i] = options.reads(i) ? row.get(i) : null;
+        }
+        expected.add(GenericRow.wrap(v));
+      }
+      assertThat(columnar).as("round " + round).isEqualTo(expected);
+    }
+  }
+
+  private static List<GenericRow> read(FormatReader reader) throws IOException {
+    List<GenericRow> read = new ArrayList<>();
+    try (reader) {
+      for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+        read.add(r);
+      }
+      assertThat(reader.next()).as("the end stays the end").isNull();
+    }
+    return read;
+  }
+
   @Test
   void decimalWidthsHoldEveryPrecision() {
     for (int precision = 1; precision <= DataType.MAX_DECIMAL_PRECISION; precision++) {
