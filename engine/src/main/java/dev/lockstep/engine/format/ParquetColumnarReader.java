@@ -17,6 +17,8 @@ import org.apache.parquet.column.impl.ColumnReadStoreImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
@@ -57,6 +59,7 @@ final class ParquetColumnarReader implements FormatReader {
   private final int width;
   private final int[] positions;
   private final Column[] columns;
+  private final boolean pageDecoding;
 
   private int nextBlock;
   private long rowsLeftInGroup;
@@ -70,6 +73,22 @@ final class ParquetColumnarReader implements FormatReader {
       RowType rowType,
       int[] positions,
       ReadOptions options) {
+    this(file, requested, rowType, positions, options, true);
+  }
+
+  /**
+   * @param pageDecoding whether column chunks of PLAIN and dictionary pages are decoded by {@link
+   *     ParquetPageColumn} (false: every column through parquet-column's {@code ColumnReader}, for
+   *     the test that compares the two)
+   */
+  ParquetColumnarReader(
+      ParquetFileReader file,
+      MessageType requested,
+      RowType rowType,
+      int[] positions,
+      ReadOptions options,
+      boolean pageDecoding) {
+    this.pageDecoding = pageDecoding;
     this.file = file;
     this.requested = requested;
     this.createdBy = file.getFooter().getFileMetaData().getCreatedBy();
@@ -136,14 +155,33 @@ final class ParquetColumnarReader implements FormatReader {
         options.metrics().rowGroupsRead.incrementAndGet();
       }
       rowsLeftInGroup = pages.getRowCount();
-      ColumnReadStoreImpl store =
-          new ColumnReadStoreImpl(pages, new Converters(columns), requested, createdBy);
+      ColumnReadStoreImpl store = null;
       for (Column column : columns) {
-        column.start(store.getColumnReader(column.descriptor));
+        ColumnChunkMetaData chunk = chunkOf(block, column.descriptor);
+        if (pageDecoding && chunk != null && ParquetPageColumn.handles(chunk.getEncodings())) {
+          column.start(
+              new ParquetPageColumn(
+                  column.descriptor, column.type, pages.getPageReader(column.descriptor)));
+        } else {
+          if (store == null) {
+            store = new ColumnReadStoreImpl(pages, new Converters(columns), requested, createdBy);
+          }
+          column.start(store.getColumnReader(column.descriptor));
+        }
       }
       return true;
     }
     return false;
+  }
+
+  private static ColumnChunkMetaData chunkOf(BlockMetaData block, ColumnDescriptor descriptor) {
+    ColumnPath path = ColumnPath.get(descriptor.getPath());
+    for (ColumnChunkMetaData chunk : block.getColumns()) {
+      if (chunk.getPath().equals(path)) {
+        return chunk;
+      }
+    }
+    return null;
   }
 
   @Override
@@ -178,11 +216,12 @@ final class ParquetColumnarReader implements FormatReader {
    */
   private static final class Column extends PrimitiveConverter {
     final ColumnDescriptor descriptor;
-    private final DataType type;
+    final DataType type;
     private final int position;
     private final int maxDefinition;
     private final boolean binary;
     private ColumnReader reader;
+    private ParquetPageColumn pages;
     private Dictionary dictionary;
     private Object[] decoded;
     private Object[] row;
@@ -202,9 +241,19 @@ final class ParquetColumnarReader implements FormatReader {
 
     void start(ColumnReader reader) {
       this.reader = reader;
+      this.pages = null;
     }
 
-    void read(Object[][] rows, int n) {
+    void start(ParquetPageColumn pages) {
+      this.pages = pages;
+      this.reader = null;
+    }
+
+    void read(Object[][] rows, int n) throws IOException {
+      if (pages != null) {
+        pages.read(rows, n, position);
+        return;
+      }
       ColumnReader in = reader;
       int pos = position;
       int max = maxDefinition;

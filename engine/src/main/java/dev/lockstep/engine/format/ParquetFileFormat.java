@@ -161,6 +161,18 @@ public final class ParquetFileFormat implements FileFormat {
   FormatReader createReader(
       FileIO fileIO, Path path, RowType rowType, ReadOptions options, boolean columnar)
       throws IOException {
+    return createReader(fileIO, path, rowType, options, columnar, true);
+  }
+
+  /** As above; {@code pageDecoding} false decodes every column through {@code ColumnReader}. */
+  FormatReader createReader(
+      FileIO fileIO,
+      Path path,
+      RowType rowType,
+      ReadOptions options,
+      boolean columnar,
+      boolean pageDecoding)
+      throws IOException {
     requireHadoop();
     ParquetFileReader file =
         ParquetFileReader.open(
@@ -173,7 +185,8 @@ public final class ParquetFileFormat implements FileFormat {
       MessageType requested = ParquetRows.requested(schema, positions);
       file.setRequestedSchema(requested);
       if (columnar) {
-        return new ParquetColumnarReader(file, requested, rowType, positions, options);
+        return new ParquetColumnarReader(
+            file, requested, rowType, positions, options, pageDecoding);
       }
       return new RowGroupReader(
           file,

@@ -144,7 +144,8 @@ class FileFormatRoundTripTest {
   }
 
   /**
-   * The columnar read path returns, for any set of requested columns, what parquet-mr's record
+   * The columnar read path (pages decoded by the engine, and each column through parquet-column's
+   * {@code ColumnReader}) returns, for any set of requested columns, what parquet-mr's record
    * assembly returns, and the written rows with the columns not read as NULL: with small row groups
    * (many of them, each below one batch) and with large ones (batches that end inside a row group
    * and inside a page, dictionary and plain pages of the same column).
@@ -161,6 +162,18 @@ class FileFormatRoundTripTest {
         writer.write(row);
       }
     }
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetFileFormat.FileInput(io, file),
+            HadoopReadOptions.builder(new Configuration(false)).build())) {
+      for (BlockMetaData block : reader.getFooter().getBlocks()) {
+        for (var chunk : block.getColumns()) {
+          assertThat(ParquetPageColumn.handles(chunk.getEncodings()))
+              .as("the engine decodes the pages of %s (%s)", chunk.getPath(), chunk.getEncodings())
+              .isTrue();
+        }
+      }
+    }
     Random random = new Random(blockSize);
     for (int round = 0; round < 12; round++) {
       boolean[] columns = null;
@@ -173,7 +186,10 @@ class FileFormatRoundTripTest {
       ReadOptions options = new ReadOptions(columns, null, null);
       List<GenericRow> columnar = read(parquet.createReader(io, file, ALL_TYPES, options, true));
       List<GenericRow> record = read(parquet.createReader(io, file, ALL_TYPES, options, false));
+      List<GenericRow> columnReaders =
+          read(parquet.createReader(io, file, ALL_TYPES, options, true, false));
       assertThat(columnar).as("round " + round).isEqualTo(record);
+      assertThat(columnReaders).as("round " + round).isEqualTo(record);
       List<GenericRow> expected = new ArrayList<>();
       for (GenericRow row : rows) {
         Object[] v = new Object[row.size()];
