@@ -284,7 +284,7 @@ public final class ParquetFileFormat implements FileFormat {
   }
 
   /** A new file of a {@link FileIO} as Parquet's {@link OutputFile}. */
-  private static final class FileOutput implements OutputFile {
+  static final class FileOutput implements OutputFile {
     private final FileIO fileIO;
     private final Path path;
 

@@ -29,9 +29,11 @@ import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
  * Decodes one column chunk of a flat column straight from its (decompressed) pages: definition
  * levels through Parquet's RLE/bit-packing decoder, PLAIN values read off the page's bytes
  * (little-endian loads, strings decoded in place), dictionary pages decoded once into the column's
- * Java values and looked up by id. These are the encodings parquet-mr's writer uses for the
- * engine's files (v1 and v2 pages); {@link #handles} tells the reader which chunks to give to
- * parquet-column's {@code ColumnReader} instead.
+ * Java values and looked up by id, and (v2 pages) RLE booleans. These are the encodings
+ * parquet-mr's writer uses for the engine's files (v1 pages) and, without its DELTA encodings, for
+ * v2 pages; {@link #handles} tells the reader which chunks to give to parquet-column's {@code
+ * ColumnReader} instead (RLE is otherwise only a level encoding, which is how it is read for
+ * columns other than BOOLEAN).
  */
 final class ParquetPageColumn {
 
@@ -64,6 +66,7 @@ final class ParquetPageColumn {
   private int left;
   private RunLengthBitPackingHybridDecoder definitions;
   private RunLengthBitPackingHybridDecoder ids;
+  private RunLengthBitPackingHybridDecoder booleans;
   private byte[] data;
   private int position;
   private int bit;
@@ -109,7 +112,10 @@ final class ParquetPageColumn {
       }
       left--;
       if (maxDefinition == 0 || definitions.readInt() == maxDefinition) {
-        rows[r][column] = ids != null ? dictionaryValue(ids.readInt()) : plainValue();
+        rows[r][column] =
+            ids != null
+                ? dictionaryValue(ids.readInt())
+                : booleans != null ? booleans.readInt() != 0 : plainValue();
       }
     }
   }
@@ -227,15 +233,25 @@ final class ParquetPageColumn {
                 + " has a dictionary-encoded page but no dictionary page");
       }
       int width = bytes[offset] & 0xff;
+      booleans = null;
       ids =
           new RunLengthBitPackingHybridDecoder(
               width, new ByteArrayInputStream(bytes, offset + 1, bytes.length - offset - 1));
       data = null;
     } else if (encoding == Encoding.PLAIN) {
       ids = null;
+      booleans = null;
       data = bytes;
       position = offset;
       bit = 0;
+    } else if (encoding == Encoding.RLE && root == DataTypeRoot.BOOLEAN) {
+      // v2 pages: booleans as a length-prefixed RLE/bit-packed run of width 1.
+      int length = (int) INTS.get(bytes, offset);
+      ids = null;
+      booleans =
+          new RunLengthBitPackingHybridDecoder(
+              1, new ByteArrayInputStream(bytes, offset + 4, length));
+      data = null;
     } else {
       throw unsupported(encoding);
     }

@@ -202,6 +202,97 @@ class FileFormatRoundTripTest {
     }
   }
 
+  /**
+   * Files of other writer settings read the same on every path: Parquet v2 pages (dictionary pages
+   * with {@code RLE_DICTIONARY} ids, or DELTA encodings without a dictionary) and v1 pages without
+   * a dictionary. The engine's page decoder takes the chunks whose encodings it knows (v2 pages
+   * included), parquet-column's {@code ColumnReader} the others.
+   */
+  @ParameterizedTest(name = "{0}, dictionary {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+    "PARQUET_2_0, true",
+    "PARQUET_2_0, false",
+    "PARQUET_1_0, false"
+  })
+  void filesOfOtherWriterSettingsReadTheSameOnEveryPath(String version, boolean dictionary)
+      throws IOException {
+    RowType type =
+        new RowType(
+            List.of(
+                new DataField(0, "i", DataType.intType().notNull()),
+                new DataField(1, "b", DataType.bigint()),
+                new DataField(2, "s", DataType.string()),
+                new DataField(3, "d", DataType.doubleType()),
+                new DataField(4, "flag", DataType.booleanType()),
+                new DataField(5, "day", DataType.date())));
+    MessageType schema = ParquetRows.schemaOf(type);
+    Path file = Path.of(dir.toString()).child("other.parquet");
+    Random random = new Random(3);
+    String[] words = {"a", "héllo", "日本語", ""};
+    List<GenericRow> rows = new ArrayList<>();
+    org.apache.parquet.example.data.simple.SimpleGroupFactory groups =
+        new org.apache.parquet.example.data.simple.SimpleGroupFactory(schema);
+    try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> writer =
+        org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(
+                new ParquetFileFormat.FileOutput(io, file))
+            .withType(schema)
+            .withConf(new Configuration(false))
+            .withWriterVersion(
+                org.apache.parquet.column.ParquetProperties.WriterVersion.valueOf(version))
+            .withDictionaryEncoding(dictionary)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .withPageSize(1024)
+            .withRowGroupSize(32 * 1024)
+            .build()) {
+      for (int n = 0; n < 4000; n++) {
+        Object[] v = {
+          random.nextInt(),
+          random.nextInt(5) == 0 ? null : (long) (n % 37),
+          random.nextInt(5) == 0 ? null : words[random.nextInt(words.length)],
+          random.nextInt(5) == 0 ? null : random.nextGaussian(),
+          random.nextInt(5) == 0 ? null : random.nextBoolean(),
+          random.nextInt(5) == 0 ? null : LocalDate.ofEpochDay(random.nextInt(40_000) - 20_000)
+        };
+        org.apache.parquet.example.data.Group g = groups.newGroup();
+        g.append("i", (Integer) v[0]);
+        if (v[1] != null) {
+          g.append("b", (Long) v[1]);
+        }
+        if (v[2] != null) {
+          g.append("s", (String) v[2]);
+        }
+        if (v[3] != null) {
+          g.append("d", (Double) v[3]);
+        }
+        if (v[4] != null) {
+          g.append("flag", (Boolean) v[4]);
+        }
+        if (v[5] != null) {
+          g.append("day", (int) ((LocalDate) v[5]).toEpochDay());
+        }
+        writer.write(g);
+        rows.add(GenericRow.wrap(v));
+      }
+    }
+    boolean pageDecoded = false;
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetFileFormat.FileInput(io, file),
+            HadoopReadOptions.builder(new Configuration(false)).build())) {
+      for (BlockMetaData block : reader.getFooter().getBlocks()) {
+        for (var chunk : block.getColumns()) {
+          pageDecoded |= ParquetPageColumn.handles(chunk.getEncodings());
+        }
+      }
+    }
+    assertThat(pageDecoded).as("some chunk goes through the engine's page decoder").isTrue();
+    ParquetFileFormat parquet = new ParquetFileFormat("none", 1 << 20, 1 << 16);
+    assertThat(read(parquet.createReader(io, file, type, ReadOptions.ALL, true))).isEqualTo(rows);
+    assertThat(read(parquet.createReader(io, file, type, ReadOptions.ALL, true, false)))
+        .isEqualTo(rows);
+    assertThat(read(parquet.createReader(io, file, type, ReadOptions.ALL, false))).isEqualTo(rows);
+  }
+
   private static List<GenericRow> read(FormatReader reader) throws IOException {
     List<GenericRow> read = new ArrayList<>();
     try (reader) {
