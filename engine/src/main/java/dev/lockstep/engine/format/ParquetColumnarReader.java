@@ -26,19 +26,20 @@ import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * Reads a Parquet file column by column (the columnar read path): per row group, one {@link
- * ColumnReader} per requested column over the row group's pages, and per batch of up to {@link
- * #BATCH} rows each column is decoded in one tight loop straight into the rows' value arrays, one
- * column after the other. This replaces parquet-mr's record assembly (a per-record state machine
- * calling a converter per value) for the flat schemas the engine writes; every column type of
- * {@link ParquetRows} is handled, so there is no fallback.
+ * Reads a Parquet file column by column (the columnar read path): per row group, one decoder per
+ * requested column over the row group's pages, and per batch of up to {@link #BATCH} rows each
+ * column is decoded in one loop straight into the rows' value arrays, one column after the other.
+ * This replaces parquet-mr's record assembly (a per-record state machine calling a converter per
+ * value) for the flat schemas the engine writes; every column type of {@link ParquetRows} is
+ * handled. A column chunk whose encodings {@link ParquetPageColumn} knows (PLAIN, dictionary: all
+ * the engine writes) is decoded by it straight from the pages; any other chunk (files of other
+ * writers, for example DELTA encodings) through parquet-column's {@link ColumnReader}.
  *
  * <p>What it saves and what it does not: the rows are still {@link GenericRow}s of Java values (the
- * engine's one row class), so every returned value is still a Java object; but the decode loop per
- * column is monomorphic, dictionary-encoded STRING columns decode each dictionary entry to a {@code
- * String} once per row group (not once per row), and columns not requested are never decoded (nor
- * fetched: the requested schema). Row groups are skipped by their footer statistics exactly as
- * before, and counted in the same {@link ReadOptions#metrics()}.
+ * engine's one row class), so every returned value is still a Java object; but the per-value
+ * assembly is gone, dictionary pages are decoded once per column chunk, and columns not requested
+ * are never decoded (nor fetched: the requested schema). Row groups are skipped by their footer
+ * statistics exactly as before, and counted in the same {@link ReadOptions#metrics()}.
  *
  * <p>Memory: one row group's (compressed and decompressed) pages, as before, plus one batch of
  * rows.
