@@ -26,11 +26,55 @@ import java.util.Map;
  * 100 buckets, 1,000 files per commit; plan through a fresh table object (nothing cached), median
  * of {@code --plans}. Reported in RESULTS.md section 11 beside the real-file measurements.
  *
- * <pre>MetadataPlanScale [--files 1000,10000,100000] [--plans 3] [--work DIR]</pre>
+ * <pre>MetadataPlanScale [--files 1000,10000,100000] [--plans 3] [--work DIR]
+ *     [--compare-parallelism 1]</pre>
  */
 public final class MetadataPlanScale {
 
   private MetadataPlanScale() {}
+
+  /**
+   * {@code --compare-parallelism N}: {@code plans} more plans in turns with {@code
+   * scan.manifest.parallelism} N and the default, each through a fresh table object; prints the
+   * median wall time and process CPU time (all threads) of each.
+   */
+  private static void compareParallelism(dev.lockstep.fs.Path warehouse, int plans, String other)
+      throws Exception {
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    List<Map<String, String>> settings =
+        List.of(Map.of("scan.manifest.parallelism", other), Map.of());
+    double[][] wall = new double[2][plans];
+    double[][] cpu = new double[2][plans];
+    for (int i = 0; i < plans; i++) {
+      for (int turn = 0; turn < 2; turn++) {
+        int s = i % 2 == 0 ? turn : 1 - turn;
+        long cpu0 = os.getProcessCpuTime();
+        long t = System.nanoTime();
+        try (FileStoreTable fresh =
+            new FileSystemCatalog(new LocalFileIO(), warehouse, settings.get(s))
+                .getTable(new Identifier("bench", "t"))) {
+          fresh.newScan().plan();
+        }
+        wall[s][i] = (System.nanoTime() - t) / 1e6;
+        cpu[s][i] = (os.getProcessCpuTime() - cpu0) / 1e6;
+      }
+    }
+    for (int s = 0; s < 2; s++) {
+      Arrays.sort(wall[s]);
+      Arrays.sort(cpu[s]);
+      System.out.printf(
+          Locale.ROOT,
+          "  scan.manifest.parallelism %s: plan %.1f ms (median of %d, min %.1f), process CPU %.1f"
+              + " ms (median)%n",
+          s == 0 ? other : "default",
+          wall[s][plans / 2],
+          plans,
+          wall[s][0],
+          cpu[s][plans / 2]);
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new java.util.HashMap<>();
@@ -103,6 +147,9 @@ public final class MetadataPlanScale {
         times[i] = (System.nanoTime() - t) / 1e6;
       }
       Arrays.sort(times);
+      if (a.containsKey("compare-parallelism")) {
+        compareParallelism(warehouse, plans, a.get("compare-parallelism"));
+      }
       List<ManifestFileMeta> manifests =
           table.store().manifests(table.snapshotManager().latest().orElseThrow());
       long bytes = manifests.stream().mapToLong(ManifestFileMeta::fileSize).sum();

@@ -46,6 +46,9 @@ import org.apache.paimon.types.DataTypes;
  * <pre>
  * java -Xmx2g -cp $CP dev.lockstep.bench.scan.ScanBench --rows 2000000 --commits 10 --repeat 3
  * </pre>
+ *
+ * <p>{@code --alternate true} runs the two systems in turns instead of one after the other and also
+ * reports process CPU time (see {@link #alternating}).
  */
 public final class ScanBench {
 
@@ -56,17 +59,19 @@ public final class ScanBench {
     int commits = 10;
     int repeat = 3;
     Path out = null;
+    boolean alternate = false;
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
         case "--rows" -> rows = Long.parseLong(args[i + 1]);
         case "--commits" -> commits = Integer.parseInt(args[i + 1]);
         case "--repeat" -> repeat = Integer.parseInt(args[i + 1]);
         case "--out" -> out = Path.of(args[i + 1]);
+        case "--alternate" -> alternate = Boolean.parseBoolean(args[i + 1]);
         default ->
             throw new IllegalArgumentException(
                 "Unknown argument '"
                     + args[i]
-                    + "'; use --rows N --commits N --repeat N --out FILE");
+                    + "'; use --rows N --commits N --repeat N --out FILE [--alternate true]");
       }
     }
     Path work = Files.createTempDirectory("lockstep-scan-bench");
@@ -74,6 +79,15 @@ public final class ScanBench {
     lines.add("system\tquery\trows\tmedian_s\tall_s");
     long lo = rows / 2;
     long hi = lo + rows / 100;
+    if (alternate) {
+      lines.set(0, "system\tquery\trows\tmedian_s\tall_s\tmedian_cpu_s");
+      alternating(work, rows, commits, repeat, lo, hi, lines);
+      if (out != null) {
+        Files.write(out, lines);
+      }
+      System.err.println("work directory (delete when done): " + work);
+      return;
+    }
     for (String system : List.of("lockstep", "paimon")) {
       Scans scans =
           system.equals("lockstep")
@@ -109,6 +123,65 @@ public final class ScanBench {
     }
     try (PrintStream err = System.err) {
       err.println("work directory (delete when done): " + work);
+    }
+  }
+
+  /**
+   * {@code --alternate true}: both tables loaded first, then per query one warm-up of each system
+   * and {@code repeat} rounds in which the two systems take turns (Lockstep first in even rounds,
+   * Paimon first in odd ones), so that both meet the same load; besides the wall time it reports
+   * the JVM's process CPU time per query (every thread: the reader's, the JIT's and the GC's),
+   * which a loaded machine disturbs much less.
+   */
+  private static void alternating(
+      Path work, long rows, int commits, int repeat, long lo, long hi, List<String> lines)
+      throws Exception {
+    String[] names = {"lockstep", "paimon"};
+    Scans[] systems = {
+      new LockstepScans(work.resolve("lockstep"), rows, commits, lo, hi),
+      new PaimonScans(work.resolve("paimon"), rows, commits, lo, hi)
+    };
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    for (String query : List.of("full", "projected", "filtered")) {
+      double[][] wall = new double[2][repeat];
+      double[][] cpu = new double[2][repeat];
+      long[] count = new long[2];
+      for (Scans scans : systems) {
+        scans.run(query); // warm-up
+      }
+      for (int r = 0; r < repeat; r++) {
+        for (int turn = 0; turn < 2; turn++) {
+          int s = r % 2 == 0 ? turn : 1 - turn;
+          long cpu0 = os.getProcessCpuTime();
+          long start = System.nanoTime();
+          count[s] = systems[s].run(query);
+          wall[s][r] = (System.nanoTime() - start) / 1e9;
+          cpu[s][r] = (os.getProcessCpuTime() - cpu0) / 1e9;
+        }
+      }
+      for (int s = 0; s < 2; s++) {
+        double[] sortedWall = wall[s].clone();
+        Arrays.sort(sortedWall);
+        double[] sortedCpu = cpu[s].clone();
+        Arrays.sort(sortedCpu);
+        String line =
+            String.format(
+                Locale.ROOT,
+                "%s\t%s\t%d\t%.3f\t%s\t%.3f",
+                names[s],
+                query,
+                count[s],
+                sortedWall[repeat / 2],
+                Arrays.toString(wall[s]),
+                sortedCpu[repeat / 2]);
+        System.out.println(line);
+        lines.add(line);
+      }
+    }
+    for (Scans scans : systems) {
+      scans.close();
     }
   }
 

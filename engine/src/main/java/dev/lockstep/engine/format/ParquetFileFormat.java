@@ -33,9 +33,9 @@ import org.apache.parquet.schema.MessageType;
  * builds its writer, reader and codecs on Hadoop's {@code Configuration} and compression
  * interfaces; this class hands it an empty {@code Configuration} that loads no resource file.
  *
- * <p>Rows are written and read column by column through {@link ParquetRows} (the type mapping, a
- * write support and a record materializer straight to {@link GenericRow}s, no intermediate record
- * objects). Reading streams one row group at a time: the whole file is never in memory.
+ * <p>Rows are written through {@link ParquetRows} (the type mapping and a write support straight
+ * from {@link GenericRow}s) and read column by column through {@link ParquetColumnarReader}.
+ * Reading streams one row group at a time: the whole file is never in memory.
  */
 public final class ParquetFileFormat implements FileFormat {
 
@@ -149,6 +149,30 @@ public final class ParquetFileFormat implements FileFormat {
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
       throws IOException {
+    return createReader(fileIO, path, rowType, options, true);
+  }
+
+  /**
+   * Opens a file as {@link #createReader(FileIO, Path, RowType, ReadOptions)} does, decoding column
+   * by column ({@link ParquetColumnarReader}, the engine's read path) or, with {@code columnar}
+   * false, through parquet-mr's record assembly (the earlier path, kept so that tests compare the
+   * two on the same files).
+   */
+  FormatReader createReader(
+      FileIO fileIO, Path path, RowType rowType, ReadOptions options, boolean columnar)
+      throws IOException {
+    return createReader(fileIO, path, rowType, options, columnar, true);
+  }
+
+  /** As above; {@code pageDecoding} false decodes every column through {@code ColumnReader}. */
+  FormatReader createReader(
+      FileIO fileIO,
+      Path path,
+      RowType rowType,
+      ReadOptions options,
+      boolean columnar,
+      boolean pageDecoding)
+      throws IOException {
     requireHadoop();
     ParquetFileReader file =
         ParquetFileReader.open(
@@ -160,6 +184,10 @@ public final class ParquetFileFormat implements FileFormat {
       int[] positions = ParquetRows.positions(rowType, options.columns());
       MessageType requested = ParquetRows.requested(schema, positions);
       file.setRequestedSchema(requested);
+      if (columnar) {
+        return new ParquetColumnarReader(
+            file, requested, rowType, positions, options, pageDecoding);
+      }
       return new RowGroupReader(
           file,
           new ColumnIOFactory().getColumnIO(requested, schema),
@@ -172,7 +200,10 @@ public final class ParquetFileFormat implements FileFormat {
     }
   }
 
-  /** Reads the rows of one row group after the other; holds one row group's pages at a time. */
+  /**
+   * Reads the rows of one row group after the other through parquet-mr's record assembly; holds one
+   * row group's pages at a time.
+   */
   private static final class RowGroupReader implements FormatReader {
     private final ParquetFileReader file;
     private final MessageColumnIO columnIO;
@@ -253,7 +284,7 @@ public final class ParquetFileFormat implements FileFormat {
   }
 
   /** A new file of a {@link FileIO} as Parquet's {@link OutputFile}. */
-  private static final class FileOutput implements OutputFile {
+  static final class FileOutput implements OutputFile {
     private final FileIO fileIO;
     private final Path path;
 

@@ -18,7 +18,8 @@ import java.util.Map;
 
 /**
  * Reads the file set of a snapshot from its manifests: base manifests, then the delta, in order; an
- * ADD makes a file live, a later DELETE of the same file removes it.
+ * ADD makes a file live, a later DELETE of the same file removes it. The manifests are read in
+ * parallel ({@code scan.manifest.parallelism}) and applied in order.
  */
 public final class FileStoreScan {
 
@@ -42,19 +43,27 @@ public final class FileStoreScan {
   /** The entries of {@code metas}, in order, commit snapshots resolved. */
   public List<ManifestEntry> entries(List<ManifestFileMeta> metas) throws IOException {
     List<ManifestEntry> entries = new ArrayList<>();
-    for (ManifestFileMeta meta : metas) {
-      entries.addAll(table.manifestFile().read(meta));
+    for (List<ManifestEntry> read : read(metas)) {
+      entries.addAll(read);
     }
     return entries;
   }
 
+  /**
+   * The entries of each of {@code metas}, in order, read by up to {@code scan.manifest.parallelism}
+   * threads ({@link ParallelManifestReads}).
+   */
+  private List<List<ManifestEntry>> read(List<ManifestFileMeta> metas) throws IOException {
+    return ParallelManifestReads.read(
+        metas, table.manifestFile()::read, table.options().scanManifestParallelism());
+  }
+
   /** The live files of {@code snapshot} (ADD entries only), by file id. */
   public Map<ManifestEntry.FileId, ManifestEntry> liveFiles(Snapshot snapshot) throws IOException {
-    Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
-    if (snapshot != null) {
-      apply(live, entries(manifests(snapshot)));
+    if (snapshot == null) {
+      return new LinkedHashMap<>();
     }
-    return live;
+    return applyAll(read(manifests(snapshot)));
   }
 
   /**
@@ -67,11 +76,11 @@ public final class FileStoreScan {
    */
   public Map<ManifestEntry.FileId, ManifestEntry> liveFiles(
       Snapshot snapshot, Predicate partitionFilter, ScanMetrics metrics) throws IOException {
-    Map<ManifestEntry.FileId, ManifestEntry> live = new LinkedHashMap<>();
     if (snapshot == null) {
-      return live;
+      return new LinkedHashMap<>();
     }
     StatsCodec codec = table.partitionStatsCodec();
+    List<ManifestFileMeta> toRead = new ArrayList<>();
     for (ManifestFileMeta meta : manifests(snapshot)) {
       if (partitionFilter != null && codec != null && meta.partitionStats() != null) {
         FieldStats[] stats = codec.decode(meta.partitionStats());
@@ -81,7 +90,22 @@ public final class FileStoreScan {
         }
       }
       metrics.manifestsRead.incrementAndGet();
-      apply(live, table.manifestFile().read(meta));
+      toRead.add(meta);
+    }
+    return applyAll(read(toRead));
+  }
+
+  /** The live files after {@code changes}, applied in order; sized once for all of them. */
+  private static Map<ManifestEntry.FileId, ManifestEntry> applyAll(
+      List<List<ManifestEntry>> changes) {
+    long total = 0;
+    for (List<ManifestEntry> c : changes) {
+      total += c.size();
+    }
+    Map<ManifestEntry.FileId, ManifestEntry> live =
+        new LinkedHashMap<>((int) Math.min(1 << 30, total * 4 / 3 + 16));
+    for (List<ManifestEntry> c : changes) {
+      apply(live, c);
     }
     return live;
   }

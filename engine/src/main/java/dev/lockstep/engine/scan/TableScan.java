@@ -103,8 +103,17 @@ public final class TableScan {
     TreeMap<String, TreeMap<Integer, List<DataFileMeta>>> grouped = new TreeMap<>();
     Map<String, Boolean> accepted = new TreeMap<>();
     dev.lockstep.engine.predicate.Predicate partitions = Pushdown.partitionFilter(table, filter);
+    // Entries come grouped by manifest, so consecutive ones mostly share partition and bucket:
+    // the last bucket's list is reused without the two tree look-ups.
+    String lastPartition = null;
+    int lastBucket = 0;
+    List<DataFileMeta> lastFiles = null;
     for (ManifestEntry e :
         new FileStoreScan(table).liveFiles(snapshot.get(), partitions, metrics).values()) {
+      if (lastFiles != null && e.bucket() == lastBucket && e.partition().equals(lastPartition)) {
+        lastFiles.add(e.file());
+        continue;
+      }
       boolean keep =
           accepted.computeIfAbsent(
               e.partition(),
@@ -112,10 +121,15 @@ public final class TableScan {
                   partitionFilter.test(table.partitionPath().toMap(p))
                       && (partitions == null || partitions.test(table.partitionPath().toRow(p))));
       if (keep) {
-        grouped
-            .computeIfAbsent(e.partition(), p -> new TreeMap<>())
-            .computeIfAbsent(e.bucket(), b -> new ArrayList<>())
-            .add(e.file());
+        lastPartition = e.partition();
+        lastBucket = e.bucket();
+        lastFiles =
+            grouped
+                .computeIfAbsent(e.partition(), p -> new TreeMap<>())
+                .computeIfAbsent(e.bucket(), b -> new ArrayList<>());
+        lastFiles.add(e.file());
+      } else {
+        lastFiles = null;
       }
     }
     if (filter != null) {

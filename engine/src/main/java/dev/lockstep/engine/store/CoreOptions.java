@@ -96,6 +96,9 @@ public record CoreOptions(
       "manifest.full-compaction-threshold-size";
   public static final String MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_DEFAULT = "16 mb";
 
+  /** Threads (the planning one included) that read the manifests of one plan; Paimon's key. */
+  public static final String SCAN_MANIFEST_PARALLELISM = "scan.manifest.parallelism";
+
   /**
    * {@code parquet} or {@code avro}: the format of new data files. Stored with a table when it is
    * created ({@code parquet} unless the table's or the catalog's options name one); a table stored
@@ -239,6 +242,16 @@ public record CoreOptions(
           .withDescription(
               "small manifests (below `manifest.target-file-size`) are merged once a snapshot"
                   + " would have this many of them (or once they add up to the target size)");
+  static final ConfigOption<Integer> SCAN_MANIFEST_PARALLELISM_OPTION =
+      ConfigOption.key(SCAN_MANIFEST_PARALLELISM)
+          .intType()
+          .noDefaultValue()
+          .require(Requirement.atLeast(1))
+          .withDefaultText("processors, at least 4")
+          .withDescription(
+              "threads (the planning thread included) that read the manifests of one plan, scan"
+                  + " or commit check; their entries are applied in order. 1 reads them one after"
+                  + " the other");
   static final ConfigOption<Long> MANIFEST_TARGET_FILE_SIZE_OPTION =
       ConfigOption.key(MANIFEST_TARGET_FILE_SIZE)
           .sizeType()
@@ -384,6 +397,7 @@ public record CoreOptions(
           MANIFEST_MERGE_MIN_COUNT_OPTION,
           MANIFEST_TARGET_FILE_SIZE_OPTION,
           MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION,
+          SCAN_MANIFEST_PARALLELISM_OPTION,
           FILE_FORMAT_OPTION,
           FILE_COMPRESSION_OPTION,
           PARQUET_BLOCK_SIZE_OPTION,
@@ -478,6 +492,7 @@ public record CoreOptions(
     String format = o.get(FILE_FORMAT_OPTION, FILE_FORMAT_STORED_WITHOUT);
     o.get(MANIFEST_TARGET_FILE_SIZE_OPTION); // validated here, read through the accessors
     o.get(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION);
+    o.get(SCAN_MANIFEST_PARALLELISM_OPTION);
     return new CoreOptions(
         o.get(BUCKET_OPTION),
         o.get(WRITE_ONLY_OPTION),
@@ -514,6 +529,16 @@ public record CoreOptions(
   /** {@code manifest.target-file-size}: merged manifests roll at this size. */
   public long manifestTargetFileSize() {
     return all.get(MANIFEST_TARGET_FILE_SIZE_OPTION);
+  }
+
+  /**
+   * {@code scan.manifest.parallelism}: the option, else the number of processors but at least 4
+   * (manifest reads also wait on the store, and a loaded machine schedules more threads more
+   * often).
+   */
+  public int scanManifestParallelism() {
+    Integer set = all == null ? null : all.get(SCAN_MANIFEST_PARALLELISM_OPTION);
+    return set != null ? set : Math.max(4, Runtime.getRuntime().availableProcessors());
   }
 
   /** {@code manifest.full-compaction-threshold-size}. */

@@ -156,6 +156,167 @@ class FileFormatRoundTripTest {
         .isTrue();
   }
 
+  /**
+   * The columnar read path (pages decoded by the engine, and each column through parquet-column's
+   * {@code ColumnReader}) returns, for any set of requested columns, what parquet-mr's record
+   * assembly returns, and the written rows with the columns not read as NULL: with small row groups
+   * (many of them, each below one batch) and with large ones (batches that end inside a row group
+   * and inside a page, dictionary and plain pages of the same column).
+   */
+  @ParameterizedTest(name = "block size {0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {16 * 1024, 4 * 1024 * 1024})
+  void theColumnarReaderReadsWhatTheRecordReaderReadsForEveryProjection(int blockSize)
+      throws IOException {
+    List<GenericRow> rows = rows(5000, 11);
+    ParquetFileFormat parquet = new ParquetFileFormat("zstd", blockSize, 1024);
+    Path file = Path.of(dir.toString()).child("data.parquet");
+    try (FormatWriter writer = parquet.createWriter(io, file, ALL_TYPES)) {
+      for (GenericRow row : rows) {
+        writer.write(row);
+      }
+    }
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetFileFormat.FileInput(io, file),
+            HadoopReadOptions.builder(new Configuration(false)).build())) {
+      for (BlockMetaData block : reader.getFooter().getBlocks()) {
+        for (var chunk : block.getColumns()) {
+          assertThat(ParquetPageColumn.handles(chunk.getEncodings()))
+              .as("the engine decodes the pages of %s (%s)", chunk.getPath(), chunk.getEncodings())
+              .isTrue();
+        }
+      }
+    }
+    Random random = new Random(blockSize);
+    for (int round = 0; round < 12; round++) {
+      boolean[] columns = null;
+      if (round > 0) {
+        columns = new boolean[ALL_TYPES.size()];
+        for (int i = 0; i < columns.length; i++) {
+          columns[i] = random.nextInt(3) == 0;
+        }
+      }
+      ReadOptions options = new ReadOptions(columns, null, null);
+      List<GenericRow> columnar = read(parquet.createReader(io, file, ALL_TYPES, options, true));
+      List<GenericRow> record = read(parquet.createReader(io, file, ALL_TYPES, options, false));
+      List<GenericRow> columnReaders =
+          read(parquet.createReader(io, file, ALL_TYPES, options, true, false));
+      assertThat(columnar).as("round " + round).isEqualTo(record);
+      assertThat(columnReaders).as("round " + round).isEqualTo(record);
+      List<GenericRow> expected = new ArrayList<>();
+      for (GenericRow row : rows) {
+        Object[] v = new Object[row.size()];
+        for (int i = 0; i < v.length; i++) {
+          v[i] = options.reads(i) ? row.get(i) : null;
+        }
+        expected.add(GenericRow.wrap(v));
+      }
+      assertThat(columnar).as("round " + round).isEqualTo(expected);
+    }
+  }
+
+  /**
+   * Files of other writer settings read the same on every path: Parquet v2 pages (dictionary pages
+   * with {@code RLE_DICTIONARY} ids, or DELTA encodings without a dictionary) and v1 pages without
+   * a dictionary. The engine's page decoder takes the chunks whose encodings it knows (v2 pages
+   * included), parquet-column's {@code ColumnReader} the others.
+   */
+  @ParameterizedTest(name = "{0}, dictionary {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+    "PARQUET_2_0, true",
+    "PARQUET_2_0, false",
+    "PARQUET_1_0, false"
+  })
+  void filesOfOtherWriterSettingsReadTheSameOnEveryPath(String version, boolean dictionary)
+      throws IOException {
+    RowType type =
+        new RowType(
+            List.of(
+                new DataField(0, "i", DataType.intType().notNull()),
+                new DataField(1, "b", DataType.bigint()),
+                new DataField(2, "s", DataType.string()),
+                new DataField(3, "d", DataType.doubleType()),
+                new DataField(4, "flag", DataType.booleanType()),
+                new DataField(5, "day", DataType.date())));
+    MessageType schema = ParquetRows.schemaOf(type);
+    Path file = Path.of(dir.toString()).child("other.parquet");
+    Random random = new Random(3);
+    String[] words = {"a", "héllo", "日本語", ""};
+    List<GenericRow> rows = new ArrayList<>();
+    org.apache.parquet.example.data.simple.SimpleGroupFactory groups =
+        new org.apache.parquet.example.data.simple.SimpleGroupFactory(schema);
+    try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> writer =
+        org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(
+                new ParquetFileFormat.FileOutput(io, file))
+            .withType(schema)
+            .withConf(new Configuration(false))
+            .withWriterVersion(
+                org.apache.parquet.column.ParquetProperties.WriterVersion.valueOf(version))
+            .withDictionaryEncoding(dictionary)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .withPageSize(1024)
+            .withRowGroupSize(32 * 1024)
+            .build()) {
+      for (int n = 0; n < 4000; n++) {
+        Object[] v = {
+          random.nextInt(),
+          random.nextInt(5) == 0 ? null : (long) (n % 37),
+          random.nextInt(5) == 0 ? null : words[random.nextInt(words.length)],
+          random.nextInt(5) == 0 ? null : random.nextGaussian(),
+          random.nextInt(5) == 0 ? null : random.nextBoolean(),
+          random.nextInt(5) == 0 ? null : LocalDate.ofEpochDay(random.nextInt(40_000) - 20_000)
+        };
+        org.apache.parquet.example.data.Group g = groups.newGroup();
+        g.append("i", (Integer) v[0]);
+        if (v[1] != null) {
+          g.append("b", (Long) v[1]);
+        }
+        if (v[2] != null) {
+          g.append("s", (String) v[2]);
+        }
+        if (v[3] != null) {
+          g.append("d", (Double) v[3]);
+        }
+        if (v[4] != null) {
+          g.append("flag", (Boolean) v[4]);
+        }
+        if (v[5] != null) {
+          g.append("day", (int) ((LocalDate) v[5]).toEpochDay());
+        }
+        writer.write(g);
+        rows.add(GenericRow.wrap(v));
+      }
+    }
+    boolean pageDecoded = false;
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new ParquetFileFormat.FileInput(io, file),
+            HadoopReadOptions.builder(new Configuration(false)).build())) {
+      for (BlockMetaData block : reader.getFooter().getBlocks()) {
+        for (var chunk : block.getColumns()) {
+          pageDecoded |= ParquetPageColumn.handles(chunk.getEncodings());
+        }
+      }
+    }
+    assertThat(pageDecoded).as("some chunk goes through the engine's page decoder").isTrue();
+    ParquetFileFormat parquet = new ParquetFileFormat("none", 1 << 20, 1 << 16);
+    assertThat(read(parquet.createReader(io, file, type, ReadOptions.ALL, true))).isEqualTo(rows);
+    assertThat(read(parquet.createReader(io, file, type, ReadOptions.ALL, true, false)))
+        .isEqualTo(rows);
+    assertThat(read(parquet.createReader(io, file, type, ReadOptions.ALL, false))).isEqualTo(rows);
+  }
+
+  private static List<GenericRow> read(FormatReader reader) throws IOException {
+    List<GenericRow> read = new ArrayList<>();
+    try (reader) {
+      for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+        read.add(r);
+      }
+      assertThat(reader.next()).as("the end stays the end").isNull();
+    }
+    return read;
+  }
+
   @Test
   void decimalWidthsHoldEveryPrecision() {
     for (int precision = 1; precision <= DataType.MAX_DECIMAL_PRECISION; precision++) {

@@ -1,0 +1,398 @@
+package dev.lockstep.engine.format;
+
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.RowType;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.Dictionary;
+import org.apache.parquet.column.impl.ColumnReadStoreImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.Converter;
+import org.apache.parquet.io.api.GroupConverter;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * Reads a Parquet file column by column (the columnar read path): per row group, one decoder per
+ * requested column over the row group's pages, and per batch of up to {@link #BATCH} rows each
+ * column is decoded in one loop straight into the rows' value arrays, one column after the other.
+ * This replaces parquet-mr's record assembly (a per-record state machine calling a converter per
+ * value) for the flat schemas the engine writes; every column type of {@link ParquetRows} is
+ * handled. A column chunk whose encodings {@link ParquetPageColumn} knows (PLAIN, dictionary: all
+ * the engine writes) is decoded by it straight from the pages; any other chunk (files of other
+ * writers, for example DELTA encodings) through parquet-column's {@link ColumnReader}.
+ *
+ * <p>What it saves and what it does not: the rows are still {@link GenericRow}s of Java values (the
+ * engine's one row class), so every returned value is still a Java object; but the per-value
+ * assembly is gone, dictionary pages are decoded once per column chunk, and columns not requested
+ * are never decoded (nor fetched: the requested schema). Row groups are skipped by their footer
+ * statistics exactly as before, and counted in the same {@link ReadOptions#metrics()}.
+ *
+ * <p>Memory: one row group's (compressed and decompressed) pages, as before, plus one batch of
+ * rows.
+ */
+final class ParquetColumnarReader implements FormatReader {
+
+  /** Rows decoded per batch: bounds the decoded rows held besides the row group's pages. */
+  static final int BATCH = 1024;
+
+  private static final long MICROS_PER_SECOND = 1_000_000L;
+
+  private final ParquetFileReader file;
+  private final MessageType requested;
+  private final String createdBy;
+  private final RowType rowType;
+  private final ReadOptions options;
+  private final List<BlockMetaData> blocks;
+  private final int width;
+  private final int[] positions;
+  private final Column[] columns;
+  private final boolean pageDecoding;
+
+  private int nextBlock;
+  private long rowsLeftInGroup;
+  private Object[][] batch = new Object[0][];
+  private int batchSize;
+  private int batchPosition;
+
+  ParquetColumnarReader(
+      ParquetFileReader file,
+      MessageType requested,
+      RowType rowType,
+      int[] positions,
+      ReadOptions options) {
+    this(file, requested, rowType, positions, options, true);
+  }
+
+  /**
+   * @param pageDecoding whether column chunks of PLAIN and dictionary pages are decoded by {@link
+   *     ParquetPageColumn} (false: every column through parquet-column's {@code ColumnReader}, for
+   *     the test that compares the two)
+   */
+  ParquetColumnarReader(
+      ParquetFileReader file,
+      MessageType requested,
+      RowType rowType,
+      int[] positions,
+      ReadOptions options,
+      boolean pageDecoding) {
+    this.pageDecoding = pageDecoding;
+    this.file = file;
+    this.requested = requested;
+    this.createdBy = file.getFooter().getFileMetaData().getCreatedBy();
+    this.rowType = rowType;
+    this.options = options;
+    this.blocks = file.getRowGroups();
+    this.width = rowType.size();
+    this.positions = positions;
+    this.columns = new Column[positions.length];
+    List<ColumnDescriptor> descriptors = requested.getColumns();
+    for (int i = 0; i < positions.length; i++) {
+      columns[i] = new Column(descriptors.get(i), rowType.field(positions[i]).type(), positions[i]);
+    }
+  }
+
+  @Override
+  public GenericRow next() throws IOException {
+    if (batchPosition == batchSize && !nextBatch()) {
+      return null;
+    }
+    Object[] values = batch[batchPosition];
+    batch[batchPosition++] = null;
+    return GenericRow.wrap(values);
+  }
+
+  private boolean nextBatch() throws IOException {
+    while (rowsLeftInGroup == 0) {
+      if (!nextRowGroup()) {
+        return false;
+      }
+    }
+    int n = (int) Math.min(BATCH, rowsLeftInGroup);
+    if (batch.length < n) {
+      batch = new Object[n][];
+    }
+    for (int r = 0; r < n; r++) {
+      batch[r] = new Object[width];
+    }
+    for (Column column : columns) {
+      column.read(batch, n);
+    }
+    rowsLeftInGroup -= n;
+    batchSize = n;
+    batchPosition = 0;
+    return true;
+  }
+
+  private boolean nextRowGroup() throws IOException {
+    while (nextBlock < blocks.size()) {
+      BlockMetaData block = blocks.get(nextBlock++);
+      if (options.skipFilter() != null
+          && !options.skipFilter().mightMatch(ParquetRows.statsOf(block, rowType))) {
+        file.skipNextRowGroup();
+        if (options.metrics() != null) {
+          options.metrics().rowGroupsSkipped.incrementAndGet();
+        }
+        continue;
+      }
+      PageReadStore pages = file.readNextRowGroup();
+      if (pages == null) {
+        return false;
+      }
+      if (options.metrics() != null) {
+        options.metrics().rowGroupsRead.incrementAndGet();
+      }
+      rowsLeftInGroup = pages.getRowCount();
+      ColumnReadStoreImpl store = null;
+      for (Column column : columns) {
+        ColumnChunkMetaData chunk = chunkOf(block, column.descriptor);
+        if (pageDecoding && chunk != null && ParquetPageColumn.handles(chunk.getEncodings())) {
+          column.start(
+              new ParquetPageColumn(
+                  column.descriptor, column.type, pages.getPageReader(column.descriptor)));
+        } else {
+          if (store == null) {
+            store = new ColumnReadStoreImpl(pages, new Converters(columns), requested, createdBy);
+          }
+          column.start(store.getColumnReader(column.descriptor));
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  private static ColumnChunkMetaData chunkOf(BlockMetaData block, ColumnDescriptor descriptor) {
+    ColumnPath path = ColumnPath.get(descriptor.getPath());
+    for (ColumnChunkMetaData chunk : block.getColumns()) {
+      if (chunk.getPath().equals(path)) {
+        return chunk;
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void close() throws IOException {
+    file.close();
+  }
+
+  /** The root converter {@link ColumnReadStoreImpl} asks for each column's converter. */
+  private static final class Converters extends GroupConverter {
+    private final Column[] columns;
+
+    Converters(Column[] columns) {
+      this.columns = columns;
+    }
+
+    @Override
+    public Converter getConverter(int fieldIndex) {
+      return columns[fieldIndex];
+    }
+
+    @Override
+    public void start() {}
+
+    @Override
+    public void end() {}
+  }
+
+  /**
+   * One requested column: decodes its values into the rows of a batch. Binary columns go through
+   * the converter interface, so that a dictionary page is decoded once per row group; the others
+   * read the column reader's primitives directly.
+   */
+  private static final class Column extends PrimitiveConverter {
+    final ColumnDescriptor descriptor;
+    final DataType type;
+    private final int position;
+    private final int maxDefinition;
+    private final boolean binary;
+    private ColumnReader reader;
+    private ParquetPageColumn pages;
+    private Dictionary dictionary;
+    private Object[] decoded;
+    private Object[] row;
+
+    Column(ColumnDescriptor descriptor, DataType type, int position) {
+      this.descriptor = descriptor;
+      this.type = type;
+      this.position = position;
+      this.maxDefinition = descriptor.getMaxDefinitionLevel();
+      this.binary =
+          switch (type.root()) {
+            case STRING, BYTES -> true;
+            case DECIMAL -> type.precision() > 18;
+            default -> false;
+          };
+    }
+
+    void start(ColumnReader reader) {
+      this.reader = reader;
+      this.pages = null;
+    }
+
+    void start(ParquetPageColumn pages) {
+      this.pages = pages;
+      this.reader = null;
+    }
+
+    void read(Object[][] rows, int n) throws IOException {
+      if (pages != null) {
+        pages.read(rows, n, position);
+        return;
+      }
+      ColumnReader in = reader;
+      int pos = position;
+      int max = maxDefinition;
+      switch (type.root()) {
+        case INT -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = in.getInteger();
+            }
+            in.consume();
+          }
+        }
+        case BIGINT -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = in.getLong();
+            }
+            in.consume();
+          }
+        }
+        case DOUBLE -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = in.getDouble();
+            }
+            in.consume();
+          }
+        }
+        case BOOLEAN -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = in.getBoolean();
+            }
+            in.consume();
+          }
+        }
+        case DATE -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = LocalDate.ofEpochDay(in.getInteger());
+            }
+            in.consume();
+          }
+        }
+        case TIMESTAMP -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = timestamp(in.getLong());
+            }
+            in.consume();
+          }
+        }
+        case DECIMAL -> {
+          int scale = type.scale();
+          if (type.precision() <= 9) {
+            for (int r = 0; r < n; r++) {
+              if (in.getCurrentDefinitionLevel() == max) {
+                rows[r][pos] = BigDecimal.valueOf(in.getInteger(), scale);
+              }
+              in.consume();
+            }
+          } else if (type.precision() <= 18) {
+            for (int r = 0; r < n; r++) {
+              if (in.getCurrentDefinitionLevel() == max) {
+                rows[r][pos] = BigDecimal.valueOf(in.getLong(), scale);
+              }
+              in.consume();
+            }
+          } else {
+            readThroughConverter(rows, n);
+          }
+        }
+        case STRING, BYTES -> readThroughConverter(rows, n);
+        default -> throw new IllegalArgumentException("Unsupported type " + type);
+      }
+    }
+
+    private void readThroughConverter(Object[][] rows, int n) {
+      ColumnReader in = reader;
+      int max = maxDefinition;
+      for (int r = 0; r < n; r++) {
+        if (in.getCurrentDefinitionLevel() == max) {
+          row = rows[r];
+          in.writeCurrentValueToConverter();
+        }
+        in.consume();
+      }
+      row = null;
+    }
+
+    /** Micros since the epoch as a wall-clock time (no time zone), as the writer stored it. */
+    private static LocalDateTime timestamp(long micros) {
+      long seconds = Math.floorDiv(micros, MICROS_PER_SECOND);
+      int nanos = (int) Math.floorMod(micros, MICROS_PER_SECOND) * 1_000;
+      return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
+    }
+
+    private Object valueOf(Binary value) {
+      switch (type.root()) {
+        case STRING:
+          return value.toStringUsingUTF8();
+        case BYTES:
+          // A copy: the reader may hand out a view of its page buffer.
+          return value.getBytes().clone();
+        default:
+          return new BigDecimal(new BigInteger(value.getBytes()), type.scale());
+      }
+    }
+
+    @Override
+    public void addBinary(Binary value) {
+      row[position] = valueOf(value);
+    }
+
+    @Override
+    public boolean hasDictionarySupport() {
+      return binary;
+    }
+
+    @Override
+    public void setDictionary(Dictionary dictionary) {
+      this.dictionary = dictionary;
+      this.decoded = new Object[dictionary.getMaxId() + 1];
+    }
+
+    @Override
+    public void addValueFromDictionary(int dictionaryId) {
+      Object value = decoded[dictionaryId];
+      if (value == null) {
+        value = valueOf(dictionary.decodeToBinary(dictionaryId));
+        if (type.root() != dev.lockstep.engine.types.DataTypeRoot.BYTES) {
+          // Strings and decimals are immutable: one object per dictionary entry.
+          decoded[dictionaryId] = value;
+        }
+        row[position] = value;
+        return;
+      }
+      row[position] = value;
+    }
+  }
+}

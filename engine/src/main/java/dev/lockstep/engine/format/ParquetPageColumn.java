@@ -1,0 +1,269 @@
+package dev.lockstep.engine.format;
+
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.DataTypeRoot;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.Set;
+import org.apache.parquet.bytes.BytesUtils;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DataPageV1;
+import org.apache.parquet.column.page.DataPageV2;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
+
+/**
+ * Decodes one column chunk of a flat column straight from its (decompressed) pages: definition
+ * levels through Parquet's RLE/bit-packing decoder, PLAIN values read off the page's bytes
+ * (little-endian loads, strings decoded in place), dictionary pages decoded once into the column's
+ * Java values and looked up by id, and (v2 pages) RLE booleans. These are the encodings
+ * parquet-mr's writer uses for the engine's files (v1 pages) and, without its DELTA encodings, for
+ * v2 pages; {@link #handles} tells the reader which chunks to give to parquet-column's {@code
+ * ColumnReader} instead (RLE is otherwise only a level encoding, which is how it is read for
+ * columns other than BOOLEAN).
+ */
+final class ParquetPageColumn {
+
+  private static final VarHandle INTS =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle DOUBLES =
+      MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long MICROS_PER_SECOND = 1_000_000L;
+
+  private static final Set<Encoding> DECODED =
+      Set.of(
+          Encoding.PLAIN,
+          Encoding.PLAIN_DICTIONARY,
+          Encoding.RLE_DICTIONARY,
+          Encoding.RLE,
+          // Listed for the absent repetition levels of flat columns in v1 files.
+          Encoding.BIT_PACKED);
+
+  private final ColumnDescriptor descriptor;
+  private final DataType type;
+  private final DataTypeRoot root;
+  private final int maxDefinition;
+  private final int definitionWidth;
+  private final int fixedLength;
+  private final PageReader pages;
+  private final Object[] dictionary;
+
+  private int left;
+  private RunLengthBitPackingHybridDecoder definitions;
+  private RunLengthBitPackingHybridDecoder ids;
+  private RunLengthBitPackingHybridDecoder booleans;
+  private byte[] data;
+  private int position;
+  private int bit;
+
+  /** Whether a column chunk of these encodings is decoded here. */
+  static boolean handles(Set<Encoding> encodings) {
+    return DECODED.containsAll(encodings);
+  }
+
+  ParquetPageColumn(ColumnDescriptor descriptor, DataType type, PageReader pages)
+      throws IOException {
+    this.descriptor = descriptor;
+    this.type = type;
+    this.root = type.root();
+    this.maxDefinition = descriptor.getMaxDefinitionLevel();
+    this.definitionWidth = BytesUtils.getWidthFromMaxInt(maxDefinition);
+    this.fixedLength = descriptor.getPrimitiveType().getTypeLength();
+    this.pages = pages;
+    DictionaryPage page = pages.readDictionaryPage();
+    if (page == null) {
+      dictionary = null;
+    } else {
+      if (page.getEncoding() != Encoding.PLAIN_DICTIONARY && page.getEncoding() != Encoding.PLAIN) {
+        throw unsupported(page.getEncoding());
+      }
+      Object[] values = new Object[page.getDictionarySize()];
+      data = page.getBytes().toByteArray();
+      position = 0;
+      bit = 0;
+      for (int i = 0; i < values.length; i++) {
+        values[i] = plainValue();
+      }
+      data = null;
+      dictionary = values;
+    }
+  }
+
+  /** Decodes the next {@code n} values into column {@code column} of {@code rows}. */
+  void read(Object[][] rows, int n, int column) throws IOException {
+    for (int r = 0; r < n; r++) {
+      if (left == 0) {
+        nextPage();
+      }
+      left--;
+      if (maxDefinition == 0 || definitions.readInt() == maxDefinition) {
+        rows[r][column] =
+            ids != null
+                ? dictionaryValue(ids.readInt())
+                : booleans != null ? booleans.readInt() != 0 : plainValue();
+      }
+    }
+  }
+
+  private Object dictionaryValue(int id) {
+    Object value = dictionary[id];
+    // byte[] is mutable: every row gets its own copy.
+    return root == DataTypeRoot.BYTES ? ((byte[]) value).clone() : value;
+  }
+
+  private Object plainValue() {
+    switch (root) {
+      case INT:
+        return nextInt();
+      case DATE:
+        return LocalDate.ofEpochDay(nextInt());
+      case BIGINT:
+        return nextLong();
+      case TIMESTAMP:
+        long micros = nextLong();
+        return LocalDateTime.ofEpochSecond(
+            Math.floorDiv(micros, MICROS_PER_SECOND),
+            (int) Math.floorMod(micros, MICROS_PER_SECOND) * 1_000,
+            ZoneOffset.UTC);
+      case DOUBLE:
+        double d = (double) DOUBLES.get(data, position);
+        position += 8;
+        return d;
+      case BOOLEAN:
+        boolean b = ((data[position + (bit >>> 3)] >>> (bit & 7)) & 1) != 0;
+        bit++;
+        return b;
+      case STRING:
+        int length = nextInt();
+        String s = new String(data, position, length, StandardCharsets.UTF_8);
+        position += length;
+        return s;
+      case BYTES:
+        int size = nextInt();
+        byte[] bytes = Arrays.copyOfRange(data, position, position + size);
+        position += size;
+        return bytes;
+      case DECIMAL:
+        if (type.precision() <= 9) {
+          return BigDecimal.valueOf(nextInt(), type.scale());
+        }
+        if (type.precision() <= 18) {
+          return BigDecimal.valueOf(nextLong(), type.scale());
+        }
+        BigDecimal decimal =
+            new BigDecimal(new BigInteger(data, position, fixedLength), type.scale());
+        position += fixedLength;
+        return decimal;
+      default:
+        throw new IllegalArgumentException("Unsupported type " + type);
+    }
+  }
+
+  private int nextInt() {
+    int v = (int) INTS.get(data, position);
+    position += 4;
+    return v;
+  }
+
+  private long nextLong() {
+    long v = (long) LONGS.get(data, position);
+    position += 8;
+    return v;
+  }
+
+  private void nextPage() throws IOException {
+    DataPage page = pages.readPage();
+    if (page == null) {
+      throw new IOException(
+          "Parquet column " + Arrays.toString(descriptor.getPath()) + " ended before its rows");
+    }
+    left = page.getValueCount();
+    if (page instanceof DataPageV1 v1) {
+      byte[] bytes = v1.getBytes().toByteArray();
+      int offset = 0;
+      if (maxDefinition > 0) {
+        if (v1.getDlEncoding() != Encoding.RLE) {
+          throw unsupported(v1.getDlEncoding());
+        }
+        int length = (int) INTS.get(bytes, 0);
+        definitions =
+            new RunLengthBitPackingHybridDecoder(
+                definitionWidth, new ByteArrayInputStream(bytes, 4, length));
+        offset = 4 + length;
+      }
+      values(bytes, offset, v1.getValueEncoding());
+    } else {
+      DataPageV2 v2 = (DataPageV2) page;
+      if (v2.isCompressed()) {
+        throw new IOException(
+            "Parquet column "
+                + Arrays.toString(descriptor.getPath())
+                + " has a compressed v2 page after decompression");
+      }
+      if (maxDefinition > 0) {
+        definitions =
+            new RunLengthBitPackingHybridDecoder(
+                definitionWidth, v2.getDefinitionLevels().toInputStream());
+      }
+      values(v2.getData().toByteArray(), 0, v2.getDataEncoding());
+    }
+  }
+
+  private void values(byte[] bytes, int offset, Encoding encoding) throws IOException {
+    if (encoding.usesDictionary()) {
+      if (dictionary == null) {
+        throw new IOException(
+            "Parquet column "
+                + Arrays.toString(descriptor.getPath())
+                + " has a dictionary-encoded page but no dictionary page");
+      }
+      int width = bytes[offset] & 0xff;
+      booleans = null;
+      ids =
+          new RunLengthBitPackingHybridDecoder(
+              width, new ByteArrayInputStream(bytes, offset + 1, bytes.length - offset - 1));
+      data = null;
+    } else if (encoding == Encoding.PLAIN) {
+      ids = null;
+      booleans = null;
+      data = bytes;
+      position = offset;
+      bit = 0;
+    } else if (encoding == Encoding.RLE && root == DataTypeRoot.BOOLEAN) {
+      // v2 pages: booleans as a length-prefixed RLE/bit-packed run of width 1.
+      int length = (int) INTS.get(bytes, offset);
+      ids = null;
+      booleans =
+          new RunLengthBitPackingHybridDecoder(
+              1, new ByteArrayInputStream(bytes, offset + 4, length));
+      data = null;
+    } else {
+      throw unsupported(encoding);
+    }
+  }
+
+  private IOException unsupported(Encoding encoding) {
+    return new IOException(
+        "Parquet column "
+            + Arrays.toString(descriptor.getPath())
+            + " uses encoding "
+            + encoding
+            + ", which the engine's reader does not decode; the engine writes PLAIN and"
+            + " dictionary pages only");
+  }
+}
