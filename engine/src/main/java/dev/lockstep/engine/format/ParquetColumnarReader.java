@@ -234,7 +234,7 @@ final class ParquetColumnarReader implements FormatReader {
       this.maxDefinition = descriptor.getMaxDefinitionLevel();
       this.binary =
           switch (type.root()) {
-            case STRING, BYTES -> true;
+            case STRING, CHAR, VARCHAR, BYTES -> true;
             case DECIMAL -> type.precision() > 18;
             default -> false;
           };
@@ -271,6 +271,39 @@ final class ParquetColumnarReader implements FormatReader {
           for (int r = 0; r < n; r++) {
             if (in.getCurrentDefinitionLevel() == max) {
               rows[r][pos] = in.getLong();
+            }
+            in.consume();
+          }
+        }
+        case TINYINT -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = (byte) in.getInteger();
+            }
+            in.consume();
+          }
+        }
+        case SMALLINT -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = (short) in.getInteger();
+            }
+            in.consume();
+          }
+        }
+        case FLOAT -> {
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = in.getFloat();
+            }
+            in.consume();
+          }
+        }
+        case TIMESTAMP_LTZ -> {
+          int precision = type.precision();
+          for (int r = 0; r < n; r++) {
+            if (in.getCurrentDefinitionLevel() == max) {
+              rows[r][pos] = InstantUnits.fromLong(in.getLong(), precision);
             }
             in.consume();
           }
@@ -327,7 +360,7 @@ final class ParquetColumnarReader implements FormatReader {
             readThroughConverter(rows, n);
           }
         }
-        case STRING, BYTES -> readThroughConverter(rows, n);
+        case STRING, CHAR, VARCHAR, BYTES -> readThroughConverter(rows, n);
         default -> throw new IllegalArgumentException("Unsupported type " + type);
       }
     }
@@ -355,6 +388,8 @@ final class ParquetColumnarReader implements FormatReader {
     private Object valueOf(Binary value) {
       switch (type.root()) {
         case STRING:
+        case CHAR:
+        case VARCHAR:
           return value.toStringUsingUTF8();
         case BYTES:
           // A copy: the reader may hand out a view of its page buffer.

@@ -43,6 +43,8 @@ final class ParquetPageColumn {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final VarHandle DOUBLES =
       MethodHandles.byteArrayViewVarHandle(double[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle FLOATS =
+      MethodHandles.byteArrayViewVarHandle(float[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long MICROS_PER_SECOND = 1_000_000L;
 
   private static final Set<Encoding> DECODED =
@@ -130,6 +132,16 @@ final class ParquetPageColumn {
     switch (root) {
       case INT:
         return nextInt();
+      case TINYINT:
+        return (byte) nextInt();
+      case SMALLINT:
+        return (short) nextInt();
+      case TIMESTAMP_LTZ:
+        return InstantUnits.fromLong(nextLong(), type.precision());
+      case FLOAT:
+        float f = (float) FLOATS.get(data, position);
+        position += 4;
+        return f;
       case DATE:
         return LocalDate.ofEpochDay(nextInt());
       case BIGINT:
@@ -149,6 +161,8 @@ final class ParquetPageColumn {
         bit++;
         return b;
       case STRING:
+      case CHAR:
+      case VARCHAR:
         int length = nextInt();
         String s = new String(data, position, length, StandardCharsets.UTF_8);
         position += length;
