@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
@@ -43,6 +44,9 @@ public final class ParquetFileFormat implements FileFormat {
   private final long blockSize;
   private final int pageSize;
 
+  /** Columns written without dictionary encoding (plain): their values (nearly) never repeat. */
+  private final Set<String> plainColumns;
+
   /**
    * @param compression {@code zstd}, {@code lz4} (Parquet's {@code LZ4_RAW}), {@code snappy},
    *     {@code deflate} (Parquet's {@code GZIP}), {@code none} or {@code null}
@@ -50,9 +54,22 @@ public final class ParquetFileFormat implements FileFormat {
    * @param pageSize the page size in bytes ({@code parquet.page.size})
    */
   public ParquetFileFormat(String compression, long blockSize, int pageSize) {
+    this(compression, blockSize, pageSize, Set.of());
+  }
+
+  /**
+   * @param plainColumns columns whose values (nearly) never repeat within a file, written plain
+   *     without trying a dictionary first: parquet-mr would fill a dictionary for each page and
+   *     then re-encode the page plain when the dictionary does not pay (the primary key of a
+   *     single-column key in a primary-key table's files, where every key is once per file, and the
+   *     sequence number); every other column keeps Parquet's dictionary encoding
+   */
+  public ParquetFileFormat(
+      String compression, long blockSize, int pageSize, Set<String> plainColumns) {
     this.codec = codecOf(compression);
     this.blockSize = blockSize;
     this.pageSize = pageSize;
+    this.plainColumns = Set.copyOf(plainColumns);
   }
 
   static CompressionCodecName codecOf(String compression) {
@@ -102,15 +119,20 @@ public final class ParquetFileFormat implements FileFormat {
   @Override
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
     requireHadoop();
-    ParquetWriter<GenericRow> writer =
+    Builder builder =
         new Builder(new FileOutput(fileIO, path), rowType)
             .withConf(new Configuration(false))
             .withWriteMode(ParquetFileWriter.Mode.CREATE)
             .withCompressionCodec(codec)
             .withRowGroupSize(blockSize)
             .withPageSize(pageSize)
-            .withDictionaryPageSize(pageSize)
-            .build();
+            .withDictionaryPageSize(pageSize);
+    for (String column : plainColumns) {
+      if (rowType.names().contains(column)) {
+        builder = builder.withDictionaryEncoding(column, false);
+      }
+    }
+    ParquetWriter<GenericRow> writer = builder.build();
     return new FormatWriter() {
       private boolean closed;
 

@@ -80,6 +80,9 @@ final class MergeTreeWriter implements BucketWriter {
   /** The first key column is INT (never null in a key): the buffer sorts on packed longs. */
   private final boolean intLeadingKey;
 
+  /** The first key column is BIGINT: the buffer sorts on (key, position) primitive arrays. */
+  private final boolean longLeadingKey;
+
   private final List<DataFileMeta> pending = new ArrayList<>();
 
   /** This batch's changelog files, not yet handed out. */
@@ -108,6 +111,8 @@ final class MergeTreeWriter implements BucketWriter {
     this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
     this.intLeadingKey =
         table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.INT;
+    this.longLeadingKey =
+        table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.BIGINT;
   }
 
   @Override
@@ -138,15 +143,15 @@ final class MergeTreeWriter implements BucketWriter {
       }
       pendingChangelog.addAll(changelog.finish());
     }
-    long[] packed = sortBuffer();
-    // With a single INT key column, ties show in the packed longs without touching the rows.
-    boolean packedKey = packed != null && keyIndexes.length == 1;
+    long[] leading = sortBuffer();
+    // With a single INT or BIGINT key column, ties show in the sorted key values alone.
+    boolean packedKey = leading != null && keyIndexes.length == 1;
     int sequenceIndex = table.schema().fields().size() + 1;
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
     for (int i = 0; i < buffered; i++) {
       if (i + 1 < buffered
           && (packedKey
-              ? (packed[i] >> 32) == (packed[i + 1] >> 32)
+              ? leading[i] == leading[i + 1]
               : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
         // The next row of the key is later: it wins, unless its sequence.field values are smaller,
         // and then this row goes on as the key's candidate.
@@ -173,12 +178,16 @@ final class MergeTreeWriter implements BucketWriter {
    * the one to keep. With an INT first key column, each row's (key, position) is packed into one
    * long and the longs are sorted as primitives (no comparator calls, no pointer chasing); rows
    * whose first column ties are then ordered by the remaining key columns, stably. Otherwise a
-   * stable merge sort with the key comparator.
+   * stable merge sort with the key comparator; a BIGINT first key column is sorted the same way on
+   * parallel (key, position) arrays ({@link LongKeySort}).
    *
-   * @return the sorted packed longs (first key column in the high half), or {@code null} when the
-   *     comparator sorted
+   * @return the first key column's values in sorted order, or {@code null} when the comparator
+   *     sorted
    */
   private long[] sortBuffer() {
+    if (longLeadingKey) {
+      return sortByLongKey();
+    }
     if (!intLeadingKey) {
       Arrays.sort(buffer, 0, buffered, byKey);
       return null;
@@ -206,7 +215,38 @@ final class MergeTreeWriter implements BucketWriter {
       }
     }
     System.arraycopy(sorted, 0, buffer, 0, buffered);
+    for (int i = 0; i < buffered; i++) {
+      packed[i] >>= 32;
+    }
     return packed;
+  }
+
+  /** {@link #sortBuffer} for a BIGINT first key column. */
+  private long[] sortByLongKey() {
+    int first = keyIndexes[0];
+    long[] keys = new long[buffered];
+    for (int i = 0; i < buffered; i++) {
+      keys[i] = (Long) buffer[i].get(first);
+    }
+    int[] order = LongKeySort.stableOrder(keys);
+    GenericRow[] sorted = new GenericRow[buffered];
+    for (int i = 0; i < buffered; i++) {
+      sorted[i] = buffer[order[i]];
+    }
+    if (keyIndexes.length > 1) {
+      for (int from = 0; from < buffered; ) {
+        int to = from + 1;
+        while (to < buffered && keys[to] == keys[from]) {
+          to++;
+        }
+        if (to - from > 1) {
+          Arrays.sort(sorted, from, to, byKey);
+        }
+        from = to;
+      }
+    }
+    System.arraycopy(sorted, 0, buffer, 0, buffered);
+    return keys;
   }
 
   private int sortedRuns() {
