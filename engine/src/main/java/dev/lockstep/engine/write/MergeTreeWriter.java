@@ -46,9 +46,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Write stall: while the sorted runs (committed and this batch's) exceed {@code
  *       num-sorted-run.stop-trigger}, a flush waits for the running compaction.
  *   <li>{@link #prepareCommit} hands out the new files and a finished compaction. No new compaction
- *       starts until the view has moved past that commit ({@link #onRefresh}): if the committer
- *       dropped the compaction because of a conflict, the view still shows its inputs (or their
- *       replacements) and compaction simply starts again from there.
+ *       starts until the view has moved past that commit ({@link #onRefresh}: the view no longer
+ *       shows every input of the compaction): a streaming sink refreshes for its next batch before
+ *       the last one is committed, and a compaction picked from that view would redo the handed-out
+ *       one only to be dropped as a file conflict. If the committer dropped the compaction because
+ *       of a conflict, another commit replaced its inputs and compaction starts again from the
+ *       view; if the batch is never committed, compaction starts again after {@link
+ *       #IN_FLIGHT_MAX_REFRESHES} refreshes.
  * </ol>
  */
 final class MergeTreeWriter implements BucketWriter {
@@ -94,6 +98,18 @@ final class MergeTreeWriter implements BucketWriter {
   private Future<CompactResult> running;
   private CompactResult finished;
   private boolean inFlight;
+
+  /** The input file names of the compaction handed out by the last {@link #prepareCommit}. */
+  private java.util.Set<String> inFlightInputs = java.util.Set.of();
+
+  /** Refreshes since that compaction was handed out. */
+  private int refreshesInFlight;
+
+  /**
+   * Refreshes after which a handed-out compaction whose inputs the view still shows counts as never
+   * committed (its batch was dropped), and compaction starts again from the view.
+   */
+  static final int IN_FLIGHT_MAX_REFRESHES = 3;
 
   MergeTreeWriter(
       TableStore table, String partition, int bucket, LiveFileView view, ExecutorService executor) {
@@ -255,9 +271,20 @@ final class MergeTreeWriter implements BucketWriter {
 
   @Override
   public void onRefresh() throws IOException {
-    inFlight = false;
+    if (inFlight) {
+      // A streaming sink refreshes (next batch) before its last batch is committed (Flink commits
+      // when the checkpoint completes): while the view still shows every input of the handed-out
+      // compaction, a compaction picked now would redo it and be dropped as a file conflict. Once
+      // one input is gone, a commit settled it: ours landed, or another replaced an input and the
+      // committer dropped ours.
+      refreshesInFlight++;
+      if (refreshesInFlight >= IN_FLIGHT_MAX_REFRESHES || !viewHoldsAll(inFlightInputs)) {
+        inFlight = false;
+        inFlightInputs = java.util.Set.of();
+      }
+    }
     collectIfDone();
-    if (!options.writeOnly() && running == null && finished == null) {
+    if (!options.writeOnly() && !inFlight && running == null && finished == null) {
       Optional<CompactUnit> unit = picker.pick(view.files(partition, bucket));
       if (unit.isPresent()) {
         CompactUnit u = unit.get();
@@ -277,6 +304,16 @@ final class MergeTreeWriter implements BucketWriter {
     if (unit.isPresent()) {
       finished = CompactTask.run(table, partition, bucket, unit.get());
     }
+  }
+
+  private boolean viewHoldsAll(java.util.Set<String> names) {
+    int held = 0;
+    for (DataFileMeta f : view.files(partition, bucket)) {
+      if (names.contains(f.fileName())) {
+        held++;
+      }
+    }
+    return held == names.size();
   }
 
   private void collectIfDone() throws IOException {
@@ -329,6 +366,12 @@ final class MergeTreeWriter implements BucketWriter {
     pendingChangelog.clear();
     if (finished != null) {
       inFlight = true;
+      refreshesInFlight = 0;
+      java.util.Set<String> inputs = new java.util.HashSet<>();
+      for (DataFileMeta f : finished.before()) {
+        inputs.add(f.fileName());
+      }
+      inFlightInputs = inputs;
       finished = null;
     }
     pending.clear();
