@@ -334,6 +334,7 @@ public final class FlinkSinkBench {
       jobs.add(result.getJobClient().orElseThrow().getJobID());
     }
     List<String> perJob = new ArrayList<>();
+    StringBuilder failedReasons = new StringBuilder();
     String firstFailure = "-";
     for (int j = 0; j < 2; j++) {
       String outcome = "finished";
@@ -359,6 +360,12 @@ public final class FlinkSinkBench {
         firstFailure = graph.getFailureInfo().getExceptionAsString();
       }
       CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+      failedReasons
+          .append(failedReasons.length() == 0 ? "" : " | ")
+          .append("job ")
+          .append(j + 1)
+          .append(": ")
+          .append(failureReasons(stats));
       perJob.add(
           String.join(
               "\t",
@@ -385,7 +392,24 @@ public final class FlinkSinkBench {
         String.valueOf(distinctKeys(2 * rows, keys)),
         fmt(load1),
         fmt(load2),
-        oneLine(firstFailure));
+        oneLine(firstFailure),
+        failedReasons.toString());
+  }
+
+  /** Failed checkpoints by reason (task ids blanked), from the kept history; "-" when none. */
+  static String failureReasons(CheckpointStatsSnapshot stats) {
+    Map<String, Integer> reasons = new TreeMap<>();
+    for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
+      if (c instanceof FailedCheckpointStats) {
+        String message = ((FailedCheckpointStats) c).getFailureMessage();
+        reasons.merge(message == null ? "?" : oneLine(message), 1, Integer::sum);
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    reasons.forEach(
+        (reason, n) ->
+            out.append(out.length() == 0 ? "" : "; ").append(n).append(" x ").append(reason));
+    return out.length() == 0 ? "-" : out.toString();
   }
 
   /** The first line of the innermost cause's message, the exception class when it has none. */

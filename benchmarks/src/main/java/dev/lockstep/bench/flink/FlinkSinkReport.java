@@ -173,6 +173,16 @@ public final class FlinkSinkReport {
             .append(r.length > 21 ? "`" + r[21].replace("`", "'") + "`" : "-")
             .append("\n");
       }
+      md.append("\nFailed checkpoints by reason (Flink's messages, task ids blanked):\n\n");
+      for (String[] r : conflicts) {
+        md.append("- ")
+            .append(r[1])
+            .append(" round ")
+            .append(r[2])
+            .append(": ")
+            .append(r.length > 22 ? r[22] : "-")
+            .append("\n");
+      }
       int lockstepRestarts = conflictRestarts(conflicts, "lockstep");
       int paimonRestarts = conflictRestarts(conflicts, "paimon");
       md.append(
