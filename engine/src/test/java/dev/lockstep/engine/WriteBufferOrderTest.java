@@ -37,6 +37,11 @@ class WriteBufferOrderTest {
   }
 
   @Test
+  void bigintLeadingCompositeKey() throws Exception {
+    check("bigcomposite", DataType.bigint(), DataType.string(), r -> (long) r.nextInt(21) - 10);
+  }
+
+  @Test
   void stringKeys() throws Exception {
     check("strings", DataType.string(), null, r -> "k" + r.nextInt(300));
   }

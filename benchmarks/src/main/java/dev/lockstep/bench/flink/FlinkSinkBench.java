@@ -50,8 +50,18 @@ import org.apache.flink.util.CloseableIterator;
  * Flink 1.20 with its table planner, the {@code lockstep-flink-1.20} bundle and the {@code
  * paimon-flink-1.20} jar, as users install them ({@code benchmarks/run-flink}).
  *
+ * <p>The conflict scenario ({@code --conflict-rows N}, 0 to skip; after the ingest rounds): two
+ * streaming jobs, each its own commit user and compaction on (neither write-only), write {@code N}
+ * rows each into one primary-key table at once, on the same keys, for each system in turn. Paimon
+ * documents this as unsupported (its writers compact files another job may compact or replace too,
+ * and its committer fails the commit on the conflict, which restarts the job); Lockstep's committer
+ * resolves it in-process. Per job: seconds, restarts, checkpoints; per run: the keys read back
+ * (every distinct key of both jobs) and whether both jobs finished. A {@code flink-conflict} line
+ * per system and round.
+ *
  * <p>Arguments: {@code --rows 5000000 --keys 1000000 --parallelism 2 --buckets 4 --checkpoint-ms
- * 1000 --rounds 2 --systems lockstep,paimon --work DIR --out results.tsv}.
+ * 1000 --rounds 2 --systems lockstep,paimon --conflict-rows 500000 --conflict-timeout-s 300 --work
+ * DIR --out results.tsv}.
  */
 public final class FlinkSinkBench {
 
@@ -74,6 +84,8 @@ public final class FlinkSinkBench {
             .resolve("flink-sink-bench-" + System.currentTimeMillis());
     Path out = Paths.get(Args.required(a, "out"));
     long expectedKeys = distinctKeys(rows, keys);
+    long conflictRows = Long.parseLong(a.getOrDefault("conflict-rows", "0"));
+    long conflictTimeout = Long.parseLong(a.getOrDefault("conflict-timeout-s", "300"));
 
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -87,7 +99,8 @@ public final class FlinkSinkBench {
             new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)
                 .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(parallelism)
+                // Twice the parallelism: the conflict scenario runs two jobs at once.
+                .setNumSlotsPerTaskManager(2 * parallelism)
                 .build());
     cluster.start();
     TestStreamEnvironment.setAsContext(cluster, parallelism);
@@ -106,6 +119,29 @@ public final class FlinkSinkBench {
                   parallelism,
                   buckets,
                   checkpointMs);
+          System.out.println(line);
+          Files.writeString(
+              out,
+              line + "\n",
+              StandardCharsets.UTF_8,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.APPEND);
+        }
+      }
+      for (int round = 1; conflictRows > 0 && round <= rounds; round++) {
+        for (String system : systems) {
+          String line =
+              runConflict(
+                  cluster,
+                  system,
+                  round,
+                  work.resolve(system + "-conflict-" + round),
+                  conflictRows,
+                  keys,
+                  parallelism,
+                  buckets,
+                  checkpointMs,
+                  conflictTimeout);
           System.out.println(line);
           Files.writeString(
               out,
@@ -232,6 +268,167 @@ public final class FlinkSinkBench {
         failure.length() == 0 ? "-" : failure.toString());
   }
 
+  /**
+   * The conflict scenario: two INSERT jobs into one table at once, job {@code j} writing rows
+   * {@code [j * rows, (j + 1) * rows)} of the key scramble. The line: {@code flink-conflict,
+   * system, round, rows per job, parallelism, buckets, checkpoint ms, then per job (seconds,
+   * restarts, completed checkpoints, failed checkpoints, outcome: finished / failed / timed out),
+   * keys read, keys expected, load before, load after, the first failure message of a job that did
+   * not finish (or -)}.
+   */
+  private static String runConflict(
+      MiniCluster cluster,
+      String system,
+      int round,
+      Path warehouse,
+      long rows,
+      long keys,
+      int parallelism,
+      int buckets,
+      long checkpointMs,
+      long timeoutSeconds)
+      throws Exception {
+    Files.createDirectories(warehouse);
+    String catalog =
+        "CREATE CATALOG lake WITH ('type' = '"
+            + system
+            + "', 'warehouse' = '"
+            + warehouse.toUri()
+            + "')";
+    String format = System.getenv().getOrDefault("FLINK_BENCH_FORMAT", "");
+    String options =
+        "'bucket' = '"
+            + buckets
+            + "'"
+            + (format.isEmpty() ? "" : ", 'file.format' = '" + format + "'");
+    List<TableResult> results = new ArrayList<>();
+    List<JobID> jobs = new ArrayList<>();
+    double load1 = loadAverage();
+    long start = System.nanoTime();
+    for (int j = 0; j < 2; j++) {
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+      env.setParallelism(parallelism);
+      env.enableCheckpointing(checkpointMs);
+      StreamTableEnvironment tables = StreamTableEnvironment.create(env);
+      tables.executeSql(catalog);
+      tables.executeSql("USE CATALOG lake");
+      if (j == 0) {
+        tables.executeSql("CREATE DATABASE IF NOT EXISTS bench");
+        tables.executeSql(
+            "CREATE TABLE bench.t (k BIGINT, v BIGINT, s STRING,"
+                + " PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                + options
+                + ")");
+      }
+      final long keyCount = keys;
+      tables.createTemporaryView(
+          "src",
+          tables.fromDataStream(
+              env.fromSequence(j * rows, (j + 1) * rows - 1)
+                  .map(
+                      i -> Row.of(key(i, keyCount), i, "payload-" + i),
+                      Types.ROW_NAMED(
+                          new String[] {"k", "v", "s"}, Types.LONG, Types.LONG, Types.STRING))));
+      TableResult result = tables.executeSql("INSERT INTO bench.t SELECT k, v, s FROM src");
+      results.add(result);
+      jobs.add(result.getJobClient().orElseThrow().getJobID());
+    }
+    List<String> perJob = new ArrayList<>();
+    StringBuilder failedReasons = new StringBuilder();
+    String firstFailure = "-";
+    for (int j = 0; j < 2; j++) {
+      String outcome = "finished";
+      long left = timeoutSeconds * 1000 - (System.nanoTime() - start) / 1_000_000;
+      try {
+        results.get(j).await(Math.max(1, left), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        outcome = "timed out";
+        results.get(j).getJobClient().orElseThrow().cancel().get();
+      } catch (Exception e) {
+        outcome = "failed";
+        if (firstFailure.equals("-")) {
+          firstFailure = rootMessage(e);
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      AccessExecutionGraph graph = cluster.getExecutionGraph(jobs.get(j)).get();
+      int restarts = 0;
+      for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+        restarts = Math.max(restarts, v.getCurrentExecutionAttempt().getAttemptNumber());
+      }
+      if (restarts > 0 && firstFailure.equals("-") && graph.getFailureInfo() != null) {
+        firstFailure = graph.getFailureInfo().getExceptionAsString();
+      }
+      CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+      failedReasons
+          .append(failedReasons.length() == 0 ? "" : " | ")
+          .append("job ")
+          .append(j + 1)
+          .append(": ")
+          .append(failureReasons(stats));
+      perJob.add(
+          String.join(
+              "\t",
+              fmt(seconds),
+              String.valueOf(restarts),
+              String.valueOf(stats.getCounts().getNumberOfCompletedCheckpoints()),
+              String.valueOf(stats.getCounts().getNumberOfFailedCheckpoints()),
+              outcome));
+    }
+    double load2 = loadAverage();
+    long readBack = countKeys(system, warehouse);
+    return String.join(
+        "\t",
+        "flink-conflict",
+        system,
+        String.valueOf(round),
+        String.valueOf(rows),
+        String.valueOf(parallelism),
+        String.valueOf(buckets),
+        String.valueOf(checkpointMs),
+        perJob.get(0),
+        perJob.get(1),
+        String.valueOf(readBack),
+        String.valueOf(distinctKeys(2 * rows, keys)),
+        fmt(load1),
+        fmt(load2),
+        oneLine(firstFailure),
+        failedReasons.toString());
+  }
+
+  /** Failed checkpoints by reason (task ids blanked), from the kept history; "-" when none. */
+  static String failureReasons(CheckpointStatsSnapshot stats) {
+    Map<String, Integer> reasons = new TreeMap<>();
+    for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
+      if (c instanceof FailedCheckpointStats) {
+        String message = ((FailedCheckpointStats) c).getFailureMessage();
+        reasons.merge(message == null ? "?" : oneLine(message), 1, Integer::sum);
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    reasons.forEach(
+        (reason, n) ->
+            out.append(out.length() == 0 ? "" : "; ").append(n).append(" x ").append(reason));
+    return out.length() == 0 ? "-" : out.toString();
+  }
+
+  /** The first line of the innermost cause's message, the exception class when it has none. */
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getClass().getSimpleName() + ": " + t.getMessage();
+  }
+
+  /** The first line of {@code text} with task ids blanked, at most 300 characters. */
+  static String oneLine(String text) {
+    String line = text == null ? "-" : text.strip().split("\n", 2)[0];
+    line =
+        line.replaceAll("\\s+", " ").replaceAll("[0-9a-f]{32}(_[0-9a-f]{32})?(_\\d+)*", "<task>");
+    return line.length() > 300 ? line.substring(0, 300) + "..." : line;
+  }
+
   private static long countKeys(String system, Path warehouse) throws Exception {
     TableEnvironment batch = TableEnvironment.create(EnvironmentSettings.inBatchMode());
     batch.getConfig().set(RestartStrategyOptions.RESTART_STRATEGY, "none");
@@ -277,9 +474,14 @@ public final class FlinkSinkBench {
 
   /** The result lines of {@code file}, split into columns. */
   static List<String[]> lines(Path file) throws Exception {
+    return lines(file, "flink-sink");
+  }
+
+  /** The result lines of {@code file} of one kind ({@code flink-sink}, {@code flink-conflict}). */
+  static List<String[]> lines(Path file, String kind) throws Exception {
     List<String[]> out = new ArrayList<>();
     for (String line : Files.readAllLines(file)) {
-      if (line.startsWith("flink-sink\t")) {
+      if (line.startsWith(kind + "\t")) {
         out.add(line.split("\t"));
       }
     }

@@ -115,14 +115,134 @@ public final class FlinkSinkReport {
               restarts(runs, "paimon"),
               ratio >= 1.3 ? "met" : "not met"));
     }
+    List<String[]> conflicts =
+        FlinkSinkBench.lines(Paths.get(Args.required(a, "results")), "flink-conflict");
+    if (!conflicts.isEmpty()) {
+      String[] c0 = conflicts.get(0);
+      md.append("\n### Two writing jobs on one table (restarts)\n\n");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Two streaming `INSERT INTO` jobs, each its own commit user and compaction on (neither"
+                  + " write-only), write %s rows each into one primary-key table at once (same table"
+                  + " shape, the same key range: both jobs update the same keys in every bucket), at"
+                  + " parallelism %s each, a checkpoint every %s ms, fixed-delay restarts (1 s, up to"
+                  + " 100); each system in turn. Paimon documents several writing jobs with"
+                  + " compaction as unsupported (write-only writers plus one compaction job instead):"
+                  + " its committer fails a commit whose compaction conflicts with the other job's"
+                  + " files, and the job restarts. Restarts = the highest task attempt number of each"
+                  + " job. Keys read = `SELECT COUNT(*)` afterwards (expected: every distinct key of"
+                  + " both jobs).\n\n",
+              c0[3],
+              c0[4],
+              c0[6]));
+      md.append(
+          "| system | round | job 1: s, restarts, checkpoints (failed), outcome |"
+              + " job 2: s, restarts, checkpoints (failed), outcome | keys read | load avg before /"
+              + " after |\n");
+      md.append("|---|---|---|---|---|---|\n");
+      for (String[] r : conflicts) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %s s, %s, %s (%s), %s | %s s, %s, %s (%s), %s | %s%s | %s / %s |\n",
+                r[1],
+                r[2],
+                r[7],
+                r[8],
+                r[9],
+                r[10],
+                r[11],
+                r[12],
+                r[13],
+                r[14],
+                r[15],
+                r[16],
+                r[17],
+                r[17].equals(r[18]) ? "" : " **(expected " + r[18] + ")**",
+                r[19],
+                r[20]));
+      }
+      md.append("\nFirst failure of a job that restarted or did not finish:\n\n");
+      for (String[] r : conflicts) {
+        md.append("- ")
+            .append(r[1])
+            .append(" round ")
+            .append(r[2])
+            .append(": ")
+            .append(r.length > 21 ? "`" + r[21].replace("`", "'") + "`" : "-")
+            .append("\n");
+      }
+      md.append("\nFailed checkpoints by reason (Flink's messages, task ids blanked):\n\n");
+      for (String[] r : conflicts) {
+        md.append("- ")
+            .append(r[1])
+            .append(" round ")
+            .append(r[2])
+            .append(": ")
+            .append(r.length > 22 ? r[22] : "-")
+            .append("\n");
+      }
+      int lockstepRestarts = conflictRestarts(conflicts, "lockstep");
+      int paimonRestarts = conflictRestarts(conflicts, "paimon");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "\nRestarts with two writing jobs: Lockstep %d, Paimon %d. Zero restarts where"
+                  + " Paimon restarts: %s.\n",
+              lockstepRestarts,
+              paimonRestarts,
+              paimonRestarts == 0
+                  ? "not exercised (Paimon did not restart)"
+                  : lockstepRestarts == 0 ? "met" : "not met"));
+    }
     if (a.containsKey("note")) {
       md.append("\n").append(a.get("note")).append("\n");
     }
     md.append("\n```\n").append(a.getOrDefault("command", "")).append("\n```\n");
+    md.append(history(Paths.get(Args.required(a, "markdown"))));
     md.append(END).append("\n");
 
     Args.replaceSection(Paths.get(Args.required(a, "markdown")), BEGIN, END, md.toString());
     System.out.print(md);
+  }
+
+  /**
+   * The section's earlier runs, kept under "### History": the section this run replaces (its main
+   * part first, then its own history), so that every run's numbers stay in RESULTS.md.
+   */
+  static String history(java.nio.file.Path markdown) throws java.io.IOException {
+    if (!java.nio.file.Files.exists(markdown)) {
+      return "";
+    }
+    String text = java.nio.file.Files.readString(markdown);
+    int b = text.indexOf(BEGIN);
+    int e = text.indexOf(END);
+    if (b < 0 || e < b) {
+      return "";
+    }
+    String old = text.substring(b + BEGIN.length(), e).strip();
+    String marker = "### History";
+    int h = old.indexOf(marker);
+    String main = (h < 0 ? old : old.substring(0, h)).strip();
+    String older = h < 0 ? "" : old.substring(h + marker.length()).strip();
+    main = main.replaceFirst("^## 7\\.[^\n]*\n", "").strip().replace("\n### ", "\n##### ");
+    return "\n"
+        + marker
+        + "\n\n#### Previous run\n\n"
+        + main
+        + "\n"
+        + (older.isEmpty() ? "" : "\n" + older + "\n");
+  }
+
+  private static int conflictRestarts(List<String[]> runs, String system) {
+    int n = 0;
+    for (String[] r : runs) {
+      if (r[1].equals(system)) {
+        n += Integer.parseInt(r[8]) + Integer.parseInt(r[13]);
+      }
+    }
+    return n;
   }
 
   private static List<Double> rates(List<String[]> runs, String system) {

@@ -33,9 +33,24 @@ public final class DataFileFormat implements FileFormat {
    */
   public DataFileFormat(
       String format, String compression, long parquetBlockSize, int parquetPageSize) {
+    this(format, compression, parquetBlockSize, parquetPageSize, java.util.Set.of());
+  }
+
+  /**
+   * As {@link #DataFileFormat(String, String, long, int)}, with the columns new Parquet files write
+   * plain, without a dictionary (see {@link ParquetFileFormat}).
+   */
+  public DataFileFormat(
+      String format,
+      String compression,
+      long parquetBlockSize,
+      int parquetPageSize,
+      java.util.Set<String> parquetPlainColumns) {
     String name = format.toLowerCase(Locale.ROOT);
     if (name.equals(PARQUET)) {
-      this.parquet = new ParquetFileFormat(compression, parquetBlockSize, parquetPageSize);
+      this.parquet =
+          new ParquetFileFormat(
+              compression, parquetBlockSize, parquetPageSize, parquetPlainColumns);
       this.avro = new AvroFileFormat("null");
       this.writeFormat = parquet;
     } else if (name.equals(AVRO)) {

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
@@ -43,6 +44,9 @@ public final class ParquetFileFormat implements FileFormat {
   private final long blockSize;
   private final int pageSize;
 
+  /** Columns written without dictionary encoding (plain): their values (nearly) never repeat. */
+  private final Set<String> plainColumns;
+
   /**
    * @param compression {@code zstd}, {@code lz4} (Parquet's {@code LZ4_RAW}), {@code snappy},
    *     {@code deflate} (Parquet's {@code GZIP}), {@code none} or {@code null}
@@ -50,9 +54,34 @@ public final class ParquetFileFormat implements FileFormat {
    * @param pageSize the page size in bytes ({@code parquet.page.size})
    */
   public ParquetFileFormat(String compression, long blockSize, int pageSize) {
+    this(compression, blockSize, pageSize, Set.of());
+  }
+
+  /**
+   * The zstd level of new files: 1, Paimon's default {@code file.compression.zstd-level}
+   * (parquet-hadoop's own default is 3, which costs about twice the CPU per byte for files a few
+   * percent smaller). Not a table option: parquet-hadoop keeps one zstd codec per JVM (its {@code
+   * CodecFactory} caches codecs by class, with the configuration of the first use), so the level is
+   * one for the whole engine; {@link ZstdLevel} makes this engine's configuration that first use.
+   */
+  public static final int ZSTD_LEVEL = 1;
+
+  /** parquet-hadoop's key for the zstd level. */
+  static final String ZSTD_LEVEL_KEY = "parquet.compression.codec.zstd.level";
+
+  /**
+   * @param plainColumns columns whose values (nearly) never repeat within a file, written plain
+   *     without trying a dictionary first: parquet-mr would fill a dictionary for each page and
+   *     then re-encode the page plain when the dictionary does not pay (the primary key of a
+   *     single-column key in a primary-key table's files, where every key is once per file, and the
+   *     sequence number); every other column keeps Parquet's dictionary encoding
+   */
+  public ParquetFileFormat(
+      String compression, long blockSize, int pageSize, Set<String> plainColumns) {
     this.codec = codecOf(compression);
     this.blockSize = blockSize;
     this.pageSize = pageSize;
+    this.plainColumns = Set.copyOf(plainColumns);
   }
 
   static CompressionCodecName codecOf(String compression) {
@@ -102,15 +131,22 @@ public final class ParquetFileFormat implements FileFormat {
   @Override
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
     requireHadoop();
-    ParquetWriter<GenericRow> writer =
+    Configuration conf = new Configuration(false);
+    conf.setInt(ZSTD_LEVEL_KEY, ZSTD_LEVEL);
+    Builder builder =
         new Builder(new FileOutput(fileIO, path), rowType)
-            .withConf(new Configuration(false))
+            .withConf(conf)
             .withWriteMode(ParquetFileWriter.Mode.CREATE)
             .withCompressionCodec(codec)
             .withRowGroupSize(blockSize)
             .withPageSize(pageSize)
-            .withDictionaryPageSize(pageSize)
-            .build();
+            .withDictionaryPageSize(pageSize);
+    for (String column : plainColumns) {
+      if (rowType.names().contains(column)) {
+        builder = builder.withDictionaryEncoding(column, false);
+      }
+    }
+    ParquetWriter<GenericRow> writer = builder.build();
     return new FormatWriter() {
       private boolean closed;
 
@@ -261,6 +297,30 @@ public final class ParquetFileFormat implements FileFormat {
     @Override
     public void close() throws IOException {
       file.close();
+    }
+  }
+
+  /**
+   * Creates parquet-hadoop's JVM-wide zstd codec with {@link #ZSTD_LEVEL} before any reader or
+   * writer does (a reader's configuration carries no level, and the codec it caches would compress
+   * at parquet-hadoop's default). Without Hadoop's or zstd-jni's classes it does nothing: the first
+   * Parquet read or write names what is missing.
+   */
+  private static final class ZstdLevel {
+    static {
+      try {
+        Configuration conf = new Configuration(false);
+        conf.setInt(ZSTD_LEVEL_KEY, ZSTD_LEVEL);
+        new org.apache.parquet.hadoop.CodecFactory(conf, 64 * 1024)
+            .getCompressor(CompressionCodecName.ZSTD)
+            .release();
+      } catch (RuntimeException | LinkageError e) {
+        // No Hadoop or no zstd-jni on the class path: reported where a file is read or written.
+      }
+    }
+
+    static void prime() {
+      // Runs the static initializer once.
     }
   }
 

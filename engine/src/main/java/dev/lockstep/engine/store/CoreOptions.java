@@ -290,8 +290,8 @@ public record CoreOptions(
               c -> List.of("zstd", "lz4", "snappy", "deflate", "none", "null").contains(c),
               "one of zstd, lz4, snappy, deflate, none")
           .withDescription(
-              "the codec of new data files: `zstd` (level 3, zstd-jni), `lz4` (Parquet"
-                  + " `LZ4_RAW`, pure Java; Parquet only), `snappy` (snappy-java), `deflate` (Avro's"
+              "the codec of new data files: `zstd` (zstd-jni; level 1 in Parquet, 3 in Avro),"
+                  + " `lz4` (Parquet `LZ4_RAW`, pure Java; Parquet only), `snappy` (snappy-java), `deflate` (Avro's"
                   + " deflate, Parquet's `GZIP`) or `none` (also `null`). Manifests are deflated Avro"
                   + " unless this is `none`");
   static final ConfigOption<Long> PARQUET_BLOCK_SIZE_OPTION =

@@ -31,6 +31,15 @@ public final class RollingFileWriter {
   private String currentName;
   private long rowCount;
 
+  /**
+   * The row count at which the current file's length is checked next: asking a Parquet writer for
+   * its length walks every column's buffers, so it is asked about twice per estimated distance to
+   * {@code target-file-size} (every row when close, at most every {@link #MAX_CHECK_DISTANCE}).
+   */
+  private long nextLengthCheck;
+
+  static final int MAX_CHECK_DISTANCE = 1024;
+
   /** Key columns of data-file rows in a primary-key table; {@code null} in append tables. */
   private final int[] keyIndexes;
 
@@ -80,6 +89,7 @@ public final class RollingFileWriter {
         started.add(path);
         current = table.format().createWriter(table.fileIO(), path, table.dataFileRowType());
         rowCount = 0;
+        nextLengthCheck = 1;
         firstRow = fileRow;
         minSeq = sequence;
         maxSeq = sequence;
@@ -93,8 +103,16 @@ public final class RollingFileWriter {
       lastRow = fileRow;
       minSeq = Math.min(minSeq, sequence);
       maxSeq = Math.max(maxSeq, sequence);
-      if (current.length() >= table.options().targetFileBytes()) {
-        finishFile();
+      if (rowCount >= nextLengthCheck) {
+        long length = current.length();
+        long target = table.options().targetFileBytes();
+        if (length >= target) {
+          finishFile();
+        } else {
+          long perRow = Math.max(1, length / rowCount);
+          nextLengthCheck =
+              rowCount + Math.max(1, Math.min(MAX_CHECK_DISTANCE, (target - length) / perRow / 2));
+        }
       }
     } catch (IOException | RuntimeException e) {
       abort();

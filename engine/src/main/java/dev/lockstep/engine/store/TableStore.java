@@ -177,7 +177,8 @@ public class TableStore implements Closeable {
             options.fileFormat(),
             options.fileCompression(),
             options.parquetBlockSize(),
-            options.parquetPageSize());
+            options.parquetPageSize(),
+            parquetPlainColumns(schema));
     this.snapshots =
         new SnapshotManager(new dev.lockstep.commit.SnapshotLog(fileIO, path.child("snapshot")));
     // Manifests stay Avro whatever the data files are: deflated, unless compression is off.
@@ -405,6 +406,21 @@ public class TableStore implements Closeable {
   public Path bucketPath(String partition, int bucket) {
     Path base = partition.isEmpty() ? path : path.child(partition);
     return base.child(BucketId.directoryName(bucket));
+  }
+
+  /**
+   * The columns of a primary-key table's data files whose values do not repeat within a file, so a
+   * Parquet dictionary never pays for them: the sequence number and a single-column primary key
+   * (one row per key in every file). Empty for append tables.
+   */
+  static java.util.Set<String> parquetPlainColumns(TableSchema schema) {
+    if (!schema.hasPrimaryKey()) {
+      return java.util.Set.of();
+    }
+    return schema.primaryKeys().size() == 1
+            && !schema.partitionKeys().contains(schema.primaryKeys().get(0))
+        ? java.util.Set.of(SEQUENCE_FIELD, schema.primaryKeys().get(0))
+        : java.util.Set.of(SEQUENCE_FIELD);
   }
 
   /** The columns of a data file: the table's, plus the ordering columns in primary-key tables. */

@@ -46,9 +46,13 @@ import org.slf4j.LoggerFactory;
  *   <li>Write stall: while the sorted runs (committed and this batch's) exceed {@code
  *       num-sorted-run.stop-trigger}, a flush waits for the running compaction.
  *   <li>{@link #prepareCommit} hands out the new files and a finished compaction. No new compaction
- *       starts until the view has moved past that commit ({@link #onRefresh}): if the committer
- *       dropped the compaction because of a conflict, the view still shows its inputs (or their
- *       replacements) and compaction simply starts again from there.
+ *       starts until the view has moved past that commit ({@link #onRefresh}: the view no longer
+ *       shows every input of the compaction): a streaming sink refreshes for its next batch before
+ *       the last one is committed, and a compaction picked from that view would redo the handed-out
+ *       one only to be dropped as a file conflict. If the committer dropped the compaction because
+ *       of a conflict, another commit replaced its inputs and compaction starts again from the
+ *       view; if the batch is never committed, compaction starts again after {@link
+ *       #IN_FLIGHT_MAX_REFRESHES} refreshes.
  * </ol>
  */
 final class MergeTreeWriter implements BucketWriter {
@@ -80,6 +84,9 @@ final class MergeTreeWriter implements BucketWriter {
   /** The first key column is INT (never null in a key): the buffer sorts on packed longs. */
   private final boolean intLeadingKey;
 
+  /** The first key column is BIGINT: the buffer sorts on (key, position) primitive arrays. */
+  private final boolean longLeadingKey;
+
   private final List<DataFileMeta> pending = new ArrayList<>();
 
   /** This batch's changelog files, not yet handed out. */
@@ -91,6 +98,18 @@ final class MergeTreeWriter implements BucketWriter {
   private Future<CompactResult> running;
   private CompactResult finished;
   private boolean inFlight;
+
+  /** The input file names of the compaction handed out by the last {@link #prepareCommit}. */
+  private java.util.Set<String> inFlightInputs = java.util.Set.of();
+
+  /** Refreshes since that compaction was handed out. */
+  private int refreshesInFlight;
+
+  /**
+   * Refreshes after which a handed-out compaction whose inputs the view still shows counts as never
+   * committed (its batch was dropped), and compaction starts again from the view.
+   */
+  static final int IN_FLIGHT_MAX_REFRESHES = 3;
 
   MergeTreeWriter(
       TableStore table, String partition, int bucket, LiveFileView view, ExecutorService executor) {
@@ -108,6 +127,8 @@ final class MergeTreeWriter implements BucketWriter {
     this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
     this.intLeadingKey =
         table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.INT;
+    this.longLeadingKey =
+        table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.BIGINT;
   }
 
   @Override
@@ -138,15 +159,15 @@ final class MergeTreeWriter implements BucketWriter {
       }
       pendingChangelog.addAll(changelog.finish());
     }
-    long[] packed = sortBuffer();
-    // With a single INT key column, ties show in the packed longs without touching the rows.
-    boolean packedKey = packed != null && keyIndexes.length == 1;
+    long[] leading = sortBuffer();
+    // With a single INT or BIGINT key column, ties show in the sorted key values alone.
+    boolean packedKey = leading != null && keyIndexes.length == 1;
     int sequenceIndex = table.schema().fields().size() + 1;
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
     for (int i = 0; i < buffered; i++) {
       if (i + 1 < buffered
           && (packedKey
-              ? (packed[i] >> 32) == (packed[i + 1] >> 32)
+              ? leading[i] == leading[i + 1]
               : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
         // The next row of the key is later: it wins, unless its sequence.field values are smaller,
         // and then this row goes on as the key's candidate.
@@ -173,12 +194,16 @@ final class MergeTreeWriter implements BucketWriter {
    * the one to keep. With an INT first key column, each row's (key, position) is packed into one
    * long and the longs are sorted as primitives (no comparator calls, no pointer chasing); rows
    * whose first column ties are then ordered by the remaining key columns, stably. Otherwise a
-   * stable merge sort with the key comparator.
+   * stable merge sort with the key comparator; a BIGINT first key column is sorted the same way on
+   * parallel (key, position) arrays ({@link LongKeySort}).
    *
-   * @return the sorted packed longs (first key column in the high half), or {@code null} when the
-   *     comparator sorted
+   * @return the first key column's values in sorted order, or {@code null} when the comparator
+   *     sorted
    */
   private long[] sortBuffer() {
+    if (longLeadingKey) {
+      return sortByLongKey();
+    }
     if (!intLeadingKey) {
       Arrays.sort(buffer, 0, buffered, byKey);
       return null;
@@ -206,7 +231,38 @@ final class MergeTreeWriter implements BucketWriter {
       }
     }
     System.arraycopy(sorted, 0, buffer, 0, buffered);
+    for (int i = 0; i < buffered; i++) {
+      packed[i] >>= 32;
+    }
     return packed;
+  }
+
+  /** {@link #sortBuffer} for a BIGINT first key column. */
+  private long[] sortByLongKey() {
+    int first = keyIndexes[0];
+    long[] keys = new long[buffered];
+    for (int i = 0; i < buffered; i++) {
+      keys[i] = (Long) buffer[i].get(first);
+    }
+    int[] order = LongKeySort.stableOrder(keys);
+    GenericRow[] sorted = new GenericRow[buffered];
+    for (int i = 0; i < buffered; i++) {
+      sorted[i] = buffer[order[i]];
+    }
+    if (keyIndexes.length > 1) {
+      for (int from = 0; from < buffered; ) {
+        int to = from + 1;
+        while (to < buffered && keys[to] == keys[from]) {
+          to++;
+        }
+        if (to - from > 1) {
+          Arrays.sort(sorted, from, to, byKey);
+        }
+        from = to;
+      }
+    }
+    System.arraycopy(sorted, 0, buffer, 0, buffered);
+    return keys;
   }
 
   private int sortedRuns() {
@@ -215,9 +271,20 @@ final class MergeTreeWriter implements BucketWriter {
 
   @Override
   public void onRefresh() throws IOException {
-    inFlight = false;
+    if (inFlight) {
+      // A streaming sink refreshes (next batch) before its last batch is committed (Flink commits
+      // when the checkpoint completes): while the view still shows every input of the handed-out
+      // compaction, a compaction picked now would redo it and be dropped as a file conflict. Once
+      // one input is gone, a commit settled it: ours landed, or another replaced an input and the
+      // committer dropped ours.
+      refreshesInFlight++;
+      if (refreshesInFlight >= IN_FLIGHT_MAX_REFRESHES || !viewHoldsAll(inFlightInputs)) {
+        inFlight = false;
+        inFlightInputs = java.util.Set.of();
+      }
+    }
     collectIfDone();
-    if (!options.writeOnly() && running == null && finished == null) {
+    if (!options.writeOnly() && !inFlight && running == null && finished == null) {
       Optional<CompactUnit> unit = picker.pick(view.files(partition, bucket));
       if (unit.isPresent()) {
         CompactUnit u = unit.get();
@@ -237,6 +304,16 @@ final class MergeTreeWriter implements BucketWriter {
     if (unit.isPresent()) {
       finished = CompactTask.run(table, partition, bucket, unit.get());
     }
+  }
+
+  private boolean viewHoldsAll(java.util.Set<String> names) {
+    int held = 0;
+    for (DataFileMeta f : view.files(partition, bucket)) {
+      if (names.contains(f.fileName())) {
+        held++;
+      }
+    }
+    return held == names.size();
   }
 
   private void collectIfDone() throws IOException {
@@ -289,6 +366,12 @@ final class MergeTreeWriter implements BucketWriter {
     pendingChangelog.clear();
     if (finished != null) {
       inFlight = true;
+      refreshesInFlight = 0;
+      java.util.Set<String> inputs = new java.util.HashSet<>();
+      for (DataFileMeta f : finished.before()) {
+        inputs.add(f.fileName());
+      }
+      inFlightInputs = inputs;
       finished = null;
     }
     pending.clear();

@@ -66,6 +66,19 @@ public final class RowDataConverter implements Serializable {
     return GenericRow.wrap(values);
   }
 
+  /**
+   * A full-width engine row holding only {@code columns} of {@code row} (the others null): what
+   * routing a row needs, without converting its other values (strings above all).
+   */
+  public GenericRow toEngine(RowData row, int[] columns) {
+    Object[] values = new Object[arity()];
+    for (int i : columns) {
+      values[i] =
+          row.isNullAt(i) ? null : toEngine(row, i, type(i), shape.timestampPrecision(column(i)));
+    }
+    return GenericRow.wrap(values);
+  }
+
   private static Object toEngine(RowData row, int i, DataType type, int timestampPrecision) {
     switch (type.root()) {
       case INT:

@@ -124,6 +124,22 @@ public final class TableShape implements Serializable {
     return buckets;
   }
 
+  /**
+   * The columns {@link #bucketHash} reads: partition and primary-key columns (every column in an
+   * append table), ascending.
+   */
+  public int[] routingColumns() {
+    rowType();
+    if (primaryKeys.isEmpty()) {
+      return java.util.stream.IntStream.range(0, names.length).toArray();
+    }
+    return java.util.stream.IntStream.concat(
+            java.util.Arrays.stream(partitionIndexes), java.util.Arrays.stream(keyIndexes))
+        .distinct()
+        .sorted()
+        .toArray();
+  }
+
   /** The partition path of a row ({@code ""} in an unpartitioned table). */
   public String partition(GenericRow row) {
     rowType();

@@ -16,6 +16,7 @@ final class BucketKeySelector implements KeySelector<RowData, Integer> {
 
   private final TableShape shape;
   private final RowDataConverter converter;
+  private transient int[] routing;
 
   BucketKeySelector(TableShape shape) {
     this.shape = shape;
@@ -24,7 +25,10 @@ final class BucketKeySelector implements KeySelector<RowData, Integer> {
 
   @Override
   public Integer getKey(RowData row) {
-    return shape.bucketHash(converter.toEngine(row));
+    if (routing == null) {
+      routing = shape.routingColumns();
+    }
+    return shape.bucketHash(converter.toEngine(row, routing));
   }
 
   /** Subtask = bucket hash mod parallelism. */
