@@ -2,12 +2,14 @@ package dev.lockstep.commit;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.conformance.BlindPutStore;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.SupportsWriteDeadline;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.Lease;
+import dev.lockstep.lock.LockLostException;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.testing.ForwardingLease;
 import dev.lockstep.testing.ForwardingLockService;
@@ -65,7 +67,11 @@ class LockedPublisherEdgesTest {
     final List<String> failedReleases = new CopyOnWriteArrayList<>();
 
     FailingRelease() {
-      super(ForwardingLockService.unclosable(lock));
+      this(lock);
+    }
+
+    FailingRelease(LockService service) {
+      super(ForwardingLockService.unclosable(service));
     }
 
     @Override
@@ -170,6 +176,100 @@ class LockedPublisherEdgesTest {
     assertThat(interruptedAfter.get()).as("the interrupt is given back").isTrue();
     assertThat(snapshot(1)).isEqualTo("one");
     assertThat(store.cancelled()).as("the write was not cut short").isFalse();
+  }
+
+  @Test
+  void anInterruptInsideHoldingIsGivenBackAfterThePublish() throws Exception {
+    HeldWriteFileIO store =
+        new HeldWriteFileIO(new LocalFileIO(), path -> path.name().equals("snapshot-1"));
+    CompletableFuture<CommitAttempt> attempt = new CompletableFuture<>();
+    CompletableFuture<Boolean> interruptedInside = new CompletableFuture<>();
+    Thread committing =
+        new Thread(
+            () -> {
+              try (SnapshotCommitter committer = committer(store, lock)) {
+                attempt.complete(
+                    committer.holding(
+                        () -> {
+                          CommitAttempt a =
+                              committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8)));
+                          // Still under the lease: the interrupt is back already.
+                          interruptedInside.complete(Thread.currentThread().isInterrupted());
+                          return a;
+                        }));
+              } catch (Throwable t) {
+                attempt.completeExceptionally(t);
+              }
+            });
+    committing.start();
+    store.awaitInFlight(TestTiming.seconds(10));
+    committing.interrupt();
+    TimeUnit.MILLISECONDS.sleep(50);
+    store.land();
+    CommitAttempt done = attempt.get(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+    committing.join(TestTiming.seconds(30).toMillis());
+    assertThat(done.outcome()).isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(interruptedInside.get()).as("the interrupt is given back").isTrue();
+    assertThat(snapshot(1)).isEqualTo("one");
+  }
+
+  @Test
+  void aLeaseTooShortToWriteIsNotPublishedAndCarriesTheFailedRelease() throws Exception {
+    // A lease of 2 s, a margin of 10 s: every attempt finds too little lease left and writes
+    // nothing;
+    // each release fails too, which is kept on the attempt's failure.
+    InJvmLockService shortLeases = new InJvmLockService(Duration.ofSeconds(2));
+    FailingRelease service = new FailingRelease(shortLeases);
+    try (SnapshotCommitter committer =
+        SnapshotCommitter.builder(
+                new BlindPutStore(new LocalFileIO()), Path.of(dir.toString()), KEY)
+            .options(
+                CommitOptions.from(
+                    Map.of(
+                        "lock.enabled",
+                        "true",
+                        "lock.type",
+                        "in-jvm",
+                        "commit.lease-margin",
+                        "10 s")))
+            .lockService(service)
+            .build()) {
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))))
+          .isInstanceOf(SnapshotNotPublishedException.class)
+          .cause()
+          .isInstanceOf(LockLostException.class)
+          .hasMessageContaining("commit.lease-margin")
+          .satisfies(
+              e ->
+                  assertThat(e.getSuppressed())
+                      .extracting(Throwable::getMessage)
+                      .containsExactly("release refused by the lock service"));
+    } finally {
+      shortLeases.close();
+    }
+    assertThat(dir.resolve("snapshot-1")).doesNotExist();
+  }
+
+  @Test
+  void closingTheCommitterEndsItsWriterThread() throws Exception {
+    List<Thread> writers = new CopyOnWriteArrayList<>();
+    BlindPutStore store =
+        new BlindPutStore(new LocalFileIO()) {
+          @Override
+          public OutputStream newOutputStream(Path path, boolean overwrite) throws IOException {
+            if (path.name().equals("snapshot-1")) {
+              writers.add(Thread.currentThread());
+            }
+            return super.newOutputStream(path, overwrite);
+          }
+        };
+    SnapshotCommitter committer = committer(store, lock);
+    assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).committed()).isTrue();
+    assertThat(writers).hasSize(1);
+    assertThat(writers.get(0).isAlive()).as("idle in the pool until closed").isTrue();
+    committer.close();
+    writers.get(0).join(TestTiming.seconds(10).toMillis());
+    assertThat(writers.get(0).isAlive()).isFalse();
   }
 
   /** A store without primitives whose writes carry a deadline; records the deadlines given. */

@@ -164,6 +164,60 @@ class ProbeAndReadBackEdgesTest {
         .isGreaterThan((long) AtomicCreateProbe.ROUNDS * AtomicCreateProbe.CONTENDERS);
   }
 
+  @Test
+  void createsThatAllLoseTheirAnswersWithoutLandingCannotBeDecided() throws Exception {
+    FaultInjectingStore faults = FaultInjectingStore.wrap(new LocalFileIO());
+    faults.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().startsWith("round-")) {
+            throw new UncertainWriteException(path, "request lost", null);
+          }
+        });
+    try (SnapshotCommitter committer =
+        probing(RemoteCreateFileIO.atomic((SupportsAtomicCreate) faults, endpoint))) {
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))))
+          .isInstanceOf(SnapshotNotPublishedException.class)
+          .cause()
+          .hasMessageContaining("could not decide")
+          .hasMessageContaining("(" + AtomicCreateProbe.CONTENDERS + " uncertain)");
+      assertThat(committer.log().listIds()).isEmpty();
+    }
+  }
+
+  @Test
+  void aProbeObjectWhoseDeleteFailsOnceIsDeletedOnTheSecondTry() throws Exception {
+    FaultInjectingStore faults = FaultInjectingStore.wrap(new LocalFileIO());
+    faults.failNextMatching(
+        Operation.DELETE, path -> path.name().startsWith("round-"), Fault.FAIL_BEFORE_LANDING, 1);
+    try (SnapshotCommitter committer =
+        probing(RemoteCreateFileIO.atomic((SupportsAtomicCreate) faults, endpoint))) {
+      assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).committed())
+          .isTrue();
+    }
+    assertThat(faults.injected(Operation.DELETE, Fault.FAIL_BEFORE_LANDING)).isEqualTo(1);
+    assertThat(probeObjects()).isZero();
+  }
+
+  @Test
+  void anInterruptAfterAnUncertainWriteIsUnknownNotRetried() throws Exception {
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
+    store.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1")) {
+            Thread.currentThread().interrupt();
+            throw new UncertainWriteException(path, "connection reset, request lost", null);
+          }
+        });
+    try (SnapshotCommitter committer = lockFree(store)) {
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))))
+          .isInstanceOf(CommitStateUnknownException.class);
+      assertThat(Thread.interrupted()).as("the interrupt is kept").isTrue();
+    }
+    assertThat(store.calls(Operation.CREATE)).as("not written again").isEqualTo(1);
+  }
+
   private SnapshotCommitter lockFree(FaultInjectingStore store) {
     return SnapshotCommitter.builder(store, Path.of(dir.toString()), KEY)
         .options(CommitOptions.from(Map.of("commit.strategy", "atomic-create")))
