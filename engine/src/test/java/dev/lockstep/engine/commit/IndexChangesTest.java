@@ -109,6 +109,30 @@ class IndexChangesTest {
   }
 
   @Test
+  void ourHashInBucketZeroAssignedElsewhereIsOneConflict() throws Exception {
+    FileStoreTable table = table(1);
+    // "c" on the empty base puts key 7 into bucket 0; "a" on the same base puts 1 into bucket 0 and
+    // 7 into bucket 1, and commits first.
+    List<CommitMessage> ours = written(table, "c", 7);
+    table.newCommit("a").commit(1, written(table, "a", 1, 7));
+    Snapshot latest = table.snapshotManager().latest().orElseThrow();
+    IndexChanges changes = IndexChanges.write(table, ours).orElseThrow();
+    assertThatThrownBy(() -> changes.check(latest))
+        .isInstanceOfSatisfying(
+            IndexConflictException.class,
+            e -> {
+              assertThat(e.getMessage())
+                  .startsWith("1 key hashes of this commit were assigned to other buckets");
+              IntIntMap winners = e.winners().get("");
+              assertThat(winners.size()).isEqualTo(1);
+              int[] bucket = {-1};
+              winners.forEach((h, b) -> bucket[0] = b);
+              assertThat(bucket[0]).isEqualTo(1);
+            });
+    changes.deleteFiles();
+  }
+
+  @Test
   void anAbandonedCommitsIndexFilesAreDeleted() throws Exception {
     FileStoreTable table = table(2);
     Set<String> before = indexFiles();
