@@ -116,6 +116,16 @@ public final class StreamTableScan {
     return nextSnapshot;
   }
 
+  /**
+   * Whether the stream (its start decided now, if not yet) begins with a full read of a snapshot
+   * that {@link #next()} has not returned yet. Its {@link #position()} alone cannot resume such a
+   * stream: {@link #restore} at that position would skip the full read.
+   */
+  public boolean fullReadPending() throws IOException {
+    start();
+    return fullAt > 0;
+  }
+
   /** The next snapshot this stream reads (after the start position was decided). */
   public long position() throws IOException {
     start();

@@ -7,6 +7,7 @@ import dev.lockstep.engine.scan.StreamTableScan.Changes;
 import dev.lockstep.engine.snapshot.ConsumerManager;
 import dev.lockstep.flink.TableLoader;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,7 +57,7 @@ final class LockstepStreamEnumerator implements SplitEnumerator<ChangesSplit, St
   /** Per checkpoint: reader 0's first unfinished snapshot. */
   private final TreeMap<Long, Long> readerProgress = new TreeMap<>();
 
-  /** Used only on the worker thread. */
+  /** Opened in {@link #start()}, then used on the worker thread. */
   private volatile TableLoader.Opened opened;
 
   private StreamTableScan scan;
@@ -82,13 +83,24 @@ final class LockstepStreamEnumerator implements SplitEnumerator<ChangesSplit, St
 
   @Override
   public void start() {
+    // The start is decided here, before the first checkpoint can be taken: a checkpoint taken
+    // before the first poll then holds it, and a job restored from it resumes there instead of
+    // deciding again from scan.mode (with 'latest', the commits in between would be skipped). A
+    // stream that starts with a full read keeps no position until that read is emitted: restored
+    // before it, it decides again, and its full read then covers the commits in between.
+    try {
+      openScan();
+      if (nextSnapshot == null && !scan.fullReadPending()) {
+        nextSnapshot = scan.position();
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e.getMessage(), e);
+    }
     context.callAsync(this::poll, this::handle, 0, intervalMillis);
   }
 
-  private record Batch(List<ChangesSplit> splits, long next) {}
-
-  /** On the worker thread: the changes committed since the last poll. */
-  private Batch poll() throws IOException {
+  /** Opens the table and its stream scan, restored to the checkpoint's position if any. */
+  private void openScan() throws IOException {
     if (scan == null) {
       opened = loader.open();
       consumerId = opened.table().changelogOptions().consumerId();
@@ -97,6 +109,13 @@ final class LockstepStreamEnumerator implements SplitEnumerator<ChangesSplit, St
         scan.restore(restoredNext);
       }
     }
+  }
+
+  private record Batch(List<ChangesSplit> splits, long next) {}
+
+  /** On the worker thread: the changes committed since the last poll. */
+  private Batch poll() throws IOException {
+    openScan();
     List<ChangesSplit> splits = new ArrayList<>();
     for (int i = 0; i < SNAPSHOTS_PER_POLL; i++) {
       Optional<Changes> changes = scan.next();
