@@ -13,4 +13,10 @@ public class CommitInterruptedException extends InterruptedIOException implement
   public CommitInterruptedException(String message) {
     super(message);
   }
+
+  /** Interrupted while writing a file of the commit that nothing names yet ({@code cause}). */
+  public CommitInterruptedException(String message, Throwable cause) {
+    super(message);
+    initCause(cause);
+  }
 }

@@ -232,7 +232,15 @@ final class CommitLoop {
     }
     long start = System.nanoTime();
     ManifestFileMeta delta = table.manifestFile().write(changes);
-    String deltaList = table.manifestList().write(List.of(delta));
+    String deltaList;
+    try {
+      deltaList = table.manifestList().write(List.of(delta));
+    } catch (IOException | RuntimeException e) {
+      // No list names the delta yet (the list's write failed, or was interrupted, before it was
+      // published): the delta is nobody's.
+      table.manifestFile().deleteQuietly(delta.fileName());
+      throw unpublished(e, "writing the delta manifest list");
+    }
     // The delta is deleted when the commit ends without publishing it: a duplicate found, or a
     // CleanableFailure. Any other failure (an unknown outcome above all) keeps it.
     boolean published = false;
@@ -460,7 +468,14 @@ final class CommitLoop {
       return new Try(
           -1, latest, id, null, written, new CommitAttempt(CommitOutcome.CONFLICT, false));
     }
-    Snapshot snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
+    Snapshot snapshot;
+    try {
+      snapshot = prepare(id, kind, identifier, latest, deltaList, changes, written);
+    } catch (IOException | RuntimeException e) {
+      // Nothing is published before the snapshot: what this attempt wrote is nobody's.
+      cleanUp(written);
+      throw unpublished(e, "writing the manifests of snapshot " + id);
+    }
     try {
       // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
       CommitAttempt outcome =
@@ -1065,6 +1080,28 @@ final class CommitLoop {
             + " was paused between its base check and its publish (longer than the retention"
             + " allowed); the snapshot was withdrawn and nothing was committed. Commit the same"
             + " messages again.");
+  }
+
+  /**
+   * {@code e}, thrown while writing files of this commit that no snapshot names yet; an interrupt
+   * (a write stopped by it, or the thread's flag set) becomes a {@link CommitInterruptedException},
+   * so that the commit's other unpublished files go too ({@link CleanableFailure}).
+   */
+  private static IOException unpublished(Exception e, String what) {
+    boolean interrupted = Thread.currentThread().isInterrupted();
+    for (Throwable c = e; c != null && !interrupted; c = c.getCause()) {
+      interrupted =
+          c instanceof java.io.InterruptedIOException
+              || c instanceof java.nio.channels.ClosedByInterruptException;
+    }
+    if (interrupted && !(e instanceof CleanableFailure)) {
+      return new CommitInterruptedException(
+          "Interrupted while " + what + "; nothing was committed", e);
+    }
+    if (e instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    return (IOException) e;
   }
 
   private void cleanUp(List<String> written) {
