@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -34,6 +35,7 @@ import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,9 +53,11 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>a primary-key table with every column type, the six newer ones included (TINYINT, SMALLINT,
  *       FLOAT, CHAR(n), VARCHAR(n), TIMESTAMP_LTZ(p)): insert, update, delete, exact values, a
  *       filter on the new types;
- *   <li>a dynamic-bucket table ({@code bucket = -1}) that opens several buckets;
- *   <li>a {@code changelog-producer = lookup} table (with deletion vectors) read as a stream while
- *       batch jobs and a changelog job write it: the exact {@code +I/-U/+U/-D} sequence.
+ *   <li>a dynamic-bucket table ({@code bucket = -1}, with deletion vectors) that opens several
+ *       buckets;
+ *   <li>a {@code changelog-producer = lookup} table (with deletion vectors and the newer types)
+ *       read as a stream while batch jobs and a changelog job write it: the exact {@code
+ *       +I/-U/+U/-D} sequence with every value.
  * </ul>
  *
  * <p>One MiniCluster for the class (1 task manager, 4 slots); each test has its own tables.
@@ -244,15 +248,17 @@ class FlinkBundleIT {
 
   /**
    * A dynamic-bucket table ({@code bucket = -1}, a small target row count so that several buckets
-   * open) written by two batch jobs at parallelism 2 with overlapping keys and then a changelog of
-   * deletes: one row per key, exactly the last written, and the hash index files committed.
+   * open; with deletion vectors) written by two batch jobs at parallelism 2 with overlapping keys
+   * and then a changelog of deletes: one row per key, exactly the last written, and the hash index
+   * files committed.
    */
   @Test
   void dynamicBucketTableKeepsOneRowPerKey() throws Exception {
     TableEnvironment batch = batch();
     batch.executeSql(
         "CREATE TABLE dyn (id BIGINT NOT NULL, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
-            + " WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '4')");
+            + " WITH ('bucket' = '-1', 'dynamic-bucket.target-row-num' = '4',"
+            + " 'deletion-vectors.enabled' = 'true')");
     batch.executeSql(values("dyn", 1, 12, "a")).await();
     batch.executeSql(values("dyn", 7, 20, "b")).await();
     deleteKeys("dyn", "BIGINT", 1L, 2L, 20L);
@@ -268,19 +274,23 @@ class FlinkBundleIT {
           .isGreaterThan(1);
     }
     assertThat(files("dyn", "manifest", "index-", ".hash")).as("hash index files").isNotEmpty();
+    assertThat(files("dyn", "manifest", "index-", ".dv")).as("deletion-vector files").isNotEmpty();
   }
 
   /**
-   * A {@code changelog-producer = lookup} table with deletion vectors, read as a stream from its
-   * first snapshot while batch jobs insert and update and a changelog job deletes: the stream is
-   * exactly {@code +I} of both keys, then {@code -U/+U} of the update, then {@code -D} of the
-   * deleted key with its last value.
+   * A {@code changelog-producer = lookup} table with deletion vectors and columns of the newer
+   * types (VARCHAR, CHAR, FLOAT, SMALLINT, TINYINT, TIMESTAMP_LTZ), read as a stream from its first
+   * snapshot while batch jobs insert and update and a changelog job deletes: the stream is exactly
+   * {@code +I} of both keys, then {@code -U/+U} of the update, then {@code -D} of the deleted key
+   * with its last value.
    */
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void lookupChangelogTableStreamsExactChanges() throws Exception {
     TableEnvironment batch = batch();
     batch.executeSql(
-        "CREATE TABLE payments (id BIGINT NOT NULL, status STRING, PRIMARY KEY (id) NOT ENFORCED)"
+        "CREATE TABLE payments (id BIGINT NOT NULL, status VARCHAR(6), code CHAR(2), amount FLOAT,"
+            + " qty SMALLINT, tier TINYINT, paid_at TIMESTAMP_LTZ(3), PRIMARY KEY (id) NOT ENFORCED)"
             + " WITH ('changelog-producer' = 'lookup', 'deletion-vectors.enabled' = 'true')");
     TableEnvironment stream = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
     stream.getConfig().set("parallelism.default", "1");
@@ -292,16 +302,29 @@ class FlinkBundleIT {
                 "SELECT * FROM payments /*+ OPTIONS('scan.mode' = 'from-snapshot',"
                     + " 'scan.snapshot-id' = '1', 'continuous.discovery-interval' = '200 ms') */")
             .collect()) {
-      batch.executeSql("INSERT INTO payments VALUES (1, 'new'), (2, 'new')").await();
-      batch.executeSql("INSERT INTO payments VALUES (1, 'paid')").await();
+      batch
+          .executeSql(
+              "INSERT INTO payments VALUES (1, 'new', 'a', CAST(1.5 AS FLOAT),"
+                  + " CAST(10 AS SMALLINT), CAST(1 AS TINYINT), TO_TIMESTAMP_LTZ(1714557600123, 3)),"
+                  + " (2, 'new', 'b', CAST(2.5 AS FLOAT), CAST(20 AS SMALLINT), CAST(2 AS TINYINT),"
+                  + " TO_TIMESTAMP_LTZ(0, 3))")
+          .await();
+      batch
+          .executeSql(
+              "INSERT INTO payments VALUES (1, 'paid', 'a', CAST(1.5 AS FLOAT),"
+                  + " CAST(11 AS SMALLINT), CAST(1 AS TINYINT), TO_TIMESTAMP_LTZ(1714557700123, 3))")
+          .await();
       deleteKeys("payments", "BIGINT", 2L);
       while (changes.size() < 5 && it.hasNext()) {
         changes.add(it.next().toString());
       }
     }
-    assertThat(changes.subList(0, 2)).containsExactlyInAnyOrder("+I[1, new]", "+I[2, new]");
-    assertThat(changes.subList(2, 5)).containsExactly("-U[1, new]", "+U[1, paid]", "-D[2, new]");
-    assertThat(rows(batch, "SELECT * FROM payments")).containsExactly("+I[1, paid]");
+    String one = "1, new, a , 1.5, 10, 1, 2024-05-01T10:00:00.123Z]";
+    String two = "2, new, b , 2.5, 20, 2, 1970-01-01T00:00:00Z]";
+    String paid = "1, paid, a , 1.5, 11, 1, 2024-05-01T10:01:40.123Z]";
+    assertThat(changes.subList(0, 2)).containsExactlyInAnyOrder("+I[" + one, "+I[" + two);
+    assertThat(changes.subList(2, 5)).containsExactly("-U[" + one, "+U[" + paid, "-D[" + two);
+    assertThat(rows(batch, "SELECT * FROM payments")).containsExactly("+I[" + paid);
     assertThat(files("payments", "bucket-0", "changelog-", "")).as("changelog files").isNotEmpty();
   }
 

@@ -5,6 +5,9 @@ import static dev.lockstep.bundle.spark.SparkSubmitSession.requiredJar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>a primary-key table with every column type Spark can create, the six newer ones included
  *       (TINYINT, SMALLINT, FLOAT, CHAR(n), VARCHAR(n), TIMESTAMP as TIMESTAMP_LTZ(6)), with an
  *       update;
- *   <li>a dynamic-bucket table ({@code bucket = -1}) written by several tasks per statement;
+ *   <li>a dynamic-bucket table ({@code bucket = -1}, with deletion vectors) written by several
+ *       tasks per statement;
  *   <li>a {@code changelog-producer = lookup} table: its commits write changelog files, and the
  *       batch read is exact.
  * </ul>
@@ -84,6 +88,10 @@ class SparkTableFeaturesBundleIT {
     assertThat(files("dv", "manifest", "index-", ".dv")).as("deletion-vector files").isNotEmpty();
     assertThat(rows("SHOW TBLPROPERTIES lake.f.dv ('deletion-vectors.enabled')"))
         .containsExactly("[deletion-vectors.enabled,true]");
+    // Across bundles: the engine inside the Flink bundle reads what Spark's bundle wrote.
+    assertThat(readThroughTheFlinkBundlesEngine("f.dv"))
+        .containsExactlyInAnyOrder(
+            "[1, a, 10]", "[2, b3, 22]", "[3, c2, 31]", "[4, d, 40]", "[5, e, 50]");
   }
 
   @Test
@@ -132,7 +140,7 @@ class SparkTableFeaturesBundleIT {
     spark.sql(
         "CREATE TABLE lake.f.dyn (id BIGINT, v STRING) USING lockstep"
             + " TBLPROPERTIES ('primary-key' = 'id', 'bucket' = '-1',"
-            + " 'dynamic-bucket.target-row-num' = '4')");
+            + " 'dynamic-bucket.target-row-num' = '4', 'deletion-vectors.enabled' = 'true')");
     // Several write tasks per statement (repartition), each assigning new keys to buckets.
     spark.sql(
         "INSERT INTO lake.f.dyn SELECT /*+ REPARTITION(3) */ id, concat('a', id)"
@@ -153,6 +161,7 @@ class SparkTableFeaturesBundleIT {
           .isGreaterThan(1);
     }
     assertThat(files("dyn", "manifest", "index-", ".hash")).as("hash index files").isNotEmpty();
+    assertThat(files("dyn", "manifest", "index-", ".dv")).as("deletion-vector files").isNotEmpty();
   }
 
   @Test
@@ -169,6 +178,74 @@ class SparkTableFeaturesBundleIT {
         .isNotEmpty();
     assertThat(origin(Class.forName("dev.lockstep.spark.LockstepCatalog", false, session.jars)))
         .isEqualTo(bundle);
+  }
+
+  /**
+   * Reads a table of this warehouse through the engine of {@code lockstep-flink-1.20}'s bundle (its
+   * own shaded copy, relocated under {@code dev.lockstep.shaded.flink}), loaded from its file into
+   * a class loader whose parent is the platform loader, with only Spark's Hadoop client, Commons
+   * Logging, codecs and SLF4J beside it; by the engine's Java API, each row as {@code GenericRow}'s
+   * text.
+   */
+  private static List<String> readThroughTheFlinkBundlesEngine(String identifier) throws Exception {
+    Path flink = requiredJar("lockstep.bundle.flink");
+    assertThat(flink.getFileName().toString()).startsWith("lockstep-flink-1.20-");
+    List<URL> urls = new ArrayList<>();
+    for (String property :
+        List.of(
+            "lockstep.hadoop.api",
+            "lockstep.hadoop.runtime",
+            "lockstep.commons-logging",
+            "lockstep.zstd",
+            "lockstep.snappy",
+            "lockstep.bundle.slf4j")) {
+      urls.add(requiredJar(property).toUri().toURL());
+    }
+    urls.add(0, flink.toUri().toURL());
+    ClassLoader previous = Thread.currentThread().getContextClassLoader();
+    try (URLClassLoader loader =
+        new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
+      Thread.currentThread().setContextClassLoader(loader);
+      Class<?> fileIOType = loader.loadClass("dev.lockstep.fs.FileIO");
+      Class<?> pathType = loader.loadClass("dev.lockstep.fs.Path");
+      Class<?> catalogType = loader.loadClass("dev.lockstep.engine.catalog.FileSystemCatalog");
+      Class<?> identifierType = loader.loadClass("dev.lockstep.engine.catalog.Identifier");
+      assertThat(origin(catalogType)).isEqualTo(flink);
+      assertThat(loader.loadClass("dev.lockstep.shaded.flink.org.roaringbitmap.RoaringBitmap"))
+          .isNotNull();
+      Object fileIO =
+          loader.loadClass("dev.lockstep.fs.local.LocalFileIO").getConstructor().newInstance();
+      Object location = pathType.getMethod("of", String.class).invoke(null, warehouse.toString());
+      Object catalog =
+          catalogType
+              .getConstructor(fileIOType, pathType, Map.class)
+              .newInstance(fileIO, location, Map.of());
+      Object id = identifierType.getMethod("parse", String.class).invoke(null, identifier);
+      Object table = catalogType.getMethod("getTable", identifierType).invoke(catalog, id);
+      try {
+        Object plan = call(call(table, "newScan"), "plan");
+        Object read = call(table, "newRead");
+        Method readAll = null;
+        for (Method m : read.getClass().getMethods()) {
+          if (m.getName().equals("readAll") && m.getParameterCount() == 1) {
+            readAll = m;
+          }
+        }
+        assertThat(readAll).as("TableRead.readAll(Plan)").isNotNull();
+        return ((List<?>) readAll.invoke(read, plan))
+            .stream().map(String::valueOf).collect(Collectors.toList());
+      } finally {
+        if (table instanceof AutoCloseable) {
+          ((AutoCloseable) table).close();
+        }
+      }
+    } finally {
+      Thread.currentThread().setContextClassLoader(previous);
+    }
+  }
+
+  private static Object call(Object target, String method) throws Exception {
+    return target.getClass().getMethod(method).invoke(target);
   }
 
   private static List<String> rows(String sql) {
