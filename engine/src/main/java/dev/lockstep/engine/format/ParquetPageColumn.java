@@ -72,6 +72,7 @@ final class ParquetPageColumn {
   private byte[] data;
   private int position;
   private int bit;
+  private boolean[] present = new boolean[0];
 
   /** Whether a column chunk of these encodings is decoded here. */
   static boolean handles(Set<Encoding> encodings) {
@@ -106,19 +107,207 @@ final class ParquetPageColumn {
     }
   }
 
-  /** Decodes the next {@code n} values into column {@code column} of {@code rows}. */
+  /**
+   * Decodes the next {@code n} values into column {@code column} of {@code rows}. Works page run by
+   * page run: the definition levels of a run first, then one loop per kind of value (dictionary
+   * ids, the common plain types), so that the per-value work is a load and a box.
+   */
   void read(Object[][] rows, int n, int column) throws IOException {
-    for (int r = 0; r < n; r++) {
+    int r = 0;
+    while (r < n) {
       if (left == 0) {
         nextPage();
       }
-      left--;
-      if (maxDefinition == 0 || definitions.readInt() == maxDefinition) {
-        rows[r][column] =
-            ids != null
-                ? dictionaryValue(ids.readInt())
-                : booleans != null ? booleans.readInt() != 0 : plainValue();
+      int run = Math.min(left, n - r);
+      left -= run;
+      readRun(rows, r, run, column);
+      r += run;
+    }
+  }
+
+  private void readRun(Object[][] rows, int from, int count, int column) throws IOException {
+    boolean[] present = levels(count);
+    int end = from + count;
+    if (ids != null) {
+      for (int r = from; r < end; r++) {
+        if (present == null || present[r - from]) {
+          rows[r][column] = dictionaryValue(ids.readInt());
+        }
       }
+      return;
+    }
+    if (booleans != null) {
+      for (int r = from; r < end; r++) {
+        if (present == null || present[r - from]) {
+          rows[r][column] = booleans.readInt() != 0;
+        }
+      }
+      return;
+    }
+    switch (root) {
+      case BIGINT -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            rows[r][column] = nextLong();
+          }
+        }
+      }
+      case INT -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            rows[r][column] = nextInt();
+          }
+        }
+      }
+      case DOUBLE -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            double d = (double) DOUBLES.get(data, position);
+            position += 8;
+            rows[r][column] = d;
+          }
+        }
+      }
+      case STRING, CHAR, VARCHAR -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            int length = nextInt();
+            rows[r][column] = new String(data, position, length, StandardCharsets.UTF_8);
+            position += length;
+          }
+        }
+      }
+      default -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            rows[r][column] = plainValue();
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Decodes the next {@code n} values, keeping only those of the rows {@code selected} marks: the
+   * kept ones go to column {@code column} of {@code rows[0]}, {@code rows[1]}, ... in order; the
+   * others are stepped over without building their values (a whole page run with no kept row
+   * without looking at its values one by one where their width is fixed).
+   *
+   * @return the number of rows kept
+   */
+  int readSelected(Object[][] rows, boolean[] selected, int n, int column) throws IOException {
+    int r = 0;
+    int kept = 0;
+    while (r < n) {
+      if (left == 0) {
+        nextPage();
+      }
+      int run = Math.min(left, n - r);
+      left -= run;
+      boolean any = false;
+      for (int i = r; i < r + run; i++) {
+        if (selected[i]) {
+          any = true;
+          break;
+        }
+      }
+      boolean[] present = levels(run);
+      if (!any) {
+        skipValues(present == null ? run : count(present, run));
+      } else {
+        for (int i = 0; i < run; i++) {
+          boolean has = present == null || present[i];
+          if (selected[r + i]) {
+            if (has) {
+              rows[kept][column] =
+                  ids != null
+                      ? dictionaryValue(ids.readInt())
+                      : booleans != null ? booleans.readInt() != 0 : plainValue();
+            }
+            kept++;
+          } else if (has) {
+            skipValues(1);
+          }
+        }
+      }
+      r += run;
+    }
+    return kept;
+  }
+
+  /** Steps over the next {@code n} values, building none of them. */
+  void skip(int n) throws IOException {
+    int r = 0;
+    while (r < n) {
+      if (left == 0) {
+        nextPage();
+      }
+      int run = Math.min(left, n - r);
+      left -= run;
+      boolean[] present = levels(run);
+      skipValues(present == null ? run : count(present, run));
+      r += run;
+    }
+  }
+
+  private static int count(boolean[] present, int n) {
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+      if (present[i]) {
+        c++;
+      }
+    }
+    return c;
+  }
+
+  /**
+   * The definition levels of the next {@code n} values as "value present" flags, or {@code null}
+   * when the column is required (every value present). The array is reused.
+   */
+  private boolean[] levels(int n) throws IOException {
+    if (maxDefinition == 0) {
+      return null;
+    }
+    if (present.length < n) {
+      present = new boolean[Math.max(n, 1024)];
+    }
+    for (int i = 0; i < n; i++) {
+      present[i] = definitions.readInt() == maxDefinition;
+    }
+    return present;
+  }
+
+  /** Steps over {@code n} present values of the current page. */
+  private void skipValues(int n) throws IOException {
+    if (n == 0) {
+      return;
+    }
+    if (ids != null) {
+      for (int i = 0; i < n; i++) {
+        ids.readInt();
+      }
+      return;
+    }
+    if (booleans != null) {
+      for (int i = 0; i < n; i++) {
+        booleans.readInt();
+      }
+      return;
+    }
+    switch (root) {
+      case INT, TINYINT, SMALLINT, DATE, FLOAT -> position += 4 * n;
+      case BIGINT, TIMESTAMP, TIMESTAMP_LTZ, DOUBLE -> position += 8 * n;
+      case BOOLEAN -> bit += n;
+      case STRING, CHAR, VARCHAR, BYTES -> {
+        for (int i = 0; i < n; i++) {
+          position += 4 + (int) INTS.get(data, position);
+        }
+      }
+      case DECIMAL -> {
+        int width = type.precision() <= 9 ? 4 : type.precision() <= 18 ? 8 : fixedLength;
+        position += width * n;
+      }
+      default -> throw new IllegalArgumentException("Unsupported type " + type);
     }
   }
 
