@@ -197,7 +197,9 @@ class PushdownPropertyTest {
   /**
    * The same on primary-key tables with deletion vectors: reads go file by file, the reader leaves
    * out the vectors' positions and the rows the filter rules out (late materialization), and skips
-   * row groups by the filter while counting their rows' positions.
+   * row groups by the filter while counting their rows' positions. The full scan compared with is
+   * itself a read with vectors (which {@code DeletionVectorPropertyTest} checks against the merge
+   * read); the fixed example above checks the vectors' rows against known values.
    */
   @Property(tries = 15)
   void withDeletionVectorsFilteredScansEqualTheFullScanFiltered(
