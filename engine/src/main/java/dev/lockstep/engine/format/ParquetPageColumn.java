@@ -2,7 +2,6 @@ package dev.lockstep.engine.format;
 
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.DataTypeRoot;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,17 +22,16 @@ import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
-import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 
 /**
  * Decodes one column chunk of a flat column straight from its (decompressed) pages: definition
- * levels through Parquet's RLE/bit-packing decoder, PLAIN values read off the page's bytes
- * (little-endian loads, strings decoded in place), dictionary pages decoded once into the column's
- * Java values and looked up by id, and (v2 pages) RLE booleans. These are the encodings
- * parquet-mr's writer uses for the engine's files (v1 pages) and, without its DELTA encodings, for
- * v2 pages; {@link #handles} tells the reader which chunks to give to parquet-column's {@code
- * ColumnReader} instead (RLE is otherwise only a level encoding, which is how it is read for
- * columns other than BOOLEAN).
+ * levels through the engine's RLE/bit-packing decoder ({@link RleDecoder}), PLAIN values read off
+ * the page's bytes (little-endian loads, strings decoded in place), dictionary pages decoded once
+ * into the column's Java values and looked up by id, and (v2 pages) RLE booleans. These are the
+ * encodings parquet-mr's writer uses for the engine's files (v1 pages) and, without its DELTA
+ * encodings, for v2 pages; {@link #handles} tells the reader which chunks to give to
+ * parquet-column's {@code ColumnReader} instead (RLE is otherwise only a level encoding, which is
+ * how it is read for columns other than BOOLEAN).
  */
 final class ParquetPageColumn {
 
@@ -66,9 +64,9 @@ final class ParquetPageColumn {
   private final Object[] dictionary;
 
   private int left;
-  private RunLengthBitPackingHybridDecoder definitions;
-  private RunLengthBitPackingHybridDecoder ids;
-  private RunLengthBitPackingHybridDecoder booleans;
+  private RleDecoder definitions;
+  private RleDecoder ids;
+  private RleDecoder booleans;
   private byte[] data;
   private int position;
   private int bit;
@@ -271,9 +269,7 @@ final class ParquetPageColumn {
     if (present.length < n) {
       present = new boolean[Math.max(n, 1024)];
     }
-    for (int i = 0; i < n; i++) {
-      present[i] = definitions.readInt() == maxDefinition;
-    }
+    definitions.readPresent(present, n, maxDefinition);
     return present;
   }
 
@@ -404,9 +400,7 @@ final class ParquetPageColumn {
           throw unsupported(v1.getDlEncoding());
         }
         int length = (int) INTS.get(bytes, 0);
-        definitions =
-            new RunLengthBitPackingHybridDecoder(
-                definitionWidth, new ByteArrayInputStream(bytes, 4, length));
+        definitions = new RleDecoder(definitionWidth, bytes, 4, 4 + length);
         offset = 4 + length;
       }
       values(bytes, offset, v1.getValueEncoding());
@@ -419,9 +413,8 @@ final class ParquetPageColumn {
                 + " has a compressed v2 page after decompression");
       }
       if (maxDefinition > 0) {
-        definitions =
-            new RunLengthBitPackingHybridDecoder(
-                definitionWidth, v2.getDefinitionLevels().toInputStream());
+        byte[] levels = v2.getDefinitionLevels().toByteArray();
+        definitions = new RleDecoder(definitionWidth, levels, 0, levels.length);
       }
       values(v2.getData().toByteArray(), 0, v2.getDataEncoding());
     }
@@ -437,9 +430,7 @@ final class ParquetPageColumn {
       }
       int width = bytes[offset] & 0xff;
       booleans = null;
-      ids =
-          new RunLengthBitPackingHybridDecoder(
-              width, new ByteArrayInputStream(bytes, offset + 1, bytes.length - offset - 1));
+      ids = new RleDecoder(width, bytes, offset + 1, bytes.length);
       data = null;
     } else if (encoding == Encoding.PLAIN) {
       ids = null;
@@ -451,9 +442,7 @@ final class ParquetPageColumn {
       // v2 pages: booleans as a length-prefixed RLE/bit-packed run of width 1.
       int length = (int) INTS.get(bytes, offset);
       ids = null;
-      booleans =
-          new RunLengthBitPackingHybridDecoder(
-              1, new ByteArrayInputStream(bytes, offset + 4, length));
+      booleans = new RleDecoder(1, bytes, offset + 4, offset + 4 + length);
       data = null;
     } else {
       throw unsupported(encoding);
