@@ -108,7 +108,8 @@ public final class AvroFileFormat implements FileFormat {
 
   /**
    * Opens a file; columns that {@code options} leave out are skipped in the encoded bytes, not
-   * decoded (they read as NULL). Avro has no statistics inside a file: nothing else is skipped.
+   * decoded (they read as NULL). Avro has no statistics inside a file: nothing else is skipped (the
+   * row filter is left to the caller); the rows {@code options.deleted()} names are left out.
    */
   @Override
   public FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
@@ -121,17 +122,18 @@ public final class AvroFileFormat implements FileFormat {
       in.close();
       throw e;
     }
-    return new FormatReader() {
-      @Override
-      public GenericRow next() {
-        return stream.hasNext() ? stream.next() : null;
-      }
+    return options.dropDeleted(
+        new FormatReader() {
+          @Override
+          public GenericRow next() {
+            return stream.hasNext() ? stream.next() : null;
+          }
 
-      @Override
-      public void close() throws IOException {
-        stream.close();
-      }
-    };
+          @Override
+          public void close() throws IOException {
+            stream.close();
+          }
+        });
   }
 
   /** Counts the bytes that reached the store's stream. */

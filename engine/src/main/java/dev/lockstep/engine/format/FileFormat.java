@@ -34,10 +34,11 @@ public interface FileFormat {
 
   /**
    * Opens a file written with {@code rowType}, reading what {@code options} ask for (see {@link
-   * ReadOptions}: a format may read more). The default reads everything.
+   * ReadOptions}: a format may read more, but never returns the rows {@code options.deleted()}
+   * names). The default reads everything but those.
    */
   default FormatReader createReader(FileIO fileIO, Path path, RowType rowType, ReadOptions options)
       throws IOException {
-    return createReader(fileIO, path, rowType);
+    return options.dropDeleted(createReader(fileIO, path, rowType));
   }
 }

@@ -1,6 +1,7 @@
 package dev.lockstep.engine.format;
 
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.predicate.Predicate;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.RowType;
 import java.io.IOException;
@@ -9,7 +10,9 @@ import java.math.BigInteger;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.Dictionary;
@@ -24,6 +27,7 @@ import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.parquet.schema.MessageType;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Reads a Parquet file column by column (the columnar read path): per row group, one decoder per
@@ -40,6 +44,13 @@ import org.apache.parquet.schema.MessageType;
  * assembly is gone, dictionary pages are decoded once per column chunk, and columns not requested
  * are never decoded (nor fetched: the requested schema). Row groups are skipped by their footer
  * statistics exactly as before, and counted in the same {@link ReadOptions#metrics()}.
+ *
+ * <p>Late materialization: with a {@link ReadOptions#rowFilter()} (whose columns are all requested)
+ * or {@link ReadOptions#deleted()} rows, each batch decodes the filter's columns first (into reused
+ * arrays), evaluates the filter and the deleted positions on them, and decodes the other requested
+ * columns only for the rows kept: the values of the rows left out are stepped over without being
+ * built (no strings, no boxes), a page run without a kept row at once where the values have a fixed
+ * width. Positions count every row of the file, skipped row groups included.
  *
  * <p>Memory: one row group's (compressed and decompressed) pages, as before, plus one batch of
  * rows.
@@ -62,8 +73,28 @@ final class ParquetColumnarReader implements FormatReader {
   private final Column[] columns;
   private final boolean pageDecoding;
 
+  /** Late materialization: null when every row of a batch is returned. */
+  private final Predicate rowFilter;
+
+  private final RoaringBitmap deleted;
+  private final boolean selecting;
+
+  /** The columns decoded before the selection (the row filter's) and after it (the others). */
+  private final Column[] filterColumns;
+
+  private final Column[] otherColumns;
+  private Object[][] scratch;
+  private boolean[] selected;
+
   private int nextBlock;
   private long rowsLeftInGroup;
+
+  /** The file position of the first row of the next row group. */
+  private long nextGroupStart;
+
+  /** The file position of the next row of the current row group to decode. */
+  private long groupPosition;
+
   private Object[][] batch = new Object[0][];
   private int batchSize;
   private int batchPosition;
@@ -103,6 +134,25 @@ final class ParquetColumnarReader implements FormatReader {
     for (int i = 0; i < positions.length; i++) {
       columns[i] = new Column(descriptors.get(i), rowType.field(positions[i]).type(), positions[i]);
     }
+    Predicate filter = options.rowFilter();
+    Set<Integer> filtered = filter == null ? Set.of() : filter.columns();
+    List<Column> first = new ArrayList<>();
+    List<Column> rest = new ArrayList<>();
+    for (Column column : columns) {
+      (filtered.contains(column.position) ? first : rest).add(column);
+    }
+    if (first.size() < filtered.size()) {
+      // A filter column that is not read would evaluate as NULL: leave the filter to the caller.
+      filter = null;
+      first.clear();
+      rest = List.of(columns);
+    }
+    this.rowFilter = filter;
+    this.deleted =
+        options.deleted() == null || options.deleted().isEmpty() ? null : options.deleted();
+    this.selecting = rowFilter != null || deleted != null;
+    this.filterColumns = first.toArray(new Column[0]);
+    this.otherColumns = rest.toArray(new Column[0]);
   }
 
   @Override
@@ -116,6 +166,9 @@ final class ParquetColumnarReader implements FormatReader {
   }
 
   private boolean nextBatch() throws IOException {
+    if (selecting) {
+      return nextSelectedBatch();
+    }
     while (rowsLeftInGroup == 0) {
       if (!nextRowGroup()) {
         return false;
@@ -137,9 +190,72 @@ final class ParquetColumnarReader implements FormatReader {
     return true;
   }
 
+  /**
+   * The next batch of kept rows (late materialization): the filter's columns of up to {@link
+   * #BATCH} rows into {@link #scratch}, the selection, then the other columns for the kept rows
+   * only. Batches where no row is kept are stepped over.
+   */
+  private boolean nextSelectedBatch() throws IOException {
+    if (scratch == null) {
+      scratch = new Object[BATCH][width];
+      selected = new boolean[BATCH];
+    }
+    while (true) {
+      while (rowsLeftInGroup == 0) {
+        if (!nextRowGroup()) {
+          return false;
+        }
+      }
+      int n = (int) Math.min(BATCH, rowsLeftInGroup);
+      for (Column column : filterColumns) {
+        int p = column.position;
+        for (int r = 0; r < n; r++) {
+          scratch[r][p] = null;
+        }
+        column.read(scratch, n);
+      }
+      long first = groupPosition;
+      int kept = 0;
+      for (int r = 0; r < n; r++) {
+        boolean keep =
+            (deleted == null || !deleted.contains((int) (first + r)))
+                && (rowFilter == null || rowFilter.test(GenericRow.wrap(scratch[r])));
+        selected[r] = keep;
+        if (keep) {
+          kept++;
+        }
+      }
+      rowsLeftInGroup -= n;
+      groupPosition += n;
+      if (kept == 0) {
+        for (Column column : otherColumns) {
+          column.skip(n);
+        }
+        continue;
+      }
+      if (batch.length < kept) {
+        batch = new Object[Math.max(kept, BATCH)][];
+      }
+      int j = 0;
+      for (int r = 0; r < n; r++) {
+        if (selected[r]) {
+          batch[j++] = scratch[r].clone();
+        }
+      }
+      for (Column column : otherColumns) {
+        column.readSelected(batch, selected, n);
+      }
+      batchSize = kept;
+      batchPosition = 0;
+      return true;
+    }
+  }
+
   private boolean nextRowGroup() throws IOException {
     while (nextBlock < blocks.size()) {
       BlockMetaData block = blocks.get(nextBlock++);
+      groupPosition = nextGroupStart;
+      nextGroupStart += block.getRowCount();
       if (options.skipFilter() != null
           && !options.skipFilter().mightMatch(ParquetRows.statsOf(block, rowType))) {
         file.skipNextRowGroup();
@@ -218,8 +334,9 @@ final class ParquetColumnarReader implements FormatReader {
   private static final class Column extends PrimitiveConverter {
     final ColumnDescriptor descriptor;
     final DataType type;
-    private final int position;
+    final int position;
     private final int maxDefinition;
+    private Object[] discard;
     private final boolean binary;
     private ColumnReader reader;
     private ParquetPageColumn pages;
@@ -248,6 +365,37 @@ final class ParquetColumnarReader implements FormatReader {
     void start(ParquetPageColumn pages) {
       this.pages = pages;
       this.reader = null;
+    }
+
+    /** Decodes the next {@code n} values into {@code rows[0..n)} only where {@code selected}. */
+    void readSelected(Object[][] rows, boolean[] selected, int n) throws IOException {
+      if (pages != null) {
+        pages.readSelected(rows, selected, n, position);
+        return;
+      }
+      read(targets(rows, selected, n), n);
+    }
+
+    /** Steps over the next {@code n} values. */
+    void skip(int n) throws IOException {
+      if (pages != null) {
+        pages.skip(n);
+        return;
+      }
+      read(targets(null, null, n), n);
+    }
+
+    /** Rows to decode into: the kept rows in order, a discarded array for the others. */
+    private Object[][] targets(Object[][] rows, boolean[] selected, int n) {
+      if (discard == null) {
+        discard = new Object[position + 1];
+      }
+      Object[][] targets = new Object[n][];
+      int j = 0;
+      for (int r = 0; r < n; r++) {
+        targets[r] = selected != null && selected[r] ? rows[j++] : discard;
+      }
+      return targets;
     }
 
     void read(Object[][] rows, int n) throws IOException {

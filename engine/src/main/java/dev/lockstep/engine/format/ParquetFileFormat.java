@@ -251,6 +251,9 @@ public final class ParquetFileFormat implements FileFormat {
     private RecordReader<GenericRow> records;
     private long rowsLeft;
 
+    /** The file position of the next row (skipped row groups counted), for the deleted rows. */
+    private long position;
+
     RowGroupReader(
         ParquetFileReader file,
         MessageColumnIO columnIO,
@@ -267,6 +270,16 @@ public final class ParquetFileFormat implements FileFormat {
 
     @Override
     public GenericRow next() throws IOException {
+      while (true) {
+        GenericRow row = nextRow();
+        long at = position++;
+        if (row == null || options.deleted() == null || !options.deleted().contains((int) at)) {
+          return row;
+        }
+      }
+    }
+
+    private GenericRow nextRow() throws IOException {
       while (rowsLeft == 0) {
         if (nextBlock >= blocks.size()) {
           return null;
@@ -274,6 +287,7 @@ public final class ParquetFileFormat implements FileFormat {
         BlockMetaData block = blocks.get(nextBlock++);
         if (options.skipFilter() != null
             && !options.skipFilter().mightMatch(ParquetRows.statsOf(block, rowType))) {
+          position += block.getRowCount();
           file.skipNextRowGroup();
           if (options.metrics() != null) {
             options.metrics().rowGroupsSkipped.incrementAndGet();

@@ -2,7 +2,6 @@ package dev.lockstep.engine.format;
 
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.types.DataTypeRoot;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -23,17 +22,16 @@ import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
-import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 
 /**
  * Decodes one column chunk of a flat column straight from its (decompressed) pages: definition
- * levels through Parquet's RLE/bit-packing decoder, PLAIN values read off the page's bytes
- * (little-endian loads, strings decoded in place), dictionary pages decoded once into the column's
- * Java values and looked up by id, and (v2 pages) RLE booleans. These are the encodings
- * parquet-mr's writer uses for the engine's files (v1 pages) and, without its DELTA encodings, for
- * v2 pages; {@link #handles} tells the reader which chunks to give to parquet-column's {@code
- * ColumnReader} instead (RLE is otherwise only a level encoding, which is how it is read for
- * columns other than BOOLEAN).
+ * levels through the engine's RLE/bit-packing decoder ({@link RleDecoder}), PLAIN values read off
+ * the page's bytes (little-endian loads, strings decoded in place), dictionary pages decoded once
+ * into the column's Java values and looked up by id, and (v2 pages) RLE booleans. These are the
+ * encodings parquet-mr's writer uses for the engine's files (v1 pages) and, without its DELTA
+ * encodings, for v2 pages; {@link #handles} tells the reader which chunks to give to
+ * parquet-column's {@code ColumnReader} instead (RLE is otherwise only a level encoding, which is
+ * how it is read for columns other than BOOLEAN).
  */
 final class ParquetPageColumn {
 
@@ -66,12 +64,13 @@ final class ParquetPageColumn {
   private final Object[] dictionary;
 
   private int left;
-  private RunLengthBitPackingHybridDecoder definitions;
-  private RunLengthBitPackingHybridDecoder ids;
-  private RunLengthBitPackingHybridDecoder booleans;
+  private RleDecoder definitions;
+  private RleDecoder ids;
+  private RleDecoder booleans;
   private byte[] data;
   private int position;
   private int bit;
+  private boolean[] present = new boolean[0];
 
   /** Whether a column chunk of these encodings is decoded here. */
   static boolean handles(Set<Encoding> encodings) {
@@ -106,19 +105,205 @@ final class ParquetPageColumn {
     }
   }
 
-  /** Decodes the next {@code n} values into column {@code column} of {@code rows}. */
+  /**
+   * Decodes the next {@code n} values into column {@code column} of {@code rows}. Works page run by
+   * page run: the definition levels of a run first, then one loop per kind of value (dictionary
+   * ids, the common plain types), so that the per-value work is a load and a box.
+   */
   void read(Object[][] rows, int n, int column) throws IOException {
-    for (int r = 0; r < n; r++) {
+    int r = 0;
+    while (r < n) {
       if (left == 0) {
         nextPage();
       }
-      left--;
-      if (maxDefinition == 0 || definitions.readInt() == maxDefinition) {
-        rows[r][column] =
-            ids != null
-                ? dictionaryValue(ids.readInt())
-                : booleans != null ? booleans.readInt() != 0 : plainValue();
+      int run = Math.min(left, n - r);
+      left -= run;
+      readRun(rows, r, run, column);
+      r += run;
+    }
+  }
+
+  private void readRun(Object[][] rows, int from, int count, int column) throws IOException {
+    boolean[] present = levels(count);
+    int end = from + count;
+    if (ids != null) {
+      for (int r = from; r < end; r++) {
+        if (present == null || present[r - from]) {
+          rows[r][column] = dictionaryValue(ids.readInt());
+        }
       }
+      return;
+    }
+    if (booleans != null) {
+      for (int r = from; r < end; r++) {
+        if (present == null || present[r - from]) {
+          rows[r][column] = booleans.readInt() != 0;
+        }
+      }
+      return;
+    }
+    switch (root) {
+      case BIGINT -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            rows[r][column] = nextLong();
+          }
+        }
+      }
+      case INT -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            rows[r][column] = nextInt();
+          }
+        }
+      }
+      case DOUBLE -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            double d = (double) DOUBLES.get(data, position);
+            position += 8;
+            rows[r][column] = d;
+          }
+        }
+      }
+      case STRING, CHAR, VARCHAR -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            int length = nextInt();
+            rows[r][column] = new String(data, position, length, StandardCharsets.UTF_8);
+            position += length;
+          }
+        }
+      }
+      default -> {
+        for (int r = from; r < end; r++) {
+          if (present == null || present[r - from]) {
+            rows[r][column] = plainValue();
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Decodes the next {@code n} values, keeping only those of the rows {@code selected} marks: the
+   * kept ones go to column {@code column} of {@code rows[0]}, {@code rows[1]}, ... in order; the
+   * others are stepped over without building their values (a whole page run with no kept row
+   * without looking at its values one by one where their width is fixed).
+   *
+   * @return the number of rows kept
+   */
+  int readSelected(Object[][] rows, boolean[] selected, int n, int column) throws IOException {
+    int r = 0;
+    int kept = 0;
+    while (r < n) {
+      if (left == 0) {
+        nextPage();
+      }
+      int run = Math.min(left, n - r);
+      left -= run;
+      boolean any = false;
+      for (int i = r; i < r + run; i++) {
+        if (selected[i]) {
+          any = true;
+          break;
+        }
+      }
+      boolean[] present = levels(run);
+      if (!any) {
+        skipValues(present == null ? run : count(present, run));
+      } else {
+        for (int i = 0; i < run; i++) {
+          boolean has = present == null || present[i];
+          if (selected[r + i]) {
+            if (has) {
+              rows[kept][column] =
+                  ids != null
+                      ? dictionaryValue(ids.readInt())
+                      : booleans != null ? booleans.readInt() != 0 : plainValue();
+            }
+            kept++;
+          } else if (has) {
+            skipValues(1);
+          }
+        }
+      }
+      r += run;
+    }
+    return kept;
+  }
+
+  /** Steps over the next {@code n} values, building none of them. */
+  void skip(int n) throws IOException {
+    int r = 0;
+    while (r < n) {
+      if (left == 0) {
+        nextPage();
+      }
+      int run = Math.min(left, n - r);
+      left -= run;
+      boolean[] present = levels(run);
+      skipValues(present == null ? run : count(present, run));
+      r += run;
+    }
+  }
+
+  private static int count(boolean[] present, int n) {
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+      if (present[i]) {
+        c++;
+      }
+    }
+    return c;
+  }
+
+  /**
+   * The definition levels of the next {@code n} values as "value present" flags, or {@code null}
+   * when the column is required (every value present). The array is reused.
+   */
+  private boolean[] levels(int n) throws IOException {
+    if (maxDefinition == 0) {
+      return null;
+    }
+    if (present.length < n) {
+      present = new boolean[Math.max(n, 1024)];
+    }
+    definitions.readPresent(present, n, maxDefinition);
+    return present;
+  }
+
+  /** Steps over {@code n} present values of the current page. */
+  private void skipValues(int n) throws IOException {
+    if (n == 0) {
+      return;
+    }
+    if (ids != null) {
+      for (int i = 0; i < n; i++) {
+        ids.readInt();
+      }
+      return;
+    }
+    if (booleans != null) {
+      for (int i = 0; i < n; i++) {
+        booleans.readInt();
+      }
+      return;
+    }
+    switch (root) {
+      case INT, TINYINT, SMALLINT, DATE, FLOAT -> position += 4 * n;
+      case BIGINT, TIMESTAMP, TIMESTAMP_LTZ, DOUBLE -> position += 8 * n;
+      case BOOLEAN -> bit += n;
+      case STRING, CHAR, VARCHAR, BYTES -> {
+        for (int i = 0; i < n; i++) {
+          position += 4 + (int) INTS.get(data, position);
+        }
+      }
+      case DECIMAL -> {
+        int width = type.precision() <= 9 ? 4 : type.precision() <= 18 ? 8 : fixedLength;
+        position += width * n;
+      }
+      default -> throw new IllegalArgumentException("Unsupported type " + type);
     }
   }
 
@@ -215,9 +400,7 @@ final class ParquetPageColumn {
           throw unsupported(v1.getDlEncoding());
         }
         int length = (int) INTS.get(bytes, 0);
-        definitions =
-            new RunLengthBitPackingHybridDecoder(
-                definitionWidth, new ByteArrayInputStream(bytes, 4, length));
+        definitions = new RleDecoder(definitionWidth, bytes, 4, 4 + length);
         offset = 4 + length;
       }
       values(bytes, offset, v1.getValueEncoding());
@@ -230,9 +413,8 @@ final class ParquetPageColumn {
                 + " has a compressed v2 page after decompression");
       }
       if (maxDefinition > 0) {
-        definitions =
-            new RunLengthBitPackingHybridDecoder(
-                definitionWidth, v2.getDefinitionLevels().toInputStream());
+        byte[] levels = v2.getDefinitionLevels().toByteArray();
+        definitions = new RleDecoder(definitionWidth, levels, 0, levels.length);
       }
       values(v2.getData().toByteArray(), 0, v2.getDataEncoding());
     }
@@ -248,9 +430,7 @@ final class ParquetPageColumn {
       }
       int width = bytes[offset] & 0xff;
       booleans = null;
-      ids =
-          new RunLengthBitPackingHybridDecoder(
-              width, new ByteArrayInputStream(bytes, offset + 1, bytes.length - offset - 1));
+      ids = new RleDecoder(width, bytes, offset + 1, bytes.length);
       data = null;
     } else if (encoding == Encoding.PLAIN) {
       ids = null;
@@ -262,9 +442,7 @@ final class ParquetPageColumn {
       // v2 pages: booleans as a length-prefixed RLE/bit-packed run of width 1.
       int length = (int) INTS.get(bytes, offset);
       ids = null;
-      booleans =
-          new RunLengthBitPackingHybridDecoder(
-              1, new ByteArrayInputStream(bytes, offset + 4, length));
+      booleans = new RleDecoder(1, bytes, offset + 4, offset + 4 + length);
       data = null;
     } else {
       throw unsupported(encoding);

@@ -25,8 +25,9 @@ import org.roaringbitmap.RoaringBitmap;
  * deletion-vectors.enabled} and the split's snapshot names a vector file for the bucket that lists
  * every file of the split; otherwise {@link #read} returns false and the caller merges. Rows come
  * file by file (not in key order); only the projected and filtered columns are read (plus the
- * system columns when kinds are asked for). Row groups are not skipped by the filter (positions
- * must count every row), files are: the vectors make each file's rows final.
+ * system columns when kinds are asked for). The vectors make each file's rows final, so the filter
+ * may skip files, row groups and single rows; the reader leaves out the vectors' positions ({@link
+ * ReadOptions#deleted()}, counted over the whole file, skipped row groups included).
  */
 final class DeletionVectorRead {
 
@@ -95,13 +96,15 @@ final class DeletionVectorRead {
         columns[i] = true;
       }
     }
-    ReadOptions options = new ReadOptions(columns, null, metrics);
     for (DataFileMeta file : split.files()) {
       RoaringBitmap deleted = vectors.get(file.fileName());
       if (deleted.getLongCardinality() >= file.rowCount()) {
         continue; // every row superseded
       }
       metrics.filesRead.incrementAndGet();
+      // The reader drops the deleted positions (counting the rows of the row groups it skips) and
+      // may drop rows and row groups the filter rules out: each row left is final on its own.
+      ReadOptions options = new ReadOptions(columns, filter, metrics, filter, deleted);
       try (FormatReader reader =
           table
               .format()
@@ -110,9 +113,8 @@ final class DeletionVectorRead {
                   table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
                   table.dataFileRowType(),
                   options)) {
-        int position = 0;
-        for (GenericRow r = reader.next(); r != null; r = reader.next(), position++) {
-          if (deleted.contains(position) || (filter != null && !filter.test(r))) {
+        for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+          if (filter != null && !filter.test(r)) {
             continue;
           }
           GenericRow row = projection == null ? r.prefix(fieldCount) : r.project(projection);

@@ -48,8 +48,9 @@ public final class TableRead {
 
   /**
    * Returns only the rows that make {@code filter} (on the table's columns) TRUE: it is applied to
-   * every row (in primary-key tables to the merged row), and skips Parquet row groups as {@link
-   * Pushdown} allows. The projection need not include its columns.
+   * every row (in primary-key tables to the merged row), and skips Parquet row groups and, inside
+   * the row groups read, rows before their other columns are decoded, as {@link Pushdown} allows.
+   * The projection need not include its columns.
    */
   public TableRead withFilter(Predicate filter) {
     this.filter = filter;
@@ -153,8 +154,10 @@ public final class TableRead {
               split.files(),
               file -> {
                 metrics.filesRead.incrementAndGet();
-                return new ReadOptions(
-                    columns, isolated.contains(file.fileName()) ? filter : keyFilter, metrics);
+                // What may skip a row group may skip a row (Pushdown): the reader drops the rows
+                // it rules out before decoding their other columns.
+                Predicate skip = isolated.contains(file.fileName()) ? filter : keyFilter;
+                return new ReadOptions(columns, skip, metrics, skip, null);
               })) {
         for (KeyValue kv = merger.next(); kv != null; kv = merger.next()) {
           if (!kv.deleted() && (filter == null || filter.test(kv.fileRow()))) {
@@ -164,7 +167,7 @@ public final class TableRead {
       }
       return;
     }
-    ReadOptions options = new ReadOptions(columns, filter, metrics);
+    ReadOptions options = new ReadOptions(columns, filter, metrics, filter, null);
     for (DataFileMeta file : split.files()) {
       metrics.filesRead.incrementAndGet();
       try (FormatReader reader =
