@@ -81,6 +81,8 @@ class RowKindTest {
   @Test
   void retractionsStayUntilTheOutputIsAtTheHighestLevel() throws Exception {
     // trigger 2, 4 levels: a minor compaction of two level-0 runs writes below the highest level.
+    // The level-3 file holds 2,000 keys, so that the two small level-0 files are no match for it
+    // in size and the pick (three runs, one more than the trigger) does not grow into it.
     FileStoreTable table =
         TestTables.keyValueTable(
             dir,
@@ -88,7 +90,7 @@ class RowKindTest {
                 "num-sorted-run.compaction-trigger", "2", "num-levels", "4", "write-only", "true"));
     TableCommit commit = table.newCommit("u");
     try (TableWrite write = table.newWrite("u")) {
-      for (int k = 0; k < 20; k++) {
+      for (int k = 0; k < 2000; k++) {
         write.write(GenericRow.of(k, "v" + k));
       }
       commit.commit(1, write.prepareCommit());
@@ -101,7 +103,7 @@ class RowKindTest {
         write.write(k % 4 == 0 ? RowKind.DELETE : RowKind.UPDATE_BEFORE, GenericRow.of(k, null));
       }
       commit.commit(2, write.prepareCommit());
-      write.write(GenericRow.of(100, "new"));
+      write.write(GenericRow.of(5000, "new"));
       commit.commit(3, write.prepareCommit());
     }
     try (TableCompactor compactor = table.newCompactor("c")) {
@@ -114,10 +116,12 @@ class RowKindTest {
                 + " file below still holds the keys")
         .isEqualTo(10);
     Map<Integer, String> expected = new TreeMap<>();
-    for (int k = 1; k < 20; k += 2) {
-      expected.put(k, "v" + k);
+    for (int k = 0; k < 2000; k++) {
+      if (k >= 20 || k % 2 == 1) {
+        expected.put(k, "v" + k);
+      }
     }
-    expected.put(100, "new");
+    expected.put(5000, "new");
     assertThat(TestTables.readKeyValues(table)).isEqualTo(expected);
 
     try (TableCompactor compactor = table.newCompactor("c")) {

@@ -18,7 +18,12 @@ import java.util.TreeMap;
  *   <li>Size amplification: when all runs but the oldest are larger than 200% of the oldest, pick
  *       all (full compaction, to the max level).
  *   <li>Size ratio: grow the prefix while the next run is no larger than the prefix so far (+1%).
- *   <li>Otherwise the newest {@code runs - trigger + 1} runs.
+ *   <li>Otherwise, only when there are more runs than the trigger, the newest {@code runs - trigger
+ *       + 1} runs, grown by the size ratio as above; with exactly {@code trigger} runs, nothing
+ *       (the next run comes first). Paimon's rule: picking the newest two of {@code trigger} runs
+ *       when the newest is the smaller one would reach the first leveled run through level 0, and
+ *       with only level-0 files and the max level that is a full compaction of the bucket, where
+ *       one more flush later the level-0 files alone merge to the level above it.
  * </ol>
  *
  * The output goes to the level just below the first unpicked run's level (or to the max level when
@@ -66,7 +71,8 @@ public final class UniversalCompaction {
     if (runs.size() < Math.max(trigger, 2)) {
       return Optional.empty();
     }
-    return Optional.of(unit(runs, choose(runs)));
+    int count = choose(runs);
+    return count == 0 ? Optional.empty() : Optional.of(unit(runs, count));
   }
 
   /** Everything into one run at the max level, or empty when that is already so. */
@@ -78,6 +84,7 @@ public final class UniversalCompaction {
     return Optional.of(unit(runs, runs.size()));
   }
 
+  /** How many of the newest runs to compact; 0 for none. */
   private int choose(List<List<DataFileMeta>> runs) {
     long newer = 0;
     for (int i = 0; i < runs.size() - 1; i++) {
@@ -87,17 +94,28 @@ public final class UniversalCompaction {
     if (newer * 100 > oldest * MAX_SIZE_AMPLIFICATION_PERCENT) {
       return runs.size();
     }
-    long candidate = size(runs.get(0));
-    int count = 1;
+    int count = growBySizeRatio(runs, 1);
+    if (count >= 2) {
+      return count;
+    }
+    if (runs.size() > Math.max(trigger, 2)) {
+      return growBySizeRatio(runs, runs.size() - Math.max(trigger, 2) + 1);
+    }
+    return 0;
+  }
+
+  /** The newest {@code count} runs, and the next ones while each is no larger than those (+1%). */
+  private static int growBySizeRatio(List<List<DataFileMeta>> runs, int count) {
+    long candidate = 0;
+    for (int i = 0; i < count; i++) {
+      candidate += size(runs.get(i));
+    }
     while (count < runs.size()
         && candidate * (100 + SIZE_RATIO_PERCENT) / 100 >= size(runs.get(count))) {
       candidate += size(runs.get(count));
       count++;
     }
-    if (count >= 2) {
-      return count;
-    }
-    return Math.max(2, runs.size() - trigger + 1);
+    return count;
   }
 
   private CompactUnit unit(List<List<DataFileMeta>> runs, int count) {

@@ -6,9 +6,12 @@ import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
@@ -17,6 +20,7 @@ import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
@@ -27,6 +31,7 @@ import org.apache.parquet.io.PositionOutputStream;
 import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
 
 /**
  * Apache Parquet data files, through Parquet's {@link InputFile} / {@link OutputFile} over
@@ -46,6 +51,26 @@ public final class ParquetFileFormat implements FileFormat {
 
   /** Columns written without dictionary encoding (plain): their values (nearly) never repeat. */
   private final Set<String> plainColumns;
+
+  /**
+   * Columns whose dictionary did not pay in a recently finished file of this format (a table's):
+   * the number of next files that write them plain. parquet-mr tries a dictionary for each column
+   * chunk, hashes the first page's values into it and, when it does not shrink the page (the values
+   * hardly repeat), re-encodes the page plain: for a column of (nearly) unique values, every small
+   * file pays both. A file's encodings are its own business (readers read both), so after a file
+   * whose chunk of a column fell back to plain, the next {@link #LEARNED_PLAIN_FILES} files write
+   * that column plain, and the one after tries the dictionary again.
+   */
+  private final ConcurrentHashMap<String, AtomicInteger> learnedPlain = new ConcurrentHashMap<>();
+
+  /** Files written plain after a column's dictionary fell back (then the dictionary is retried). */
+  static final int LEARNED_PLAIN_FILES = 32;
+
+  /**
+   * Values a column chunk needs for its fallback to teach anything: a tiny file's dictionary never
+   * pays, whatever its column holds.
+   */
+  static final long LEARN_MIN_VALUES = 10_000;
 
   /**
    * @param compression {@code zstd}, {@code lz4} (Parquet's {@code LZ4_RAW}), {@code snappy},
@@ -141,9 +166,12 @@ public final class ParquetFileFormat implements FileFormat {
             .withRowGroupSize(blockSize)
             .withPageSize(pageSize)
             .withDictionaryPageSize(pageSize);
-    for (String column : plainColumns) {
-      if (rowType.names().contains(column)) {
+    Set<String> dictionary = new HashSet<>();
+    for (String column : rowType.names()) {
+      if (plainColumns.contains(column) || plainThisFile(column)) {
         builder = builder.withDictionaryEncoding(column, false);
+      } else {
+        dictionary.add(column);
       }
     }
     ParquetWriter<GenericRow> writer = builder.build();
@@ -167,9 +195,55 @@ public final class ParquetFileFormat implements FileFormat {
         if (!closed) {
           closed = true;
           writer.close();
+          learn(writer, dictionary);
         }
       }
     };
+  }
+
+  /** Whether a new file writes {@code column} plain because its dictionary fell back recently. */
+  private boolean plainThisFile(String column) {
+    AtomicInteger left = learnedPlain.get(column);
+    if (left == null) {
+      return false;
+    }
+    if (left.decrementAndGet() >= 0) {
+      return true;
+    }
+    learnedPlain.remove(column, left);
+    return false;
+  }
+
+  /**
+   * Notes the columns of a finished file that tried a dictionary and wrote no dictionary page in a
+   * chunk of at least {@link #LEARN_MIN_VALUES} values: parquet-mr fell back to plain there.
+   */
+  private void learn(ParquetWriter<GenericRow> writer, Set<String> dictionary) {
+    for (BlockMetaData block : writer.getFooter().getBlocks()) {
+      for (ColumnChunkMetaData chunk : block.getColumns()) {
+        String[] path = chunk.getPath().toArray();
+        if (path.length == 1
+            && dictionary.contains(path[0])
+            && chunk.getValueCount() >= LEARN_MIN_VALUES
+            && chunk.getPrimitiveType().getPrimitiveTypeName()
+                != PrimitiveType.PrimitiveTypeName.BOOLEAN
+            && !chunk.hasDictionaryPage()) {
+          learnedPlain.put(path[0], new AtomicInteger(LEARNED_PLAIN_FILES));
+        }
+      }
+    }
+  }
+
+  /** The columns that new files write plain for now, having learnt it (for tests). */
+  Set<String> learnedPlainColumns() {
+    Set<String> columns = new HashSet<>();
+    learnedPlain.forEach(
+        (column, left) -> {
+          if (left.get() > 0) {
+            columns.add(column);
+          }
+        });
+    return columns;
   }
 
   @Override

@@ -6,10 +6,13 @@ import dev.lockstep.engine.format.FormatReader;
 import dev.lockstep.engine.format.ReadOptions;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.store.TableStore;
+import dev.lockstep.engine.types.DataTypeRoot;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.function.Function;
@@ -37,10 +40,20 @@ public final class DeduplicateMerger implements Closeable {
   private final PriorityQueue<Head> heads;
   private final List<Head> same = new ArrayList<>();
 
+  /**
+   * The first key column is BIGINT or INT (never null in a key): the heap orders heads on that
+   * column as a primitive long first ({@link Head#leading}), and compares the remaining key columns
+   * only when it ties; otherwise on the key columns' values.
+   */
+  private final boolean primitiveLeading;
+
   private static final class Head {
     final FormatReader reader;
     final DataFileMeta file;
     KeyValue kv;
+
+    /** The current row's first key column, when {@link #primitiveLeading}. */
+    long leading;
 
     Head(FormatReader reader, DataFileMeta file) {
       this.reader = reader;
@@ -107,10 +120,22 @@ public final class DeduplicateMerger implements Closeable {
     this.sequenceFields = table.sequenceFieldIndexes();
     this.table = table;
     int[] keys = keyIndexes;
-    this.heads =
-        new PriorityQueue<>(
-            Math.max(1, files.size()),
-            (a, b) -> RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keys));
+    DataTypeRoot first = table.schema().rowType().field(keys[0]).type().root();
+    this.primitiveLeading = first == DataTypeRoot.BIGINT || first == DataTypeRoot.INT;
+    int[] rest = Arrays.copyOfRange(keys, 1, keys.length);
+    Comparator<Head> order;
+    if (!primitiveLeading) {
+      order = (a, b) -> RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keys);
+    } else if (rest.length == 0) {
+      order = (a, b) -> Long.compare(a.leading, b.leading);
+    } else {
+      order =
+          (a, b) -> {
+            int c = Long.compare(a.leading, b.leading);
+            return c != 0 ? c : RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), rest);
+          };
+    }
+    this.heads = new PriorityQueue<>(Math.max(1, files.size()), order);
     try {
       for (DataFileMeta file : files) {
         if (file.commitSnapshot() < 0) {
@@ -148,6 +173,9 @@ public final class DeduplicateMerger implements Closeable {
             snapshot < 0 ? head.file.commitSnapshot() : snapshot,
             (Long) r.get(fieldCount + 1),
             table.rowKindOf(r));
+    if (primitiveLeading) {
+      head.leading = ((Number) r.get(keyIndexes[0])).longValue();
+    }
     return true;
   }
 
@@ -167,8 +195,7 @@ public final class DeduplicateMerger implements Closeable {
     }
     same.clear();
     same.add(first);
-    while (!heads.isEmpty()
-        && RowComparator.compare(heads.peek().kv.fileRow(), winner.fileRow(), keyIndexes) == 0) {
+    while (!heads.isEmpty() && sameKey(heads.peek(), first)) {
       Head h = heads.poll();
       if (wins(h.kv, winner)) {
         winner = h.kv;
@@ -181,6 +208,14 @@ public final class DeduplicateMerger implements Closeable {
       }
     }
     return winner;
+  }
+
+  /** Whether the current rows of two heads hold the same key. */
+  private boolean sameKey(Head a, Head b) {
+    if (primitiveLeading && (a.leading != b.leading || keyIndexes.length == 1)) {
+      return a.leading == b.leading;
+    }
+    return RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), keyIndexes) == 0;
   }
 
   /** Whether {@code a} wins its key over {@code b}. */
