@@ -135,6 +135,64 @@ class CleanableFailureTest {
     assertThat(unreferencedManifests(table)).isEmpty();
   }
 
+  /** The manifests and lists in the table's directory (none is named before snapshot 1). */
+  private List<String> manifestFiles() throws IOException {
+    java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
+    if (!java.nio.file.Files.isDirectory(manifests)) {
+      return List.of();
+    }
+    try (var files = java.nio.file.Files.list(manifests)) {
+      return files.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  /**
+   * The first snapshot's attempt writes a base manifest list besides the delta manifest and its
+   * list: a failure that may have published keeps all three (snapshot 1 may name them).
+   */
+  @Test
+  void aFirstSnapshotWhoseOutcomeIsUnclearKeepsItsBaseListToo() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of());
+    AtomicBoolean done = new AtomicBoolean();
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1") && done.compareAndSet(false, true)) {
+            throw new IllegalStateException("a store client bug");
+          }
+        });
+    List<CommitMessage> messages = written(table, "u", 1);
+
+    assertThatThrownBy(() -> table.newCommit("u").commit(1, messages))
+        .isInstanceOf(IllegalStateException.class);
+
+    assertThat(manifestFiles())
+        .as("delta manifest, delta list and base list")
+        .hasSize(3)
+        .filteredOn(n -> n.startsWith("manifest-list-"))
+        .hasSize(2);
+  }
+
+  @Test
+  void aFirstSnapshotThatFailedBeforeLandingDeletesItsBaseListToo() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of());
+    io.failNextMatching(
+        Operation.CREATE,
+        p -> p.name().equals("snapshot-1"),
+        dev.lockstep.conformance.FaultPlan.Fault.FAIL_BEFORE_LANDING,
+        3);
+    List<CommitMessage> messages = written(table, "u", 1);
+
+    assertThatThrownBy(() -> table.newCommit("u").commit(1, messages))
+        .isInstanceOf(CleanableFailure.class);
+
+    assertThat(manifestFiles()).isEmpty();
+    io.clearFaults();
+    assertThat(table.newCommit("u").commit(1, messages).dataSnapshotId()).isEqualTo(1);
+  }
+
   @Test
   void anUnknownOutcomeIsNeverCleanable() {
     assertThat(CleanableFailure.class.isAssignableFrom(CommitStateUnknownException.class))
