@@ -193,6 +193,46 @@ class CleanableFailureTest {
     assertThat(table.newCommit("u").commit(1, messages).dataSnapshotId()).isEqualTo(1);
   }
 
+  /**
+   * Every {@value CommitLoop#MAX_PRIOR_DELTAS}th snapshot or so writes a fresh base list and merges
+   * the small manifests into new ones: a failure before landing deletes the merged manifests too,
+   * and the manifest directory is as before the commit.
+   */
+  @Test
+  void anAttemptThatMergedManifestsDeletesThemWhenItFailsBeforeLanding() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of("manifest.merge-min-count", "2"));
+    long n = 1;
+    for (; n <= CommitLoop.MAX_PRIOR_DELTAS + 1; n++) {
+      table.newCommit("u").commit(n, written(table, "u", n));
+    }
+    assertThat(table.snapshotManager().latest().orElseThrow().priorDeltas())
+        .as("the next snapshot writes a fresh base list")
+        .hasSize(CommitLoop.MAX_PRIOR_DELTAS);
+    List<CommitMessage> messages = written(table, "u", n);
+    List<String> before = manifestFiles();
+    io.failNextMatching(
+        Operation.CREATE,
+        p -> p.name().startsWith("snapshot-"),
+        dev.lockstep.conformance.FaultPlan.Fault.FAIL_BEFORE_LANDING,
+        3);
+    List<String> written = new java.util.ArrayList<>();
+    io.beforeLanding(Operation.WRITE, (op, path) -> written.add(path.name()));
+
+    long failing = n;
+    assertThatThrownBy(() -> table.newCommit("u").commit(failing, messages))
+        .isInstanceOf(CleanableFailure.class);
+    io.clearFaults();
+
+    assertThat(written)
+        .as("merged manifests were written")
+        .filteredOn(name -> name.startsWith("manifest-") && !name.startsWith("manifest-list-"))
+        .hasSizeGreaterThan(1);
+    assertThat(manifestFiles()).isEqualTo(before);
+    assertThat(table.newCommit("u").commit(n, messages).dataSnapshotId()).isEqualTo(n);
+    assertThat(table.newRead().readAll(table.newScan().plan())).hasSize((int) n);
+  }
+
   @Test
   void anUnknownOutcomeIsNeverCleanable() {
     assertThat(CleanableFailure.class.isAssignableFrom(CommitStateUnknownException.class))
