@@ -255,6 +255,21 @@ class CommitLoopRetryTest {
     table.close();
   }
 
+  /** {@code commit.max-retries} counts retries: with 1, one conflict still lands. */
+  @Test
+  void withOneRetryAllowedOneConflictStillLands() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table =
+        catalog(io, Map.of("commit.max-retries", "1"))
+            .createTable(new Identifier("db", "one"), schema());
+    loseTheFirstRace(io, "db.one");
+    CommitLoop loop = new CommitLoop(table, "ours");
+
+    assertThat(loop.commit(CommitKind.APPEND, List.of(), 1, null, null)).isEqualTo(2);
+    assertThat(loop.retries()).isEqualTo(1);
+    table.close();
+  }
+
   @Test
   void outOfTimeTheCommitFailsNamingTheTimeout() throws Exception {
     FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
