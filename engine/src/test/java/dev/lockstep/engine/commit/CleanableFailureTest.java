@@ -135,6 +135,104 @@ class CleanableFailureTest {
     assertThat(unreferencedManifests(table)).isEmpty();
   }
 
+  /** The manifests and lists in the table's directory (none is named before snapshot 1). */
+  private List<String> manifestFiles() throws IOException {
+    java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
+    if (!java.nio.file.Files.isDirectory(manifests)) {
+      return List.of();
+    }
+    try (var files = java.nio.file.Files.list(manifests)) {
+      return files.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  /**
+   * The first snapshot's attempt writes a base manifest list besides the delta manifest and its
+   * list: a failure that may have published keeps all three (snapshot 1 may name them).
+   */
+  @Test
+  void aFirstSnapshotWhoseOutcomeIsUnclearKeepsItsBaseListToo() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of());
+    AtomicBoolean done = new AtomicBoolean();
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1") && done.compareAndSet(false, true)) {
+            throw new IllegalStateException("a store client bug");
+          }
+        });
+    List<CommitMessage> messages = written(table, "u", 1);
+
+    assertThatThrownBy(() -> table.newCommit("u").commit(1, messages))
+        .isInstanceOf(IllegalStateException.class);
+
+    assertThat(manifestFiles())
+        .as("delta manifest, delta list and base list")
+        .hasSize(3)
+        .filteredOn(n -> n.startsWith("manifest-list-"))
+        .hasSize(2);
+  }
+
+  @Test
+  void aFirstSnapshotThatFailedBeforeLandingDeletesItsBaseListToo() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of());
+    io.failNextMatching(
+        Operation.CREATE,
+        p -> p.name().equals("snapshot-1"),
+        dev.lockstep.conformance.FaultPlan.Fault.FAIL_BEFORE_LANDING,
+        3);
+    List<CommitMessage> messages = written(table, "u", 1);
+
+    assertThatThrownBy(() -> table.newCommit("u").commit(1, messages))
+        .isInstanceOf(CleanableFailure.class);
+
+    assertThat(manifestFiles()).isEmpty();
+    io.clearFaults();
+    assertThat(table.newCommit("u").commit(1, messages).dataSnapshotId()).isEqualTo(1);
+  }
+
+  /**
+   * Every {@value CommitLoop#MAX_PRIOR_DELTAS}th snapshot or so writes a fresh base list and merges
+   * the small manifests into new ones: a failure before landing deletes the merged manifests too,
+   * and the manifest directory is as before the commit.
+   */
+  @Test
+  void anAttemptThatMergedManifestsDeletesThemWhenItFailsBeforeLanding() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of("manifest.merge-min-count", "2"));
+    long n = 1;
+    for (; n <= CommitLoop.MAX_PRIOR_DELTAS + 1; n++) {
+      table.newCommit("u").commit(n, written(table, "u", n));
+    }
+    assertThat(table.snapshotManager().latest().orElseThrow().priorDeltas())
+        .as("the next snapshot writes a fresh base list")
+        .hasSize(CommitLoop.MAX_PRIOR_DELTAS);
+    List<CommitMessage> messages = written(table, "u", n);
+    List<String> before = manifestFiles();
+    io.failNextMatching(
+        Operation.CREATE,
+        p -> p.name().startsWith("snapshot-"),
+        dev.lockstep.conformance.FaultPlan.Fault.FAIL_BEFORE_LANDING,
+        3);
+    List<String> written = new java.util.ArrayList<>();
+    io.beforeLanding(Operation.WRITE, (op, path) -> written.add(path.name()));
+
+    long failing = n;
+    assertThatThrownBy(() -> table.newCommit("u").commit(failing, messages))
+        .isInstanceOf(CleanableFailure.class);
+    io.clearFaults();
+
+    assertThat(written)
+        .as("merged manifests were written")
+        .filteredOn(name -> name.startsWith("manifest-") && !name.startsWith("manifest-list-"))
+        .hasSizeGreaterThan(1);
+    assertThat(manifestFiles()).isEqualTo(before);
+    assertThat(table.newCommit("u").commit(n, messages).dataSnapshotId()).isEqualTo(n);
+    assertThat(table.newRead().readAll(table.newScan().plan())).hasSize((int) n);
+  }
+
   @Test
   void anUnknownOutcomeIsNeverCleanable() {
     assertThat(CleanableFailure.class.isAssignableFrom(CommitStateUnknownException.class))

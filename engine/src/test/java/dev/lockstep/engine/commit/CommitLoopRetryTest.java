@@ -184,6 +184,49 @@ class CommitLoopRetryTest {
     table.close();
   }
 
+  /**
+   * Out of retries after conflicts under a contended lock, the failure says so (and how many) and
+   * points at the committers or a lock-free strategy rather than at a higher limit.
+   */
+  @Test
+  void outOfRetriesUnderAContendedLockTheFailureBlamesTheContention() throws Exception {
+    Map<String, String> locked =
+        Map.of(
+            "lock.enabled",
+            "true",
+            "lock.type",
+            SharedInJvmLockFactory.IDENTIFIER,
+            "commit.max-retries",
+            "0");
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table =
+        catalog(io, locked).createTable(new Identifier("db", "contendedlimit"), schema());
+    loseTheFirstRace(io, "db.contendedlimit");
+    var waiting = SharedInJvmLockFactory.waitingAcquire("db.contendedlimit");
+    CommitLoop loop = new CommitLoop(table, "ours");
+    Lease held =
+        SharedInJvmLockFactory.SHARED.acquire("db.contendedlimit", Duration.ZERO).orElseThrow();
+    CompletableFuture<Long> commit = commitAsync(loop);
+    long timeout = (long) (30_000 * TestTiming.FACTOR);
+    try {
+      assertThat(waiting.await(timeout, TimeUnit.MILLISECONDS)).isTrue();
+    } finally {
+      held.close();
+    }
+
+    assertThatThrownBy(() -> commit.get(timeout, TimeUnit.MILLISECONDS))
+        .cause()
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .cause()
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining("'commit.max-retries' (0): 1 snapshot conflicts")
+        .hasMessageContaining("(1 under a contended lock)")
+        .hasMessageContaining("other commits took snapshot 1 meanwhile")
+        .hasMessageContaining("The table's lock was held by another committer in most attempts");
+    assertThat(table.snapshotManager().latestId().getAsLong()).isEqualTo(1);
+    table.close();
+  }
+
   @Test
   void outOfRetriesTheCommitFailsNamingTheLimitAndTheSameMessagesCommitLater() throws Exception {
     FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
@@ -200,6 +243,8 @@ class CommitLoopRetryTest {
           .isInstanceOf(CommitFailedException.class)
           .hasMessageContaining("'commit.max-retries' (0): 1 snapshot conflicts")
           .hasMessageContaining("other commits took snapshot 1 meanwhile")
+          .hasMessageNotContaining("under a contended lock")
+          .hasMessageContaining("with fair turns a commit loses about one race per other committer")
           .hasMessageContaining("Nothing was committed")
           .hasMessageContaining("commit the same messages again");
       assertThat(table.snapshotManager().latestId().getAsLong()).isEqualTo(1);
@@ -207,6 +252,21 @@ class CommitLoopRetryTest {
       assertThat(commit.commit(1, messages).dataSnapshotId()).isEqualTo(2);
     }
     assertThat(table.newRead().readAll(table.newScan().plan())).hasSize(2);
+    table.close();
+  }
+
+  /** {@code commit.max-retries} counts retries: with 1, one conflict still lands. */
+  @Test
+  void withOneRetryAllowedOneConflictStillLands() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table =
+        catalog(io, Map.of("commit.max-retries", "1"))
+            .createTable(new Identifier("db", "one"), schema());
+    loseTheFirstRace(io, "db.one");
+    CommitLoop loop = new CommitLoop(table, "ours");
+
+    assertThat(loop.commit(CommitKind.APPEND, List.of(), 1, null, null)).isEqualTo(2);
+    assertThat(loop.retries()).isEqualTo(1);
     table.close();
   }
 

@@ -1,0 +1,193 @@
+package dev.lockstep.engine.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
+import dev.lockstep.engine.catalog.FileSystemCatalog;
+import dev.lockstep.engine.catalog.Identifier;
+import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.manifest.BucketId;
+import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.snapshot.CommitKind;
+import dev.lockstep.engine.table.FileStoreTable;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.write.CommitMessage;
+import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.Path;
+import dev.lockstep.fs.local.LocalFileIO;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A commit that lost the race for snapshot N and then finds N (and the snapshots after it) expired
+ * before it could read their deltas rebases on the newest snapshot, checked against that snapshot's
+ * live files instead of the deltas it can no longer read (CommitLoop, after a conflict). An APPEND
+ * lands on the newest snapshot with nothing lost; a COMPACT whose input files another compaction
+ * replaced in the expired snapshots is dropped (landing it would delete files that are no longer
+ * live and add a second copy of their rows), its output deleted. Real local store; the other writer
+ * and the expiration act at the exact moments, through a second table object.
+ */
+class ExpiredWinnerRebaseTest {
+
+  @TempDir java.nio.file.Path dir;
+
+  private static final Identifier ID = new Identifier("db", "t");
+
+  /** Keeps one snapshot, expires the rest after 1 ms. */
+  private static final Map<String, String> TINY_RETENTION =
+      Map.of(
+          "snapshot.num-retained.min", "1",
+          "snapshot.num-retained.max", "1",
+          "snapshot.time-retained", "1 ms",
+          "commit.max-retry-wait", "20 ms");
+
+  private FileStoreTable create(boolean primaryKey) throws IOException {
+    Schema.Builder schema =
+        Schema.newBuilder().column("k", DataType.intType()).column("v", DataType.string());
+    if (primaryKey) {
+      schema.primaryKey("k");
+    }
+    return catalog(new LocalFileIO()).createTable(ID, schema.options(TINY_RETENTION).build());
+  }
+
+  private FileSystemCatalog catalog(FileIO io) {
+    return new FileSystemCatalog(io, Path.of(dir.toString()), Map.of());
+  }
+
+  private static void append(FileStoreTable table, String user, long identifier, int key)
+      throws IOException {
+    try (TableWrite write = table.newWrite(user)) {
+      write.write(GenericRow.of(key, user));
+      table.newCommit(user).commit(identifier, write.prepareCommit());
+    }
+  }
+
+  private static Map<Integer, Integer> keyCounts(FileStoreTable table) throws IOException {
+    Map<Integer, Integer> counts = new TreeMap<>();
+    for (GenericRow row : table.newRead().readAll(table.newScan().plan())) {
+      counts.merge((Integer) row.get(0), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  /**
+   * Right before our snapshot-{@code id} lands, {@code others} commits snapshot {@code id} through
+   * {@code winner}; at the second read of that snapshot through our store (the first is lock-api's
+   * read-back of the lost race), {@code others} appends two more and expiration keeps only the
+   * newest: the winner's delta is gone before our catch-up reads it.
+   */
+  private static AtomicInteger loseThenExpire(
+      FaultInjectingStore io, FileStoreTable others, long id, IoAction winner) {
+    AtomicBoolean raced = new AtomicBoolean();
+    AtomicInteger reads = new AtomicInteger();
+    String name = "snapshot-" + id;
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals(name) && raced.compareAndSet(false, true)) {
+            winner.run();
+          }
+        });
+    io.beforeLanding(
+        Operation.READ,
+        (op, path) -> {
+          if (raced.get() && path.name().equals(name) && reads.incrementAndGet() == 2) {
+            append(others, "others", 1001, 3);
+            append(others, "others", 1002, 4);
+            assertThat(others.snapshotManager().log().listIds()).containsExactly(id + 2);
+          }
+        });
+    return reads;
+  }
+
+  @FunctionalInterface
+  private interface IoAction {
+    void run() throws IOException;
+  }
+
+  @Test
+  void anAppendWhoseWinnerExpiredLandsOnTheNewestSnapshotWithNothingLost() throws Exception {
+    FileStoreTable others = create(false);
+    append(others, "others", 1, 1);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> messages;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.write(GenericRow.of(100, "ours"));
+      messages = write.prepareCommit();
+    }
+    AtomicInteger reads = loseThenExpire(io, others, 2, () -> append(others, "others", 1000, 2));
+
+    CommitResult result = ours.newCommit("ours").commit(1, messages);
+
+    assertThat(reads).hasValueGreaterThanOrEqualTo(2);
+    assertThat(result.retries()).isEqualTo(1);
+    assertThat(result.dataSnapshotId()).as("built on the newest snapshot, 4").isEqualTo(5);
+    var snapshots = others.snapshotManager();
+    assertThat(snapshots.get(5).commitUser()).isEqualTo("ours");
+    assertThat(keyCounts(others)).isEqualTo(Map.of(1, 1, 2, 1, 3, 1, 4, 1, 100, 1));
+  }
+
+  @Test
+  void aCompactionWhoseInputsWereCompactedInExpiredSnapshotsIsDroppedNotLanded() throws Exception {
+    FileStoreTable others = create(true);
+    append(others, "others", 1, 1);
+    append(others, "others", 2, 2);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> compaction;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.compact(true);
+      compaction = write.prepareCommit();
+    }
+    assertThat(compaction).singleElement().satisfies(m -> assertThat(m.compactBefore()).hasSize(2));
+    List<DataFileMeta> ourOutput = new ArrayList<>(compaction.get(0).compactAfter());
+    assertThat(ourOutput).isNotEmpty();
+    CommitMessage ourMessage = compaction.get(0);
+    AtomicInteger reads =
+        loseThenExpire(
+            io,
+            others,
+            3,
+            () -> {
+              try (TableWrite write = others.newWrite("others")) {
+                write.compact(true);
+                others.newCommit("others").commit(999, write.prepareCommit());
+              }
+            });
+
+    CommitResult result = ours.newCommit("ours").commit(1, compaction);
+
+    assertThat(reads).hasValueGreaterThanOrEqualTo(2);
+    assertThat(others.snapshotManager().get(3).commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(others.snapshotManager().get(3).commitUser()).isEqualTo("others");
+    assertThat(result.compactSnapshotId()).isEqualTo(-1);
+    assertThat(result.droppedCompactions())
+        .containsExactly(new BucketId(ourMessage.partition(), ourMessage.bucket()));
+    assertThat(others.snapshotManager().latestId().getAsLong())
+        .as("nothing of ours published")
+        .isEqualTo(5);
+    for (DataFileMeta f : ourOutput) {
+      assertThat(
+              others
+                  .fileIO()
+                  .exists(
+                      others
+                          .bucketPath(ourMessage.partition(), ourMessage.bucket())
+                          .child(f.fileName())))
+          .as("our dropped compaction's output %s is deleted", f.fileName())
+          .isFalse();
+    }
+    assertThat(keyCounts(others)).isEqualTo(Map.of(1, 1, 2, 1, 3, 1, 4, 1));
+  }
+}
