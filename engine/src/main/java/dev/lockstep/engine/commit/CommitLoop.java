@@ -842,6 +842,7 @@ final class CommitLoop {
       } catch (dev.lockstep.engine.snapshot.DamagedFileException damaged) {
         // An unreadable parent proves nothing either way: the listing below decides, as for an
         // expired parent, so that damage in an old snapshot does not stop commits.
+        snapshots.skippedDamage().note(damaged);
         parent = Optional.empty();
       }
       if (parent.isPresent() && parent.get().commitId().equals(base.parentCommitId())) {
