@@ -34,6 +34,8 @@ final class CliLogging {
     } else {
       setIfAbsent("defaultLogLevel", "off");
       setIfAbsent("log.dev.lockstep", "warn");
+      // Damage a command went past: the command prints one line of its own (DamageWarnings).
+      setIfAbsent("log.dev.lockstep.engine.snapshot.SkippedDamage", "off");
     }
   }
 

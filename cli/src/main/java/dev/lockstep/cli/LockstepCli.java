@@ -56,7 +56,12 @@ public final class LockstepCli implements Runnable {
     cli.setErr(err);
     cli.setExecutionExceptionHandler(new OneLineErrors());
     cli.setParameterExceptionHandler(new OneLineErrors());
-    return cli.execute(args);
+    DamageWarnings.reset();
+    int code = cli.execute(args);
+    if (code == 0) {
+      DamageWarnings.print(err); // damage a successful table command went past
+    }
+    return code;
   }
 
   /**

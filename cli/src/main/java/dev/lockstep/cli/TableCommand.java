@@ -6,9 +6,11 @@ import dev.lockstep.engine.catalog.TableExistsException;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableRead;
 import dev.lockstep.engine.schema.Schema;
+import dev.lockstep.engine.snapshot.DamagedFileException;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.table.FileStoreTable;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -208,23 +210,52 @@ final class TableCommand implements Runnable {
             limit == 0
                 ? earliest.getAsLong()
                 : Math.max(earliest.getAsLong(), latest.getAsLong() - limit + 1);
+        // A damaged snapshot other than the latest is listed as such, with its damage (the
+        // command's warning line names it); its successor's delta is against the one before it.
         List<Snapshot> shown = new ArrayList<>();
+        Map<Long, String> damaged = new LinkedHashMap<>();
         int width = 4;
         for (long id = first; id <= latest.getAsLong(); id++) {
+          if (id < latest.getAsLong()) {
+            try {
+              table.snapshotManager().get(id);
+            } catch (DamagedFileException d) {
+              table.snapshotManager().skippedDamage().note(d);
+              damaged.put(id, d.damage());
+              continue;
+            } catch (FileNotFoundException gone) {
+              if (id >= table.snapshotManager().earliestId().orElse(Long.MAX_VALUE)) {
+                String file = table.snapshotManager().log().snapshotPath(id).toString();
+                table.snapshotManager().skippedDamage().noteMissing("snapshot", file);
+                damaged.put(id, "missing");
+              } // else expired meanwhile
+              continue;
+            }
+          }
           Snapshot s = TableDiagnosis.snapshot(table, id);
           shown.add(s);
           width = Math.max(width, s.commitUser().length());
         }
+        int listed = shown.size() + damaged.size();
         // The live rows before the first one shown, for its delta.
-        long before =
-            first > earliest.getAsLong()
-                ? liveRows(table, TableDiagnosis.snapshot(table, first - 1))
-                : 0;
+        long before = 0;
+        if (first > earliest.getAsLong()) {
+          try {
+            before = liveRows(table, table.snapshotManager().get(first - 1));
+          } catch (DamagedFileException d) {
+            table.snapshotManager().skippedDamage().note(d);
+          } catch (FileNotFoundException gone) {
+            // Expired meanwhile, or a gap the listing noted: the delta counts from 0.
+          }
+        }
         long total = latest.getAsLong() - earliest.getAsLong() + 1;
         if (json) {
           ObjectNode node = Json.object().put("table", target.table).put("total", total);
           ArrayNode list = node.putArray("snapshots");
           for (Snapshot s : shown) {
+            for (Map.Entry<Long, String> d : damagedBelow(damaged, s.id())) {
+              list.addObject().put("id", d.getKey()).put("damage", d.getValue());
+            }
             long rows = liveRows(table, s);
             list.addObject()
                 .put("id", s.id())
@@ -255,6 +286,10 @@ final class TableCommand implements Runnable {
                     "delta",
                     "fencing token"));
         for (Snapshot s : shown) {
+          for (Map.Entry<Long, String> d : damagedBelow(damaged, s.id())) {
+            sb.append(
+                String.format(row, d.getKey(), "DAMAGED", d.getValue(), "-", "-", "-", "-", "-"));
+          }
           long rows = liveRows(table, s);
           sb.append(
               String.format(
@@ -269,15 +304,28 @@ final class TableCommand implements Runnable {
                   s.fencing() == null ? "-" : s.fencing().token()));
           before = rows;
         }
-        if (shown.size() < total) {
+        if (listed < total) {
           sb.append(
               String.format(
-                  "(the newest %d of %d snapshots; --limit 0 shows all)%n", shown.size(), total));
+                  "(the newest %d of %d snapshots; --limit 0 shows all)%n", listed, total));
         }
         out.print(sb);
         out.flush();
       }
       return 0;
+    }
+
+    /** Takes the damaged snapshots below {@code id} out of {@code damaged}, in order. */
+    private static List<Map.Entry<Long, String>> damagedBelow(Map<Long, String> damaged, long id) {
+      List<Map.Entry<Long, String>> below = new ArrayList<>();
+      for (var it = damaged.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Long, String> d = it.next();
+        if (d.getKey() < id) {
+          below.add(Map.entry(d.getKey(), d.getValue()));
+          it.remove();
+        }
+      }
+      return below;
     }
 
     /**

@@ -148,6 +148,7 @@ final class TableTarget {
     public void close() throws IOException {
       try {
         if (table != null) {
+          DamageWarnings.collect(table);
           table.close();
         }
       } finally {

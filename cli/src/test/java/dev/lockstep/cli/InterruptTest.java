@@ -14,6 +14,13 @@ import org.junit.jupiter.api.io.TempDir;
  * command, and leaves the table passing {@code table check} with no unreferenced file (orphan
  * removal with a guard of 0 finds none) unless the run reported an unknown outcome ({@link
  * SignalledRuns}).
+ *
+ * <p>A child inherits an ignored SIGINT from this JVM (a test run started as a background job
+ * without job control: {@code mvn test &} in a script), and a JVM whose SIGINT is ignored installs
+ * no handler for it (HotSpot leaves it ignored, as {@code nohup} wants): every run would then
+ * finish as if never signalled, and the test would pass without testing anything. So it fails at
+ * once in that case, saying so; and the writes, which run long enough for a random point to land
+ * mid-way, must have been interrupted at least once.
  */
 class InterruptTest {
 
@@ -25,6 +32,12 @@ class InterruptTest {
 
   @BeforeEach
   void createTable() {
+    assertThat(SignalledRuns.sigintIgnored())
+        .as(
+            "SIGINT is ignored in this JVM, and so in the processes it starts: none of them can"
+                + " be interrupted. Run the tests in the foreground, or in a shell with job control"
+                + " (set -m), not as a background job of a script")
+        .isFalse();
     runs = new SignalledRuns(dir);
     runs.ok(
         "create",
@@ -53,6 +66,7 @@ class InterruptTest {
           "300");
     }
     System.out.printf("writes: %d of %d runs interrupted mid-way%n", runs.interrupted(), RUNS);
+    assertThat(runs.interrupted()).as("writes interrupted mid-way").isPositive();
   }
 
   @Test

@@ -37,6 +37,18 @@ final class SignalledRuns {
     this.dir = dir;
   }
 
+  /**
+   * Whether SIGINT is ignored in this JVM (inherited from the process that started it): then the
+   * processes it starts ignore it too, and HotSpot installs no handler for an ignored SIGINT. Reads
+   * the disposition by setting the default and putting the old one back at once.
+   */
+  static boolean sigintIgnored() {
+    sun.misc.Signal sigint = new sun.misc.Signal("INT");
+    sun.misc.SignalHandler old = sun.misc.Signal.handle(sigint, sun.misc.SignalHandler.SIG_DFL);
+    sun.misc.Signal.handle(sigint, old);
+    return old == sun.misc.SignalHandler.SIG_IGN;
+  }
+
   /** The runs so far that printed an interruption summary (the others finished first). */
   int interrupted() {
     return interrupted;

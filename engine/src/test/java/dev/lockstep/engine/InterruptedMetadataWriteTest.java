@@ -90,6 +90,67 @@ class InterruptedMetadataWriteTest {
     }
   }
 
+  /**
+   * Interrupted after its delta manifest and list are written, while it catches up with the
+   * snapshots before publishing (the snapshot directory's first read then): nothing of it can have
+   * landed, so it frees the delta and its list too (a compaction interrupted there left both behind
+   * in InterruptTest).
+   */
+  @org.junit.jupiter.api.Test
+  void anInterruptWhileCatchingUpBeforePublishingLeavesNoManifestBehind() throws Exception {
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
+    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
+    catalog.createTable(
+        new Identifier("db", "t"),
+        Schema.newBuilder()
+            .column("k", DataType.intType())
+            .column("v", DataType.string())
+            .primaryKey("k")
+            .option("bucket", "2")
+            .build());
+    java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
+    AtomicInteger lists = new AtomicInteger();
+    AtomicInteger fired = new AtomicInteger();
+    store.beforeLanding(
+        Operation.WRITE,
+        (operation, path) -> {
+          if (path.name().startsWith("manifest-list-")) {
+            lists.incrementAndGet();
+          }
+        });
+    FaultInjectingStore.Hook interrupt =
+        (operation, path) -> {
+          if (lists.get() >= 1
+              && path.toString().contains("/snapshot")
+              && fired.getAndIncrement() == 0) {
+            Thread.currentThread().interrupt();
+            throw new ClosedByInterruptException();
+          }
+        };
+    store.beforeLanding(Operation.READ, interrupt);
+    store.beforeLanding(Operation.EXISTS, interrupt);
+    try (FileStoreTable table = catalog.getTable(Identifier.parse("db.t"));
+        TableWrite write = table.newWrite("u")) {
+      for (int k = 0; k < 100; k++) {
+        write.write(GenericRow.of(k, "v" + k));
+      }
+      List<CommitMessage> messages = write.prepareCommit();
+      TableCommit commit = table.newCommit("u");
+      Set<String> before = names(manifests);
+      try {
+        assertThatThrownBy(() -> commit.commit(1, messages))
+            .isInstanceOf(CommitInterruptedException.class);
+      } finally {
+        Thread.interrupted();
+      }
+      assertThat(fired.get()).as("interrupted after the delta list").isPositive();
+      assertThat(names(manifests)).as("manifests and lists after the interrupt").isEqualTo(before);
+      assertThat(table.snapshotManager().latestId()).isEmpty();
+      store.clearFaults();
+      assertThat(commit.commit(1, messages).dataSnapshotId()).isEqualTo(1);
+    }
+  }
+
   private static Set<String> names(java.nio.file.Path directory) throws IOException {
     if (!Files.isDirectory(directory)) {
       return new TreeSet<>();

@@ -244,6 +244,11 @@ final class CommitLoop {
     // The delta is deleted when the commit ends without publishing it: a duplicate found, or a
     // CleanableFailure. Any other failure (an unknown outcome above all) keeps it.
     boolean published = false;
+    // Whether an attempt's snapshot may be out there: from its publish on, until it is known to
+    // have lost (CONFLICT). Outside that, nothing of this commit has landed, so a failure that an
+    // interrupt caused (reading while catching up, waiting) frees the delta like any other
+    // CleanableFailure.
+    boolean inFlight = false;
     Throwable failure = null;
     try {
       // Writing the manifests took time: catch up before the first attempt, too.
@@ -272,6 +277,7 @@ final class CommitLoop {
         }
         Snapshot base = latest;
         Try tried;
+        inFlight = true;
         try {
           tried =
               locked
@@ -331,6 +337,7 @@ final class CommitLoop {
           hint.release();
           return id;
         }
+        inFlight = false; // CONFLICT: another snapshot holds the id; ours did not land
         cleanUp(written);
         retries++;
         if (outcome.lockContended()) {
@@ -388,6 +395,11 @@ final class CommitLoop {
       }
     } catch (Throwable t) {
       failure = t;
+      if (!inFlight && t instanceof IOException io && !(t instanceof CleanableFailure)) {
+        IOException cleanable = unpublished(io, "catching up before publishing");
+        failure = cleanable;
+        throw cleanable;
+      }
       throw t;
     } finally {
       hint.release();
@@ -842,6 +854,7 @@ final class CommitLoop {
       } catch (dev.lockstep.engine.snapshot.DamagedFileException damaged) {
         // An unreadable parent proves nothing either way: the listing below decides, as for an
         // expired parent, so that damage in an old snapshot does not stop commits.
+        snapshots.skippedDamage().note(damaged);
         parent = Optional.empty();
       }
       if (parent.isPresent() && parent.get().commitId().equals(base.parentCommitId())) {

@@ -112,11 +112,7 @@ final class CommittedIdentifiers {
       } catch (DamagedFileException damaged) {
         if (known.contains(identifier)) {
           // A readable snapshot above proves the commit; the coverage stays as it was.
-          LOG.warn(
-              "{}; not needed to tell that commit user {} committed identifier {}",
-              damaged.getMessage(),
-              commitUser,
-              identifier);
+          snapshots.skippedDamage().note(damaged);
           return;
         }
         if (unreadable == null) {
@@ -145,7 +141,8 @@ final class CommittedIdentifiers {
   }
 
   private DamagedFileException undecidable(DamagedFileException damaged, long identifier) {
-    LOG.warn(
+    // The exception says it all (and the CLI prints it as its one line).
+    LOG.debug(
         "Cannot tell whether commit user {} committed identifier {}: {}",
         commitUser,
         identifier,

@@ -245,6 +245,7 @@ public final class OrphanFilesCleaner {
       try {
         s = readSnapshot(id);
       } catch (DamagedFileException d) {
+        snapshots.skippedDamage().note(d);
         unreadable.add("snapshot " + id + " (" + d.getMessage() + ")");
         afterUnreadable = true;
         continue;
@@ -274,6 +275,7 @@ public final class OrphanFilesCleaner {
           }
         }
       } catch (DamagedFileException d) {
+        snapshots.skippedDamage().note(d);
         unreadable.add("snapshot " + id + " (" + d.getMessage() + ")");
         afterUnreadable = true;
         continue;
@@ -282,6 +284,7 @@ public final class OrphanFilesCleaner {
           throw missing; // expired meanwhile (the hint lags behind): read again
         }
         // Still missing on the last reread while its snapshot is there: lost, not expired.
+        MissingMetadata.note(table, List.of(s));
         unreadable.add("snapshot " + id + " (" + missing.getMessage() + " is missing)");
         afterUnreadable = true;
         continue;

@@ -334,6 +334,7 @@ public final class SnapshotExpiration {
   private Optional<Plan> plan(long earliest, long end) throws IOException {
     SnapshotManager snapshots = table.snapshotManager();
     FileStoreScan scan = new FileStoreScan(table);
+    List<Snapshot> seen = new ArrayList<>();
     try {
       List<Snapshot> expired = new ArrayList<>();
       for (long id = earliest; id <= end; id++) {
@@ -351,6 +352,7 @@ public final class SnapshotExpiration {
           return Optional.empty();
         }
         expired.add(s);
+        seen.add(s);
       }
       expired.remove(expired.size() - 1);
       Map<ManifestEntry.FileId, ManifestEntry> once =
@@ -384,12 +386,41 @@ public final class SnapshotExpiration {
       for (long id = end; id <= latestNow; id++) {
         retained.add(snapshots.get(id));
       }
+      seen.addAll(retained);
       Map<String, Long> retainedManifests = new LinkedHashMap<>();
       collectManifests(retained, retainedManifests, false);
       expiredManifests.keySet().removeAll(retainedManifests.keySet());
       return Optional.of(new Plan(expired, dataFiles, expiredManifests));
     } catch (FileNotFoundException e) {
+      noteIfLost(seen, e);
       return Optional.empty();
+    }
+  }
+
+  /**
+   * After a {@link FileNotFoundException} while planning: when every snapshot read is still there
+   * as read, no expiration removed the file meanwhile; it is lost. Names it in the table's {@link
+   * dev.lockstep.engine.snapshot.SkippedDamage} (nothing expires this run; {@code table check}
+   * lists the damage).
+   */
+  private void noteIfLost(List<Snapshot> seen, FileNotFoundException missing) {
+    try {
+      for (Snapshot s : seen) {
+        Optional<Snapshot> now = table.snapshotManager().readUncached(s.id());
+        if (now.isEmpty() || !now.get().commitId().equals(s.commitId())) {
+          return; // another expiration runs
+        }
+      }
+      if (!seen.isEmpty() && MissingMetadata.note(table, seen)) {
+        LOG.info(
+            "A file the snapshots {}..{} of {} name is missing ({}); nothing expired",
+            seen.get(0).id(),
+            seen.get(seen.size() - 1).id(),
+            table.fullName(),
+            missing.getMessage());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("Could not tell which file of {} is missing: {}", table.fullName(), e.toString());
     }
   }
 

@@ -37,7 +37,11 @@ public final class SnapshotManager {
   /** Listings tried before a {@link #latestId()} answer below an earlier one is given. */
   private static final int MAX_LISTINGS = 3;
 
+  /** Missing snapshot ids noted per listing, at most (a warning names a few, the check all). */
+  private static final int MAX_GAPS_NOTED = 8;
+
   private final SnapshotLog log;
+  private final SkippedDamage skipped = new SkippedDamage();
 
   /** The highest id {@link #latestId()} answered; a hinted answer below it is never taken. */
   private final AtomicLong highestAnswer = new AtomicLong();
@@ -57,6 +61,11 @@ public final class SnapshotManager {
 
   public SnapshotLog log() {
     return log;
+  }
+
+  /** The damage this manager's readers met and went past (see {@link SkippedDamage}). */
+  public SkippedDamage skippedDamage() {
+    return skipped;
   }
 
   /**
@@ -95,6 +104,9 @@ public final class SnapshotManager {
     long newest = -1;
     for (int listing = 0; listing < MAX_LISTINGS; listing++) {
       List<Long> ids = log.listIds();
+      if (listing == 0) {
+        noteGaps(ids);
+      }
       if (!ids.isEmpty()) {
         newest = Math.max(newest, ids.get(ids.size() - 1));
       }
@@ -128,7 +140,14 @@ public final class SnapshotManager {
       if (head.isEmpty() || head.get().parentCommitId() == null) {
         return false;
       }
-      parent = readUncached(id - 1);
+      try {
+        parent = readUncached(id - 1);
+      } catch (DamagedFileException corrupt) {
+        // Not needed but to save the listing: the listing answers. (A damaged head is not noted:
+        // every reader of the latest snapshot needs it, and names it when it fails.)
+        skipped.note(corrupt);
+        return false;
+      }
     } catch (DamagedFileException corrupt) {
       // Not provable; the listing answers, and whoever reads the file names it.
       return false;
@@ -187,14 +206,17 @@ public final class SnapshotManager {
         s = readUncached(id);
         next = readUncached(id + 1);
       } catch (DamagedFileException corrupt) {
-        // Cannot tell: stop here; whoever reads the file names it.
+        // Cannot tell: stop here; whoever needs the file names it.
+        skipped.note(corrupt);
         return id;
       }
       if (s.isPresent() && next.isPresent() && s.get().isParentOf(next.get())) {
         return id;
       }
       long following = id;
-      for (long other : log.listIds()) {
+      List<Long> listed = log.listIds();
+      noteGaps(listed);
+      for (long other : listed) {
         if (other > id) {
           following = other;
           break;
@@ -221,6 +243,50 @@ public final class SnapshotManager {
       }
     }
     return below;
+  }
+
+  /**
+   * Notes the snapshot ids missing from the middle of {@code ids}, a listing taken anyway, as
+   * damage ({@link SkippedDamage}): an id between two listed ones, from the earliest snapshot that
+   * {@link SnapshotLog#earliestId()} answers on (its {@code EARLIEST} hint: below it a gap is
+   * expiration's, and a file there an expired id published again), whose lower neighbour still
+   * exists (expiration deletes in ascending order, so a listing that raced one shows a gap above a
+   * file that is gone by now) and which is still missing. Reads only when the listing has a gap;
+   * never fails the caller (only an interrupt passes).
+   */
+  private void noteGaps(List<Long> ids) throws InterruptedIOException {
+    int noted = 0;
+    try {
+      Long history = null;
+      for (int i = 0; i + 1 < ids.size() && noted < MAX_GAPS_NOTED; i++) {
+        long below = ids.get(i);
+        long above = ids.get(i + 1);
+        if (above == below + 1) {
+          continue;
+        }
+        if (history == null) {
+          history = log.earliestId().orElse(Long.MAX_VALUE);
+        }
+        long from = Math.max(below + 1, history);
+        if (from >= above || !log.exists(below)) {
+          continue;
+        }
+        for (long id = from; id < above && noted < MAX_GAPS_NOTED; id++) {
+          String file = log.snapshotPath(id).toString();
+          if (!skipped.contains(file) && !log.exists(id)) {
+            skipped.noteMissing("snapshot", file);
+            noted++;
+          }
+        }
+      }
+    } catch (InterruptedIOException | ClosedByInterruptException interrupted) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(
+          "interrupted checking the snapshot listing of " + log.directory());
+    } catch (IOException | RuntimeException e) {
+      LOG.debug(
+          "Could not check the gaps in the snapshots of {}: {}", log.directory(), e.toString());
+    }
   }
 
   /** The latest snapshot, or empty for a table without commits. */
