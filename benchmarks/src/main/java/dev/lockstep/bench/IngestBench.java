@@ -20,9 +20,11 @@ import javax.management.openmbean.CompositeData;
  * own): an unrecorded warm-up ingest into a throwaway table, then {@code --rows} rows into a fresh
  * one with {@link Workloads#ingest(BenchSystem, TableSpec, int, int, Path)} (one writer, int key,
  * bigint value, 32-character string, a commit every {@code --commit-every} rows), then one full
- * scan. Besides rows/s it reports the heap of the measured ingest: the highest heap in use sampled
- * every 10 ms (young garbage included, so it mostly shows how much of {@code -Xmx} the collector
- * let fill) and the highest heap in use right after a collection (what the ingest kept live).
+ * scan. Besides rows/s it reports the heap of the measured ingest (its scan excluded): the highest
+ * heap in use, sampled every 10 ms and before each collection (garbage included, so it mostly shows
+ * how much of {@code -Xmx} the collector let fill), the highest heap in use right after a full
+ * collection (what the ingest kept live; 0 when no full collection ran), and the number of full
+ * collections and the time spent in all collections.
  *
  * <pre>
  * java -Xmx512m -Dlockstep.bench.file-format=parquet -cp $CP dev.lockstep.bench.IngestBench \
@@ -81,14 +83,16 @@ public final class IngestBench {
       HeapWatch heap = HeapWatch.start();
       Workloads.Ingest result;
       try {
-        result = Workloads.ingest(system, spec, rows, commitEvery, dir.resolve("measured"));
+        result =
+            Workloads.ingest(
+                system, spec, rows, commitEvery, dir.resolve("measured"), heap::stopQuietly);
       } finally {
         heap.stop();
       }
       String line =
           String.format(
               Locale.ROOT,
-              "%s\t%s\t%d\t%d\t%.2f\t%.0f\t%.2f\t%d\t%d\t%d\t%d",
+              "%s\t%s\t%d\t%d\t%.2f\t%.0f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%.1f",
               system.name(),
               tableKind,
               result.rows(),
@@ -99,10 +103,13 @@ public final class IngestBench {
               result.rowsRead(),
               heap.peakUsedMb(),
               heap.peakAfterGcMb(),
-              Runtime.getRuntime().maxMemory() >> 20);
+              Runtime.getRuntime().maxMemory() >> 20,
+              heap.fullCollections(),
+              heap.gcSeconds());
       System.out.println(
           "system\ttable\trows\tcommit_every\tingest_s\trows_per_s\tscan_s\trows_read"
-              + "\tpeak_heap_used_mb\tpeak_heap_after_gc_mb\tmax_heap_mb");
+              + "\tpeak_heap_used_mb\tpeak_heap_after_full_gc_mb\tmax_heap_mb\tfull_gcs"
+              + "\tgc_s");
       System.out.println(line);
       if (out != null) {
         Files.writeString(out, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -116,6 +123,9 @@ public final class IngestBench {
   static final class HeapWatch {
     private final AtomicLong peakUsed = new AtomicLong();
     private final AtomicLong peakAfterGc = new AtomicLong();
+    private final AtomicLong fullCollections = new AtomicLong();
+    private final long gcMillisAtStart = gcMillis();
+    private volatile long gcMillisAtStop = -1;
     private final Thread sampler;
     private volatile boolean running = true;
     private final javax.management.NotificationListener listener;
@@ -158,7 +168,11 @@ public final class IngestBench {
                 before += e.getValue().getUsed();
               }
             }
-            peakAfterGc.accumulateAndGet(after, Math::max);
+            if (info.getGcAction().contains("major")) {
+              // After a young collection the old generation still holds its garbage.
+              peakAfterGc.accumulateAndGet(after, Math::max);
+              fullCollections.incrementAndGet();
+            }
             peakUsed.accumulateAndGet(before, Math::max);
           };
     }
@@ -181,7 +195,27 @@ public final class IngestBench {
       return watch;
     }
 
-    void stop() throws InterruptedException {
+    private static long gcMillis() {
+      long total = 0;
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        total += Math.max(0, gc.getCollectionTime());
+      }
+      return total;
+    }
+
+    void stopQuietly() {
+      try {
+        stop();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    synchronized void stop() throws InterruptedException {
+      if (gcMillisAtStop >= 0) {
+        return;
+      }
+      gcMillisAtStop = gcMillis();
       running = false;
       sampler.join();
       for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
@@ -199,6 +233,14 @@ public final class IngestBench {
 
     long peakAfterGcMb() {
       return peakAfterGc.get() >> 20;
+    }
+
+    long fullCollections() {
+      return fullCollections.get();
+    }
+
+    double gcSeconds() {
+      return (gcMillisAtStop - gcMillisAtStart) / 1e3;
     }
   }
 
