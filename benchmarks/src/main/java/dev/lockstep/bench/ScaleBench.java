@@ -38,6 +38,7 @@ import java.util.SplittableRandom;
  *            [--snapshots 100,1000,10000] [--latency-commits 50]
  *            [--files 1000,10000,100000] [--plans 3] [--work DIR] [--command TEXT]
  *            [--paimon-snapshots LIST] [--paimon-files LIST] (per system: smaller sizes for one)
+ *            [--systems lockstep,paimon] [--parts contention,history,files] (a subset of each)
  * </pre>
  */
 public final class ScaleBench {
@@ -78,6 +79,11 @@ public final class ScaleBench {
     int latencyCommits = Integer.parseInt(a.getOrDefault("latency-commits", "50"));
     int[] files = ints(a.getOrDefault("files", "1000,10000,100000"));
     int plans = Integer.parseInt(a.getOrDefault("plans", "3"));
+    java.util.Set<String> parts =
+        java.util.Set.of(a.getOrDefault("parts", "contention,history,files").split(","));
+    if (!parts.contains("contention")) {
+      committers = new int[0];
+    }
     long t0 = System.nanoTime();
 
     // 1. Contention.
@@ -142,8 +148,12 @@ public final class ScaleBench {
       // --<system>-snapshots / --<system>-files: smaller sizes for one system when time is short.
       int[] s = ints(a.getOrDefault(system.name() + "-snapshots", join(snapshots)));
       int[] f = ints(a.getOrDefault(system.name() + "-files", join(files)));
-      metadata.addAll(history(system, s, latencyCommits, plans, work.resolve("history")));
-      metadata.addAll(liveFiles(system, f, plans, work.resolve("files")));
+      if (parts.contains("history")) {
+        metadata.addAll(history(system, s, latencyCommits, plans, work.resolve("history")));
+      }
+      if (parts.contains("files")) {
+        metadata.addAll(liveFiles(system, f, plans, work.resolve("files")));
+      }
     }
     double elapsed = (System.nanoTime() - t0) / 1e9;
     deleteTree(work);

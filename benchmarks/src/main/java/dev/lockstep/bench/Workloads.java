@@ -401,7 +401,22 @@ public final class Workloads {
    */
   public static Ingest ingest(BenchSystem system, int rows, int commitEvery, Path work)
       throws Exception {
-    TableSpec spec = TableSpec.primaryKey(4, false, 5);
+    return ingest(system, TableSpec.primaryKey(4, false, 5), rows, commitEvery, work);
+  }
+
+  /**
+   * {@link #ingest(BenchSystem, int, int, Path)} into the table {@code spec} describes (keys are
+   * distinct while {@code rows} is not a multiple of 7919).
+   */
+  public static Ingest ingest(
+      BenchSystem system, TableSpec spec, int rows, int commitEvery, Path work) throws Exception {
+    return ingest(system, spec, rows, commitEvery, work, () -> {});
+  }
+
+  /** The same, calling {@code ingestDone} after the last commit, before the scan. */
+  public static Ingest ingest(
+      BenchSystem system, TableSpec spec, int rows, int commitEvery, Path work, Runnable ingestDone)
+      throws Exception {
     try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
       long t0 = System.nanoTime();
       try (BenchWriter writer = table.newWriter("ingest")) {
@@ -415,6 +430,7 @@ public final class Workloads {
         }
       }
       double ingestSeconds = (System.nanoTime() - t0) / 1e9;
+      ingestDone.run();
       long t1 = System.nanoTime();
       BenchTable.ScanResult scan = table.scan(false);
       double scanSeconds = (System.nanoTime() - t1) / 1e9;

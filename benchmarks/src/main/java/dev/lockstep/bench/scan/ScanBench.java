@@ -2,6 +2,7 @@ package dev.lockstep.bench.scan;
 
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.predicate.Predicate;
 import dev.lockstep.engine.predicate.PredicateBuilder;
 import dev.lockstep.engine.predicate.ScanMetrics;
@@ -49,6 +50,17 @@ import org.apache.paimon.types.DataTypes;
  *
  * <p>{@code --alternate true} runs the two systems in turns instead of one after the other and also
  * reports process CPU time (see {@link #alternating}).
+ *
+ * <p>The small-files case (issue 20): {@code --commits 1000 --write-only true --buckets 4 --compact
+ * true [--table pk]} loads the table in 1,000 small commits that no writer compacts, runs the
+ * queries, then fully compacts the table with each system's own compaction (Lockstep: {@code
+ * TableCompactor.compactOnce(true)}, the compaction job's round; Paimon: {@code
+ * TableWrite.compact(partition, bucket, true)} for every bucket through a copy of the table with
+ * {@code write-only = false}, then one commit) and runs them again. {@code --table pk} makes {@code
+ * c} the primary key (deduplicate); {@code --buckets N} fixes the buckets of both systems (Paimon's
+ * append table then has {@code bucket-key = c}; without it each keeps its default). Lockstep's
+ * append tables never compact (engine README), so its "after" is not measured there. Extra TSV
+ * lines: {@code load} and {@code compact} with the data files after and the seconds.
  */
 public final class ScanBench {
 
@@ -60,6 +72,8 @@ public final class ScanBench {
     int repeat = 3;
     Path out = null;
     boolean alternate = false;
+    Layout layout = new Layout(false, 0, false);
+    boolean compact = false;
     for (int i = 0; i < args.length; i += 2) {
       switch (args[i]) {
         case "--rows" -> rows = Long.parseLong(args[i + 1]);
@@ -67,11 +81,16 @@ public final class ScanBench {
         case "--repeat" -> repeat = Integer.parseInt(args[i + 1]);
         case "--out" -> out = Path.of(args[i + 1]);
         case "--alternate" -> alternate = Boolean.parseBoolean(args[i + 1]);
+        case "--table" -> layout = layout.withPrimaryKey(table(args[i + 1]));
+        case "--buckets" -> layout = layout.withBuckets(Integer.parseInt(args[i + 1]));
+        case "--write-only" -> layout = layout.withWriteOnly(Boolean.parseBoolean(args[i + 1]));
+        case "--compact" -> compact = Boolean.parseBoolean(args[i + 1]);
         default ->
             throw new IllegalArgumentException(
                 "Unknown argument '"
                     + args[i]
-                    + "'; use --rows N --commits N --repeat N --out FILE [--alternate true]");
+                    + "'; use --rows N --commits N --repeat N --out FILE [--alternate true]"
+                    + " [--table append|pk] [--buckets N] [--write-only true] [--compact true]");
       }
     }
     Path work = Files.createTempDirectory("lockstep-scan-bench");
@@ -81,7 +100,7 @@ public final class ScanBench {
     long hi = lo + rows / 100;
     if (alternate) {
       lines.set(0, "system\tquery\trows\tmedian_s\tall_s\tmedian_cpu_s");
-      alternating(work, rows, commits, repeat, lo, hi, lines);
+      alternating(work, rows, commits, repeat, lo, hi, layout, compact, lines);
       if (out != null) {
         Files.write(out, lines);
       }
@@ -89,32 +108,21 @@ public final class ScanBench {
       return;
     }
     for (String system : List.of("lockstep", "paimon")) {
+      long t0 = System.nanoTime();
       Scans scans =
           system.equals("lockstep")
-              ? new LockstepScans(work.resolve("lockstep"), rows, commits, lo, hi)
-              : new PaimonScans(work.resolve("paimon"), rows, commits, lo, hi);
-      for (String query : List.of("full", "projected", "filtered")) {
-        scans.run(query); // warm-up
-        double[] seconds = new double[repeat];
-        long count = 0;
-        for (int r = 0; r < repeat; r++) {
-          long start = System.nanoTime();
-          count = scans.run(query);
-          seconds[r] = (System.nanoTime() - start) / 1e9;
+              ? new LockstepScans(work.resolve("lockstep"), rows, commits, lo, hi, layout)
+              : new PaimonScans(work.resolve("paimon"), rows, commits, lo, hi, layout);
+      step(system, "load", scans.files(), (System.nanoTime() - t0) / 1e9, lines);
+      sequential(system, scans, repeat, "", lines);
+      if (compact) {
+        long t1 = System.nanoTime();
+        if (scans.compact()) {
+          step(system, "compact", scans.files(), (System.nanoTime() - t1) / 1e9, lines);
+          sequential(system, scans, repeat, " after compaction", lines);
+        } else {
+          System.out.println(system + "	compact	not available for this table");
         }
-        double[] sorted = seconds.clone();
-        Arrays.sort(sorted);
-        String line =
-            String.format(
-                Locale.ROOT,
-                "%s\t%s\t%d\t%.3f\t%s",
-                system,
-                query,
-                count,
-                sorted[repeat / 2],
-                Arrays.toString(seconds));
-        System.out.println(line);
-        lines.add(line);
       }
       scans.close();
     }
@@ -126,6 +134,69 @@ public final class ScanBench {
     }
   }
 
+  /** Per query one warm-up and {@code repeat} measured runs of one system; median seconds. */
+  private static void sequential(
+      String system, Scans scans, int repeat, String suffix, List<String> lines) throws Exception {
+    for (String query : List.of("full", "projected", "filtered")) {
+      scans.run(query); // warm-up
+      double[] seconds = new double[repeat];
+      long count = 0;
+      for (int r = 0; r < repeat; r++) {
+        long start = System.nanoTime();
+        count = scans.run(query);
+        seconds[r] = (System.nanoTime() - start) / 1e9;
+      }
+      double[] sorted = seconds.clone();
+      Arrays.sort(sorted);
+      String line =
+          String.format(
+              Locale.ROOT,
+              "%s\t%s\t%d\t%.3f\t%s",
+              system,
+              query + suffix,
+              count,
+              sorted[repeat / 2],
+              Arrays.toString(seconds));
+      System.out.println(line);
+      lines.add(line);
+    }
+  }
+
+  /** A load or compaction step: the data files after it and its seconds. */
+  private static void step(
+      String system, String what, long files, double seconds, List<String> lines) {
+    String line =
+        String.format(Locale.ROOT, "%s\t%s\t%d files\t%.3f\t", system, what, files, seconds);
+    System.out.println(line);
+    lines.add(line);
+  }
+
+  private static boolean table(String kind) {
+    return switch (kind) {
+      case "append" -> false;
+      case "pk" -> true;
+      default -> throw new IllegalArgumentException("--table append or pk: " + kind);
+    };
+  }
+
+  /**
+   * The table both systems create: {@code c} as primary key or not, {@code buckets} (0: each
+   * system's default), {@code write-only} (no compaction by the writers).
+   */
+  record Layout(boolean primaryKey, int buckets, boolean writeOnly) {
+    Layout withPrimaryKey(boolean pk) {
+      return new Layout(pk, buckets, writeOnly);
+    }
+
+    Layout withBuckets(int n) {
+      return new Layout(primaryKey, n, writeOnly);
+    }
+
+    Layout withWriteOnly(boolean w) {
+      return new Layout(primaryKey, buckets, w);
+    }
+  }
+
   /**
    * {@code --alternate true}: both tables loaded first, then per query one warm-up of each system
    * and {@code repeat} rounds in which the two systems take turns (Lockstep first in even rounds,
@@ -134,26 +205,68 @@ public final class ScanBench {
    * which a loaded machine disturbs much less.
    */
   private static void alternating(
-      Path work, long rows, int commits, int repeat, long lo, long hi, List<String> lines)
+      Path work,
+      long rows,
+      int commits,
+      int repeat,
+      long lo,
+      long hi,
+      Layout layout,
+      boolean compact,
+      List<String> lines)
       throws Exception {
     String[] names = {"lockstep", "paimon"};
-    Scans[] systems = {
-      new LockstepScans(work.resolve("lockstep"), rows, commits, lo, hi),
-      new PaimonScans(work.resolve("paimon"), rows, commits, lo, hi)
-    };
+    Scans[] systems = new Scans[2];
+    long t0 = System.nanoTime();
+    systems[0] = new LockstepScans(work.resolve("lockstep"), rows, commits, lo, hi, layout);
+    step(names[0], "load", systems[0].files(), (System.nanoTime() - t0) / 1e9, lines);
+    t0 = System.nanoTime();
+    systems[1] = new PaimonScans(work.resolve("paimon"), rows, commits, lo, hi, layout);
+    step(names[1], "load", systems[1].files(), (System.nanoTime() - t0) / 1e9, lines);
+    inTurns(names, systems, repeat, "", lines);
+    if (compact) {
+      List<String> compacted = new ArrayList<>();
+      List<Scans> compactedScans = new ArrayList<>();
+      for (int s = 0; s < 2; s++) {
+        long t1 = System.nanoTime();
+        if (systems[s].compact()) {
+          step(names[s], "compact", systems[s].files(), (System.nanoTime() - t1) / 1e9, lines);
+          compacted.add(names[s]);
+          compactedScans.add(systems[s]);
+        } else {
+          System.out.println(names[s] + "\tcompact\tnot available for this table");
+        }
+      }
+      inTurns(
+          compacted.toArray(new String[0]),
+          compactedScans.toArray(new Scans[0]),
+          repeat,
+          " after compaction",
+          lines);
+    }
+    for (Scans scans : systems) {
+      scans.close();
+    }
+  }
+
+  /** Per query one warm-up of each system, then {@code repeat} rounds of turns (order flipping). */
+  private static void inTurns(
+      String[] names, Scans[] systems, int repeat, String suffix, List<String> lines)
+      throws Exception {
+    int n = systems.length;
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean)
             java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     for (String query : List.of("full", "projected", "filtered")) {
-      double[][] wall = new double[2][repeat];
-      double[][] cpu = new double[2][repeat];
-      long[] count = new long[2];
+      double[][] wall = new double[n][repeat];
+      double[][] cpu = new double[n][repeat];
+      long[] count = new long[n];
       for (Scans scans : systems) {
         scans.run(query); // warm-up
       }
       for (int r = 0; r < repeat; r++) {
-        for (int turn = 0; turn < 2; turn++) {
-          int s = r % 2 == 0 ? turn : 1 - turn;
+        for (int turn = 0; turn < n; turn++) {
+          int s = r % 2 == 0 ? turn : n - 1 - turn;
           long cpu0 = os.getProcessCpuTime();
           long start = System.nanoTime();
           count[s] = systems[s].run(query);
@@ -161,7 +274,7 @@ public final class ScanBench {
           cpu[s][r] = (os.getProcessCpuTime() - cpu0) / 1e9;
         }
       }
-      for (int s = 0; s < 2; s++) {
+      for (int s = 0; s < n; s++) {
         double[] sortedWall = wall[s].clone();
         Arrays.sort(sortedWall);
         double[] sortedCpu = cpu[s].clone();
@@ -171,7 +284,7 @@ public final class ScanBench {
                 Locale.ROOT,
                 "%s\t%s\t%d\t%.3f\t%s\t%.3f",
                 names[s],
-                query,
+                query + suffix,
                 count[s],
                 sortedWall[repeat / 2],
                 Arrays.toString(wall[s]),
@@ -179,9 +292,6 @@ public final class ScanBench {
         System.out.println(line);
         lines.add(line);
       }
-    }
-    for (Scans scans : systems) {
-      scans.close();
     }
   }
 
@@ -193,6 +303,12 @@ public final class ScanBench {
   private interface Scans extends AutoCloseable {
     /** Runs a query; returns the number of rows. */
     long run(String query) throws Exception;
+
+    /** The data files a full scan of the latest snapshot plans. */
+    long files() throws Exception;
+
+    /** Fully compacts the table and commits; false when this system cannot for this table. */
+    boolean compact() throws Exception;
   }
 
   private static final class LockstepScans implements Scans {
@@ -200,15 +316,25 @@ public final class ScanBench {
     private final Predicate filter;
     static long checksum;
 
-    LockstepScans(Path dir, long rows, int commits, long lo, long hi) throws Exception {
+    LockstepScans(Path dir, long rows, int commits, long lo, long hi, Layout layout)
+        throws Exception {
       Files.createDirectories(dir);
       FileSystemCatalog catalog =
           new FileSystemCatalog(
               new LocalFileIO(), dev.lockstep.fs.Path.of(dir.toString()), java.util.Map.of());
       dev.lockstep.engine.schema.Schema.Builder schema =
           dev.lockstep.engine.schema.Schema.newBuilder()
-              .column("c", DataType.bigint())
+              .column("c", layout.primaryKey() ? DataType.bigint().notNull() : DataType.bigint())
               .column("k", DataType.intType());
+      if (layout.primaryKey()) {
+        schema.primaryKey("c");
+      }
+      if (layout.buckets() != 0) {
+        schema.option("bucket", Integer.toString(layout.buckets()));
+      }
+      if (layout.writeOnly()) {
+        schema.option("write-only", "true");
+      }
       for (int v = 1; v <= 4; v++) {
         schema.column("v" + v, DataType.bigint());
       }
@@ -244,6 +370,26 @@ public final class ScanBench {
       }
       PredicateBuilder b = new PredicateBuilder(table.schema().rowType());
       filter = PredicateBuilder.and(b.greaterOrEqual("c", lo), b.lessThan("c", hi));
+    }
+
+    @Override
+    public long files() throws Exception {
+      long files = 0;
+      for (Split split : table.newScan().plan().splits()) {
+        files += split.files().size();
+      }
+      return files;
+    }
+
+    @Override
+    public boolean compact() throws Exception {
+      if (!table.primaryKeyTable()) {
+        return false; // append tables never compact (engine README)
+      }
+      try (TableCompactor compactor = new TableCompactor(table, "compact")) {
+        compactor.compactOnce(true);
+      }
+      return true;
     }
 
     @Override
@@ -283,11 +429,14 @@ public final class ScanBench {
 
   private static final class PaimonScans implements Scans {
     private final Catalog catalog;
-    private final Table table;
+    private final Identifier id = Identifier.create("bench", "scan");
+    private final int buckets;
+    private Table table;
     private final org.apache.paimon.predicate.Predicate filter;
     static long checksum;
 
-    PaimonScans(Path dir, long rows, int commits, long lo, long hi) throws Exception {
+    PaimonScans(Path dir, long rows, int commits, long lo, long hi, Layout layout)
+        throws Exception {
       Files.createDirectories(dir);
       Options options = new Options();
       options.set("warehouse", dir.toUri().toString());
@@ -304,7 +453,19 @@ public final class ScanBench {
         schema.column("s" + s, DataTypes.STRING());
       }
       schema.column("d", DataTypes.DOUBLE());
-      Identifier id = Identifier.create("bench", "scan");
+      if (layout.primaryKey()) {
+        schema.primaryKey("c");
+      }
+      if (layout.buckets() != 0) {
+        schema.option("bucket", Integer.toString(layout.buckets()));
+        if (!layout.primaryKey()) {
+          schema.option("bucket-key", "c");
+        }
+      }
+      if (layout.writeOnly()) {
+        schema.option("write-only", "true");
+      }
+      buckets = layout.buckets();
       catalog.createTable(id, schema.build(), false);
       Table created = catalog.getTable(id);
       long perCommit = rows / commits;
@@ -366,6 +527,35 @@ public final class ScanBench {
         }
       }
       return count;
+    }
+
+    @Override
+    public long files() {
+      long files = 0;
+      for (org.apache.paimon.table.source.Split split :
+          table.newReadBuilder().newScan().plan().splits()) {
+        files += ((org.apache.paimon.table.source.DataSplit) split).dataFiles().size();
+      }
+      return files;
+    }
+
+    @Override
+    public boolean compact() throws Exception {
+      if (buckets <= 0) {
+        return false; // dynamic or unaware buckets: compaction needs Paimon's coordinators
+      }
+      // The writers are write-only; the compaction is a writer that may compact.
+      Table compacting = table.copy(java.util.Map.of("write-only", "false"));
+      BatchWriteBuilder builder = compacting.newBatchWriteBuilder();
+      try (BatchTableWrite write = builder.newWrite();
+          BatchTableCommit commit = builder.newCommit()) {
+        for (int bucket = 0; bucket < buckets; bucket++) {
+          write.compact(org.apache.paimon.data.BinaryRow.EMPTY_ROW, bucket, true);
+        }
+        commit.commit(write.prepareCommit());
+      }
+      table = catalog.getTable(id);
+      return true;
     }
 
     /** Reads every returned value, as Lockstep's rows hold them decoded. */
