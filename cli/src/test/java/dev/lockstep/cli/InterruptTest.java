@@ -18,9 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>A child inherits an ignored SIGINT from this JVM (a test run started as a background job
  * without job control: {@code mvn test &} in a script), and a JVM whose SIGINT is ignored installs
  * no handler for it (HotSpot leaves it ignored, as {@code nohup} wants): every run would then
- * finish as if never signalled, and the test would pass without testing anything. So it fails at
- * once in that case, saying so; and the writes, which run long enough for a random point to land
- * mid-way, must have been interrupted at least once.
+ * finish as if never signalled, and the test would pass without testing anything. So the children
+ * are started behind {@code env --default-signal=INT} then ({@link SignalledRuns#java}); where that
+ * is not available the test fails at once, saying so; and the writes, which run long enough for a
+ * random point to land mid-way, must have been interrupted at least once.
  */
 class InterruptTest {
 
@@ -32,12 +33,13 @@ class InterruptTest {
 
   @BeforeEach
   void createTable() {
-    assertThat(SignalledRuns.sigintIgnored())
+    assertThat(SignalledRuns.childrenTakeSigint())
         .as(
-            "SIGINT is ignored in this JVM, and so in the processes it starts: none of them can"
-                + " be interrupted. Run the tests in the foreground, or in a shell with job control"
-                + " (set -m), not as a background job of a script")
-        .isFalse();
+            "SIGINT is ignored in this JVM, and so in the processes it starts, and this system's"
+                + " 'env' has no --default-signal (coreutils 8.31 or later) to give it back: none of"
+                + " them can be interrupted. Run the tests in the foreground, or in a shell with job"
+                + " control (set -m), not as a background job of a script")
+        .isTrue();
     runs = new SignalledRuns(dir);
     runs.ok(
         "create",

@@ -49,6 +49,44 @@ final class SignalledRuns {
     return old == sun.misc.SignalHandler.SIG_IGN;
   }
 
+  /**
+   * How to start a JVM that SIGINT interrupts: {@code java}, behind coreutils' {@code env
+   * --default-signal=INT} when SIGINT is ignored here (the tests started as a background job of a
+   * script without job control), so that the child gets SIGINT's default disposition back and
+   * HotSpot installs its handler. Without such an {@code env} the child ignores SIGINT, and the
+   * tests that send it fail (InterruptTest says so up front).
+   */
+  static List<String> java() {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    if (sigintIgnored() && envResetsSigint()) {
+      return new ArrayList<>(List.of("env", "--default-signal=INT", java));
+    }
+    return new ArrayList<>(List.of(java));
+  }
+
+  /** Whether the processes {@link #java} starts get SIGINT's default disposition. */
+  static boolean childrenTakeSigint() {
+    return !sigintIgnored() || envResetsSigint();
+  }
+
+  private static Boolean envResets;
+
+  private static synchronized boolean envResetsSigint() {
+    if (envResets == null) {
+      try {
+        Process p =
+            new ProcessBuilder("env", "--default-signal=INT", "true")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        envResets = p.waitFor() == 0;
+      } catch (IOException | InterruptedException e) {
+        envResets = false;
+      }
+    }
+    return envResets;
+  }
+
   /** The runs so far that printed an interruption summary (the others finished first). */
   int interrupted() {
     return interrupted;
@@ -70,16 +108,15 @@ final class SignalledRuns {
   }
 
   private Process start(Path log, String... cliArgs) throws IOException {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp",
-                System.getProperty("java.class.path"),
-                LockstepCli.class.getName()));
+    List<String> command = java();
+    command.addAll(
+        List.of(
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+            "-cp",
+            System.getProperty("java.class.path"),
+            LockstepCli.class.getName()));
     command.addAll(List.of(cliArgs));
     return new ProcessBuilder(command)
         .redirectErrorStream(true)

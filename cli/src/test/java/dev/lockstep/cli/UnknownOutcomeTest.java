@@ -69,18 +69,17 @@ class UnknownOutcomeTest {
     Path marker = dir.resolve("in-flight");
     Path late = dir.resolve("late-snapshot");
 
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-XX:TieredStopAtLevel=1",
-                "-Dheld.snapshot=snapshot-2",
-                "-Dheld.marker=" + marker,
-                "-Dheld.late=" + late,
-                "-cp",
-                System.getProperty("java.class.path"),
-                HeldPublishCli.class.getName()));
+    List<String> command = SignalledRuns.java();
+    command.addAll(
+        List.of(
+            "-Xmx256m",
+            "-XX:TieredStopAtLevel=1",
+            "-Dheld.snapshot=snapshot-2",
+            "-Dheld.marker=" + marker,
+            "-Dheld.late=" + late,
+            "-cp",
+            System.getProperty("java.class.path"),
+            HeldPublishCli.class.getName()));
     command.addAll(List.of(runs.args("write", LOAD)));
     Path log = dir.resolve("child.log");
     Process child =
