@@ -210,6 +210,13 @@ final class CommitLoop {
     }
   }
 
+  /**
+   * Whether an attempt of the running commit has begun publishing its snapshot (set right before
+   * the publish, cleared when the attempt is known to have lost): outside that, nothing of the
+   * commit has landed, and a failure an interrupt caused frees its delta (commitChanges).
+   */
+  private boolean inFlight;
+
   /** The deletion vectors of the running commit (primary-key tables), else {@code null}. */
   private DeletionVectorMaintainer vectors;
 
@@ -248,7 +255,7 @@ final class CommitLoop {
     // have lost (CONFLICT). Outside that, nothing of this commit has landed, so a failure that an
     // interrupt caused (reading while catching up, waiting) frees the delta like any other
     // CleanableFailure.
-    boolean inFlight = false;
+    inFlight = false;
     Throwable failure = null;
     try {
       // Writing the manifests took time: catch up before the first attempt, too.
@@ -277,7 +284,6 @@ final class CommitLoop {
         }
         Snapshot base = latest;
         Try tried;
-        inFlight = true;
         try {
           tried =
               locked
@@ -489,6 +495,8 @@ final class CommitLoop {
       throw unpublished(e, "writing the manifests of snapshot " + id);
     }
     try {
+      // From here on this attempt's snapshot may land (until the loop learns of a CONFLICT).
+      inFlight = true;
       // Under a lock the snapshot records the lease's fencing token; lock-free commits none.
       CommitAttempt outcome =
           table
