@@ -151,6 +151,87 @@ class InterruptedMetadataWriteTest {
     }
   }
 
+  /**
+   * The {@code n}th read, existence check or listing of the snapshot directory after the delta list
+   * of the second commit is written is interrupted, for every {@code n} the commit gets to: before
+   * its publish the commit fails as interrupted and leaves every manifest as it found it; after,
+   * its snapshot landed (the commit may still report the interrupt) and names its manifests.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+  void anInterruptAtAnyReadOfSnapshotsLeavesNoManifestBehindUnlessItLanded(int n) throws Exception {
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
+    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
+    catalog.createTable(
+        new Identifier("db", "t"),
+        Schema.newBuilder()
+            .column("k", DataType.intType())
+            .column("v", DataType.string())
+            .primaryKey("k")
+            .option("bucket", "2")
+            .build());
+    java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
+    AtomicInteger lists = new AtomicInteger();
+    AtomicInteger reads = new AtomicInteger();
+    AtomicInteger fired = new AtomicInteger();
+    store.beforeLanding(
+        Operation.WRITE,
+        (operation, path) -> {
+          if (path.name().startsWith("manifest-list-")) {
+            lists.incrementAndGet();
+          }
+        });
+    try (FileStoreTable table = catalog.getTable(Identifier.parse("db.t"));
+        TableWrite write = table.newWrite("u")) {
+      TableCommit commit = table.newCommit("u");
+      write.write(GenericRow.of(-1, "first"));
+      commit.commit(1, write.prepareCommit());
+      int listsAfterFirst = lists.get();
+      FaultInjectingStore.Hook interrupt =
+          (operation, path) -> {
+            if (lists.get() > listsAfterFirst
+                && path.toString().contains("/snapshot")
+                && reads.incrementAndGet() == n) {
+              fired.incrementAndGet();
+              Thread.currentThread().interrupt();
+              throw new ClosedByInterruptException();
+            }
+          };
+      store.beforeLanding(Operation.READ, interrupt);
+      store.beforeLanding(Operation.EXISTS, interrupt);
+      store.beforeLanding(Operation.LIST, interrupt);
+      for (int k = 0; k < 100; k++) {
+        write.write(GenericRow.of(k, "v" + k));
+      }
+      List<CommitMessage> messages = write.prepareCommit();
+      Set<String> before = names(manifests);
+      boolean failed = false;
+      try {
+        commit.commit(2, messages);
+      } catch (IOException e) {
+        failed = true;
+      } finally {
+        Thread.interrupted();
+      }
+      store.clearFaults();
+      boolean landed = table.snapshotManager().find(2).isPresent();
+      if (fired.get() == 0) {
+        assertThat(failed).as("no interrupt, no failure").isFalse();
+        assertThat(landed).isTrue();
+        return;
+      }
+      if (!landed) {
+        assertThat(failed).as("the interrupt at snapshot access %s", n).isTrue();
+        assertThat(names(manifests))
+            .as("manifests and lists after the interrupt at snapshot access %s", n)
+            .isEqualTo(before);
+      }
+      // Either way the same messages commit once.
+      commit.commit(2, messages);
+      assertThat(table.snapshotManager().find(3)).isEmpty();
+    }
+  }
+
   private static Set<String> names(java.nio.file.Path directory) throws IOException {
     if (!Files.isDirectory(directory)) {
       return new TreeSet<>();
