@@ -46,15 +46,7 @@ class InterruptedMetadataWriteTest {
   @ValueSource(ints = {1, 2})
   void anInterruptedListWriteLeavesNoManifestBehind(int failedListWrite) throws Exception {
     FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
-    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
-    catalog.createTable(
-        new Identifier("db", "t"),
-        Schema.newBuilder()
-            .column("k", DataType.intType())
-            .column("v", DataType.string())
-            .primaryKey("k")
-            .option("bucket", "2")
-            .build());
+    FileSystemCatalog catalog = createTable(store);
     java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
     AtomicInteger lists = new AtomicInteger();
     store.beforeLanding(
@@ -99,15 +91,7 @@ class InterruptedMetadataWriteTest {
   @org.junit.jupiter.api.Test
   void anInterruptWhileCatchingUpBeforePublishingLeavesNoManifestBehind() throws Exception {
     FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
-    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
-    catalog.createTable(
-        new Identifier("db", "t"),
-        Schema.newBuilder()
-            .column("k", DataType.intType())
-            .column("v", DataType.string())
-            .primaryKey("k")
-            .option("bucket", "2")
-            .build());
+    FileSystemCatalog catalog = createTable(store);
     java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
     AtomicInteger lists = new AtomicInteger();
     AtomicInteger fired = new AtomicInteger();
@@ -161,15 +145,7 @@ class InterruptedMetadataWriteTest {
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
   void anInterruptAtAnyReadOfSnapshotsLeavesNoManifestBehindUnlessItLanded(int n) throws Exception {
     FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
-    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
-    catalog.createTable(
-        new Identifier("db", "t"),
-        Schema.newBuilder()
-            .column("k", DataType.intType())
-            .column("v", DataType.string())
-            .primaryKey("k")
-            .option("bucket", "2")
-            .build());
+    FileSystemCatalog catalog = createTable(store);
     java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
     AtomicInteger lists = new AtomicInteger();
     AtomicInteger reads = new AtomicInteger();
@@ -230,6 +206,20 @@ class InterruptedMetadataWriteTest {
       commit.commit(2, messages);
       assertThat(table.snapshotManager().find(3)).isEmpty();
     }
+  }
+
+  /** The primary-key table {@code db.t} (2 buckets) in a catalog over {@code store}. */
+  private FileSystemCatalog createTable(FaultInjectingStore store) throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(store, Path.of(dir.toString()), Map.of());
+    catalog.createTable(
+        new Identifier("db", "t"),
+        Schema.newBuilder()
+            .column("k", DataType.intType())
+            .column("v", DataType.string())
+            .primaryKey("k")
+            .option("bucket", "2")
+            .build());
+    return catalog;
   }
 
   private static Set<String> names(java.nio.file.Path directory) throws IOException {
