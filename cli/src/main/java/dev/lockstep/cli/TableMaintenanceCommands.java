@@ -194,6 +194,7 @@ final class TableMaintenanceCommands {
         }
         SnapshotExpiration expiration = new SnapshotExpiration(table, options);
         OptionalLong earliestBefore = earliest(table);
+        int damageBefore = table.snapshotManager().skippedDamage().entries().size();
         ExpireReport r;
         try {
           r = dryRun ? expiration.dryRun() : expiration.expire();
@@ -205,6 +206,17 @@ final class TableMaintenanceCommands {
             out.flush();
           }
           throw failed;
+        }
+        if (r.expiredSnapshots() == 0
+            && table.snapshotManager().skippedDamage().entries().size() > damageBefore) {
+          // Not "nothing to expire": the retention may well want snapshots gone, but planning
+          // their expiration met damaged metadata (the warning line names it), so it kept all.
+          out.printf(
+              "nothing expired in %s: the snapshots the retention would expire name damaged"
+                  + " metadata (in the warning), so they are kept; restore it from a backup"
+                  + " ('lockstep table check' lists every damaged file)%n",
+              target.table);
+          return 0;
         }
         if (r.expiredSnapshots() == 0) {
           out.printf(

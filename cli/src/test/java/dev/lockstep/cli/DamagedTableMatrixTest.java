@@ -263,6 +263,17 @@ class DamagedTableMatrixTest {
               && !r.out().contains("could not read snapshot")) {
             violations.add(pair + ": does not say which snapshots it could not read: " + r.out());
           }
+          if (success
+              && command.equals("expire-snapshots")
+              && !err.isEmpty()
+              // A missing snapshot-2 starts the history at 3 (an expired id published again):
+              // with one snapshot in the history there is truly nothing to expire.
+              && !(kind.equals("snapshot") && damage == Damage.MISSING)
+              && r.out().contains("nothing to expire")) {
+            // --retain-max 2 of 3 snapshots wants one expired: if none was, the damage stopped
+            // it, and "nothing to expire" would blame the retention settings.
+            violations.add(pair + ": says nothing to expire, stopped by damage: " + r.out());
+          }
           if (!success) {
             if (err.lines().count() != 1 || !err.startsWith("lockstep: ")) {
               violations.add(pair + ": not one line: " + err);
