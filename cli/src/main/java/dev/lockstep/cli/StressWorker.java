@@ -102,8 +102,8 @@ public final class StressWorker {
     String user = WRITER_PREFIX + process + "-" + writer;
     SplittableRandom random = new SplittableRandom(31L * process + writer);
     long valueBase = (process * 1_000L + writer) * 1_000_000_000L;
-    try (TableWrite write = table.newWrite(user)) {
-      TableCommit commit = table.newCommit(user);
+    try (TableWrite write = table.newWrite(user);
+        TableCommit commit = table.newCommit(user)) {
       start.await();
       for (int c = 1; c <= config.commits(); c++) {
         if (config.deadlineMillis() > 0 && System.currentTimeMillis() >= config.deadlineMillis()) {

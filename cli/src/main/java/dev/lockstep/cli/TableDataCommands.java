@@ -222,7 +222,8 @@ final class TableDataCommands {
         long lastSnapshot = 0;
         int current = 0;
         boolean unknown = false;
-        try (TableWrite write = table.newWrite(user)) {
+        try (TableWrite write = table.newWrite(user);
+            commit) {
           for (int batch = 1; batch <= batches; batch++) {
             current = batch;
             int from = (batch - 1) * batchRows;

@@ -6,6 +6,7 @@ import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
+import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
 import java.io.IOException;
@@ -31,7 +32,13 @@ public final class TestTables {
   /** {@code db.kv}: k INT primary key, v STRING, optional options. */
   public static FileStoreTable keyValueTable(java.nio.file.Path dir, Map<String, String> options)
       throws IOException {
-    return catalog(dir)
+    return keyValueTable(dir, options, new LocalFileIO());
+  }
+
+  /** {@code db.kv} as {@link #keyValueTable(java.nio.file.Path, Map)}, on the store {@code io}. */
+  public static FileStoreTable keyValueTable(
+      java.nio.file.Path dir, Map<String, String> options, FileIO io) throws IOException {
+    return new FileSystemCatalog(io, Path.of(dir.toString()), Map.of())
         .createTable(
             new Identifier("db", "kv"),
             Schema.newBuilder()

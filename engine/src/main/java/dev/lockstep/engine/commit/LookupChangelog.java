@@ -32,7 +32,8 @@ import java.util.Set;
  * <p>The commit loop asks for the changelog of each attempt's base: a retry on a newer base reuses
  * it unless a snapshot in between changed a bucket the commit writes, and then computes it again
  * (the superseded files are deleted). Only the live files whose key range overlaps the new files'
- * are read, through a {@link LookupCache}.
+ * are read, through a {@link LookupCache}, which forgets the files of those buckets that are no
+ * longer live.
  */
 final class LookupChangelog {
 
@@ -123,6 +124,15 @@ final class LookupChangelog {
         }
       }
     }
+    Set<String> directories = new HashSet<>();
+    Set<String> liveKeys = new HashSet<>();
+    for (BucketId id : newFiles.keySet()) {
+      directories.add(id.directory());
+      for (DataFileMeta f : live.getOrDefault(id, List.of())) {
+        liveKeys.add(LookupCache.key(id, f.fileName()));
+      }
+    }
+    cache.retainLive(directories, liveKeys);
     List<ManifestEntry> written = new ArrayList<>();
     int[] keys = table.schema().primaryKeyIndexes();
     try {

@@ -52,8 +52,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link CommitStateUnknownException} (from lock-api) passes through untouched: nothing is
  * cleaned up; commit the same identifier again later and step 1 decides. Not thread-safe.
+ *
+ * <p>{@link #close} releases the {@code lookup} producer's cache (its local directory); a commit
+ * object is usable until then.
  */
-public final class TableCommit {
+public final class TableCommit implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TableCommit.class);
 
@@ -72,6 +75,23 @@ public final class TableCommit {
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
     this.committed = new CommittedIdentifiers(table.snapshotManager(), commitUser);
     this.liveFiles = new LiveFileCache(table);
+  }
+
+  /**
+   * Deletes the {@code lookup} producer's local file copies and their directory; the next {@code
+   * lookup} commit starts a new cache. Idempotent; never throws.
+   */
+  @Override
+  public void close() {
+    if (lookupCache != null) {
+      lookupCache.close();
+      lookupCache = null;
+    }
+  }
+
+  /** The {@code lookup} producer's cache, {@code null} before the first {@code lookup} commit. */
+  LookupCache lookupCache() {
+    return lookupCache;
   }
 
   public String commitUser() {

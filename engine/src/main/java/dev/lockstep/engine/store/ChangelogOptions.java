@@ -22,6 +22,7 @@ import java.util.Map;
  * @param consumerExpiration {@code consumer.expiration-time}, {@code null}: never
  * @param lookupCacheMaxMemory {@code lookup.cache-max-memory-size}, bytes
  * @param lookupCacheMaxDisk {@code lookup.cache-max-disk-size}, bytes
+ * @param lookupCacheDir {@code lookup.cache-dir}; {@code null}: {@code java.io.tmpdir}
  */
 public record ChangelogOptions(
     Producer producer,
@@ -34,7 +35,8 @@ public record ChangelogOptions(
     String consumerId,
     Duration consumerExpiration,
     long lookupCacheMaxMemory,
-    long lookupCacheMaxDisk) {
+    long lookupCacheMaxDisk,
+    String lookupCacheDir) {
 
   /** {@code changelog-producer}. */
   public enum Producer {
@@ -160,8 +162,18 @@ public record ChangelogOptions(
           .withDefaultText("unlimited")
           .require(b -> b >= 0, "0 or more")
           .withDescription(
-              "`lookup` producer: local disk for cached data files (least recently used"
-                  + " evicted first; 0 reads them from the store each time)");
+              "`lookup` producer: local disk for copies of the data files the lookup reads"
+                  + " (least recently used evicted first; 0: no disk tier, a file not in memory is"
+                  + " read from the store again); not used on a local warehouse");
+  public static final ConfigOption<String> LOOKUP_CACHE_DIR =
+      ConfigOption.key("lookup.cache-dir")
+          .stringType()
+          .noDefaultValue()
+          .withDefaultText("`java.io.tmpdir`")
+          .withDescription(
+              "`lookup` producer: local directory under which each writer's lookup cache"
+                  + " keeps its file copies, in a subdirectory of its own removed on close (those"
+                  + " of dead processes are removed by the next cache there)");
 
   /** In the order of the README table. */
   public static final List<ConfigOption<?>> OPTIONS =
@@ -176,7 +188,8 @@ public record ChangelogOptions(
           CONSUMER_ID,
           CONSUMER_EXPIRATION_TIME,
           LOOKUP_CACHE_MAX_MEMORY_SIZE,
-          LOOKUP_CACHE_MAX_DISK_SIZE);
+          LOOKUP_CACHE_MAX_DISK_SIZE,
+          LOOKUP_CACHE_DIR);
 
   /** Parses the options; @throws IllegalArgumentException one line naming a bad key and the fix */
   public static ChangelogOptions from(Map<String, String> values) {
@@ -212,6 +225,7 @@ public record ChangelogOptions(
         o.get(CONSUMER_ID, null),
         o.get(CONSUMER_EXPIRATION_TIME, null),
         o.get(LOOKUP_CACHE_MAX_MEMORY_SIZE),
-        o.get(LOOKUP_CACHE_MAX_DISK_SIZE));
+        o.get(LOOKUP_CACHE_MAX_DISK_SIZE),
+        o.get(LOOKUP_CACHE_DIR, null));
   }
 }

@@ -2,6 +2,7 @@ package dev.lockstep.engine.changelog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
 import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
@@ -11,6 +12,7 @@ import dev.lockstep.engine.scan.StreamTableScan.Change;
 import dev.lockstep.engine.scan.StreamTableScan.Changes;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.local.LocalFileIO;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,7 +37,9 @@ import net.jqwik.api.Tuple;
  *       their kinds, in input order (one bucket);
  *   <li>{@code lookup}: exact changes: every {@code -U} and {@code -D} carries the key's current
  *       value and is followed by nothing else for that key than its {@code +U}; {@code +I} only for
- *       an absent key;
+ *       an absent key; the same with the lookup cache in memory only (the default on the local
+ *       store), reading the store each time (a 1 KiB cache), from local copies only (its disk tier
+ *       with a 1 KiB memory tier) and with both tiers evicting;
  *   <li>{@code none}: upserts ({@code +I}/{@code +U} set a key, {@code -D} removes it).
  * </ul>
  */
@@ -77,11 +81,58 @@ class ChangelogPropertyTest {
         dir -> run(dir, "lookup", actions, Map.of("lookup.cache-max-memory-size", "1 kb")));
   }
 
+  /**
+   * The lookup cache's disk tier alone: a 1 KiB memory tier and local copies of every file (the
+   * store is the local file system behind a wrapper, so the disk tier is used).
+   */
+  @Property(tries = 10)
+  void lookupWithTheDiskTierOnlyWritesExactChanges(@ForAll("actions") List<Action> actions)
+      throws Exception {
+    TestTables.inTempDirectory(
+        "lockstep-changelog-lookup-disk",
+        dir ->
+            run(
+                dir,
+                "lookup",
+                actions,
+                Map.of(
+                    "lookup.cache-max-memory-size",
+                    "1 kb",
+                    "lookup.cache-dir",
+                    dir.resolve("lookup-cache").toString()),
+                true));
+  }
+
+  /** Both tiers small enough to evict: 2 KiB of memory, 4 KiB of local copies. */
+  @Property(tries = 10)
+  void lookupWithBothTiersEvictingWritesExactChanges(@ForAll("actions") List<Action> actions)
+      throws Exception {
+    TestTables.inTempDirectory(
+        "lockstep-changelog-lookup-tiers",
+        dir ->
+            run(
+                dir,
+                "lookup",
+                actions,
+                Map.of(
+                    "lookup.cache-max-memory-size", "2 kb",
+                    "lookup.cache-max-disk-size", "4 kb",
+                    "lookup.cache-dir", dir.resolve("lookup-cache").toString()),
+                true));
+  }
+
   private static void run(Path dir, String producer, List<Action> actions) throws IOException {
     run(dir, producer, actions, Map.of());
   }
 
   private static void run(Path dir, String producer, List<Action> actions, Map<String, String> more)
+      throws IOException {
+    run(dir, producer, actions, more, false);
+  }
+
+  /** {@code wrapped}: the local store behind a wrapper, which the lookup cache treats as remote. */
+  private static void run(
+      Path dir, String producer, List<Action> actions, Map<String, String> more, boolean wrapped)
       throws IOException {
     Map<String, String> options =
         new java.util.HashMap<>(
@@ -93,7 +144,11 @@ class ChangelogPropertyTest {
                 "changelog-producer",
                 producer));
     options.putAll(more);
-    FileStoreTable table = TestTables.keyValueTable(dir, options);
+    FileStoreTable table =
+        wrapped
+            ? TestTables.keyValueTable(
+                dir.resolve("warehouse"), options, FaultInjectingStore.wrap(new LocalFileIO()))
+            : TestTables.keyValueTable(dir, options);
     TableWrite[] writes = {table.newWrite("a"), table.newWrite("b")};
     TableCommit[] commits = {table.newCommit("a"), table.newCommit("b")};
     long[] identifiers = {0, 0};
@@ -152,6 +207,8 @@ class ChangelogPropertyTest {
     } finally {
       writes[0].close();
       writes[1].close();
+      commits[0].close();
+      commits[1].close();
       table.close();
     }
   }
