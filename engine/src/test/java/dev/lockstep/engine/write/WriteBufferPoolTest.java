@@ -30,15 +30,15 @@ class WriteBufferPoolTest {
 
   @Test
   void theBucketsShareOneBoundAndTheLargestBufferFlushesFirst() throws Exception {
-    FileStoreTable table = table("shared", "8", 16);
+    FileStoreTable table = table("shared", "8", 64);
     Random random = new Random(20);
     TreeMap<Integer, GenericRow> model = new TreeMap<>();
     int flushes = 0;
     try (TableWrite write = table.newWrite("u")) {
       WriteBufferPool pool = write.bufferPool();
-      assertThat(pool.limit()).isEqualTo(16 * 1024);
+      assertThat(pool.limit()).isEqualTo(64 * 1024);
       for (int batch = 1; batch <= 3; batch++) {
-        for (int i = 0; i < 4000; i++) {
+        for (int i = 0; i < 2000; i++) {
           GenericRow row = row(random, batch, i);
           Map<MergeTreeWriter, Long> before = sizes(pool);
           if (random.nextInt(10) == 0) {
@@ -57,10 +57,10 @@ class WriteBufferPoolTest {
         table.newCommit("u").commit(batch, write.prepareCommit());
         assertThat(pool.used()).isZero();
       }
-      // Every bucket got rows: with a bound per bucket, up to 8 x 16 kb would have been buffered.
+      // Every bucket got rows: with a bound per bucket, up to 8 x 64 kb would have been buffered.
       assertThat(pool.writers()).hasSize(8);
     }
-    assertThat(flushes).isGreaterThan(100);
+    assertThat(flushes).isGreaterThan(50);
     List<GenericRow> read = table.newRead().readAll(table.newScan().plan());
     read.sort((x, y) -> RowComparator.compare(x, y, new int[] {0}));
     assertThat(read).containsExactlyElementsOf(model.values());
@@ -68,12 +68,12 @@ class WriteBufferPoolTest {
 
   @Test
   void dynamicBucketsShareTheBoundToo() throws Exception {
-    FileStoreTable dynamic = table("dynamic", "-1", 8);
+    FileStoreTable dynamic = table("dynamic", "-1", 32);
     Random random = new Random(21);
     TreeMap<Integer, GenericRow> model = new TreeMap<>();
-    for (int batch = 1; batch <= 4; batch++) {
+    for (int batch = 1; batch <= 3; batch++) {
       try (TableWrite write = dynamic.newWrite("u")) {
-        for (int i = 0; i < 1500; i++) {
+        for (int i = 0; i < 1000; i++) {
           GenericRow row = row(random, batch, i);
           write.write(row);
           model.put((Integer) row.get(0), row);
