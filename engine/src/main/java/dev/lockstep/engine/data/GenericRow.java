@@ -76,6 +76,60 @@ public final class GenericRow implements Serializable {
     return bytes;
   }
 
+  /**
+   * The heap this row holds, its values included, as a 64-bit HotSpot JVM with compressed
+   * references lays objects out (12-byte headers, 8-byte alignment; a {@code String} of Latin-1
+   * characters one byte per character, others two). Values shared with other objects are counted
+   * here too, except {@code Boolean}s (two shared instances). The bound of the write buffers of
+   * primary-key tables.
+   */
+  public long heapBytes() {
+    long bytes = 16 + align(16 + 4L * values.length);
+    for (Object value : values) {
+      bytes += valueHeapBytes(value);
+    }
+    return bytes;
+  }
+
+  private static long valueHeapBytes(Object value) {
+    if (value == null || value instanceof Boolean) {
+      return 0;
+    } else if (value instanceof String s) {
+      int length = s.length();
+      long perChar = 1;
+      for (int i = 0; i < length; i++) {
+        if (s.charAt(i) > 0xFF) {
+          perChar = 2;
+          break;
+        }
+      }
+      return 24 + align(16 + perChar * length);
+    } else if (value instanceof Integer
+        || value instanceof Short
+        || value instanceof Byte
+        || value instanceof Float) {
+      return 16;
+    } else if (value instanceof Long || value instanceof Double) {
+      return 24;
+    } else if (value instanceof byte[] b) {
+      return align(16 + (long) b.length);
+    } else if (value instanceof java.math.BigDecimal d) {
+      // Up to 18 digits the unscaled value is a long inside the BigDecimal; beyond, a BigInteger.
+      return d.precision() <= 18 ? 40 : 40 + 40 + align(16 + 4L * (d.precision() / 9 + 1));
+    } else if (value instanceof java.time.LocalDateTime) {
+      return 72; // itself, a LocalDate and a LocalTime
+    } else if (value instanceof java.time.LocalDate || value instanceof java.time.Instant) {
+      return 24;
+    } else if (value instanceof GenericRow r) {
+      return r.heapBytes();
+    }
+    return 32;
+  }
+
+  private static long align(long bytes) {
+    return (bytes + 7) & ~7L;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof GenericRow && Arrays.deepEquals(values, ((GenericRow) o).values);

@@ -31,14 +31,16 @@ import org.slf4j.LoggerFactory;
  * One bucket of a primary-key table, an LSM tree.
  *
  * <ol>
- *   <li>Rows go to an in-memory buffer in write order; when its estimated size reaches {@code
- *       write-buffer-size} it is sorted by key (stable, so the later write of a key wins and the
- *       earlier ones are dropped; with {@code sequence.field}, the row with the greatest
- *       sequence-field values wins, the later one of equals) and flushed to a new level-0 file (one
- *       sorted run). Sorting once per flush is much cheaper than keeping a sorted map per row; the
- *       price is that overwritten rows count against the buffer until the flush. Rows of flushed
- *       files carry {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number that grows
- *       across the writer's batch.
+ *   <li>Rows go to an in-memory buffer in write order, as the caller wrote them (their sequence
+ *       number is their position, their kind one byte beside them). {@code write-buffer-size}
+ *       bounds the estimated heap of the buffers of all buckets of the {@link TableWrite} together
+ *       ({@link WriteBufferPool}): when a write reaches it, the largest buffer, whichever bucket it
+ *       is, is sorted by key (stable, so the later write of a key wins and the earlier ones are
+ *       dropped; with {@code sequence.field}, the row with the greatest sequence-field values wins,
+ *       the later one of equals) and flushed to a new level-0 file (one sorted run). Sorting once
+ *       per flush is much cheaper than keeping a sorted map per row; the price is that overwritten
+ *       rows count against the buffer until the flush. Rows of flushed files carry {@code _SNAPSHOT
+ *       = -1} (the commit decides it) and a sequence number that grows across the writer's batch.
  *   <li>Compaction (not with {@code write-only=true}) works on the bucket's <em>committed</em>
  *       files as the {@link LiveFileView} sees them, including other writers' files, never on this
  *       batch's own uncommitted files. It starts in the background when the view has at least
@@ -75,10 +77,20 @@ final class MergeTreeWriter implements BucketWriter {
 
   private final UniversalCompaction picker;
 
-  /** Data-file rows of the batch not flushed yet, in write order (sequence order). */
+  /**
+   * Rows of the batch not flushed yet, as written (the caller's rows, not data-file rows), in write
+   * order: the row at position {@code i} has sequence number {@code firstSequence + i} and the kind
+   * {@code kinds[i]}. Data-file rows are built only while a flush writes them.
+   */
   private GenericRow[] buffer = new GenericRow[1024];
 
+  private byte[] kinds = new byte[1024];
   private int buffered;
+  private long firstSequence;
+
+  /** The memory bound shared by the buckets of this writer's {@link TableWrite}. */
+  private final WriteBufferPool pool;
+
   private final Comparator<GenericRow> byKey;
 
   /** The first key column is INT (never null in a key): the buffer sorts on packed longs. */
@@ -112,8 +124,14 @@ final class MergeTreeWriter implements BucketWriter {
   static final int IN_FLIGHT_MAX_REFRESHES = 3;
 
   MergeTreeWriter(
-      TableStore table, String partition, int bucket, LiveFileView view, ExecutorService executor) {
+      TableStore table,
+      String partition,
+      int bucket,
+      LiveFileView view,
+      ExecutorService executor,
+      WriteBufferPool pool) {
     this.table = table;
+    this.pool = pool;
     this.options = table.options();
     this.partition = partition;
     this.bucket = bucket;
@@ -135,13 +153,35 @@ final class MergeTreeWriter implements BucketWriter {
   public void write(GenericRow row, RowKind kind) throws IOException {
     if (buffered == buffer.length) {
       buffer = Arrays.copyOf(buffer, buffer.length * 2);
+      kinds = Arrays.copyOf(kinds, kinds.length * 2);
     }
-    GenericRow fileRow = table.keyValueFileRow(row, DataFileMeta.UNCOMMITTED, sequence++, kind);
-    buffer[buffered++] = fileRow;
-    bufferBytes += fileRow.estimatedBytes();
-    if (bufferBytes >= options.writeBufferBytes()) {
-      flush();
+    if (buffered == 0) {
+      firstSequence = sequence;
     }
+    sequence++;
+    buffer[buffered] = row;
+    kinds[buffered++] = kind.toByteValue();
+    // The row, its values and its slots in the two arrays.
+    long bytes = row.heapBytes() + SLOT_BYTES;
+    bufferBytes += bytes;
+    pool.add(bytes);
+  }
+
+  /** Bytes of a buffered row's slots: a reference in {@code buffer}, a byte in {@code kinds}. */
+  static final int SLOT_BYTES = 5;
+
+  /** The estimated memory of this bucket's buffer. */
+  long bufferedBytes() {
+    return bufferBytes;
+  }
+
+  /** The data-file row of the buffered row at {@code position}. */
+  private GenericRow fileRow(int position) {
+    return table.keyValueFileRow(
+        buffer[position],
+        DataFileMeta.UNCOMMITTED,
+        firstSequence + position,
+        RowKind.fromByteValue(kinds[position]));
   }
 
   @Override
@@ -151,34 +191,32 @@ final class MergeTreeWriter implements BucketWriter {
     }
     if (producer == ChangelogOptions.Producer.INPUT) {
       // The input as it came, every row with its own kind, before the sort merges keys.
-      int sequenceAt = table.schema().fields().size() + 1;
       RollingFileWriter changelog =
           new RollingFileWriter(table, partition, bucket, 0, CHANGELOG_PREFIX);
       for (int i = 0; i < buffered; i++) {
-        changelog.write(buffer[i], (Long) buffer[i].get(sequenceAt));
+        changelog.write(fileRow(i), firstSequence + i);
       }
       pendingChangelog.addAll(changelog.finish());
     }
-    long[] leading = sortBuffer();
+    int[] order = new int[buffered];
+    long[] leading = sortBuffer(order);
     // With a single INT or BIGINT key column, ties show in the sorted key values alone.
     boolean packedKey = leading != null && keyIndexes.length == 1;
-    int sequenceIndex = table.schema().fields().size() + 1;
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
     for (int i = 0; i < buffered; i++) {
       if (i + 1 < buffered
           && (packedKey
               ? leading[i] == leading[i + 1]
-              : byKey.compare(buffer[i], buffer[i + 1]) == 0)) {
+              : byKey.compare(buffer[order[i]], buffer[order[i + 1]]) == 0)) {
         // The next row of the key is later: it wins, unless its sequence.field values are smaller,
         // and then this row goes on as the key's candidate.
         if (sequenceFields.length > 0
-            && RowComparator.compare(buffer[i], buffer[i + 1], sequenceFields) > 0) {
-          buffer[i + 1] = buffer[i];
+            && RowComparator.compare(buffer[order[i]], buffer[order[i + 1]], sequenceFields) > 0) {
+          order[i + 1] = order[i];
         }
         continue;
       }
-      GenericRow row = buffer[i];
-      writer.write(row, (Long) row.get(sequenceIndex));
+      writer.write(fileRow(order[i]), firstSequence + order[i]);
     }
     pending.addAll(writer.finish());
     clearBuffer();
@@ -190,79 +228,59 @@ final class MergeTreeWriter implements BucketWriter {
   }
 
   /**
-   * Sorts the buffer by key, stably: each key's rows stay in write order, so the last of them is
-   * the one to keep. With an INT first key column, each row's (key, position) is packed into one
-   * long and the longs are sorted as primitives (no comparator calls, no pointer chasing); rows
-   * whose first column ties are then ordered by the remaining key columns, stably. Otherwise a
-   * stable merge sort with the key comparator; a BIGINT first key column is sorted the same way on
-   * parallel (key, position) arrays ({@link LongKeySort}).
+   * Sorts the buffer's positions by key into {@code order}, stably: each key's rows stay in write
+   * order, so the last of them is the one to keep. The rows themselves stay where they are (a row's
+   * position is its sequence number and the index of its kind). With an INT first key column, each
+   * row's (key, position) is packed into one long and the longs are sorted as primitives (no
+   * comparator calls, no pointer chasing); positions whose first column ties are then ordered by
+   * the remaining key columns, stably. A BIGINT first key column is sorted the same way on parallel
+   * (key, position) arrays ({@link LongKeySort}); other keys with a stable merge sort of positions
+   * by the key comparator ({@link PositionSort}).
    *
    * @return the first key column's values in sorted order, or {@code null} when the comparator
    *     sorted
    */
-  private long[] sortBuffer() {
+  private long[] sortBuffer(int[] order) {
+    PositionSort.PositionComparator byKeyAt = (a, b) -> byKey.compare(buffer[a], buffer[b]);
+    int first = keyIndexes[0];
+    long[] leading;
     if (longLeadingKey) {
-      return sortByLongKey();
-    }
-    if (!intLeadingKey) {
-      Arrays.sort(buffer, 0, buffered, byKey);
+      leading = new long[buffered];
+      for (int i = 0; i < buffered; i++) {
+        leading[i] = (Long) buffer[i].get(first);
+      }
+      int[] sorted = LongKeySort.stableOrder(leading);
+      System.arraycopy(sorted, 0, order, 0, buffered);
+    } else if (intLeadingKey) {
+      leading = new long[buffered];
+      for (int i = 0; i < buffered; i++) {
+        leading[i] = ((long) (Integer) buffer[i].get(first) << 32) | i;
+      }
+      Arrays.sort(leading);
+      for (int i = 0; i < buffered; i++) {
+        order[i] = (int) leading[i];
+        leading[i] >>= 32;
+      }
+    } else {
+      for (int i = 0; i < buffered; i++) {
+        order[i] = i;
+      }
+      PositionSort.sort(order, 0, buffered, byKeyAt);
       return null;
     }
-    int first = keyIndexes[0];
-    long[] packed = new long[buffered];
-    for (int i = 0; i < buffered; i++) {
-      packed[i] = ((long) (Integer) buffer[i].get(first) << 32) | i;
-    }
-    Arrays.sort(packed);
-    GenericRow[] sorted = new GenericRow[buffered];
-    for (int i = 0; i < buffered; i++) {
-      sorted[i] = buffer[(int) packed[i]];
-    }
     if (keyIndexes.length > 1) {
       for (int from = 0; from < buffered; ) {
         int to = from + 1;
-        while (to < buffered && (packed[to] >> 32) == (packed[from] >> 32)) {
+        while (to < buffered && leading[to] == leading[from]) {
           to++;
         }
         if (to - from > 1) {
-          Arrays.sort(sorted, from, to, byKey);
+          PositionSort.sort(order, from, to, byKeyAt);
         }
         from = to;
       }
     }
-    System.arraycopy(sorted, 0, buffer, 0, buffered);
-    for (int i = 0; i < buffered; i++) {
-      packed[i] >>= 32;
-    }
-    return packed;
-  }
-
-  /** {@link #sortBuffer} for a BIGINT first key column. */
-  private long[] sortByLongKey() {
-    int first = keyIndexes[0];
-    long[] keys = new long[buffered];
-    for (int i = 0; i < buffered; i++) {
-      keys[i] = (Long) buffer[i].get(first);
-    }
-    int[] order = LongKeySort.stableOrder(keys);
-    GenericRow[] sorted = new GenericRow[buffered];
-    for (int i = 0; i < buffered; i++) {
-      sorted[i] = buffer[order[i]];
-    }
-    if (keyIndexes.length > 1) {
-      for (int from = 0; from < buffered; ) {
-        int to = from + 1;
-        while (to < buffered && keys[to] == keys[from]) {
-          to++;
-        }
-        if (to - from > 1) {
-          Arrays.sort(sorted, from, to, byKey);
-        }
-        from = to;
-      }
-    }
-    System.arraycopy(sorted, 0, buffer, 0, buffered);
-    return keys;
+    return leading;
   }
 
   private int sortedRuns() {
@@ -398,11 +416,13 @@ final class MergeTreeWriter implements BucketWriter {
     TableWrite.deleteQuietly(table, partition, bucket, pendingChangelog);
     pendingChangelog.clear();
     clearBuffer();
+    pool.unregister(this);
   }
 
   private void clearBuffer() {
     Arrays.fill(buffer, 0, buffered, null);
     buffered = 0;
+    pool.release(bufferBytes);
     bufferBytes = 0;
   }
 }

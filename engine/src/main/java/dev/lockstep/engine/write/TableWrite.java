@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       writers' files and of its own compactions that the committer dropped after a conflict.
  * </ol>
  *
+ * <p>{@code write-buffer-size} bounds the buffers of all primary-key buckets of one {@code
+ * TableWrite} together: a write that reaches it flushes the largest buffer first.
+ *
  * <p>Not thread-safe: one per thread. Compactions run on {@code compaction.max.thread} background
  * threads owned by this object; flushes of different buckets run on up to {@code
  * write.flush-threads} threads at once (this one included). {@link #close()} deletes files never
@@ -67,6 +70,9 @@ public final class TableWrite implements Closeable {
 
   private long batchBase;
 
+  /** {@code write-buffer-size}: one bound for the buffers of all primary-key buckets. */
+  private final WriteBufferPool bufferPool;
+
   public TableWrite(TableStore table, String commitUser) {
     this.table = table;
     this.commitUser = Objects.requireNonNull(commitUser, "commitUser");
@@ -76,6 +82,12 @@ public final class TableWrite implements Closeable {
     this.view = new LiveFileView(table);
     this.flushThreads = table.options().writeFlushThreads();
     this.assigner = table.options().dynamicBucket() ? new BucketAssigner(table) : null;
+    this.bufferPool = new WriteBufferPool(table.options().writeBufferBytes());
+  }
+
+  /** The write buffers' memory, for tests. */
+  WriteBufferPool bufferPool() {
+    return bufferPool;
   }
 
   public String commitUser() {
@@ -180,10 +192,14 @@ public final class TableWrite implements Closeable {
     BucketId key = new BucketId(partition, bucket);
     BucketWriter writer = writers.get(key);
     if (writer == null) {
-      writer =
-          table.primaryKeyTable()
-              ? new MergeTreeWriter(table, partition, bucket, view, executor())
-              : new AppendBucketWriter(table, partition, bucket);
+      if (table.primaryKeyTable()) {
+        MergeTreeWriter mergeTree =
+            new MergeTreeWriter(table, partition, bucket, view, executor(), bufferPool);
+        bufferPool.register(mergeTree);
+        writer = mergeTree;
+      } else {
+        writer = new AppendBucketWriter(table, partition, bucket);
+      }
       writers.put(key, writer);
       writer.onRefresh();
     }
