@@ -194,9 +194,9 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
           }
         }
       }
-      try (FileStoreTable t = table.catalog().openTable(table.identifier())) {
+      try (FileStoreTable t = table.catalog().openTable(table.identifier());
+          TableCommit commit = t.newCommit(commitUser)) {
         deleteUnchosen(t, chosen);
-        TableCommit commit = t.newCommit(commitUser);
         try {
           result = commitWithRetries(t, commit, all);
         } catch (IOException | RuntimeException e) {
@@ -292,8 +292,8 @@ final class LockstepWrite implements Write, RequiresDistributionAndOrdering {
             commitUser);
         return;
       }
-      try (FileStoreTable t = table.catalog().openTable(table.identifier())) {
-        TableCommit commit = t.newCommit(commitUser);
+      try (FileStoreTable t = table.catalog().openTable(table.identifier());
+          TableCommit commit = t.newCommit(commitUser)) {
         if (commit.isCommitted(1)) {
           return;
         }

@@ -157,6 +157,9 @@ final class LockstepCommitter implements Committer<LockstepCommittable> {
 
   @Override
   public void close() throws Exception {
+    // Each commit's lookup cache may hold a local directory (lookup.cache-dir).
+    commits.values().forEach(TableCommit::close);
+    commits.clear();
     if (opened != null) {
       opened.close();
     }
