@@ -6,11 +6,13 @@ import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.commit.TableCommit;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowKind;
+import dev.lockstep.engine.operation.TableCompactor;
 import dev.lockstep.engine.predicate.Predicate;
 import dev.lockstep.engine.predicate.PredicateBuilder;
 import dev.lockstep.engine.predicate.ScanMetrics;
 import dev.lockstep.engine.scan.Split;
 import dev.lockstep.engine.scan.TableRead;
+import dev.lockstep.engine.scan.TableScan;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
@@ -184,6 +186,92 @@ class PushdownPropertyTest {
           assertThat(metrics.rowGroupsSkipped.get()).as("%s", metrics).isPositive();
           table.close();
         });
+  }
+
+  /**
+   * After a full compaction each bucket of a primary-key table is one file sorted by key: the read
+   * takes it raw (no merge, {@code filesReadRaw}), and a filter on a narrow key range reads only
+   * the pages of that range (page indexes), as does a filter on a value column whose pages are
+   * clustered with the key (there the whole filter may skip, the files being disjoint in key). Keys
+   * 0..7999 in 3 commits (updates and deletes of every seventh key), then the dedicated compactor's
+   * full compaction.
+   */
+  @Example
+  void afterAFullCompactionBucketsAreReadRawAndARangeReadsFewPages() throws Exception {
+    TestTables.inTempDirectory(
+        "lockstep-pushdown",
+        dir -> {
+          FileStoreTable table =
+              TestTables.catalog(dir)
+                  .createTable(
+                      new Identifier("db", "t"),
+                      Schema.newBuilder()
+                          .column("k", DataType.bigint().notNull())
+                          .column("v", DataType.bigint())
+                          .column("s", DataType.string())
+                          .primaryKey("k")
+                          .options(
+                              Map.of(
+                                  "file.format", "parquet",
+                                  "bucket", "2",
+                                  "write-only", "true",
+                                  "parquet.page.size", "1 kb"))
+                          .build());
+          TableCommit commit = table.newCommit("u");
+          try (TableWrite write = table.newWrite("u")) {
+            for (int c = 0; c < 3; c++) {
+              for (long k = 0; k < 8000; k++) {
+                if (c == 0 || k % 7 == c) {
+                  write.write(GenericRow.of(k, k * 2 + c, "s" + c + "-" + k));
+                } else if (c == 2 && k % 7 == 0) {
+                  write.write(RowKind.DELETE, GenericRow.of(k, null, null));
+                }
+              }
+              commit.commit(c + 1, write.prepareCommit());
+            }
+          }
+          ScanMetrics before = new ScanMetrics();
+          List<GenericRow> merged = readAll(table, null, before);
+          assertThat(before.filesReadRaw.get()).as("%s", before).isZero();
+          try (TableCompactor compactor = new TableCompactor(table, "compactor")) {
+            compactor.compactOnce(true);
+          }
+          ScanMetrics full = new ScanMetrics();
+          List<GenericRow> all = readAll(table, null, full);
+          assertThat(all).containsExactlyInAnyOrderElementsOf(merged).hasSize(8000 - 8000 / 7 - 1);
+          assertThat(full.filesReadRaw.get()).as("%s", full).isEqualTo(2);
+          PredicateBuilder b = new PredicateBuilder(table.schema().rowType());
+          for (Predicate filter :
+              List.of(
+                  PredicateBuilder.and(b.greaterOrEqual("k", 4000L), b.lessThan("k", 4100L)),
+                  PredicateBuilder.and(b.greaterOrEqual("v", 8000L), b.lessThan("v", 8200L)))) {
+            ScanMetrics metrics = new ScanMetrics();
+            assertThat(readAll(table, filter, metrics))
+                .as("%s", filter)
+                .containsExactlyInAnyOrderElementsOf(all.stream().filter(filter::test).toList());
+            assertThat(metrics.filesReadRaw.get()).as("%s", metrics).isEqualTo(2);
+            assertThat(metrics.pagesSkipped.get()).as("%s", metrics).isPositive();
+            assertThat(metrics.pagesRead.get() * 5)
+                .as("pages read: %s; full read: %s", metrics, full)
+                .isLessThan(full.pagesRead.get());
+          }
+          table.close();
+        });
+  }
+
+  private static List<GenericRow> readAll(
+      FileStoreTable table, Predicate filter, ScanMetrics metrics) throws Exception {
+    List<GenericRow> rows = new ArrayList<>();
+    TableRead read = table.newRead().withMetrics(metrics);
+    TableScan scan = table.newScan();
+    if (filter != null) {
+      read.withFilter(filter);
+      scan.withFilter(filter);
+    }
+    for (Split split : scan.plan().splits()) {
+      rows.addAll(read.read(split));
+    }
+    return rows;
   }
 
   @Property(tries = 30)

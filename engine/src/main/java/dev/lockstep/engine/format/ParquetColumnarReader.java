@@ -13,6 +13,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.Dictionary;
@@ -52,6 +53,15 @@ import org.roaringbitmap.RoaringBitmap;
  * built (no strings, no boxes), a page run without a kept row at once where the values have a fixed
  * width. Positions count every row of the file, skipped row groups included.
  *
+ * <p>Page skipping: a row group that its footer statistics do not rule out is filtered by the
+ * file's page indexes ({@link PageIndexes}, with {@link ReadOptions#skipFilter()}): only the pages
+ * of the requested columns that hold rows which may match are fetched and decompressed
+ * (parquet-mr's filtered row-group read), and the rows are decoded run by run, every column moved
+ * to the first row of each run ({@link ParquetPageColumn#seek}), so all columns stay aligned by row
+ * although their pages start at different rows. Only when every requested column chunk is decoded
+ * by {@link ParquetPageColumn}; otherwise the row group is read whole. Pages read and skipped are
+ * counted in {@link ReadOptions#metrics()}.
+ *
  * <p>Memory: one row group's (compressed and decompressed) pages, as before, plus one batch of
  * rows.
  */
@@ -87,7 +97,20 @@ final class ParquetColumnarReader implements FormatReader {
   private boolean[] selected;
 
   private int nextBlock;
-  private long rowsLeftInGroup;
+
+  /** Rows left in the current run (a range of selected rows of the current row group). */
+  private long rowsLeftInRun;
+
+  /**
+   * The runs of the current row group, as row ranges {@code [from, to)} in pairs, or {@code null}
+   * when the row group is read whole (one run).
+   */
+  private long[] runs;
+
+  private int nextRun;
+
+  /** The file position of the first row of the current row group. */
+  private long groupStart;
 
   /** The file position of the first row of the next row group. */
   private long nextGroupStart;
@@ -169,12 +192,12 @@ final class ParquetColumnarReader implements FormatReader {
     if (selecting) {
       return nextSelectedBatch();
     }
-    while (rowsLeftInGroup == 0) {
-      if (!nextRowGroup()) {
+    while (rowsLeftInRun == 0) {
+      if (!nextRun()) {
         return false;
       }
     }
-    int n = (int) Math.min(BATCH, rowsLeftInGroup);
+    int n = (int) Math.min(BATCH, rowsLeftInRun);
     if (batch.length < n) {
       batch = new Object[n][];
     }
@@ -184,7 +207,8 @@ final class ParquetColumnarReader implements FormatReader {
     for (Column column : columns) {
       column.read(batch, n);
     }
-    rowsLeftInGroup -= n;
+    rowsLeftInRun -= n;
+    groupPosition += n;
     batchSize = n;
     batchPosition = 0;
     return true;
@@ -201,12 +225,12 @@ final class ParquetColumnarReader implements FormatReader {
       selected = new boolean[BATCH];
     }
     while (true) {
-      while (rowsLeftInGroup == 0) {
-        if (!nextRowGroup()) {
+      while (rowsLeftInRun == 0) {
+        if (!nextRun()) {
           return false;
         }
       }
-      int n = (int) Math.min(BATCH, rowsLeftInGroup);
+      int n = (int) Math.min(BATCH, rowsLeftInRun);
       for (Column column : filterColumns) {
         int p = column.position;
         for (int r = 0; r < n; r++) {
@@ -225,7 +249,7 @@ final class ParquetColumnarReader implements FormatReader {
           kept++;
         }
       }
-      rowsLeftInGroup -= n;
+      rowsLeftInRun -= n;
       groupPosition += n;
       if (kept == 0) {
         for (Column column : otherColumns) {
@@ -251,34 +275,88 @@ final class ParquetColumnarReader implements FormatReader {
     }
   }
 
+  /**
+   * Moves to the next run of selected rows: the next range of the current row group (every column
+   * moved to its first row), or the first of the next row group read.
+   */
+  private boolean nextRun() throws IOException {
+    while (true) {
+      if (runs != null && nextRun < runs.length) {
+        long from = runs[nextRun];
+        long to = runs[nextRun + 1];
+        nextRun += 2;
+        for (Column column : columns) {
+          column.seek(from);
+        }
+        groupPosition = groupStart + from;
+        rowsLeftInRun = to - from;
+        return true;
+      }
+      runs = null;
+      if (!nextRowGroup()) {
+        return false;
+      }
+      if (runs == null) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Opens the next row group that may hold a row of the skip filter: row groups are skipped by
+   * their footer statistics, then, when the file has column and offset indexes, pages by theirs
+   * ({@link PageIndexes}): only the pages holding rows that may match are fetched and decompressed,
+   * and {@link #runs} lists those rows. Without a run list the whole row group is one run, started
+   * here.
+   */
   private boolean nextRowGroup() throws IOException {
     while (nextBlock < blocks.size()) {
-      BlockMetaData block = blocks.get(nextBlock++);
-      groupPosition = nextGroupStart;
+      int index = nextBlock++;
+      BlockMetaData block = blocks.get(index);
+      groupStart = nextGroupStart;
+      groupPosition = groupStart;
       nextGroupStart += block.getRowCount();
       if (options.skipFilter() != null
           && !options.skipFilter().mightMatch(ParquetRows.statsOf(block, rowType))) {
-        file.skipNextRowGroup();
         if (options.metrics() != null) {
           options.metrics().rowGroupsSkipped.incrementAndGet();
         }
         continue;
       }
-      PageReadStore pages = file.readNextRowGroup();
+      PageIndexes.Selection selection =
+          options.skipFilter() != null && pageDecodable(block)
+              ? PageIndexes.select(file, index, block, options.skipFilter(), columns(), rowType)
+              : null;
+      if (selection != null && options.metrics() != null) {
+        options.metrics().pagesSkipped.addAndGet(selection.pagesSkipped());
+      }
+      if (selection != null && selection.ranges().rowCount() == 0) {
+        if (options.metrics() != null) {
+          options.metrics().rowGroupsSkipped.incrementAndGet();
+        }
+        continue;
+      }
+      PageReadStore pages =
+          selection == null
+              ? file.readRowGroup(index)
+              : file.readFilteredRowGroup(index, selection.ranges());
       if (pages == null) {
         return false;
       }
       if (options.metrics() != null) {
         options.metrics().rowGroupsRead.incrementAndGet();
       }
-      rowsLeftInGroup = pages.getRowCount();
+      AtomicLong pagesRead = options.metrics() == null ? null : options.metrics().pagesRead;
       ColumnReadStoreImpl store = null;
       for (Column column : columns) {
         ColumnChunkMetaData chunk = chunkOf(block, column.descriptor);
         if (pageDecoding && chunk != null && ParquetPageColumn.handles(chunk.getEncodings())) {
           column.start(
               new ParquetPageColumn(
-                  column.descriptor, column.type, pages.getPageReader(column.descriptor)));
+                  column.descriptor,
+                  column.type,
+                  pages.getPageReader(column.descriptor),
+                  pagesRead));
         } else {
           if (store == null) {
             store = new ColumnReadStoreImpl(pages, new Converters(columns), requested, createdBy);
@@ -286,9 +364,42 @@ final class ParquetColumnarReader implements FormatReader {
           column.start(store.getColumnReader(column.descriptor));
         }
       }
+      if (selection == null) {
+        rowsLeftInRun = block.getRowCount();
+      } else {
+        runs = selection.runs();
+        nextRun = 0;
+        rowsLeftInRun = 0;
+      }
       return true;
     }
     return false;
+  }
+
+  /**
+   * Whether every requested column chunk of {@code block} is decoded by {@link ParquetPageColumn}:
+   * only those follow the rows of a filtered row group read page by page.
+   */
+  private boolean pageDecodable(BlockMetaData block) {
+    if (!pageDecoding) {
+      return false;
+    }
+    for (Column column : columns) {
+      ColumnChunkMetaData chunk = chunkOf(block, column.descriptor);
+      if (chunk == null || !ParquetPageColumn.handles(chunk.getEncodings())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The requested columns: their descriptors and positions in the row type. */
+  private List<PageIndexes.ColumnRef> columns() {
+    List<PageIndexes.ColumnRef> refs = new ArrayList<>(columns.length);
+    for (Column column : columns) {
+      refs.add(new PageIndexes.ColumnRef(column.descriptor, column.position));
+    }
+    return refs;
   }
 
   private static ColumnChunkMetaData chunkOf(BlockMetaData block, ColumnDescriptor descriptor) {
@@ -365,6 +476,18 @@ final class ParquetColumnarReader implements FormatReader {
     void start(ParquetPageColumn pages) {
       this.pages = pages;
       this.reader = null;
+    }
+
+    /**
+     * Moves to row {@code row} of the row group: only page-decoded columns move (runs other than a
+     * whole row group are made only when every column is page-decoded).
+     */
+    void seek(long row) throws IOException {
+      if (pages != null) {
+        pages.seek(row);
+      } else if (row != 0) {
+        throw new IllegalStateException("Column " + position + " cannot seek to row " + row);
+      }
     }
 
     /** Decodes the next {@code n} values into {@code rows[0..n)} only where {@code selected}. */

@@ -14,6 +14,7 @@ import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.parquet.bytes.BytesUtils;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
@@ -63,7 +64,17 @@ final class ParquetPageColumn {
   private final PageReader pages;
   private final Object[] dictionary;
 
+  private final AtomicLong pagesRead;
+
+  /** Values left in the current page. */
   private int left;
+
+  /**
+   * The row (in the row group) of the next value: each value is one row in a flat column. Pages of
+   * a filtered row group read ({@link #seek}) carry their first row; the others follow on.
+   */
+  private long rowIndex;
+
   private RleDecoder definitions;
   private RleDecoder ids;
   private RleDecoder booleans;
@@ -79,6 +90,16 @@ final class ParquetPageColumn {
 
   ParquetPageColumn(ColumnDescriptor descriptor, DataType type, PageReader pages)
       throws IOException {
+    this(descriptor, type, pages, null);
+  }
+
+  /**
+   * @param pagesRead where each data page decompressed is counted, or {@code null}
+   */
+  ParquetPageColumn(
+      ColumnDescriptor descriptor, DataType type, PageReader pages, AtomicLong pagesRead)
+      throws IOException {
+    this.pagesRead = pagesRead;
     this.descriptor = descriptor;
     this.type = type;
     this.root = type.root();
@@ -118,6 +139,7 @@ final class ParquetPageColumn {
       }
       int run = Math.min(left, n - r);
       left -= run;
+      rowIndex += run;
       readRun(rows, r, run, column);
       r += run;
     }
@@ -202,6 +224,7 @@ final class ParquetPageColumn {
       }
       int run = Math.min(left, n - r);
       left -= run;
+      rowIndex += run;
       boolean any = false;
       for (int i = r; i < r + run; i++) {
         if (selected[i]) {
@@ -242,9 +265,50 @@ final class ParquetPageColumn {
       }
       int run = Math.min(left, n - r);
       left -= run;
+      rowIndex += run;
       boolean[] present = levels(run);
       skipValues(present == null ? run : count(present, run));
       r += run;
+    }
+  }
+
+  /**
+   * Moves to row {@code row} of the row group (not before the current one): the rest of a page that
+   * ends before it is dropped undecoded, and the values before it in its page are stepped over. In
+   * a filtered row group read the page reader returns only the pages that hold selected rows, each
+   * with its first row (from the offset index), so the pages in between are never read.
+   *
+   * @throws IOException when the column ends before that row, or a page of a filtered read does not
+   *     say its first row
+   */
+  void seek(long row) throws IOException {
+    if (row < rowIndex) {
+      throw new IllegalStateException(
+          "Parquet column " + Arrays.toString(descriptor.getPath()) + ": seek back to row " + row);
+    }
+    while (row >= rowIndex + left) {
+      rowIndex += left;
+      left = 0;
+      DataPage page = nextPage();
+      if (page.getFirstRowIndex().isEmpty()) {
+        throw new IOException(
+            "Parquet column "
+                + Arrays.toString(descriptor.getPath())
+                + ": a page of a filtered row group read without its first row");
+      }
+    }
+    if (row < rowIndex) {
+      throw new IOException(
+          "Parquet column "
+              + Arrays.toString(descriptor.getPath())
+              + ": no page holds row "
+              + row
+              + " (the next starts at row "
+              + rowIndex
+              + ")");
+    }
+    if (row > rowIndex) {
+      skip((int) (row - rowIndex));
     }
   }
 
@@ -385,13 +449,19 @@ final class ParquetPageColumn {
     return v;
   }
 
-  private void nextPage() throws IOException {
+  private DataPage nextPage() throws IOException {
     DataPage page = pages.readPage();
     if (page == null) {
       throw new IOException(
           "Parquet column " + Arrays.toString(descriptor.getPath()) + " ended before its rows");
     }
+    if (pagesRead != null) {
+      pagesRead.incrementAndGet();
+    }
     left = page.getValueCount();
+    if (page.getFirstRowIndex().isPresent()) {
+      rowIndex = page.getFirstRowIndex().get();
+    }
     if (page instanceof DataPageV1 v1) {
       byte[] bytes = v1.getBytes().toByteArray();
       int offset = 0;
@@ -418,6 +488,7 @@ final class ParquetPageColumn {
       }
       values(v2.getData().toByteArray(), 0, v2.getDataEncoding());
     }
+    return page;
   }
 
   private void values(byte[] bytes, int offset, Encoding encoding) throws IOException {

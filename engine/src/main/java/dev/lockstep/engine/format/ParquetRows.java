@@ -226,7 +226,7 @@ final class ParquetRows {
     return StatsView.of(block.getRowCount(), fields);
   }
 
-  private static Object valueOf(DataType type, Object parquet) {
+  static Object valueOf(DataType type, Object parquet) {
     switch (type.root()) {
       case STRING:
       case CHAR:

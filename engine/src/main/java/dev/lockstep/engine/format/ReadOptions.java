@@ -8,16 +8,17 @@ import org.roaringbitmap.RoaringBitmap;
 
 /**
  * What a reader may leave out. Rows keep the full width of the row type; a column not in {@code
- * columns} may read as NULL. A reader may skip parts of the file (Parquet row groups) whose
- * statistics show that no row makes {@code skipFilter} TRUE, and may leave out single rows that do
- * not make {@code rowFilter} TRUE; a reader that ignores these two is still correct (the caller
- * applies its filter to the rows it gets). The rows at the positions in {@code deleted} are never
- * returned: that one is binding, every reader leaves them out (and counts positions over the whole
- * file, skipped parts included).
+ * columns} may read as NULL. A reader may skip parts of the file whose statistics show that no row
+ * makes {@code skipFilter} TRUE (Parquet row groups by the footer's statistics, and the rows of
+ * pages by the page indexes: so a skip filter, like a row filter, may leave out single rows), and
+ * may leave out single rows that do not make {@code rowFilter} TRUE; a reader that ignores these
+ * two is still correct (the caller applies its filter to the rows it gets). The rows at the
+ * positions in {@code deleted} are never returned: that one is binding, every reader leaves them
+ * out (and counts positions over the whole file, skipped parts included).
  *
  * @param columns which columns of the row type to read, or {@code null} for all
  * @param skipFilter a predicate on the row type's columns, or {@code null}
- * @param metrics where row groups read and skipped are counted, or {@code null}
+ * @param metrics where row groups and pages read and skipped are counted, or {@code null}
  * @param rowFilter a predicate on the row type's columns whose FALSE or UNKNOWN rows may be left
  *     out, or {@code null}: the Parquet reader decodes its columns first and the other requested
  *     columns only for the rows it keeps (late materialization). Must be a predicate the caller may

@@ -78,6 +78,39 @@ final class Pushdown {
   }
 
   /**
+   * {@code files} (of one primary-key bucket) ordered by key, when no two of them can hold the same
+   * key: every file is committed and has its key range, and each file's smallest key is greater
+   * than the largest key of the file before it. {@code null} otherwise (the files are merged). Each
+   * file holds a key at most once (flushes and compactions write sorted, deduplicated runs), so
+   * then every key has exactly one row in the files, and reading them one after the other returns
+   * the rows in key order.
+   */
+  static List<DataFileMeta> disjointInKeyOrder(TableStore table, List<DataFileMeta> files) {
+    int n = files.size();
+    GenericRow[] min = new GenericRow[n];
+    GenericRow[] max = new GenericRow[n];
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      DataFileMeta f = files.get(i);
+      if (f.minKey() == null || f.maxKey() == null || f.commitSnapshot() < 0) {
+        return null;
+      }
+      min[i] = table.keyCodec().decode(f.minKey());
+      max[i] = table.keyCodec().decode(f.maxKey());
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.comparing(i -> min[i], RowComparator.INSTANCE));
+    List<DataFileMeta> sorted = new ArrayList<>(n);
+    for (int k = 0; k < n; k++) {
+      if (k > 0 && RowComparator.INSTANCE.compare(max[order[k - 1]], min[order[k]]) >= 0) {
+        return null;
+      }
+      sorted.add(files.get(order[k]));
+    }
+    return sorted;
+  }
+
+  /**
    * The files of a primary-key bucket whose key range ({@code minKey..maxKey}) overlaps no other of
    * {@code files}.
    */

@@ -20,8 +20,10 @@ import java.util.function.Consumer;
 /**
  * Reads splits. Primary-key tables are merged: one row per key, the row of the latest commit (see
  * {@link DeduplicateMerger}), in key order; with deletion vectors ({@link DeletionVectorRead}) the
- * same rows, file by file. Append tables return every row, file by file. An optional projection
- * picks and orders columns by name.
+ * same rows, file by file; a split whose files are disjoint in key (one file, or files of one level
+ * after a full compaction) the same rows, in the same order, read raw without a merge ({@link
+ * #forEachRaw}). Append tables return every row, file by file. An optional projection picks and
+ * orders columns by name.
  */
 public final class TableRead {
 
@@ -57,7 +59,7 @@ public final class TableRead {
     return this;
   }
 
-  /** Counts files and row groups read and skipped into {@code metrics}. */
+  /** Counts files, row groups and pages read and skipped into {@code metrics}. */
   public TableRead withMetrics(ScanMetrics metrics) {
     this.metrics = metrics;
     return this;
@@ -141,6 +143,13 @@ public final class TableRead {
 
   private void forEachRow(Split split, BiConsumer<RowKind, GenericRow> consumer)
       throws IOException {
+    if (table.primaryKeyTable()) {
+      List<DataFileMeta> disjoint = Pushdown.disjointInKeyOrder(table, split.files());
+      if (disjoint != null) {
+        forEachRaw(split, disjoint, consumer);
+        return;
+      }
+    }
     boolean[] columns = columnsToRead();
     if (table.primaryKeyTable()) {
       Predicate keyFilter =
@@ -182,6 +191,57 @@ public final class TableRead {
           if (filter == null || filter.test(r)) {
             consumer.accept(RowKind.INSERT, project(r));
           }
+        }
+      }
+    }
+  }
+
+  /**
+   * Reads a primary-key split whose files hold no key twice (docs/engine.md, "Raw reads of
+   * primary-key buckets"): each file on its own, in key order, without merging, reading only the
+   * projected and filtered columns plus {@code _DELETED} and {@code _ROW_KIND}, and leaving out the
+   * retractions ({@code -U}, {@code -D}). Each key has one row in the whole split, which is then
+   * the merge's winner, so the result is the merge read's; and since each row is final on its own,
+   * the whole filter skips row groups, pages and rows.
+   */
+  private void forEachRaw(
+      Split split, List<DataFileMeta> files, BiConsumer<RowKind, GenericRow> consumer)
+      throws IOException {
+    int fieldCount = table.schema().fields().size();
+    boolean[] columns = new boolean[table.dataFileRowType().size()];
+    if (projection == null) {
+      for (int i = 0; i < fieldCount; i++) {
+        columns[i] = true;
+      }
+    } else {
+      for (int i : projection) {
+        columns[i] = true;
+      }
+    }
+    if (filter != null) {
+      filter.columns().forEach(i -> columns[i] = true);
+    }
+    // What table.rowKindOf needs: _ROW_KIND, and _DELETED for rows of files written before it.
+    columns[fieldCount + 2] = true;
+    columns[fieldCount + 3] = true;
+    ReadOptions options = new ReadOptions(columns, filter, metrics, filter, null);
+    for (DataFileMeta file : files) {
+      metrics.filesRead.incrementAndGet();
+      metrics.filesReadRaw.incrementAndGet();
+      try (FormatReader reader =
+          table
+              .format()
+              .createReader(
+                  table.fileIO(),
+                  table.bucketPath(split.partition(), split.bucket()).child(file.fileName()),
+                  table.dataFileRowType(),
+                  options)) {
+        for (GenericRow r = reader.next(); r != null; r = reader.next()) {
+          RowKind kind = table.rowKindOf(r);
+          if (kind.isRetract() || (filter != null && !filter.test(r))) {
+            continue;
+          }
+          consumer.accept(kind, projection == null ? r.prefix(fieldCount) : r.project(projection));
         }
       }
     }

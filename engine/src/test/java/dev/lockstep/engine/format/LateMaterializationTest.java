@@ -26,7 +26,8 @@ import org.roaringbitmap.RoaringBitmap;
  * TRUE, with the columns not read as NULL. The columnar paths (pages decoded by the engine, and
  * parquet-column's {@code ColumnReader}) filter the rows themselves; the record-assembly path
  * leaves the filter to the caller, so it is compared after filtering. With the filter also as skip
- * filter, row groups are skipped and positions still count their rows.
+ * filter, row groups are skipped, and pages by the page indexes (engine-decoded path), and
+ * positions still count their rows.
  */
 class LateMaterializationTest {
 
@@ -55,6 +56,7 @@ class LateMaterializationTest {
     Random random = new Random(blockSize + 1);
     PredicateBuilder b = new PredicateBuilder(FileFormatRoundTripTest.ALL_TYPES);
     long skippedGroups = 0;
+    long skippedPages = 0;
     for (int round = 0; round < 24; round++) {
       Predicate predicate = randomPredicate(random, b, rows, 2);
       if (round % 2 == 0) {
@@ -96,6 +98,7 @@ class LateMaterializationTest {
           .as(as)
           .isEqualTo(expected);
       skippedGroups += metrics.rowGroupsSkipped.get();
+      skippedPages += metrics.pagesSkipped.get();
       assertThat(
               read(
                   parquet.createReader(
@@ -128,6 +131,9 @@ class LateMaterializationTest {
     }
     if (blockSize < 1024 * 1024) {
       assertThat(skippedGroups).as("some row groups were skipped").isPositive();
+    } else {
+      // One row group of many pages: the page indexes skip inside it.
+      assertThat(skippedPages).as("some pages were skipped").isPositive();
     }
   }
 
