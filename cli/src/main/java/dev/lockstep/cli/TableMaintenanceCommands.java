@@ -39,7 +39,11 @@ final class TableMaintenanceCommands {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin TableTarget target = new TableTarget();
 
-    @Option(names = "--full", description = "Merge every bucket into one sorted run")
+    @Option(
+        names = "--full",
+        description =
+            "Merge every bucket into one sorted run (append tables: rewrite every file from"
+                + " the first small one on)")
     boolean full;
 
     @Option(
@@ -76,10 +80,6 @@ final class TableMaintenanceCommands {
       PrintWriter out = spec.commandLine().getOut();
       try (TableTarget.Opened opened = target.open(true)) {
         FileStoreTable table = opened.table();
-        if (!table.primaryKeyTable()) {
-          throw new UserError(
-              target.table + " is an append table; only primary-key tables are" + " compacted");
-        }
         checkPartitionColumns(table, spec0);
         Predicate<String> filter =
             spec0.isEmpty() ? p -> true : PartitionOverwrite.pathFilter(table, spec0);

@@ -46,15 +46,30 @@ class IdempotentLoadTest {
     return run;
   }
 
+  /**
+   * The APPEND snapshots: one per committed batch (the writer also compacts the append table's
+   * small files, in COMPACT snapshots of their own).
+   */
   private long snapshots() throws IOException {
     Path snapshotDir = dir.resolve("wh/shop.db/events/snapshot");
     if (!Files.isDirectory(snapshotDir)) {
       return 0;
     }
-    try (Stream<Path> files = Files.list(snapshotDir)) {
-      return files.filter(p -> p.getFileName().toString().startsWith("snapshot-")).count();
+    List<Path> files;
+    try (Stream<Path> listed = Files.list(snapshotDir)) {
+      files = listed.filter(p -> p.getFileName().toString().startsWith("snapshot-")).toList();
     }
+    long appends = 0;
+    for (Path file : files) {
+      if (APPEND.matcher(Files.readString(file)).find()) {
+        appends++;
+      }
+    }
+    return appends;
   }
+
+  private static final java.util.regex.Pattern APPEND =
+      java.util.regex.Pattern.compile("\"commitKind\"\\s*:\\s*\"APPEND\"");
 
   private Process start(String... cliArgs) throws IOException {
     List<String> command =

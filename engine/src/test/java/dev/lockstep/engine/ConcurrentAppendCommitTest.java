@@ -51,7 +51,11 @@ class ConcurrentAppendCommitTest {
   }
 
   private void race(int writers, int commitsEach, Map<String, String> options) throws Exception {
-    TestTables.appendTable(dir, options);
+    // Write-only: appends alone race here (writers that are not write-only also compact the
+    // table's small files, adding COMPACT snapshots: AppendCompactionRaceTest).
+    Map<String, String> appendsOnly = new java.util.HashMap<>(options);
+    appendsOnly.put("write-only", "true");
+    TestTables.appendTable(dir, appendsOnly);
     CyclicBarrier start = new CyclicBarrier(writers);
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     List<Future<Integer>> results = new ArrayList<>();

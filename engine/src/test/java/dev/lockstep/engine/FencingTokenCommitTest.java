@@ -59,6 +59,8 @@ class FencingTokenCommitTest {
     return Schema.newBuilder()
         .column("writer", DataType.string())
         .column("n", DataType.bigint())
+        // Appends alone (one snapshot per commit): writers that are not write-only also compact.
+        .option("write-only", "true")
         .build();
   }
 

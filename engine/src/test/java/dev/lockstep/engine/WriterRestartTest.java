@@ -99,6 +99,9 @@ class WriterRestartTest {
     long latest = table.snapshotManager().latestId().getAsLong();
     for (long id = 1; id <= latest; id++) {
       Snapshot s = table.snapshotManager().get(id);
+      if (s.commitKind() == dev.lockstep.engine.snapshot.CommitKind.COMPACT) {
+        continue; // the writer compacts the small files too, under the batch's identifier
+      }
       assertThat(identifiers.add(s.commitIdentifier()))
           .as("identifier %s twice", s.commitIdentifier())
           .isTrue();

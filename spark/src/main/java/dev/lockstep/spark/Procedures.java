@@ -322,13 +322,6 @@ final class Procedures {
               + "': use 'full'"
               + " (every file of a bucket into one) or 'minor' (the universal pick)");
     }
-    if (!table.primaryKeyTable()) {
-      throw new IllegalArgumentException(
-          table.fullName()
-              + " is an append table; Lockstep"
-              + " compacts primary-key tables only (append tables roll files but are never"
-              + " compacted yet)");
-    }
     Predicate<String> filter = partitions(table, string(args, "partitions"));
     StructType schema =
         new StructType()

@@ -58,8 +58,9 @@ import org.apache.paimon.types.DataTypes;
  * TableWrite.compact(partition, bucket, true)} for every bucket through a copy of the table with
  * {@code write-only = false}, then one commit) and runs them again. {@code --table pk} makes {@code
  * c} the primary key (deduplicate); {@code --buckets N} fixes the buckets of both systems (Paimon's
- * append table then has {@code bucket-key = c}; without it each keeps its default). Lockstep's
- * append tables never compact (engine README), so its "after" is not measured there. Extra TSV
+ * append table then has {@code bucket-key = c}; without it each keeps its default). Append tables
+ * compact on both sides (Lockstep's full append compaction, engine README "Append-table
+ * compaction"). Extra TSV
  * lines: {@code load} and {@code compact} with the data files after and the seconds.
  */
 public final class ScanBench {
@@ -383,9 +384,6 @@ public final class ScanBench {
 
     @Override
     public boolean compact() throws Exception {
-      if (!table.primaryKeyTable()) {
-        return false; // append tables never compact (engine README)
-      }
       try (TableCompactor compactor = new TableCompactor(table, "compact")) {
         compactor.compactOnce(true);
       }

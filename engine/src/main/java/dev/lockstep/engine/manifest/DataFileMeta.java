@@ -40,6 +40,17 @@ public record DataFileMeta(
   /** The commit snapshot of a file that is not committed yet. */
   public static final long UNCOMMITTED = -1;
 
+  /**
+   * The order in which the rows of an append bucket's files are read: by commit snapshot, then by
+   * the first and last sequence number, then by name (a total order). Compaction outputs take their
+   * inputs' place in it ({@code compact.AppendCompaction}).
+   */
+  public static final java.util.Comparator<DataFileMeta> APPEND_ORDER =
+      java.util.Comparator.comparingLong(DataFileMeta::commitSnapshot)
+          .thenComparingLong(DataFileMeta::minSequence)
+          .thenComparingLong(DataFileMeta::maxSequence)
+          .thenComparing(DataFileMeta::fileName);
+
   public DataFileMeta {
     Objects.requireNonNull(fileName, "fileName");
   }

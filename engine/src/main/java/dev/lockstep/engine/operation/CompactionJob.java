@@ -13,9 +13,9 @@ import java.util.function.Predicate;
 
 /**
  * The dedicated compaction job of a table whose writers run with {@code write-only=true}: once, or
- * continuously at an interval; minor (universal pick) or full; optionally only some partitions.
- * After each committed round it expires snapshots with the table's options (the writers, being
- * write-only, never do), unless told not to.
+ * continuously at an interval; minor (universal pick; in append tables runs of small files) or
+ * full; optionally only some partitions. After each committed round it expires snapshots with the
+ * table's options (the writers, being write-only, never do), unless told not to.
  *
  * <p>Each round is one {@link TableCompactor#compactOnce}: its view moves to the latest snapshot,
  * the buckets that need it are compacted, and the result is one COMPACT snapshot. A failed round

@@ -2,6 +2,8 @@ package dev.lockstep.engine.operation;
 
 import dev.lockstep.engine.commit.CommitResult;
 import dev.lockstep.engine.commit.TableCommit;
+import dev.lockstep.engine.compact.AppendCompactTask;
+import dev.lockstep.engine.compact.AppendCompaction;
 import dev.lockstep.engine.compact.CompactResult;
 import dev.lockstep.engine.compact.CompactTask;
 import dev.lockstep.engine.compact.CompactUnit;
@@ -28,10 +30,12 @@ import java.util.function.Predicate;
  * the only one that deletes files, so no commit ever meets a file conflict.
  *
  * <p>Each {@link #compactOnce} moves its view to the latest snapshot, compacts every bucket that
- * needs it (universal pick, or everything with {@code full}), and commits the result as one COMPACT
- * snapshot under its own commit user. Buckets are compacted on {@code compaction.max.thread}
- * threads. Identifiers start at the wall clock in microseconds and grow by one per commit, so that
- * they increase across restarts. Not thread-safe; run it in a loop and close it at the end.
+ * needs it (primary-key tables: universal pick, or everything with {@code full}; append tables:
+ * runs of small files, or everything from the first small file with {@code full}, see {@link
+ * AppendCompaction}), and commits the result as one COMPACT snapshot under its own commit user.
+ * Buckets are compacted on {@code compaction.max.thread} threads. Identifiers start at the wall
+ * clock in microseconds and grow by one per commit, so that they increase across restarts. Not
+ * thread-safe; run it in a loop and close it at the end.
  */
 public final class TableCompactor implements Closeable {
 
@@ -39,22 +43,24 @@ public final class TableCompactor implements Closeable {
   private final TableCommit commit;
   private final LiveFileView view;
   private final UniversalCompaction picker;
+  private final AppendCompaction appendPicker;
   private final ExecutorService executor;
   private long nextIdentifier = System.currentTimeMillis() * 1000;
   private boolean declaredFresh;
   private Predicate<String> partitionFilter = p -> true;
 
   public TableCompactor(TableStore table, String commitUser) {
-    if (!table.primaryKeyTable()) {
-      throw new IllegalArgumentException(
-          table.fullName() + " is an append table; only primary-key" + " tables are compacted.");
-    }
     this.table = table;
     table.requireWritable();
     this.commit = new TableCommit(table, commitUser);
     this.view = new LiveFileView(table);
     this.picker =
         new UniversalCompaction(table.options().compactionTrigger(), table.options().maxLevel());
+    this.appendPicker =
+        new AppendCompaction(
+            table.options().compactionMinFileNum(),
+            table.options().compactionMaxFileNum(),
+            table.options().targetFileBytes());
     this.executor =
         Executors.newFixedThreadPool(
             table.options().compactionMaxThreads(),
@@ -95,6 +101,16 @@ public final class TableCompactor implements Closeable {
         continue;
       }
       List<DataFileMeta> files = view.files(bucket.partition(), bucket.bucket());
+      if (!table.primaryKeyTable()) {
+        List<List<DataFileMeta>> runs =
+            full ? appendPicker.pickFull(files) : appendPicker.pick(files);
+        if (!runs.isEmpty()) {
+          running.add(
+              executor.submit(
+                  () -> AppendCompactTask.run(table, bucket.partition(), bucket.bucket(), runs)));
+        }
+        continue;
+      }
       Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
       unit.ifPresent(
           u ->

@@ -137,6 +137,13 @@ public final class TableScan {
         buckets.replaceAll((bucket, files) -> skipFiles(files));
       }
     }
+    if (!table.primaryKeyTable()) {
+      // An append bucket reads in row order: commits in commit order, each writer's rows in
+      // write order; compaction outputs sit where their inputs were (compact.AppendCompaction).
+      for (TreeMap<Integer, List<DataFileMeta>> buckets : grouped.values()) {
+        buckets.values().forEach(files -> files.sort(DataFileMeta.APPEND_ORDER));
+      }
+    }
     List<Split> splits = new ArrayList<>();
     long id = snapshot.get().id();
     grouped.forEach(

@@ -151,7 +151,8 @@ public record CoreOptions(
           .booleanType()
           .defaultValue(false)
           .withDescription(
-              "writers never compact and never expire snapshots; run a `TableCompactor` or"
+              "writers never compact (primary-key and append tables) and never expire"
+                  + " snapshots; run a `TableCompactor` or"
                   + " `maintenance.CompactionJob`");
   static final ConfigOption<Integer> COMPACTION_TRIGGER_OPTION =
       ConfigOption.key(COMPACTION_TRIGGER)
@@ -340,6 +341,30 @@ public record CoreOptions(
                   + " stored when the table is created (a catalog default too); a table object asking for"
                   + " another is refused (see \"Row kinds and sequence.field\")");
 
+  public static final String COMPACTION_MIN_FILE_NUM = "compaction.min.file-num";
+  public static final int COMPACTION_MIN_FILE_NUM_DEFAULT = 5;
+  public static final String COMPACTION_MAX_FILE_NUM = "compaction.max.file-num";
+  public static final int COMPACTION_MAX_FILE_NUM_DEFAULT = 50;
+
+  static final ConfigOption<Integer> COMPACTION_MIN_FILE_NUM_OPTION =
+      ConfigOption.key(COMPACTION_MIN_FILE_NUM)
+          .intType()
+          .defaultValue(COMPACTION_MIN_FILE_NUM_DEFAULT)
+          .require(Requirement.atLeast(2))
+          .withDescription(
+              "append tables: consecutive files of a bucket (in row order) that start a"
+                  + " compaction; files are skipped from the front while fewer than this many already"
+                  + " reach `target-file-size` (Paimon's rule; see \"Append-table compaction\")");
+  static final ConfigOption<Integer> COMPACTION_MAX_FILE_NUM_OPTION =
+      ConfigOption.key(COMPACTION_MAX_FILE_NUM)
+          .intType()
+          .defaultValue(COMPACTION_MAX_FILE_NUM_DEFAULT)
+          .require(Requirement.atLeast(2))
+          .withDescription(
+              "append tables: the most files one compaction run rewrites; a picked run grows"
+                  + " past `compaction.min.file-num` with the next files while they add up to less than"
+                  + " `target-file-size`, up to this many");
+
   /** The {@code bucket} value of dynamic bucket mode. */
   public static final int DYNAMIC_BUCKET = -1;
 
@@ -389,6 +414,8 @@ public record CoreOptions(
           COMPACTION_TRIGGER_OPTION,
           STOP_TRIGGER_OPTION,
           COMPACTION_MAX_THREAD_OPTION,
+          COMPACTION_MIN_FILE_NUM_OPTION,
+          COMPACTION_MAX_FILE_NUM_OPTION,
           WRITE_FLUSH_THREADS_OPTION,
           NUM_LEVELS_OPTION,
           WRITE_BUFFER_SIZE_OPTION,
@@ -452,7 +479,24 @@ public record CoreOptions(
           DYNAMIC_BUCKET_MAX_BUCKETS,
           max,
           "-1 or at least '" + DYNAMIC_BUCKET_INITIAL_BUCKETS + "' (" + initial + ")");
+      int minFiles = all.get(COMPACTION_MIN_FILE_NUM_OPTION);
+      int maxFiles = all.get(COMPACTION_MAX_FILE_NUM_OPTION);
+      require(
+          maxFiles >= minFiles,
+          COMPACTION_MAX_FILE_NUM,
+          maxFiles,
+          "at least '" + COMPACTION_MIN_FILE_NUM + "' (" + minFiles + ")");
     }
+  }
+
+  /** {@code compaction.min.file-num}: files of an append bucket that start a compaction. */
+  public int compactionMinFileNum() {
+    return all == null ? COMPACTION_MIN_FILE_NUM_DEFAULT : all.get(COMPACTION_MIN_FILE_NUM_OPTION);
+  }
+
+  /** {@code compaction.max.file-num}: the most files of one append compaction run. */
+  public int compactionMaxFileNum() {
+    return all == null ? COMPACTION_MAX_FILE_NUM_DEFAULT : all.get(COMPACTION_MAX_FILE_NUM_OPTION);
   }
 
   /** Whether this is dynamic bucket mode ({@code bucket = -1}). */

@@ -198,7 +198,9 @@ public final class TableWrite implements Closeable {
         bufferPool.register(mergeTree);
         writer = mergeTree;
       } else {
-        writer = new AppendBucketWriter(table, partition, bucket);
+        writer =
+            new AppendBucketWriter(
+                table, partition, bucket, view, table.options().writeOnly() ? null : executor());
       }
       writers.put(key, writer);
       writer.onRefresh();
@@ -209,14 +211,15 @@ public final class TableWrite implements Closeable {
   private void refreshIfNeeded() throws IOException {
     if (needsRefresh) {
       needsRefresh = false;
-      if (table.primaryKeyTable()) {
+      if (table.primaryKeyTable() || !table.options().writeOnly()) {
         view.refresh();
         batchBase = view.snapshotId();
         if (assigner != null) {
           assigner.refresh(batchBase == 0 ? null : table.snapshotManager().get(batchBase));
         }
       } else {
-        // Append buckets never compact: they only need the base snapshot (for overwrites).
+        // Write-only append buckets never compact: they only need the base snapshot (for
+        // overwrites), not the live files.
         batchBase = table.snapshotManager().latestId().orElse(0);
       }
       for (BucketWriter writer : writers.values()) {
@@ -303,15 +306,20 @@ public final class TableWrite implements Closeable {
   }
 
   /**
-   * Compacts every bucket of a primary-key table that has committed files, in this thread; the
-   * results go into the next {@link #prepareCommit}. With {@code full}, each bucket becomes one run
-   * at the max level. A no-op in append tables.
+   * Compacts every bucket that has committed files, in this thread (write-only writers too); the
+   * results go into the next {@link #prepareCommit}. Primary-key tables: the universal pick, or
+   * with {@code full} each bucket into one run at the max level. Append tables: runs of small files
+   * ({@code compact.AppendCompaction}), or with {@code full} everything from the first small file
+   * of each bucket on.
    */
   public void compact(boolean full) throws IOException {
-    refreshIfNeeded();
-    if (!table.primaryKeyTable()) {
-      return;
+    if (!table.primaryKeyTable() && table.options().writeOnly()) {
+      // A write-only append writer does not follow the live files otherwise; refreshed before the
+      // bucket writers learn of the new batch, so that they see whether a compaction they handed
+      // out has settled.
+      view.refresh();
     }
+    refreshIfNeeded();
     for (BucketId bucket : view.buckets()) {
       writer(bucket.partition(), bucket.bucket()).compactNow(full);
     }

@@ -42,7 +42,10 @@ class CleanableFailureTest {
     FileSystemCatalog catalog = new FileSystemCatalog(io, Path.of(dir.toString()), options);
     Identifier id = new Identifier("db", "t");
     if (!catalog.tableExists(id)) {
-      catalog.createTable(id, Schema.newBuilder().column("n", DataType.bigint()).build());
+      // Write-only: one snapshot per commit (writers that are not also compact the small files).
+      catalog.createTable(
+          id,
+          Schema.newBuilder().column("n", DataType.bigint()).option("write-only", "true").build());
     }
     return catalog.getTable(id);
   }
