@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -114,6 +115,32 @@ final class LockedPublisher implements SnapshotPublisher {
       String lockKey,
       CommitOptions options,
       FencingTokenReader tokenReader) {
+    this(
+        store,
+        primitive,
+        lockService,
+        lockKey,
+        options,
+        tokenReader,
+        runnable -> {
+          Thread thread = new Thread(runnable, "lockstep-locked-write");
+          thread.setDaemon(true);
+          return thread;
+        });
+  }
+
+  /**
+   * As above, with the threads the writes run on made by {@code writerThreads}: a seam for tests of
+   * a write whose thread starts late (a busy machine, a paused JVM).
+   */
+  LockedPublisher(
+      FileIO store,
+      SnapshotPublisher primitive,
+      LockService lockService,
+      String lockKey,
+      CommitOptions options,
+      FencingTokenReader tokenReader,
+      ThreadFactory writerThreads) {
     this.store = store;
     this.primitive = primitive;
     this.lockService = lockService;
@@ -121,13 +148,7 @@ final class LockedPublisher implements SnapshotPublisher {
     this.options = options;
     this.tokenReader = tokenReader;
     this.fencingLock = options.fencingScope() + ":" + lockKey;
-    this.writer =
-        Executors.newCachedThreadPool(
-            runnable -> {
-              Thread thread = new Thread(runnable, "lockstep-locked-write");
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.writer = Executors.newCachedThreadPool(writerThreads);
   }
 
   @Override

@@ -4,17 +4,30 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileStatus;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.SupportsAtomicCreate;
 import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.CapabilityHidingFileIO;
 import dev.lockstep.testing.InJvmLockService;
 import dev.lockstep.testing.RemoteCreateFileIO;
+import dev.lockstep.testing.TestTiming;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -205,5 +218,135 @@ class AtomicCreateProbeTest {
       }
     }
     return files;
+  }
+
+  /**
+   * An atomic create whose refused creates still overwrite the key (and answer "exists" all the
+   * same): one create wins, and the key then holds a loser's bytes.
+   */
+  private static final class OverwritingOnConflict extends CapabilityHidingFileIO
+      implements SupportsAtomicCreate {
+    OverwritingOnConflict() {
+      super(new LocalFileIO());
+    }
+
+    @Override
+    public void createAtomically(Path path, byte[] content) throws IOException {
+      try {
+        ((SupportsAtomicCreate) delegate()).createAtomically(path, content);
+      } catch (FileAlreadyExistsException e) {
+        try (OutputStream out = delegate().newOutputStream(path, true)) {
+          out.write(content);
+        }
+        throw e;
+      }
+    }
+  }
+
+  @Test
+  void aStoreWhoseRefusedCreatesOverwriteTheWinnerFailsTheProbe() throws Exception {
+    RemoteCreateFileIO store = RemoteCreateFileIO.atomic(new OverwritingOnConflict(), endpoint);
+    try (SnapshotCommitter committer =
+        SnapshotCommitter.builder(store, snapshots(), KEY).options(options()).open()) {
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of(snapshot("c1"))))
+          .isInstanceOf(CommitStrategyUnavailableException.class)
+          .hasMessageContaining("a create succeeded, and then the key held another create's bytes")
+          .hasMessageContaining("in round 1 of " + AtomicCreateProbe.ROUNDS);
+      assertThat(committer.log().listIds()).isEmpty();
+    }
+  }
+
+  @Test
+  void aCommitWaitingForAnotherThreadsProbeThatFailsGetsThatFailure() throws Exception {
+    // Committer A probes; its first create hangs until committer B, on the same endpoint, waits for
+    // A's verdict; then every create of A's probe fails. B gets A's failure, wrapped with its
+    // message, and tries no probe of its own (one write attempt each).
+    FaultInjectingStore faults = FaultInjectingStore.wrap(new LocalFileIO());
+    RemoteCreateFileIO store = RemoteCreateFileIO.atomic((SupportsAtomicCreate) faults, endpoint);
+    CountDownLatch probing = new CountDownLatch(1);
+    AtomicReference<Thread> waiter = new AtomicReference<>();
+    AtomicBoolean first = new AtomicBoolean(true);
+    faults.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (!path.name().startsWith("round-")) {
+            return;
+          }
+          if (first.getAndSet(false)) {
+            probing.countDown();
+            awaitWaitingForTheVerdict(waiter);
+          }
+          throw new IOException("store unavailable");
+        });
+    Map<String, String> options = options("commit.write-attempts", "1");
+    CompletableFuture<Throwable> a = commitOnThread(store, options, "committer-a", null);
+    assertThat(probing.await(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    CompletableFuture<Throwable> b = commitOnThread(store, options, "committer-b", waiter);
+
+    Throwable failedA = a.get(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+    Throwable failedB = b.get(TestTiming.seconds(30).toMillis(), TimeUnit.MILLISECONDS);
+    assertThat(failedA)
+        .isInstanceOf(SnapshotNotPublishedException.class)
+        .cause()
+        .hasMessageContaining("The atomic-create probe of " + endpoint + " could not create");
+    assertThat(failedB)
+        .isInstanceOf(SnapshotNotPublishedException.class)
+        .cause()
+        .hasMessageStartingWith("The atomic-create probe of " + endpoint + " failed: ")
+        .hasMessageContaining("could not create")
+        .hasCause(failedA.getCause());
+    assertThat(store.creates())
+        .as("B raced no probe of its own")
+        .isEqualTo(AtomicCreateProbe.CONTENDERS);
+  }
+
+  /** Runs one commit in a thread (published in {@code thread} when given); its failure or null. */
+  private CompletableFuture<Throwable> commitOnThread(
+      RemoteCreateFileIO store,
+      Map<String, String> options,
+      String name,
+      AtomicReference<Thread> thread) {
+    CompletableFuture<Throwable> failure = new CompletableFuture<>();
+    Thread committing =
+        new Thread(
+            () -> {
+              try (SnapshotCommitter committer =
+                  SnapshotCommitter.builder(store, snapshots(), KEY).options(options).open()) {
+                committer.commit(1, SnapshotContent.of(snapshot(name)));
+                failure.complete(null);
+              } catch (Throwable t) {
+                failure.complete(t);
+              }
+            },
+            name);
+    if (thread != null) {
+      thread.set(committing);
+    }
+    committing.start();
+    return failure;
+  }
+
+  /** Returns once {@code waiter} is parked waiting for another thread's probe verdict. */
+  private static void awaitWaitingForTheVerdict(AtomicReference<Thread> waiter) {
+    long deadline = System.nanoTime() + TestTiming.seconds(30).toNanos();
+    while (System.nanoTime() - deadline < 0) {
+      Thread thread = waiter.get();
+      if (thread != null
+          && thread.getState() == Thread.State.WAITING
+          && Arrays.stream(thread.getStackTrace())
+              .anyMatch(
+                  frame ->
+                      frame.getClassName().equals(AtomicCreateProbe.class.getName())
+                          && frame.getMethodName().equals("verdict"))) {
+        return;
+      }
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    throw new AssertionError("the second committer never waited for the probe's verdict");
   }
 }

@@ -9,6 +9,7 @@ import dev.lockstep.conformance.FaultInjectingStore;
 import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
+import dev.lockstep.fs.UncertainWriteException;
 import dev.lockstep.fs.local.LocalFileIO;
 import dev.lockstep.lock.LockService;
 import dev.lockstep.testing.InJvmLockService;
@@ -293,7 +294,15 @@ class FencingTokenTest {
 
     assertThatThrownBy(() -> stale.commit(1, content("stale")))
         .isInstanceOf(CommitStateUnknownException.class)
-        .hasCauseInstanceOf(FencedCommitException.class);
+        .cause()
+        .isInstanceOf(FencedCommitException.class)
+        // The refusal carries the uncertain attempt's failure, the reason it is not "nothing
+        // written".
+        .satisfies(
+            fenced ->
+                assertThat(fenced.getSuppressed())
+                    .hasSize(1)
+                    .hasOnlyElementsOfType(UncertainWriteException.class));
 
     assertThat(commitIdOf(stale.log(), 1)).isEqualTo("newer");
     stale.close();

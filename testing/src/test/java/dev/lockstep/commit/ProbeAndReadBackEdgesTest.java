@@ -247,6 +247,29 @@ class ProbeAndReadBackEdgesTest {
   }
 
   @Test
+  void anUncertainWriteWhoseListingFailsIsUnknownNotWrittenAgain() throws Exception {
+    // Absent after an uncertain write, and the listing that would tell whether a newer snapshot
+    // exists fails: counted as "one may", so the commit is unknown rather than written again.
+    FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
+    store.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1")) {
+            throw new UncertainWriteException(path, "connection reset, request lost", null);
+          }
+        });
+    store.failNext(Operation.LIST, Fault.FAIL_BEFORE_LANDING);
+    try (SnapshotCommitter committer = lockFree(store)) {
+      assertThatThrownBy(() -> committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))))
+          .isInstanceOf(CommitStateUnknownException.class)
+          .hasStackTraceContaining("a newer snapshot exists");
+    }
+    assertThat(store.injected(Operation.LIST, Fault.FAIL_BEFORE_LANDING)).isEqualTo(1);
+    assertThat(store.calls(Operation.CREATE)).as("not written again").isEqualTo(1);
+    assertThat(dir.resolve("snapshot-1")).doesNotExist();
+  }
+
+  @Test
   void aFailedReadBackIsUnknownAndKeepsTheWriteFailure() throws Exception {
     FaultInjectingStore store = FaultInjectingStore.wrap(new LocalFileIO());
     store.failNext(Operation.CREATE, Fault.FAIL_BEFORE_LANDING);

@@ -7,10 +7,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
 import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.lock.InJvmLockFactory;
 import dev.lockstep.testing.CapabilityHidingFileIO;
 import dev.lockstep.testing.InJvmLockService;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -100,17 +102,47 @@ class StrategySelectionTest {
   }
 
   @Test
-  void openFindsTheLockServiceByTypeAndCommits() throws Exception {
-    Map<String, String> options = Map.of("lock.enabled", "true", "lock.type", "in-jvm");
+  void anExplicitLockStrategyCommitsUnderTheLock() throws Exception {
+    try (InJvmLockService lock = new InJvmLockService()) {
+      CommitOptions options =
+          CommitOptions.from(
+              Map.of("commit.strategy", "lock", "lock.enabled", "true", "lock.type", "in-jvm"));
+      assertThat(SnapshotCommitter.resolve(local, options, lock, "db.t").describe())
+          .isEqualTo("lock + atomic-create");
+      try (SnapshotCommitter committer =
+          SnapshotCommitter.builder(local, snapshots(), "db.t")
+              .options(options)
+              .lockService(lock)
+              .build()) {
+        assertThat(committer.locked()).isTrue();
+        assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).committed())
+            .isTrue();
+      }
+      assertThat(lock.grantedLeases()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void openFindsTheLockServiceByTypeAndCommitsAndCloseClosesIt() throws Exception {
+    String name = "strategy-selection-" + dir.getFileName();
+    Map<String, String> options =
+        Map.of("lock.enabled", "true", "lock.type", "in-jvm", InJvmLockFactory.NAME, name);
+    InJvmLockService opened;
     try (SnapshotCommitter committer =
         SnapshotCommitter.builder(new CapabilityHidingFileIO(local), snapshots(), "db.t")
             .options(options)
             .open()) {
+      opened = InJvmLockFactory.opened(name);
       assertThat(committer.strategy()).isEqualTo("lock (plain write)");
       assertThat(committer.commit(1, SnapshotContent.of("one".getBytes(UTF_8))).outcome())
           .isEqualTo(CommitOutcome.COMMITTED);
       assertThat(committer.log().read(1)).isEqualTo("one".getBytes(UTF_8));
+      assertThat(opened.grantedLeases()).as("the service the committer opened").isEqualTo(1);
     }
+    // The committer owned it: closed with the committer.
+    assertThatThrownBy(() -> opened.acquire("db.t", Duration.ZERO))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("is closed");
   }
 
   @Test
