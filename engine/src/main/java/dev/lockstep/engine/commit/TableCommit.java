@@ -454,6 +454,16 @@ public final class TableCommit implements AutoCloseable {
                   + "'); nothing was committed: "
                   + e.getMessage());
         }
+      } catch (IOException | RuntimeException e) {
+        // As for an APPEND: only a failure that published nothing frees what this plan wrote (the
+        // key-hash index files, re-routed copies); an unknown outcome keeps them.
+        if (e instanceof CleanableFailure) {
+          if (index != null) {
+            index.deleteFiles();
+          }
+          rerouter.abandon();
+        }
+        throw e;
       }
     }
   }

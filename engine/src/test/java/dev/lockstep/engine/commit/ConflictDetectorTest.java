@@ -95,6 +95,36 @@ class ConflictDetectorTest {
         .isInstanceOf(FileConflictException.class);
   }
 
+  /**
+   * Key ranges are closed: a live file of the level that ends at our first key, or starts at our
+   * last key, overlaps ours. The conflict names our file's partition and bucket (a dropped
+   * compaction is looked up by them).
+   */
+  @Test
+  void leveledFilesThatTouchAtOneKeyOverlap() {
+    ConflictDetector detector =
+        new ConflictDetector(keys, 1, List.of(file(FileKind.ADD, "new", 2, 0, 9, 1)), null);
+    for (ManifestEntry touching :
+        List.of(
+            file(FileKind.ADD, "below", 2, -5, 0, 1), file(FileKind.ADD, "above", 2, 9, 20, 1))) {
+      assertThatThrownBy(() -> detector.checkAgainstLive(List.of(touching)))
+          .isInstanceOfSatisfying(
+              FileConflictException.class,
+              e -> {
+                org.assertj.core.api.Assertions.assertThat(e.partition()).isEqualTo("p=1");
+                org.assertj.core.api.Assertions.assertThat(e.bucket()).isZero();
+              })
+          .hasMessageContaining("overlaps live file " + touching.file().fileName());
+    }
+    assertThatCode(
+            () ->
+                detector.checkAgainstLive(
+                    List.of(
+                        file(FileKind.ADD, "under", 2, -5, -1, 1),
+                        file(FileKind.ADD, "over", 2, 10, 20, 1))))
+        .doesNotThrowAnyException();
+  }
+
   @Test
   void aChangedBucketCountConflicts() {
     ConflictDetector detector =
