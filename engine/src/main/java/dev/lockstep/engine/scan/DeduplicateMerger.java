@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.function.Function;
 
 /**
@@ -37,7 +36,16 @@ public final class DeduplicateMerger implements Closeable {
   private final int[] sequenceFields;
   private final TableStore table;
   private final List<FormatReader> readers = new ArrayList<>();
-  private final PriorityQueue<Head> heads;
+
+  /**
+   * A binary min-heap of the heads with a current row, ordered by key ({@link #order}): {@code
+   * heap[0..size)}. Not {@code java.util.PriorityQueue}, so that a head whose key is unique (the
+   * common case) is advanced in place and sifted down once, instead of a poll and an add.
+   */
+  private Head[] heap;
+
+  private int size;
+  private final Comparator<Head> order;
   private final List<Head> same = new ArrayList<>();
 
   /**
@@ -135,7 +143,8 @@ public final class DeduplicateMerger implements Closeable {
             return c != 0 ? c : RowComparator.compare(a.kv.fileRow(), b.kv.fileRow(), rest);
           };
     }
-    this.heads = new PriorityQueue<>(Math.max(1, files.size()), order);
+    this.order = order;
+    this.heap = new Head[Math.max(1, files.size())];
     try {
       for (DataFileMeta file : files) {
         if (file.commitSnapshot() < 0) {
@@ -149,7 +158,7 @@ public final class DeduplicateMerger implements Closeable {
         readers.add(reader);
         Head head = new Head(reader, file);
         if (advance(head)) {
-          heads.add(head);
+          add(head);
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -181,22 +190,27 @@ public final class DeduplicateMerger implements Closeable {
 
   /** The winning row of the next key, or {@code null} at the end. */
   public KeyValue next() throws IOException {
-    Head first = heads.poll();
-    if (first == null) {
+    if (size == 0) {
       return null;
     }
+    Head first = heap[0];
     KeyValue winner = first.kv;
-    if (heads.isEmpty()) {
-      // One file left: its keys are unique, nothing to merge.
+    // The heads holding the same key as the top are the smallest of the others, so one of the
+    // top's children holds it when any does: otherwise the key is in one file only.
+    if ((size < 2 || !sameKey(heap[1], first)) && (size < 3 || !sameKey(heap[2], first))) {
       if (advance(first)) {
-        heads.add(first);
+        siftDown(0, first);
+      } else {
+        removeTop();
       }
       return winner;
     }
     same.clear();
     same.add(first);
-    while (!heads.isEmpty() && sameKey(heads.peek(), first)) {
-      Head h = heads.poll();
+    removeTop();
+    while (size > 0 && sameKey(heap[0], first)) {
+      Head h = heap[0];
+      removeTop();
       if (wins(h.kv, winner)) {
         winner = h.kv;
       }
@@ -204,10 +218,52 @@ public final class DeduplicateMerger implements Closeable {
     }
     for (Head h : same) {
       if (advance(h)) {
-        heads.add(h);
+        add(h);
       }
     }
     return winner;
+  }
+
+  private void add(Head head) {
+    if (size == heap.length) {
+      heap = Arrays.copyOf(heap, size * 2);
+    }
+    int i = size++;
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (order.compare(head, heap[parent]) >= 0) {
+        break;
+      }
+      heap[i] = heap[parent];
+      i = parent;
+    }
+    heap[i] = head;
+  }
+
+  private void removeTop() {
+    Head last = heap[--size];
+    heap[size] = null;
+    if (size > 0) {
+      siftDown(0, last);
+    }
+  }
+
+  /** Puts {@code head} at {@code i} and moves it down until no child is smaller. */
+  private void siftDown(int i, Head head) {
+    int half = size >>> 1;
+    while (i < half) {
+      int child = 2 * i + 1;
+      int right = child + 1;
+      if (right < size && order.compare(heap[right], heap[child]) < 0) {
+        child = right;
+      }
+      if (order.compare(head, heap[child]) <= 0) {
+        break;
+      }
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = head;
   }
 
   /** Whether the current rows of two heads hold the same key. */
