@@ -60,8 +60,8 @@ import org.apache.paimon.types.DataTypes;
  * c} the primary key (deduplicate); {@code --buckets N} fixes the buckets of both systems (Paimon's
  * append table then has {@code bucket-key = c}; without it each keeps its default). Append tables
  * compact on both sides (Lockstep's full append compaction, engine README "Append-table
- * compaction"). Extra TSV
- * lines: {@code load} and {@code compact} with the data files after and the seconds.
+ * compaction"). Extra TSV lines: {@code load} and {@code compact} with the data files after and the
+ * seconds.
  */
 public final class ScanBench {
 
