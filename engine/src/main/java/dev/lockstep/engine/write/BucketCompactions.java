@@ -237,11 +237,13 @@ final class BucketCompactions {
   }
 
   /**
-   * Whether a compaction may be picked from {@link #plannedFiles()}: only when every unsettled
-   * compaction has an output. One without (a full compaction whose every row was a removed key)
-   * would leave no file through which a compaction planned on it could see that it did not land: a
-   * full compaction planned on it would then drop retractions whose older rows are still live in
-   * its inputs.
+   * Whether a compaction may be picked from {@link #plannedFiles()}: not while an unsettled
+   * compaction has no output (a full compaction whose every key ended in a retraction). A
+   * compaction planned on such a one would not depend on it through a file, so it could land while
+   * that one is dropped. That is still correct (each key of the dropped one's inputs ends in a
+   * retraction that stays live with them, so nothing a later full compaction drops can come back),
+   * but the case is rare, and the writer keeps to the conservative rule there: no pick before the
+   * handed-out compaction settled.
    */
   boolean mayPlan() {
     for (HandedOut h : handedOut) {
