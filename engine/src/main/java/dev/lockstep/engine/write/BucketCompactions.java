@@ -147,6 +147,18 @@ final class BucketCompactions {
       throw new InterruptedIOException("Interrupted while waiting for a compaction");
     } catch (ExecutionException e) {
       // The task deleted its partial output; compaction starts again after the next refresh.
+      if (e.getCause() instanceof java.io.FileNotFoundException) {
+        // Expected now and then: the committer dropped the compaction this one was planned on (and
+        // deleted its outputs), or another commit replaced an input and expiration deleted it.
+        LOG.info(
+            "Compaction of bucket {} of '{}' in {} lost an input file, which another commit"
+                + " replaced or a dropped compaction never published; it will be picked again: {}",
+            bucket,
+            partition,
+            table.fullName(),
+            e.getCause().toString());
+        return;
+      }
       LOG.warn(
           "Compaction of bucket {} of '{}' in {} failed; it will be retried: {}",
           bucket,
