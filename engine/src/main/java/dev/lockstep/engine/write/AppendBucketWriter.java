@@ -11,16 +11,9 @@ import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.store.TableStore;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One bucket of an append table: rows stream straight into level-0 files that roll at {@code
@@ -36,8 +29,6 @@ import org.slf4j.LoggerFactory;
  */
 final class AppendBucketWriter implements BucketWriter {
 
-  private static final Logger LOG = LoggerFactory.getLogger(AppendBucketWriter.class);
-
   private final TableStore table;
   private final CoreOptions options;
   private final String partition;
@@ -52,14 +43,8 @@ final class AppendBucketWriter implements BucketWriter {
   private RollingFileWriter writer;
   private long sequence;
 
-  private Future<CompactResult> running;
-  private CompactResult finished;
-  private boolean inFlight;
-
-  /** The input file names of the compaction handed out by the last {@link #prepareCommit}. */
-  private Set<String> inFlightInputs = Set.of();
-
-  private int refreshesInFlight;
+  /** The bucket's running, finished and handed-out compactions. */
+  private final BucketCompactions compactions;
 
   /** Rows stream into files, so a failed file write loses the batch: the writer then refuses. */
   private IOException failure;
@@ -77,6 +62,7 @@ final class AppendBucketWriter implements BucketWriter {
             options.compactionMinFileNum(),
             options.compactionMaxFileNum(),
             options.targetFileBytes());
+    this.compactions = new BucketCompactions(table, partition, bucket, view);
   }
 
   @Override
@@ -124,77 +110,31 @@ final class AppendBucketWriter implements BucketWriter {
 
   @Override
   public void onRefresh() throws IOException {
-    if (inFlight) {
-      // As in MergeTreeWriter: while the view still shows every input of the handed-out
-      // compaction, its commit has not settled, and a pick now would redo it.
-      refreshesInFlight++;
-      if (refreshesInFlight >= MergeTreeWriter.IN_FLIGHT_MAX_REFRESHES
-          || !viewHoldsAll(inFlightInputs)) {
-        inFlight = false;
-        inFlightInputs = Set.of();
-      }
-    }
-    collectIfDone();
+    // Unlike MergeTreeWriter, no compaction is picked before the handed-out one settled: while the
+    // view still shows every input of it, its commit has not settled, and a pick now would redo it.
+    compactions.settle();
+    compactions.collectIfDone();
     if (executor != null
         && !options.writeOnly()
-        && !inFlight
-        && running == null
-        && finished == null) {
+        && compactions.allSettled()
+        && compactions.idle()) {
       List<List<DataFileMeta>> runs = picker.pick(view.files(partition, bucket));
       if (!runs.isEmpty()) {
-        running = executor.submit(() -> AppendCompactTask.run(table, partition, bucket, runs));
+        compactions.start(executor, () -> AppendCompactTask.run(table, partition, bucket, runs));
       }
     }
   }
 
   @Override
   public void compactNow(boolean full) throws IOException {
-    awaitRunning();
-    if (finished != null || inFlight) {
+    compactions.awaitRunning();
+    if (compactions.hasFinished() || !compactions.allSettled()) {
       return;
     }
     List<DataFileMeta> files = view.files(partition, bucket);
     List<List<DataFileMeta>> runs = full ? picker.pickFull(files) : picker.pick(files);
     if (!runs.isEmpty()) {
-      finished = AppendCompactTask.run(table, partition, bucket, runs);
-    }
-  }
-
-  private boolean viewHoldsAll(Set<String> names) {
-    int held = 0;
-    for (DataFileMeta f : view.files(partition, bucket)) {
-      if (names.contains(f.fileName())) {
-        held++;
-      }
-    }
-    return held == names.size();
-  }
-
-  private void collectIfDone() throws IOException {
-    if (running != null && running.isDone()) {
-      awaitRunning();
-    }
-  }
-
-  private void awaitRunning() throws IOException {
-    if (running == null) {
-      return;
-    }
-    try {
-      finished = running.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("Interrupted while waiting for a compaction");
-    } catch (ExecutionException e) {
-      // The task deleted its partial output; compaction starts again after the next refresh.
-      LOG.warn(
-          "Compaction of bucket {} of '{}' in {} failed; it will be retried: {}",
-          bucket,
-          partition,
-          table.fullName(),
-          e.getCause().toString());
-    } finally {
-      running = null;
+      compactions.finishedNow(AppendCompactTask.run(table, partition, bucket, runs));
     }
   }
 
@@ -202,41 +142,20 @@ final class AppendBucketWriter implements BucketWriter {
   public CommitMessage prepareCommit(long baseSnapshotId) throws IOException {
     flush();
     checkNotFailed();
-    collectIfDone();
-    List<DataFileMeta> before = finished == null ? List.of() : finished.before();
-    List<DataFileMeta> after = finished == null ? List.of() : finished.after();
+    compactions.collectIfDone();
+    CompactResult compaction = compactions.handOut();
+    List<DataFileMeta> before = compaction == null ? List.of() : compaction.before();
+    List<DataFileMeta> after = compaction == null ? List.of() : compaction.after();
     CommitMessage message =
         new CommitMessage(
             partition, bucket, options.bucket(), pending, before, after, baseSnapshotId);
-    if (finished != null) {
-      inFlight = true;
-      refreshesInFlight = 0;
-      Set<String> inputs = new HashSet<>();
-      for (DataFileMeta f : finished.before()) {
-        inputs.add(f.fileName());
-      }
-      inFlightInputs = inputs;
-      finished = null;
-    }
     pending.clear();
     return message;
   }
 
   @Override
   public void close() {
-    if (running != null) {
-      try {
-        CompactResult result = running.get();
-        TableWrite.deleteQuietly(table, partition, bucket, result.after());
-      } catch (Exception ignored) {
-        // Failed: the task left no output.
-      }
-      running = null;
-    }
-    if (finished != null) {
-      TableWrite.deleteQuietly(table, partition, bucket, finished.after());
-      finished = null;
-    }
+    compactions.close();
     if (writer != null) {
       writer.abort();
       writer = null;

@@ -15,15 +15,12 @@ import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.store.TableStore;
 import dev.lockstep.engine.types.DataTypeRoot;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,20 +38,27 @@ import org.slf4j.LoggerFactory;
  *       per flush is much cheaper than keeping a sorted map per row; the price is that overwritten
  *       rows count against the buffer until the flush. Rows of flushed files carry {@code _SNAPSHOT
  *       = -1} (the commit decides it) and a sequence number that grows across the writer's batch.
- *   <li>Compaction (not with {@code write-only=true}) works on the bucket's <em>committed</em>
- *       files as the {@link LiveFileView} sees them, including other writers' files, never on this
- *       batch's own uncommitted files. It starts in the background when the view has at least
- *       {@code num-sorted-run.compaction-trigger} sorted runs, one at a time per bucket.
- *   <li>Write stall: while the sorted runs (committed and this batch's) exceed {@code
+ *   <li>Compaction (not with {@code write-only=true}) works on the bucket's committed files as the
+ *       {@link LiveFileView} sees them, including other writers' files, as they will be once the
+ *       compactions this writer handed out and has not seen committed land ({@link
+ *       BucketCompactions#plannedFiles}: the view's files, minus those compactions' inputs, plus
+ *       their outputs); never on its batches' own flushed files, whose rows get their commit
+ *       snapshot only when they land. It starts in the background at a refresh when those files
+ *       have at least {@code num-sorted-run.compaction-trigger} sorted runs, one at a time per
+ *       bucket.
+ *   <li>Write stall: while the sorted runs (of those files, and this batch's) exceed {@code
  *       num-sorted-run.stop-trigger}, a flush waits for the running compaction.
- *   <li>{@link #prepareCommit} hands out the new files and a finished compaction. No new compaction
- *       starts until the view has moved past that commit ({@link #onRefresh}: the view no longer
- *       shows every input of the compaction): a streaming sink refreshes for its next batch before
- *       the last one is committed, and a compaction picked from that view would redo the handed-out
- *       one only to be dropped as a file conflict. If the committer dropped the compaction because
- *       of a conflict, another commit replaced its inputs and compaction starts again from the
- *       view; if the batch is never committed, compaction starts again after {@link
- *       #IN_FLIGHT_MAX_REFRESHES} refreshes.
+ *   <li>{@link #prepareCommit} hands out the new files and a finished compaction. A streaming sink
+ *       refreshes for its next batch before the last one is committed (Flink commits when the
+ *       checkpoint completes); the next compaction is picked at that refresh already, from the
+ *       files as they will be, and may take the handed-out one's outputs as inputs, so a bucket
+ *       compacts in every batch and not every other one. It stays safe: the committer commits a
+ *       compaction only when every input is live; if the handed-out one is dropped (another commit
+ *       replaced an input) or its batch is never committed, a compaction built on its outputs names
+ *       files that are not live and is dropped too, its outputs deleted (or the writer discards it
+ *       itself when it learns so before handing it out: {@link BucketCompactions#discardIfStale}).
+ *       A handed-out compaction counts as settled once the view shows that it landed or that an
+ *       input was replaced, or after {@link BucketCompactions#MAX_REFRESHES} refreshes.
  * </ol>
  */
 final class MergeTreeWriter implements BucketWriter {
@@ -107,21 +111,9 @@ final class MergeTreeWriter implements BucketWriter {
   private final ChangelogOptions.Producer producer;
   private long bufferBytes;
   private long sequence;
-  private Future<CompactResult> running;
-  private CompactResult finished;
-  private boolean inFlight;
 
-  /** The input file names of the compaction handed out by the last {@link #prepareCommit}. */
-  private java.util.Set<String> inFlightInputs = java.util.Set.of();
-
-  /** Refreshes since that compaction was handed out. */
-  private int refreshesInFlight;
-
-  /**
-   * Refreshes after which a handed-out compaction whose inputs the view still shows counts as never
-   * committed (its batch was dropped), and compaction starts again from the view.
-   */
-  static final int IN_FLIGHT_MAX_REFRESHES = 3;
+  /** The bucket's running, finished and handed-out compactions. */
+  private final BucketCompactions compactions;
 
   MergeTreeWriter(
       TableStore table,
@@ -141,6 +133,7 @@ final class MergeTreeWriter implements BucketWriter {
     this.sequenceFields = table.sequenceFieldIndexes();
     this.producer = table.changelogProducer();
     this.picker = new UniversalCompaction(options.compactionTrigger(), options.maxLevel());
+    this.compactions = new BucketCompactions(table, partition, bucket, view);
     int[] keys = keyIndexes;
     this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
     this.intLeadingKey =
@@ -220,11 +213,7 @@ final class MergeTreeWriter implements BucketWriter {
     }
     pending.addAll(writer.finish());
     clearBuffer();
-    if (running != null && sortedRuns() > options.stopTrigger()) {
-      LOG.debug(
-          "Write stall in bucket {} of '{}': {} sorted runs", bucket, partition, sortedRuns());
-      awaitRunning();
-    }
+    stallIfTooManyRuns();
   }
 
   /**
@@ -283,94 +272,64 @@ final class MergeTreeWriter implements BucketWriter {
     return leading;
   }
 
+  /**
+   * The bucket's sorted runs: those of its files as they will be once the handed-out compactions
+   * land, and this batch's flushed files.
+   */
   private int sortedRuns() {
-    return UniversalCompaction.sortedRuns(view.files(partition, bucket)).size() + pending.size();
+    return UniversalCompaction.sortedRuns(compactions.plannedFiles()).size() + pending.size();
+  }
+
+  /** Write stall: above {@code num-sorted-run.stop-trigger} runs, waits for the compaction. */
+  private void stallIfTooManyRuns() throws IOException {
+    if (compactions.isRunning()) {
+      int runs = sortedRuns();
+      if (runs > options.stopTrigger()) {
+        compactions.stall(runs);
+      }
+    }
   }
 
   @Override
   public void onRefresh() throws IOException {
-    if (inFlight) {
-      // A streaming sink refreshes (next batch) before its last batch is committed (Flink commits
-      // when the checkpoint completes): while the view still shows every input of the handed-out
-      // compaction, a compaction picked now would redo it and be dropped as a file conflict. Once
-      // one input is gone, a commit settled it: ours landed, or another replaced an input and the
-      // committer dropped ours.
-      refreshesInFlight++;
-      if (refreshesInFlight >= IN_FLIGHT_MAX_REFRESHES || !viewHoldsAll(inFlightInputs)) {
-        inFlight = false;
-        inFlightInputs = java.util.Set.of();
-      }
-    }
-    collectIfDone();
-    if (!options.writeOnly() && !inFlight && running == null && finished == null) {
-      Optional<CompactUnit> unit = picker.pick(view.files(partition, bucket));
+    // A streaming sink refreshes (next batch) before its last batch is committed (Flink commits
+    // when the checkpoint completes): the next compaction is picked from the files as they will be
+    // once the handed-out ones land, so that a bucket can compact in every batch.
+    compactions.settle();
+    compactions.collectIfDone();
+    compactions.discardIfStale();
+    if (!options.writeOnly() && compactions.idle() && compactions.mayPlan()) {
+      Optional<CompactUnit> unit = picker.pick(compactions.plannedFiles());
       if (unit.isPresent()) {
         CompactUnit u = unit.get();
-        running = executor.submit(() -> CompactTask.run(table, partition, bucket, u));
+        compactions.start(executor, () -> CompactTask.run(table, partition, bucket, u));
       }
     }
   }
 
   @Override
   public void compactNow(boolean full) throws IOException {
-    awaitRunning();
-    if (finished != null || inFlight) {
+    compactions.awaitRunning();
+    compactions.discardIfStale();
+    if (compactions.hasFinished() || !compactions.mayPlan()) {
       return;
     }
-    List<DataFileMeta> files = view.files(partition, bucket);
+    List<DataFileMeta> files = compactions.plannedFiles();
     Optional<CompactUnit> unit = full ? picker.pickFull(files) : picker.pick(files);
     if (unit.isPresent()) {
-      finished = CompactTask.run(table, partition, bucket, unit.get());
-    }
-  }
-
-  private boolean viewHoldsAll(java.util.Set<String> names) {
-    int held = 0;
-    for (DataFileMeta f : view.files(partition, bucket)) {
-      if (names.contains(f.fileName())) {
-        held++;
-      }
-    }
-    return held == names.size();
-  }
-
-  private void collectIfDone() throws IOException {
-    if (running != null && running.isDone()) {
-      awaitRunning();
-    }
-  }
-
-  private void awaitRunning() throws IOException {
-    if (running == null) {
-      return;
-    }
-    try {
-      finished = running.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException("Interrupted while waiting for a compaction");
-    } catch (ExecutionException e) {
-      // The task deleted its partial output; compaction starts again after the next refresh.
-      LOG.warn(
-          "Compaction of bucket {} of '{}' in {} failed; it will be retried: {}",
-          bucket,
-          partition,
-          table.fullName(),
-          e.getCause().toString());
-    } finally {
-      running = null;
+      compactions.finishedNow(CompactTask.run(table, partition, bucket, unit.get()));
     }
   }
 
   @Override
   public CommitMessage prepareCommit(long baseSnapshotId) throws IOException {
     flush();
-    if (running != null && sortedRuns() > options.stopTrigger()) {
-      awaitRunning();
-    }
-    collectIfDone();
-    List<DataFileMeta> before = finished == null ? List.of() : finished.before();
-    List<DataFileMeta> after = finished == null ? List.of() : finished.after();
+    stallIfTooManyRuns();
+    compactions.collectIfDone();
+    compactions.discardIfStale();
+    CompactResult compaction = compactions.handOut();
+    List<DataFileMeta> before = compaction == null ? List.of() : compaction.before();
+    List<DataFileMeta> after = compaction == null ? List.of() : compaction.after();
     CommitMessage message =
         new CommitMessage(
             partition,
@@ -382,35 +341,13 @@ final class MergeTreeWriter implements BucketWriter {
             baseSnapshotId,
             pendingChangelog);
     pendingChangelog.clear();
-    if (finished != null) {
-      inFlight = true;
-      refreshesInFlight = 0;
-      java.util.Set<String> inputs = new java.util.HashSet<>();
-      for (DataFileMeta f : finished.before()) {
-        inputs.add(f.fileName());
-      }
-      inFlightInputs = inputs;
-      finished = null;
-    }
     pending.clear();
     return message;
   }
 
   @Override
   public void close() {
-    if (running != null) {
-      try {
-        CompactResult result = running.get();
-        TableWrite.deleteQuietly(table, partition, bucket, result.after());
-      } catch (Exception ignored) {
-        // Failed: the task left no output.
-      }
-      running = null;
-    }
-    if (finished != null) {
-      TableWrite.deleteQuietly(table, partition, bucket, finished.after());
-      finished = null;
-    }
+    compactions.close();
     TableWrite.deleteQuietly(table, partition, bucket, pending);
     pending.clear();
     TableWrite.deleteQuietly(table, partition, bucket, pendingChangelog);
