@@ -40,8 +40,17 @@ import java.util.List;
  */
 final class BinaryWriteBuffer {
 
-  /** Bytes per page. */
+  /** Bytes per page, the pool's unit. */
   static final int PAGE_BYTES = 32 * 1024;
+
+  /**
+   * Bytes of a buffer's first page, not from the pool: a bucket that buffers a few rows holds a
+   * small page (the last page of each buffer is partly empty and not counted against the bound).
+   */
+  static final int FIRST_PAGE_BYTES = 4 * 1024;
+
+  /** Rows of index the arrays keep after a clear that used less than a quarter of them. */
+  private static final int INITIAL_ROWS = 1024;
 
   /** Bytes accounted per row besides its serialized bytes: address, key prefix and kind. */
   static final int INDEX_BYTES = 8 + 8 + 1;
@@ -73,10 +82,10 @@ final class BinaryWriteBuffer {
   private int pageUsed;
 
   /** Per row: page index in the high 32 bits, offset in the low 32. */
-  private long[] addresses = new long[1024];
+  private long[] addresses = new long[INITIAL_ROWS];
 
-  private long[] prefixes = new long[1024];
-  private byte[] kinds = new byte[1024];
+  private long[] prefixes = new long[INITIAL_ROWS];
+  private byte[] kinds = new byte[INITIAL_ROWS];
   private int size;
 
   /** Per column of the row being added: the variable part's length. */
@@ -258,7 +267,11 @@ final class BinaryWriteBuffer {
   /** The offset in {@link #page} of {@code length} free bytes, starting a new page if needed. */
   private int reserve(int length) {
     if (page == null || pageUsed + length > page.length) {
-      byte[] next = length > PAGE_BYTES ? new byte[length] : pool.takePage(PAGE_BYTES);
+      int capacity = pages.isEmpty() ? FIRST_PAGE_BYTES : PAGE_BYTES;
+      byte[] next =
+          length > capacity
+              ? new byte[length]
+              : capacity == PAGE_BYTES ? pool.takePage(PAGE_BYTES) : new byte[capacity];
       pages.add(next);
       page = next;
       pageIndex = pages.size() - 1;
@@ -571,6 +584,12 @@ final class BinaryWriteBuffer {
     page = null;
     pageIndex = -1;
     pageUsed = 0;
+    if (addresses.length > 64 * INITIAL_ROWS && size < addresses.length / 4) {
+      // A bucket that once buffered many rows and now few: give the index arrays back.
+      addresses = new long[INITIAL_ROWS];
+      prefixes = new long[INITIAL_ROWS];
+      kinds = new byte[INITIAL_ROWS];
+    }
     size = 0;
   }
 }
