@@ -89,9 +89,6 @@ final class MergeTreeWriter implements BucketWriter {
   /** The memory bound shared by the buckets of this writer's {@link TableWrite}. */
   private final WriteBufferPool pool;
 
-  /** The bytes the last {@link #write} added to the buffer, for tests. */
-  private long lastWriteBytes;
-
   private final List<DataFileMeta> pending = new ArrayList<>();
 
   /** This batch's changelog files, not yet handed out. */
@@ -144,7 +141,6 @@ final class MergeTreeWriter implements BucketWriter {
     }
     sequence++;
     long bytes = buffer.add(row, kind);
-    lastWriteBytes = bytes;
     bufferBytes += bytes;
     pool.add(bytes);
   }
@@ -152,11 +148,6 @@ final class MergeTreeWriter implements BucketWriter {
   /** The bytes of this bucket's buffer: its rows serialized, and their index. */
   long bufferedBytes() {
     return bufferBytes;
-  }
-
-  /** The bytes the last write added to this bucket's buffer. */
-  long lastWriteBytes() {
-    return lastWriteBytes;
   }
 
   /** The data-file row of the buffered row at {@code position}. */
