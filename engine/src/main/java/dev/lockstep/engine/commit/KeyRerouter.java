@@ -119,7 +119,7 @@ final class KeyRerouter {
                 table.bucketPath(m.partition(), m.bucket()).child(file.fileName()),
                 table.dataFileRowType())) {
       for (GenericRow row = reader.next(); row != null; row = reader.next()) {
-        int target = moved.get(RowComparator.stableHash(row.project(keyIndexes)));
+        int target = moved.get(RowComparator.stableHash(row, keyIndexes));
         if (target < 0) {
           target = m.bucket();
         }

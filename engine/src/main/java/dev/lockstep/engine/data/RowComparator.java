@@ -64,11 +64,29 @@ public final class RowComparator implements Comparator<GenericRow> {
   public static int stableHash(GenericRow row) {
     int h = 1;
     for (int i = 0; i < row.size(); i++) {
-      Object v = row.get(i);
-      int vh = v == null ? 0 : v instanceof byte[] ? Arrays.hashCode((byte[]) v) : v.hashCode();
-      h = 31 * h + vh;
+      h = 31 * h + valueHash(row.get(i));
     }
-    // Spread the bits so that consecutive integer keys do not all land in neighbouring buckets.
+    return spread(h);
+  }
+
+  /**
+   * {@link #stableHash(GenericRow)} of {@code row.project(indexes)}, without building that row:
+   * bucket assignment hashes every written row's key.
+   */
+  public static int stableHash(GenericRow row, int[] indexes) {
+    int h = 1;
+    for (int index : indexes) {
+      h = 31 * h + valueHash(row.get(index));
+    }
+    return spread(h);
+  }
+
+  private static int valueHash(Object v) {
+    return v == null ? 0 : v instanceof byte[] ? Arrays.hashCode((byte[]) v) : v.hashCode();
+  }
+
+  /** Spreads the bits so that consecutive integer keys do not all land in neighbouring buckets. */
+  private static int spread(int h) {
     h ^= (h >>> 16);
     h *= 0x85ebca6b;
     h ^= (h >>> 13);

@@ -194,9 +194,10 @@ public record CoreOptions(
           .defaultValue(ValueParsers.size(WRITE_BUFFER_SIZE_DEFAULT))
           .require(b -> b >= 1024, "at least 1 kb")
           .withDescription(
-              "estimated heap of the write buffers of all primary-key buckets of one"
-                  + " `TableWrite` together (every write of the batch, overwritten keys"
-                  + " included; as Paimon's writer-wide memory pool): a write that reaches it"
+              "bytes of the write buffers of all primary-key buckets of one `TableWrite`"
+                  + " together (rows serialized into reused pages, every write of the batch,"
+                  + " overwritten keys included; as Paimon's writer-wide memory pool): a write"
+                  + " that reaches it"
                   + " sorts and flushes the largest buffer, then the next largest while the sum"
                   + " is still at it. Append tables stream into files and buffer nothing");
   static final ConfigOption<Long> TARGET_FILE_SIZE_OPTION =

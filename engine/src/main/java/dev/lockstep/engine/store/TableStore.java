@@ -443,9 +443,26 @@ public class TableStore implements Closeable {
    */
   public GenericRow keyValueFileRow(GenericRow row, long snapshot, long sequence, RowKind kind) {
     int fields = schema.fields().size();
-    Object[] values = new Object[fields + 4];
+    Object[] values = new Object[fields + KEY_VALUE_SYSTEM_FIELDS];
     for (int i = 0; i < fields; i++) {
       values[i] = row.get(i);
+    }
+    return keyValueFileRow(values, snapshot, sequence, kind);
+  }
+
+  /** The data-file columns a primary-key table adds after the table's: snapshot, sequence, ... */
+  public static final int KEY_VALUE_SYSTEM_FIELDS = 4;
+
+  /**
+   * {@link #keyValueFileRow(GenericRow, long, long, RowKind)} over {@code values} itself: the
+   * table's values, then {@link #KEY_VALUE_SYSTEM_FIELDS} slots that this fills. The caller hands
+   * the array over.
+   */
+  public GenericRow keyValueFileRow(Object[] values, long snapshot, long sequence, RowKind kind) {
+    int fields = schema.fields().size();
+    if (values.length != fields + KEY_VALUE_SYSTEM_FIELDS) {
+      throw new IllegalArgumentException(
+          "Expected " + (fields + KEY_VALUE_SYSTEM_FIELDS) + " values, got " + values.length);
     }
     values[fields] = snapshot;
     values[fields + 1] = sequence;

@@ -5,7 +5,6 @@ import dev.lockstep.engine.compact.CompactTask;
 import dev.lockstep.engine.compact.CompactUnit;
 import dev.lockstep.engine.compact.UniversalCompaction;
 import dev.lockstep.engine.data.GenericRow;
-import dev.lockstep.engine.data.RowComparator;
 import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
@@ -13,31 +12,29 @@ import dev.lockstep.engine.store.ChangelogOptions;
 import dev.lockstep.engine.store.CoreOptions;
 import dev.lockstep.engine.store.RollingFileWriter;
 import dev.lockstep.engine.store.TableStore;
-import dev.lockstep.engine.types.DataTypeRoot;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One bucket of a primary-key table, an LSM tree.
  *
  * <ol>
- *   <li>Rows go to an in-memory buffer in write order, as the caller wrote them (their sequence
- *       number is their position, their kind one byte beside them). {@code write-buffer-size}
- *       bounds the estimated heap of the buffers of all buckets of the {@link TableWrite} together
- *       ({@link WriteBufferPool}): when a write reaches it, the largest buffer, whichever bucket it
- *       is, is sorted by key (stable, so the later write of a key wins and the earlier ones are
- *       dropped; with {@code sequence.field}, the row with the greatest sequence-field values wins,
- *       the later one of equals) and flushed to a new level-0 file (one sorted run). Sorting once
- *       per flush is much cheaper than keeping a sorted map per row; the price is that overwritten
- *       rows count against the buffer until the flush. Rows of flushed files carry {@code _SNAPSHOT
- *       = -1} (the commit decides it) and a sequence number that grows across the writer's batch.
+ *   <li>Rows go to an in-memory buffer in write order, serialized into reused byte pages ({@link
+ *       BinaryWriteBuffer}; their sequence number is their position, their kind one byte beside
+ *       them). {@code write-buffer-size} bounds the bytes of the buffers of all buckets of the
+ *       {@link TableWrite} together ({@link WriteBufferPool}): when a write reaches it, the largest
+ *       buffer, whichever bucket it is, is sorted by key (on a normalized prefix of the first key
+ *       column, then by whole keys compared in the pages where prefixes tie; stable, so the later
+ *       write of a key wins and the earlier ones are dropped; with {@code sequence.field}, the row
+ *       with the greatest sequence-field values wins, the later one of equals) and flushed to a new
+ *       level-0 file (one sorted run). Only the rows written are turned back into objects. Sorting
+ *       once per flush is much cheaper than keeping a sorted map per row; the price is that
+ *       overwritten rows count against the buffer until the flush. Rows of flushed files carry
+ *       {@code _SNAPSHOT = -1} (the commit decides it) and a sequence number that grows across the
+ *       writer's batch.
  *   <li>Compaction (not with {@code write-only=true}) works on the bucket's committed files as the
  *       {@link LiveFileView} sees them, including other writers' files, as they will be once the
  *       compactions this writer handed out and has not seen committed land ({@link
@@ -66,8 +63,6 @@ final class MergeTreeWriter implements BucketWriter {
   /** The name prefix of changelog files in a bucket directory (Paimon's). */
   static final String CHANGELOG_PREFIX = "changelog-";
 
-  private static final Logger LOG = LoggerFactory.getLogger(MergeTreeWriter.class);
-
   private final TableStore table;
   private final CoreOptions options;
   private final String partition;
@@ -83,25 +78,16 @@ final class MergeTreeWriter implements BucketWriter {
 
   /**
    * Rows of the batch not flushed yet, as written (the caller's rows, not data-file rows), in write
-   * order: the row at position {@code i} has sequence number {@code firstSequence + i} and the kind
-   * {@code kinds[i]}. Data-file rows are built only while a flush writes them.
+   * order, serialized into pages of the {@link WriteBufferPool}: the row at position {@code i} has
+   * sequence number {@code firstSequence + i}. Data-file rows are built only while a flush writes
+   * them.
    */
-  private GenericRow[] buffer = new GenericRow[1024];
+  private final BinaryWriteBuffer buffer;
 
-  private byte[] kinds = new byte[1024];
-  private int buffered;
   private long firstSequence;
 
   /** The memory bound shared by the buckets of this writer's {@link TableWrite}. */
   private final WriteBufferPool pool;
-
-  private final Comparator<GenericRow> byKey;
-
-  /** The first key column is INT (never null in a key): the buffer sorts on packed longs. */
-  private final boolean intLeadingKey;
-
-  /** The first key column is BIGINT: the buffer sorts on (key, position) primitive arrays. */
-  private final boolean longLeadingKey;
 
   private final List<DataFileMeta> pending = new ArrayList<>();
 
@@ -134,36 +120,21 @@ final class MergeTreeWriter implements BucketWriter {
     this.producer = table.changelogProducer();
     this.picker = new UniversalCompaction(options.compactionTrigger(), options.maxLevel());
     this.compactions = new BucketCompactions(table, partition, bucket, view);
-    int[] keys = keyIndexes;
-    this.byKey = (a, b) -> RowComparator.compare(a, b, keys);
-    this.intLeadingKey =
-        table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.INT;
-    this.longLeadingKey =
-        table.schema().rowType().field(keyIndexes[0]).type().root() == DataTypeRoot.BIGINT;
+    this.buffer = new BinaryWriteBuffer(table.schema().rowType(), keyIndexes, pool);
   }
 
   @Override
   public void write(GenericRow row, RowKind kind) throws IOException {
-    if (buffered == buffer.length) {
-      buffer = Arrays.copyOf(buffer, buffer.length * 2);
-      kinds = Arrays.copyOf(kinds, kinds.length * 2);
-    }
-    if (buffered == 0) {
+    if (buffer.size() == 0) {
       firstSequence = sequence;
     }
     sequence++;
-    buffer[buffered] = row;
-    kinds[buffered++] = kind.toByteValue();
-    // The row, its values and its slots in the two arrays.
-    long bytes = row.heapBytes() + SLOT_BYTES;
+    long bytes = buffer.add(row, kind);
     bufferBytes += bytes;
     pool.add(bytes);
   }
 
-  /** Bytes of a buffered row's slots: a reference in {@code buffer}, a byte in {@code kinds}. */
-  static final int SLOT_BYTES = 5;
-
-  /** The estimated memory of this bucket's buffer. */
+  /** The bytes of this bucket's buffer: its rows serialized, and their index. */
   long bufferedBytes() {
     return bufferBytes;
   }
@@ -171,14 +142,15 @@ final class MergeTreeWriter implements BucketWriter {
   /** The data-file row of the buffered row at {@code position}. */
   private GenericRow fileRow(int position) {
     return table.keyValueFileRow(
-        buffer[position],
+        buffer.values(position, TableStore.KEY_VALUE_SYSTEM_FIELDS),
         DataFileMeta.UNCOMMITTED,
         firstSequence + position,
-        RowKind.fromByteValue(kinds[position]));
+        buffer.kindAt(position));
   }
 
   @Override
   public void flush() throws IOException {
+    int buffered = buffer.size();
     if (buffered == 0) {
       return;
     }
@@ -191,20 +163,15 @@ final class MergeTreeWriter implements BucketWriter {
       }
       pendingChangelog.addAll(changelog.finish());
     }
-    int[] order = new int[buffered];
-    long[] leading = sortBuffer(order);
-    // With a single INT or BIGINT key column, ties show in the sorted key values alone.
-    boolean packedKey = leading != null && keyIndexes.length == 1;
+    // Positions by key, stably: each key's rows in write order, so the last of them is kept.
+    int[] order = buffer.sortedPositions();
     RollingFileWriter writer = new RollingFileWriter(table, partition, bucket, 0);
     for (int i = 0; i < buffered; i++) {
-      if (i + 1 < buffered
-          && (packedKey
-              ? leading[i] == leading[i + 1]
-              : byKey.compare(buffer[order[i]], buffer[order[i + 1]]) == 0)) {
+      if (i + 1 < buffered && buffer.sameKey(order[i], order[i + 1])) {
         // The next row of the key is later: it wins, unless its sequence.field values are smaller,
         // and then this row goes on as the key's candidate.
         if (sequenceFields.length > 0
-            && RowComparator.compare(buffer[order[i]], buffer[order[i + 1]], sequenceFields) > 0) {
+            && buffer.compare(order[i], order[i + 1], sequenceFields) > 0) {
           order[i + 1] = order[i];
         }
         continue;
@@ -214,62 +181,6 @@ final class MergeTreeWriter implements BucketWriter {
     pending.addAll(writer.finish());
     clearBuffer();
     stallIfTooManyRuns();
-  }
-
-  /**
-   * Sorts the buffer's positions by key into {@code order}, stably: each key's rows stay in write
-   * order, so the last of them is the one to keep. The rows themselves stay where they are (a row's
-   * position is its sequence number and the index of its kind). With an INT first key column, each
-   * row's (key, position) is packed into one long and the longs are sorted as primitives (no
-   * comparator calls, no pointer chasing); positions whose first column ties are then ordered by
-   * the remaining key columns, stably. A BIGINT first key column is sorted the same way on parallel
-   * (key, position) arrays ({@link LongKeySort}); other keys with a stable merge sort of positions
-   * by the key comparator ({@link PositionSort}).
-   *
-   * @return the first key column's values in sorted order, or {@code null} when the comparator
-   *     sorted
-   */
-  private long[] sortBuffer(int[] order) {
-    PositionSort.PositionComparator byKeyAt = (a, b) -> byKey.compare(buffer[a], buffer[b]);
-    int first = keyIndexes[0];
-    long[] leading;
-    if (longLeadingKey) {
-      leading = new long[buffered];
-      for (int i = 0; i < buffered; i++) {
-        leading[i] = (Long) buffer[i].get(first);
-      }
-      int[] sorted = LongKeySort.stableOrder(leading);
-      System.arraycopy(sorted, 0, order, 0, buffered);
-    } else if (intLeadingKey) {
-      leading = new long[buffered];
-      for (int i = 0; i < buffered; i++) {
-        leading[i] = ((long) (Integer) buffer[i].get(first) << 32) | i;
-      }
-      Arrays.sort(leading);
-      for (int i = 0; i < buffered; i++) {
-        order[i] = (int) leading[i];
-        leading[i] >>= 32;
-      }
-    } else {
-      for (int i = 0; i < buffered; i++) {
-        order[i] = i;
-      }
-      PositionSort.sort(order, 0, buffered, byKeyAt);
-      return null;
-    }
-    if (keyIndexes.length > 1) {
-      for (int from = 0; from < buffered; ) {
-        int to = from + 1;
-        while (to < buffered && leading[to] == leading[from]) {
-          to++;
-        }
-        if (to - from > 1) {
-          PositionSort.sort(order, from, to, byKeyAt);
-        }
-        from = to;
-      }
-    }
-    return leading;
   }
 
   /**
@@ -357,8 +268,7 @@ final class MergeTreeWriter implements BucketWriter {
   }
 
   private void clearBuffer() {
-    Arrays.fill(buffer, 0, buffered, null);
-    buffered = 0;
+    buffer.clear();
     pool.release(bufferBytes);
     bufferBytes = 0;
   }

@@ -1,6 +1,7 @@
 package dev.lockstep.engine.write;
 
 import java.io.IOException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,14 +12,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * bucket's). When a write takes the sum to the bound, the largest buffer is flushed (then the next
  * largest, while the sum is still at the bound), whichever bucket the row went to.
  *
+ * <p>The buffers hold their rows in byte pages ({@link BinaryWriteBuffer}); a flushed buffer gives
+ * its pages back here and the next buffer to grow takes them again, so that after the first fill
+ * the buffers allocate no memory for rows (as Paimon's memory pool reuses its segments). The bound
+ * is on the rows' bytes, not on the pages: a bucket's last page is partly empty.
+ *
  * <p>Rows are added from the writing thread only; buffers may be released from the flush threads of
- * {@link TableWrite#prepareCommit} at once, so the sum is atomic.
+ * {@link TableWrite#prepareCommit} at once, so the sum is atomic and the free pages are guarded.
  */
 final class WriteBufferPool {
 
   private final long limit;
   private final AtomicLong used = new AtomicLong();
   private final List<MergeTreeWriter> writers = new ArrayList<>();
+
+  /** Pages given back by flushed buffers, for the next buffer to take. */
+  private final ArrayDeque<byte[]> freePages = new ArrayDeque<>();
 
   WriteBufferPool(long limit) {
     this.limit = limit;
@@ -71,5 +80,21 @@ final class WriteBufferPool {
   /** A buffer of {@code bytes} was flushed or dropped. */
   void release(long bytes) {
     used.addAndGet(-bytes);
+  }
+
+  /** A page of {@code bytes} bytes: a free one if there is one, else a new one. */
+  synchronized byte[] takePage(int bytes) {
+    byte[] page = freePages.pollLast();
+    return page != null && page.length == bytes ? page : new byte[bytes];
+  }
+
+  /**
+   * Takes back the page of a flushed buffer. Keeps at most the pages that the bound can fill (and
+   * one per bucket for its partly filled last page); beyond, pages are left to the collector.
+   */
+  synchronized void returnPage(byte[] page) {
+    if ((long) freePages.size() * page.length < limit + (long) writers.size() * page.length) {
+      freePages.addLast(page);
+    }
   }
 }

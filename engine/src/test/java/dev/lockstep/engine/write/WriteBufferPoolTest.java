@@ -6,6 +6,7 @@ import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.data.RowComparator;
+import dev.lockstep.engine.data.RowKind;
 import dev.lockstep.engine.schema.Schema;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
@@ -30,16 +31,22 @@ class WriteBufferPoolTest {
 
   @Test
   void theBucketsShareOneBoundAndTheLargestBufferFlushesFirst() throws Exception {
-    FileStoreTable table = table("shared", "8", 64);
+    FileStoreTable table = table("shared", "8", 32);
     Random random = new Random(20);
     TreeMap<Integer, GenericRow> model = new TreeMap<>();
     int flushes = 0;
+    // The bytes a row takes in a bucket's buffer, measured on a buffer of the same row type.
+    BinaryWriteBuffer measure =
+        new BinaryWriteBuffer(
+            table.schema().rowType(), new int[] {0}, new WriteBufferPool(1 << 20));
     try (TableWrite write = table.newWrite("u")) {
       WriteBufferPool pool = write.bufferPool();
-      assertThat(pool.limit()).isEqualTo(64 * 1024);
+      assertThat(pool.limit()).isEqualTo(32 * 1024);
       for (int batch = 1; batch <= 3; batch++) {
         for (int i = 0; i < 2000; i++) {
           GenericRow row = row(random, batch, i);
+          long rowBytes = measure.add(row, RowKind.INSERT);
+          measure.clear();
           Map<MergeTreeWriter, Long> before = sizes(pool);
           if (random.nextInt(10) == 0) {
             write.delete(row);
@@ -51,13 +58,12 @@ class WriteBufferPoolTest {
           Map<MergeTreeWriter, Long> after = sizes(pool);
           long sum = after.values().stream().mapToLong(Long::longValue).sum();
           assertThat(pool.used()).isEqualTo(sum).isLessThan(pool.limit());
-          flushes +=
-              checkLargestFlushed(before, after, row.heapBytes() + MergeTreeWriter.SLOT_BYTES);
+          flushes += checkLargestFlushed(before, after, rowBytes);
         }
         table.newCommit("u").commit(batch, write.prepareCommit());
         assertThat(pool.used()).isZero();
       }
-      // Every bucket got rows: with a bound per bucket, up to 8 x 64 kb would have been buffered.
+      // Every bucket got rows: with a bound per bucket, up to 8 x 32 kb would have been buffered.
       assertThat(pool.writers()).hasSize(8);
     }
     assertThat(flushes).isGreaterThan(50);
