@@ -192,6 +192,31 @@ class ExpiredWinnerRebaseTest {
   }
 
   /**
+   * The first commit of a table loses snapshot 1, which expires (with the snapshot after it) before
+   * the catch-up reads it: the commit has no base at all and rebases on the newest snapshot.
+   */
+  @Test
+  void aFirstCommitWhoseWinnerExpiredLandsOnTheNewestSnapshot() throws Exception {
+    FileStoreTable others = create(false);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> messages;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.write(GenericRow.of(100, "ours"));
+      messages = write.prepareCommit();
+    }
+    AtomicInteger reads = loseThenExpire(io, others, 1, () -> append(others, "others", 1000, 1));
+
+    CommitResult result = ours.newCommit("ours").commit(1, messages);
+
+    assertThat(reads).hasValueGreaterThanOrEqualTo(2);
+    assertThat(result.retries()).isEqualTo(1);
+    assertThat(result.dataSnapshotId()).as("built on the newest snapshot, 3").isEqualTo(4);
+    assertThat(others.snapshotManager().get(4).commitUser()).isEqualTo("ours");
+    assertThat(keyCounts(others)).isEqualTo(Map.of(1, 1, 3, 1, 4, 1, 100, 1));
+  }
+
+  /**
    * Dynamic buckets: our writer put the new key 9 into bucket 1; the winner of snapshot 2 put 9
    * into bucket 3, and snapshots 2 and 3 expired before our catch-up read their index files. The
    * rebase on the newest snapshot checks our key-hash assignments against it too
