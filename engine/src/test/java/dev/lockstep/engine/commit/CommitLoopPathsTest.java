@@ -342,4 +342,32 @@ class CommitLoopPathsTest {
     assertDeleted("ltwin", written);
     table.close();
   }
+
+  /**
+   * A commit with no file changes on a primary-key table (its deletion vectors change nothing)
+   * keeps its base's index manifest: none here.
+   */
+  @Test
+  void aCommitWithoutChangesOnAPrimaryKeyTableKeepsTheIndexManifest() throws Exception {
+    FileStoreTable table =
+        catalog(new LocalFileIO(), Map.of())
+            .createTable(
+                new Identifier("db", "pk"),
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .primaryKey("k")
+                    .option("deletion-vectors.enabled", "true")
+                    .build());
+
+    long id = new CommitLoop(table, "ours").commit(CommitKind.APPEND, List.of(), 1, null, null);
+
+    assertThat(id).isEqualTo(1);
+    assertThat(table.snapshotManager().get(1).indexManifest()).isNull();
+    try (TableWrite write = table.newWrite("w")) {
+      write.write(GenericRow.of(1, "a"));
+      table.newCommit("w").commit(1, write.prepareCommit());
+    }
+    assertThat(table.newRead().readAll(table.newScan().plan())).hasSize(1);
+  }
 }
