@@ -370,4 +370,88 @@ class CommitLoopPathsTest {
     }
     assertThat(table.newRead().readAll(table.newScan().plan())).hasSize(1);
   }
+
+  /**
+   * The delta list's write fails: an interrupt, whether the failure is one or only caused by one (a
+   * channel closed by it), fails the commit as interrupted (a CleanableFailure); any other store
+   * failure is rethrown as it is. Either way the delta manifest, which nothing names, is deleted.
+   */
+  @Test
+  void aFailedDeltaListWriteIsAnInterruptOnlyWhenAnInterruptCausedIt() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table =
+        catalog(io, Map.of()).createTable(new Identifier("db", "unpub"), schema());
+    IOException[] failure = new IOException[1];
+    List<String> written =
+        recordWrites(
+            io,
+            (op, path) -> {
+              if (path.name().startsWith("manifest-list-")) {
+                throw failure[0];
+              }
+            });
+    IOException closed =
+        new IOException("the store's channel", new java.nio.channels.ClosedByInterruptException());
+    IOException stopped = new java.io.InterruptedIOException("stopped");
+    IOException plain = new IOException("the store failed");
+    for (IOException e : List.of(closed, stopped, plain)) {
+      failure[0] = e;
+      synchronized (written) {
+        written.clear();
+      }
+      CommitLoop loop = new CommitLoop(table, "ours");
+
+      Throwable thrown =
+          org.assertj.core.api.Assertions.catchThrowable(
+              () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
+
+      if (e == plain) {
+        assertThat(thrown).isSameAs(plain);
+      } else {
+        assertThat(thrown)
+            .isInstanceOf(CommitInterruptedException.class)
+            .hasMessageContaining("Interrupted while writing the delta manifest list")
+            .hasCause(e);
+      }
+      List<String> manifests;
+      synchronized (written) {
+        manifests = written.stream().filter(n -> !n.startsWith("manifest-list-")).toList();
+      }
+      assertThat(manifests).as("the delta manifest").hasSize(1);
+      assertThat(dir.resolve("db.db/unpub/manifest").resolve(manifests.get(0))).doesNotExist();
+      assertThat(Thread.currentThread().isInterrupted()).isFalse();
+    }
+    assertThat(table.snapshotManager().latestId()).isEmpty();
+  }
+
+  /** A compaction's snapshot counts the rows it removed: total and delta record counts. */
+  @Test
+  void aCompactionSnapshotCountsTheRowsItRemoved() throws Exception {
+    FileStoreTable table =
+        catalog(new LocalFileIO(), Map.of())
+            .createTable(
+                new Identifier("db", "counts"),
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .primaryKey("k")
+                    .build());
+    for (long identifier = 1; identifier <= 2; identifier++) {
+      try (TableWrite write = table.newWrite("w")) {
+        write.write(GenericRow.of(1, "v" + identifier));
+        table.newCommit("w").commit(identifier, write.prepareCommit());
+      }
+    }
+    assertThat(table.snapshotManager().get(2).totalRecordCount()).isEqualTo(2);
+    try (TableWrite write = table.newWrite("c")) {
+      write.compact(true);
+      assertThat(table.newCommit("c").commit(1, write.prepareCommit()).compactSnapshotId())
+          .isEqualTo(3);
+    }
+
+    var compacted = table.snapshotManager().get(3);
+    assertThat(compacted.commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(compacted.deltaRecordCount()).isEqualTo(-1);
+    assertThat(compacted.totalRecordCount()).isEqualTo(1);
+  }
 }
