@@ -454,4 +454,57 @@ class CommitLoopPathsTest {
     assertThat(compacted.deltaRecordCount()).isEqualTo(-1);
     assertThat(compacted.totalRecordCount()).isEqualTo(1);
   }
+
+  /**
+   * Dynamic buckets: our writer put the new key 9 into bucket 1; the commit that took snapshot 2
+   * first put 9 into bucket 3. The catch-up over snapshot 2 checks our key-hash assignments against
+   * it, so the commit moves key 9 into the winner's bucket instead of landing it in two buckets.
+   */
+  @Test
+  void aDynamicBucketCommitCatchingUpOverAWinnerMovesItsKeyToTheWinnersBucket() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours =
+        catalog(io, Map.of())
+            .createTable(
+                new Identifier("db", "kv"),
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .primaryKey("k")
+                    .option("bucket", "-1")
+                    .option("dynamic-bucket.target-row-num", "1")
+                    .build());
+    FileStoreTable others = other("kv");
+    try (TableWrite write = others.newWrite("a")) {
+      write.write(GenericRow.of(1, "a"));
+      others.newCommit("a").commit(1, write.prepareCommit());
+    }
+    java.util.List<dev.lockstep.engine.write.CommitMessage> messages;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.write(GenericRow.of(9, "ours"));
+      messages = write.prepareCommit();
+    }
+    assertThat(messages).singleElement().satisfies(m -> assertThat(m.bucket()).isEqualTo(1));
+    AtomicBoolean raced = new AtomicBoolean();
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-2") && raced.compareAndSet(false, true)) {
+            try (TableWrite write = others.newWrite("b")) {
+              write.write(GenericRow.of(30, "b"));
+              write.write(GenericRow.of(31, "b"));
+              write.write(GenericRow.of(9, "b"));
+              others.newCommit("b").commit(1, write.prepareCommit());
+            }
+          }
+        });
+
+    CommitResult result = ours.newCommit("ours").commit(1, messages);
+
+    assertThat(raced).isTrue();
+    assertThat(result.dataSnapshotId()).isEqualTo(3);
+    // Key 9 once, with our (later) value; readKeyValues fails on a key read twice.
+    assertThat(dev.lockstep.engine.TestTables.readKeyValues(others))
+        .isEqualTo(Map.of(1, "a", 9, "ours", 30, "b", 31, "b"));
+  }
 }
