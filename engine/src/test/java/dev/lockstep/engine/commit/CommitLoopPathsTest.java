@@ -507,4 +507,34 @@ class CommitLoopPathsTest {
     assertThat(dev.lockstep.engine.TestTables.readKeyValues(others))
         .isEqualTo(Map.of(1, "a", 9, "ours", 30, "b", 31, "b"));
   }
+
+  /** A {@code lookup} changelog's snapshot counts its changelog rows. */
+  @Test
+  void aLookupChangelogSnapshotCountsItsChangelogRows() throws Exception {
+    FileStoreTable table =
+        catalog(new LocalFileIO(), Map.of())
+            .createTable(
+                new Identifier("db", "lookup"),
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .primaryKey("k")
+                    .option("changelog-producer", "lookup")
+                    .option("bucket", "1")
+                    .option("write-only", "true")
+                    .build());
+    int[][] commits = {{1, 2}, {1, 3}};
+    for (int c = 0; c < commits.length; c++) {
+      try (TableWrite write = table.newWrite("w")) {
+        for (int k : commits[c]) {
+          write.write(GenericRow.of(k, "v" + c));
+        }
+        table.newCommit("w").commit(c + 1, write.prepareCommit());
+      }
+    }
+
+    // +I 1, +I 2; then -U 1, +U 1, +I 3.
+    assertThat(table.snapshotManager().get(1).changelogRecordCount()).isEqualTo(2L);
+    assertThat(table.snapshotManager().get(2).changelogRecordCount()).isEqualTo(3L);
+  }
 }
