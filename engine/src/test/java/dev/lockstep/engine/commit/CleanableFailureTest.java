@@ -236,6 +236,58 @@ class CleanableFailureTest {
     assertThat(table.newRead().readAll(table.newScan().plan())).hasSize((int) n);
   }
 
+  /**
+   * The base list's write fails after the attempt merged manifests (writing the manifests of the
+   * snapshot, before anything is published): the attempt deletes the merged manifests it wrote. The
+   * failure is a plain store error, not a CleanableFailure, so the commit's delta manifest and list
+   * stay (orphan-file removal collects them).
+   */
+  @Test
+  void anAttemptWhoseBaseListWriteFailsDeletesTheManifestsItMerged() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table = table(io, Map.of("manifest.merge-min-count", "2"));
+    long n = 1;
+    for (; n <= CommitLoop.MAX_PRIOR_DELTAS + 1; n++) {
+      table.newCommit("u").commit(n, written(table, "u", n));
+    }
+    List<CommitMessage> messages = written(table, "u", n);
+    List<String> before = manifestFiles();
+    List<String> written = new java.util.ArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger lists =
+        new java.util.concurrent.atomic.AtomicInteger();
+    io.beforeLanding(
+        Operation.WRITE,
+        (op, path) -> {
+          written.add(path.name());
+          // The first list is the delta list, the second the attempt's base list.
+          if (path.name().startsWith("manifest-list-") && lists.incrementAndGet() == 2) {
+            throw new IOException("injected: the base list's write fails");
+          }
+        });
+
+    long failing = n;
+    assertThatThrownBy(() -> table.newCommit("u").commit(failing, messages))
+        .hasStackTraceContaining("injected: the base list's write fails");
+    io.beforeLanding(Operation.WRITE, null);
+
+    List<String> manifests =
+        written.stream()
+            .filter(name -> name.startsWith("manifest-") && !name.startsWith("manifest-list-"))
+            .toList();
+    assertThat(manifests).as("the delta manifest and merged manifests").hasSizeGreaterThan(1);
+    List<String> deltaFiles =
+        List.of(
+            manifests.get(0),
+            written.stream()
+                .filter(name -> name.startsWith("manifest-list-"))
+                .findFirst()
+                .orElseThrow());
+    List<String> expected = new java.util.ArrayList<>(before);
+    expected.addAll(deltaFiles);
+    assertThat(manifestFiles()).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(table.newCommit("u").commit(n, messages).dataSnapshotId()).isEqualTo(n);
+  }
+
   @Test
   void anUnknownOutcomeIsNeverCleanable() {
     assertThat(CleanableFailure.class.isAssignableFrom(CommitStateUnknownException.class))

@@ -163,6 +163,39 @@ class CommitWaitBoundTest {
     assertThat(loop.pauses()).singleElement().satisfies(p -> assertThat(p.backoff()).isTrue());
   }
 
+  /** Waiting for the lock (before anything is written under it), the commit is interrupted. */
+  @Test
+  void anInterruptWhileWaitingForTheLockFailsTheCommitAndKeepsTheFlag() throws Exception {
+    Map<String, String> locked =
+        Map.of("lock.enabled", "true", "lock.type", SharedInJvmLockFactory.IDENTIFIER);
+    FileStoreTable ours =
+        catalog(new LocalFileIO(), locked)
+            .createTable(new Identifier("db", "ilock"), schema(Map.of()));
+    var waiting = SharedInJvmLockFactory.waitingAcquire("db.ilock");
+    CommitLoop waiter = new CommitLoop(ours, "ours");
+    Committer committer =
+        new Committer(() -> waiter.commit(CommitKind.APPEND, List.of(), 1, null, null));
+    Lease held = SharedInJvmLockFactory.SHARED.acquire("db.ilock", Duration.ZERO).orElseThrow();
+    try {
+      committer.start();
+      assertThat(waiting.await(GUARD_MS, TimeUnit.MILLISECONDS)).isTrue();
+      committer.interrupt();
+      committer.join(GUARD_MS);
+    } finally {
+      held.close();
+    }
+
+    assertThat(committer.isAlive()).as("the committer stopped").isFalse();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    committer.result.whenComplete((id, t) -> failure.set(t));
+    assertThat(failure.get())
+        .isInstanceOf(CommitInterruptedException.class)
+        .hasMessageContaining("Interrupted while waiting for the lock of")
+        .hasMessageContaining("nothing was committed");
+    assertThat(committer.interruptedAfter).as("the interrupt flag is kept").isTrue();
+    assertThat(ours.snapshotManager().latestId()).isEmpty();
+  }
+
   // ---- the wait for a winner's snapshot (CommitLoop.awaitWinner) ----
 
   private FileStoreTable observer;

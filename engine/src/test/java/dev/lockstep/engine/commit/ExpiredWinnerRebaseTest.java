@@ -190,4 +190,85 @@ class ExpiredWinnerRebaseTest {
     }
     assertThat(keyCounts(others)).isEqualTo(Map.of(1, 1, 2, 1, 3, 1, 4, 1));
   }
+
+  /**
+   * The first commit of a table loses snapshot 1, which expires (with the snapshot after it) before
+   * the catch-up reads it: the commit has no base at all and rebases on the newest snapshot.
+   */
+  @Test
+  void aFirstCommitWhoseWinnerExpiredLandsOnTheNewestSnapshot() throws Exception {
+    FileStoreTable others = create(false);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> messages;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.write(GenericRow.of(100, "ours"));
+      messages = write.prepareCommit();
+    }
+    AtomicInteger reads = loseThenExpire(io, others, 1, () -> append(others, "others", 1000, 1));
+
+    CommitResult result = ours.newCommit("ours").commit(1, messages);
+
+    assertThat(reads).hasValueGreaterThanOrEqualTo(2);
+    assertThat(result.retries()).isEqualTo(1);
+    assertThat(result.dataSnapshotId()).as("built on the newest snapshot, 3").isEqualTo(4);
+    assertThat(others.snapshotManager().get(4).commitUser()).isEqualTo("ours");
+    assertThat(keyCounts(others)).isEqualTo(Map.of(1, 1, 3, 1, 4, 1, 100, 1));
+  }
+
+  /**
+   * Dynamic buckets: our writer put the new key 9 into bucket 1; the winner of snapshot 2 put 9
+   * into bucket 3, and snapshots 2 and 3 expired before our catch-up read their index files. The
+   * rebase on the newest snapshot checks our key-hash assignments against it too
+   * (IndexConflictException), so the commit moves key 9 into the winner's bucket instead of landing
+   * it in a second bucket, where a later update or delete would miss one copy.
+   */
+  @Test
+  void aDynamicBucketKeyAssignedInTheExpiredSnapshotsMovesToTheWinnersBucket() throws Exception {
+    Map<String, String> options = new java.util.HashMap<>(TINY_RETENTION);
+    options.put("bucket", "-1");
+    options.put("dynamic-bucket.target-row-num", "1");
+    FileStoreTable others =
+        catalog(new LocalFileIO())
+            .createTable(
+                ID,
+                Schema.newBuilder()
+                    .column("k", DataType.intType())
+                    .column("v", DataType.string())
+                    .primaryKey("k")
+                    .options(options)
+                    .build());
+    append(others, "a", 1, 1);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    // On base 1 (key 1 in bucket 0), our writer puts the new key 9 into bucket 1.
+    List<CommitMessage> messages;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.write(GenericRow.of(9, "ours"));
+      messages = write.prepareCommit();
+    }
+    assertThat(messages).singleElement().satisfies(m -> assertThat(m.bucket()).isEqualTo(1));
+    // The winner, on the same base, puts 30, 31 and 9 into buckets 1, 2 and 3.
+    AtomicInteger reads =
+        loseThenExpire(
+            io,
+            others,
+            2,
+            () -> {
+              try (TableWrite write = others.newWrite("b")) {
+                write.write(GenericRow.of(30, "b"));
+                write.write(GenericRow.of(31, "b"));
+                write.write(GenericRow.of(9, "b"));
+                others.newCommit("b").commit(1, write.prepareCommit());
+              }
+            });
+
+    CommitResult result = ours.newCommit("ours").commit(1, messages);
+
+    assertThat(reads).hasValueGreaterThanOrEqualTo(2);
+    assertThat(result.dataSnapshotId()).as("built on the newest snapshot, 4").isEqualTo(5);
+    // Key 9 once, with our (later) value; readKeyValues fails on a key read twice.
+    assertThat(dev.lockstep.engine.TestTables.readKeyValues(others))
+        .isEqualTo(Map.of(1, "a", 3, "others", 4, "others", 9, "ours", 30, "b", 31, "b"));
+  }
 }
