@@ -16,9 +16,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +55,17 @@ final class AppendBucketWriter implements BucketWriter {
   private long sequence;
 
   private Future<CompactResult> running;
+
+  /**
+   * Who owns the outputs of {@link #running} when it ends: {@link #TASK_RUNNING} until the task
+   * returns them ({@link #TASK_DONE}) or {@link #close()} abandons it ({@link #TASK_ABANDONED}),
+   * and then the task deletes them itself.
+   */
+  private AtomicInteger runningState;
+
+  private static final int TASK_RUNNING = 0;
+  private static final int TASK_DONE = 1;
+  private static final int TASK_ABANDONED = 2;
   private CompactResult finished;
   private boolean inFlight;
 
@@ -142,7 +155,19 @@ final class AppendBucketWriter implements BucketWriter {
         && finished == null) {
       List<List<DataFileMeta>> runs = picker.pick(view.files(partition, bucket));
       if (!runs.isEmpty()) {
-        running = executor.submit(() -> AppendCompactTask.run(table, partition, bucket, runs));
+        AtomicInteger state = new AtomicInteger(TASK_RUNNING);
+        runningState = state;
+        running =
+            executor.submit(
+                () -> {
+                  CompactResult result = AppendCompactTask.run(table, partition, bucket, runs);
+                  if (!state.compareAndSet(TASK_RUNNING, TASK_DONE)) {
+                    // close() abandoned it while it finished: nobody will delete its outputs.
+                    TableWrite.deleteQuietly(table, partition, bucket, result.after());
+                    throw new CancellationException("Abandoned by close()");
+                  }
+                  return result;
+                });
       }
     }
   }
@@ -225,11 +250,18 @@ final class AppendBucketWriter implements BucketWriter {
   @Override
   public void close() {
     if (running != null) {
-      try {
-        CompactResult result = running.get();
-        TableWrite.deleteQuietly(table, partition, bucket, result.after());
-      } catch (Exception ignored) {
-        // Failed: the task left no output.
+      if (runningState.compareAndSet(TASK_RUNNING, TASK_ABANDONED)) {
+        // Its result would never be committed: a queued task never starts, a running one stops at
+        // its next check and deletes what it wrote (as Paimon's writer cancels its compaction on
+        // close), instead of close() waiting for a rewrite that is then deleted.
+        running.cancel(true);
+      } else {
+        try {
+          CompactResult result = running.get();
+          TableWrite.deleteQuietly(table, partition, bucket, result.after());
+        } catch (Exception ignored) {
+          // Failed: the task left no output.
+        }
       }
       running = null;
     }
