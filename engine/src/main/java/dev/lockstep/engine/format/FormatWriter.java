@@ -8,7 +8,11 @@ import java.io.IOException;
 /** Writes the rows of one file; not thread-safe. */
 public interface FormatWriter extends Closeable {
 
-  /** Appends a row; it must fit the writer's row type. */
+  /**
+   * Appends a row; it must fit the writer's row type. The writer may keep the row until {@link
+   * #close()} (a Parquet writer holds back a file's first rows to choose encodings), so the caller
+   * must not change it or its values afterwards, as {@link GenericRow} asks.
+   */
   void write(GenericRow row) throws IOException;
 
   /** Bytes written so far (may lag behind by one buffered block until {@link #close()}). */

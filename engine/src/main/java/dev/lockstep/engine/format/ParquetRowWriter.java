@@ -9,6 +9,7 @@ import dev.lockstep.engine.types.RowType;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
@@ -248,7 +249,8 @@ final class ParquetRowWriter implements FormatWriter {
         ParquetProperties.builder()
             .withPageSize(pageSize)
             .withDictionaryPageSize(pageSize)
-            .withDictionaryEncoding(true);
+            .withDictionaryEncoding(true)
+            .withValuesWriterFactory(new ParquetPlainValues.Factory());
     for (int i = 0; i < roots.length; i++) {
       String name = rowType.field(i).name();
       if (plainColumns.contains(name)) {
@@ -317,7 +319,12 @@ final class ParquetRowWriter implements FormatWriter {
       switch (roots[i]) {
         case INT -> w.write(((Integer) value).intValue(), 0, d);
         case BIGINT -> w.write(((Long) value).longValue(), 0, d);
-        case STRING, CHAR, VARCHAR -> w.write(Binary.fromString((String) value), 0, d);
+        case STRING, CHAR, VARCHAR ->
+            w.write(
+                // An array-backed Binary: Binary.fromString's wraps a ByteBuffer per value.
+                Binary.fromConstantByteArray(((String) value).getBytes(StandardCharsets.UTF_8)),
+                0,
+                d);
         case DOUBLE -> {
           double x = (Double) value;
           bound(i, x);

@@ -288,6 +288,45 @@ class ParquetRowWriterTest {
     assertThat(read(format, "wrong.parquet")).containsExactly(rows.get(0), rows.get(2));
   }
 
+  /** The engine's PLAIN pages are byte for byte parquet-mr's, page after page. */
+  @Test
+  void plainPagesAreParquetMrsBytes() throws IOException {
+    ParquetPlainValues ours = new ParquetPlainValues(16);
+    org.apache.parquet.column.values.plain.PlainValuesWriter theirs =
+        new org.apache.parquet.column.values.plain.PlainValuesWriter(
+            64, 1 << 20, new org.apache.parquet.bytes.HeapByteBufferAllocator());
+    java.util.Random random = new java.util.Random(3);
+    float[] floats = {Float.NaN, -0.0f, 0.0f, Float.MIN_VALUE, Float.NEGATIVE_INFINITY};
+    double[] doubles = {Double.NaN, -0.0, 0.0, Double.MAX_VALUE, Double.NEGATIVE_INFINITY};
+    for (int page = 0; page < 3; page++) {
+      for (int i = 0; i < 5000; i++) {
+        int v = i % 7 == 0 ? Integer.MIN_VALUE : random.nextInt();
+        long l = i % 11 == 0 ? Long.MIN_VALUE : random.nextLong();
+        byte[] b = new byte[random.nextInt(i % 100 == 0 ? 70_000 : 40)];
+        random.nextBytes(b);
+        org.apache.parquet.io.api.Binary binary =
+            i % 2 == 0
+                ? org.apache.parquet.io.api.Binary.fromConstantByteArray(b)
+                : org.apache.parquet.io.api.Binary.fromString("t" + i);
+        ours.writeInteger(v);
+        theirs.writeInteger(v);
+        ours.writeLong(l);
+        theirs.writeLong(l);
+        ours.writeFloat(floats[i % floats.length]);
+        theirs.writeFloat(floats[i % floats.length]);
+        ours.writeDouble(doubles[i % doubles.length]);
+        theirs.writeDouble(doubles[i % doubles.length]);
+        ours.writeBytes(binary);
+        theirs.writeBytes(binary);
+      }
+      assertThat(ours.getBufferedSize()).isEqualTo(theirs.getBufferedSize());
+      assertThat(ours.getBytes().toByteArray()).isEqualTo(theirs.getBytes().toByteArray());
+      assertThat(ours.getEncoding()).isEqualTo(theirs.getEncoding());
+      ours.reset();
+      theirs.reset();
+    }
+  }
+
   private static long rowsOf(ParquetMetadata footer) {
     long n = 0;
     for (BlockMetaData block : footer.getBlocks()) {
