@@ -24,7 +24,9 @@ import javax.management.openmbean.CompositeData;
  * heap in use, sampled every 10 ms and before each collection (garbage included, so it mostly shows
  * how much of {@code -Xmx} the collector let fill), the highest heap in use right after a full
  * collection (what the ingest kept live; 0 when no full collection ran), and the number of full
- * collections and the time spent in all collections.
+ * collections and the time spent in all collections, and the CPU time of the whole JVM during the
+ * measured ingest (every thread, user and system), and the data files of the table's latest
+ * snapshot after the ingest (how compacted the ingest left it; the last two columns).
  *
  * <pre>
  * java -Xmx512m -Dlockstep.bench.file-format=parquet -cp $CP dev.lockstep.bench.IngestBench \
@@ -81,18 +83,30 @@ public final class IngestBench {
       }
       System.gc();
       HeapWatch heap = HeapWatch.start();
+      long cpuAtStart = processCpuNanos();
+      long[] cpuAtEnd = {-1};
+      long[] dataFiles = {-1};
       Workloads.Ingest result;
       try {
         result =
             Workloads.ingest(
-                system, spec, rows, commitEvery, dir.resolve("measured"), heap::stopQuietly);
+                system,
+                spec,
+                rows,
+                commitEvery,
+                dir.resolve("measured"),
+                table -> {
+                  cpuAtEnd[0] = processCpuNanos();
+                  heap.stopQuietly();
+                  dataFiles[0] = table.planFiles();
+                });
       } finally {
         heap.stop();
       }
       String line =
           String.format(
               Locale.ROOT,
-              "%s\t%s\t%d\t%d\t%.2f\t%.0f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%.1f",
+              "%s\t%s\t%d\t%d\t%.2f\t%.0f\t%.2f\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.2f\t%d",
               system.name(),
               tableKind,
               result.rows(),
@@ -105,11 +119,13 @@ public final class IngestBench {
               heap.peakAfterGcMb(),
               Runtime.getRuntime().maxMemory() >> 20,
               heap.fullCollections(),
-              heap.gcSeconds());
+              heap.gcSeconds(),
+              (cpuAtEnd[0] - cpuAtStart) / 1e9,
+              dataFiles[0]);
       System.out.println(
           "system\ttable\trows\tcommit_every\tingest_s\trows_per_s\tscan_s\trows_read"
               + "\tpeak_heap_used_mb\tpeak_heap_after_full_gc_mb\tmax_heap_mb\tfull_gcs"
-              + "\tgc_s");
+              + "\tgc_s\tingest_cpu_s\tdata_files");
       System.out.println(line);
       if (out != null) {
         Files.writeString(out, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -117,6 +133,15 @@ public final class IngestBench {
     } finally {
       deleteTree(dir);
     }
+  }
+
+  /**
+   * CPU time of every thread of this JVM so far (user and system), in nanoseconds: the measure to
+   * compare on a loaded machine, where wall time depends on what else runs.
+   */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** The heap's highest use, sampled, and its highest use after a collection (notifications). */

@@ -417,6 +417,18 @@ public final class Workloads {
   public static Ingest ingest(
       BenchSystem system, TableSpec spec, int rows, int commitEvery, Path work, Runnable ingestDone)
       throws Exception {
+    return ingest(system, spec, rows, commitEvery, work, table -> ingestDone.run());
+  }
+
+  /** The same, handing the table to {@code ingestDone} after the last commit, before the scan. */
+  public static Ingest ingest(
+      BenchSystem system,
+      TableSpec spec,
+      int rows,
+      int commitEvery,
+      Path work,
+      ThrowingConsumer<BenchTable> ingestDone)
+      throws Exception {
     try (BenchTable table = system.createTable(Files.createDirectories(work), spec)) {
       long t0 = System.nanoTime();
       try (BenchWriter writer = table.newWriter("ingest")) {
@@ -430,7 +442,7 @@ public final class Workloads {
         }
       }
       double ingestSeconds = (System.nanoTime() - t0) / 1e9;
-      ingestDone.run();
+      ingestDone.accept(table);
       long t1 = System.nanoTime();
       BenchTable.ScanResult scan = table.scan(false);
       double scanSeconds = (System.nanoTime() - t1) / 1e9;
@@ -444,6 +456,12 @@ public final class Workloads {
           scan.rows() / scanSeconds,
           scan.rows());
     }
+  }
+
+  /** A callback that may throw. */
+  @FunctionalInterface
+  public interface ThrowingConsumer<T> {
+    void accept(T value) throws Exception;
   }
 
   /** A 32-character string derived from {@code seed}. */

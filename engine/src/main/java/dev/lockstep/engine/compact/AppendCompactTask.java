@@ -20,6 +20,13 @@ public final class AppendCompactTask {
 
   private AppendCompactTask() {}
 
+  /**
+   * Rows between two looks at the thread's interrupt (a power of two): a writer that closes
+   * abandons its running compaction, which then stops within this many rows, not at the end of its
+   * input file.
+   */
+  static final int INTERRUPT_CHECK_ROWS = 4096;
+
   public static CompactResult run(
       TableStore table, String partition, int bucket, List<List<DataFileMeta>> runs)
       throws IOException {
@@ -56,6 +63,10 @@ public final class AppendCompactTask {
                     table.dataFileRowType())) {
           for (GenericRow row = reader.next(); row != null; row = reader.next()) {
             writer.write(row, sequence++);
+            if ((sequence & (INTERRUPT_CHECK_ROWS - 1)) == 0
+                && Thread.currentThread().isInterrupted()) {
+              throw new java.io.InterruptedIOException("Interrupted while compacting");
+            }
           }
         }
       }

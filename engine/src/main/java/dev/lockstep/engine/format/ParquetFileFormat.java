@@ -1,6 +1,7 @@
 package dev.lockstep.engine.format;
 
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.predicate.FieldStats;
 import dev.lockstep.engine.types.RowType;
 import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.Path;
@@ -22,6 +23,7 @@ import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.DelegatingSeekableInputStream;
 import org.apache.parquet.io.InputFile;
@@ -39,9 +41,10 @@ import org.apache.parquet.schema.PrimitiveType;
  * builds its writer, reader and codecs on Hadoop's {@code Configuration} and compression
  * interfaces; this class hands it an empty {@code Configuration} that loads no resource file.
  *
- * <p>Rows are written through {@link ParquetRows} (the type mapping and a write support straight
- * from {@link GenericRow}s) and read column by column through {@link ParquetColumnarReader}.
- * Reading streams one row group at a time: the whole file is never in memory.
+ * <p>Rows are written value by value into parquet-mr's column writers through {@link
+ * ParquetRowWriter} (the type mapping is {@link ParquetRows}'), whose footer statistics are the
+ * file's statistics, and read column by column through {@link ParquetColumnarReader}. Reading
+ * streams one row group at a time: the whole file is never in memory.
  */
 public final class ParquetFileFormat implements FileFormat {
 
@@ -155,9 +158,66 @@ public final class ParquetFileFormat implements FileFormat {
 
   @Override
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
+    return createWriter(fileIO, path, rowType, true);
+  }
+
+  /**
+   * Starts a file as {@link #createWriter(FileIO, Path, RowType)} does, writing each row's values
+   * straight into parquet-mr's column writers ({@link ParquetRowWriter}, the engine's write path)
+   * or, with {@code direct} false, through parquet-mr's {@code ParquetWriter} and record consumer
+   * (the earlier path, kept so that tests compare the two on the same rows).
+   */
+  FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType, boolean direct)
+      throws IOException {
     requireHadoop();
     Configuration conf = new Configuration(false);
     conf.setInt(ZSTD_LEVEL_KEY, ZSTD_LEVEL);
+    Set<String> dictionary = new HashSet<>();
+    Set<String> plain = new HashSet<>();
+    for (String column : rowType.names()) {
+      if (plainColumns.contains(column) || plainThisFile(column)) {
+        plain.add(column);
+      } else {
+        dictionary.add(column);
+      }
+    }
+    if (direct) {
+      ParquetRowWriter writer =
+          new ParquetRowWriter(
+              new FileOutput(fileIO, path), rowType, pageSize, plain, codec, conf, blockSize);
+      return new FormatWriter() {
+        private boolean closed;
+
+        @Override
+        public void write(GenericRow row) throws IOException {
+          writer.write(row);
+        }
+
+        @Override
+        public long length() {
+          return writer.length();
+        }
+
+        @Override
+        public void close() throws IOException {
+          if (!closed) {
+            closed = true;
+            writer.close();
+            learn(writer.footer(), dictionary);
+          }
+        }
+
+        @Override
+        public boolean keepsStats() {
+          return true;
+        }
+
+        @Override
+        public FieldStats[] stats(int columns) {
+          return writer.stats(columns);
+        }
+      };
+    }
     Builder builder =
         new Builder(new FileOutput(fileIO, path), rowType)
             .withConf(conf)
@@ -166,13 +226,8 @@ public final class ParquetFileFormat implements FileFormat {
             .withRowGroupSize(blockSize)
             .withPageSize(pageSize)
             .withDictionaryPageSize(pageSize);
-    Set<String> dictionary = new HashSet<>();
-    for (String column : rowType.names()) {
-      if (plainColumns.contains(column) || plainThisFile(column)) {
-        builder = builder.withDictionaryEncoding(column, false);
-      } else {
-        dictionary.add(column);
-      }
+    for (String column : plain) {
+      builder = builder.withDictionaryEncoding(column, false);
     }
     ParquetWriter<GenericRow> writer = builder.build();
     return new FormatWriter() {
@@ -195,7 +250,7 @@ public final class ParquetFileFormat implements FileFormat {
         if (!closed) {
           closed = true;
           writer.close();
-          learn(writer, dictionary);
+          learn(writer.getFooter(), dictionary);
         }
       }
     };
@@ -215,11 +270,13 @@ public final class ParquetFileFormat implements FileFormat {
   }
 
   /**
-   * Notes the columns of a finished file that tried a dictionary and wrote no dictionary page in a
-   * chunk of at least {@link #LEARN_MIN_VALUES} values: parquet-mr fell back to plain there.
+   * Notes the columns of a finished file that could have used a dictionary and wrote no dictionary
+   * page in a chunk of at least {@link #LEARN_MIN_VALUES} values: parquet-mr fell back to plain
+   * there, or the file's first rows showed the values hardly repeat ({@link ParquetRowWriter}). The
+   * next files then write them plain without sampling.
    */
-  private void learn(ParquetWriter<GenericRow> writer, Set<String> dictionary) {
-    for (BlockMetaData block : writer.getFooter().getBlocks()) {
+  private void learn(ParquetMetadata footer, Set<String> dictionary) {
+    for (BlockMetaData block : footer.getBlocks()) {
       for (ColumnChunkMetaData chunk : block.getColumns()) {
         String[] path = chunk.getPath().toArray();
         if (path.length == 1
@@ -431,6 +488,9 @@ public final class ParquetFileFormat implements FileFormat {
     }
   }
 
+  /** Bytes gathered before a new file's stream is written to (see {@code FileOutput}). */
+  static final int OUTPUT_BUFFER_BYTES = 64 * 1024;
+
   /** A new file of a {@link FileIO} as Parquet's {@link OutputFile}. */
   static final class FileOutput implements OutputFile {
     private final FileIO fileIO;
@@ -443,12 +503,21 @@ public final class ParquetFileFormat implements FileFormat {
 
     @Override
     public PositionOutputStream create(long blockSizeHint) throws IOException {
-      return new CountingOutput(fileIO.newOutputStream(path, false));
+      return new CountingOutput(buffered(fileIO.newOutputStream(path, false)));
     }
 
     @Override
     public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
-      return new CountingOutput(fileIO.newOutputStream(path, true));
+      return new CountingOutput(buffered(fileIO.newOutputStream(path, true)));
+    }
+
+    /**
+     * parquet-mr writes each page header, column index and the footer through Thrift, a few bytes
+     * per call; a {@link FileIO}'s stream need not buffer (the local one writes each call to its
+     * channel), so those small writes are gathered here. Pages, larger than the buffer, go through.
+     */
+    private static OutputStream buffered(OutputStream out) {
+      return new java.io.BufferedOutputStream(out, OUTPUT_BUFFER_BYTES);
     }
 
     @Override

@@ -49,22 +49,39 @@ public final class StatsCollector {
 
   /** The statistics so far; {@code null} for a column in mode {@code none}. */
   public FieldStats[] result() {
+    FieldStats[] full = new FieldStats[modes.length];
+    for (int i = 0; i < modes.length; i++) {
+      full[i] = new FieldStats(min[i], max[i], nulls[i]);
+    }
+    return apply(modes, full);
+  }
+
+  /**
+   * Statistics kept as {@code modes} say, from the full statistics of the same columns (minimum,
+   * maximum and null count of every value, as a file format's footer holds them; an element may be
+   * {@code null} for unknown): what {@link #result()} gives for the same rows. Column {@code i}
+   * takes {@code modes[i]}.
+   */
+  public static FieldStats[] apply(StatsMode[] modes, FieldStats[] full) {
     FieldStats[] stats = new FieldStats[modes.length];
     for (int i = 0; i < modes.length; i++) {
       StatsMode mode = modes[i];
+      FieldStats f = full[i] == null ? FieldStats.UNKNOWN : full[i];
       switch (mode.kind()) {
         case NONE:
           break;
         case COUNTS:
-          stats[i] = new FieldStats(null, null, nulls[i]);
+          stats[i] = new FieldStats(null, null, f.nullCount());
           break;
         case FULL:
-          stats[i] = new FieldStats(min[i], max[i], nulls[i]);
+          stats[i] = f;
           break;
         default:
           stats[i] =
               new FieldStats(
-                  truncateMin(min[i], mode.length()), truncateMax(max[i], mode.length()), nulls[i]);
+                  truncateMin(f.min(), mode.length()),
+                  truncateMax(f.max(), mode.length()),
+                  f.nullCount());
       }
     }
     return stats;

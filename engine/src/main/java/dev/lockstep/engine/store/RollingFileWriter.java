@@ -3,6 +3,7 @@ package dev.lockstep.engine.store;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.format.FormatWriter;
 import dev.lockstep.engine.manifest.DataFileMeta;
+import dev.lockstep.engine.predicate.FieldStats;
 import dev.lockstep.engine.predicate.StatsCollector;
 import dev.lockstep.engine.predicate.StatsMode;
 import dev.lockstep.fs.Path;
@@ -93,7 +94,9 @@ public final class RollingFileWriter {
         firstRow = fileRow;
         minSeq = sequence;
         maxSeq = sequence;
-        stats = statsModes == null ? null : new StatsCollector(statsModes);
+        // A format that keeps every column's statistics (Parquet's footer) gives them at the end;
+        // only other formats (Avro) need them collected row by row.
+        stats = statsModes == null || current.keepsStats() ? null : new StatsCollector(statsModes);
       }
       current.write(fileRow);
       if (stats != null) {
@@ -122,6 +125,13 @@ public final class RollingFileWriter {
 
   private void finishFile() throws IOException {
     current.close();
+    FieldStats[] fileStats = null;
+    if (statsModes != null) {
+      fileStats =
+          stats != null
+              ? stats.result()
+              : StatsCollector.apply(statsModes, current.stats(statsModes.length));
+    }
     current = null;
     Path path = directory.child(currentName);
     long size = table.fileIO().getStatus(path).length();
@@ -142,7 +152,7 @@ public final class RollingFileWriter {
             level,
             System.currentTimeMillis(),
             DataFileMeta.UNCOMMITTED,
-            stats == null ? null : table.valueStatsCodec().encode(stats.result())));
+            fileStats == null ? null : table.valueStatsCodec().encode(fileStats)));
     stats = null;
   }
 

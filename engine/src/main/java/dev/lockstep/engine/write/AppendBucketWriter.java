@@ -155,7 +155,7 @@ final class AppendBucketWriter implements BucketWriter {
 
   @Override
   public void close() {
-    compactions.close();
+    compactions.close(true);
     if (writer != null) {
       writer.abort();
       writer = null;

@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +65,18 @@ final class BucketCompactions {
   private final LiveFileView view;
 
   private Future<CompactResult> running;
+
+  /**
+   * Who owns the outputs of {@link #running} when it ends: {@link #TASK_RUNNING} until the task
+   * returns them ({@link #TASK_DONE}) or {@link #close(boolean)} abandons it ({@link
+   * #TASK_ABANDONED}), and then the task deletes them itself.
+   */
+  private AtomicInteger runningState;
+
+  private static final int TASK_RUNNING = 0;
+  private static final int TASK_DONE = 1;
+  private static final int TASK_ABANDONED = 2;
+
   private CompactResult finished;
 
   /** Handed out, not settled, in hand-out order. */
@@ -117,7 +131,19 @@ final class BucketCompactions {
     if (!idle()) {
       throw new IllegalStateException("A compaction of bucket " + bucket + " is not handed out");
     }
-    running = executor.submit(task);
+    AtomicInteger state = new AtomicInteger(TASK_RUNNING);
+    runningState = state;
+    running =
+        executor.submit(
+            () -> {
+              CompactResult result = task.call();
+              if (!state.compareAndSet(TASK_RUNNING, TASK_DONE)) {
+                // close() abandoned it while it finished: nobody else will delete its outputs.
+                TableWrite.deleteQuietly(table, partition, bucket, result.after());
+                throw new CancellationException("Abandoned by close()");
+              }
+              return result;
+            });
   }
 
   /** A compaction run in the caller's thread; only when {@link #idle}. */
@@ -307,8 +333,19 @@ final class BucketCompactions {
     return result;
   }
 
-  /** Waits for a running compaction and deletes the outputs of every one not handed out. */
-  void close() {
+  /**
+   * Deletes the outputs of every compaction not handed out. A running one is waited for, or with
+   * {@code abandon} cancelled: a queued task never starts, a running one stops at its next check
+   * and deletes what it wrote (as Paimon's writer cancels its compaction on close), instead of
+   * close waiting for a rewrite that is then deleted.
+   */
+  void close(boolean abandon) {
+    if (running != null) {
+      if (abandon && runningState.compareAndSet(TASK_RUNNING, TASK_ABANDONED)) {
+        running.cancel(true);
+        running = null;
+      }
+    }
     if (running != null) {
       try {
         CompactResult result = running.get();

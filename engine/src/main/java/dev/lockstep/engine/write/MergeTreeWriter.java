@@ -258,7 +258,7 @@ final class MergeTreeWriter implements BucketWriter {
 
   @Override
   public void close() {
-    compactions.close();
+    compactions.close(false);
     TableWrite.deleteQuietly(table, partition, bucket, pending);
     pending.clear();
     TableWrite.deleteQuietly(table, partition, bucket, pendingChangelog);
