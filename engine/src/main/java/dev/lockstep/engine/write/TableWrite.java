@@ -8,6 +8,8 @@ import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.scan.LiveFileView;
 import dev.lockstep.engine.store.TableStore;
+import dev.lockstep.engine.types.DataType;
+import dev.lockstep.engine.types.DataTypeRoot;
 import dev.lockstep.engine.types.RowType;
 import java.io.Closeable;
 import java.io.IOException;
@@ -53,6 +55,22 @@ public final class TableWrite implements Closeable {
   private final RowType rowType;
   private final int[] keyIndexes;
   private final int[] partitionIndexes;
+  private final boolean primaryKey;
+  private final int buckets;
+
+  /** Each column's type and name, for {@link DataType#validate}. */
+  private final DataType[] columnTypes;
+
+  private final String[] columnNames;
+
+  /**
+   * Per column, the one class whose non-null values need no check beyond their class ({@code null}
+   * for DECIMAL, CHAR, VARCHAR and TIMESTAMP_LTZ, whose values are always checked further). Every
+   * other value goes through {@link DataType#validate}.
+   */
+  private final Class<?>[] plainClasses;
+
+  private final boolean[] nullable;
   private final LiveFileView view;
   private final Map<BucketId, BucketWriter> writers = new LinkedHashMap<>();
 
@@ -79,10 +97,32 @@ public final class TableWrite implements Closeable {
     this.rowType = table.schema().rowType();
     this.keyIndexes = table.schema().primaryKeyIndexes();
     this.partitionIndexes = table.schema().partitionIndexes();
+    this.primaryKey = table.primaryKeyTable();
+    this.buckets = table.options().bucket();
+    int columns = rowType.size();
+    this.columnTypes = new DataType[columns];
+    this.columnNames = new String[columns];
+    this.plainClasses = new Class<?>[columns];
+    this.nullable = new boolean[columns];
+    for (int i = 0; i < columns; i++) {
+      DataType type = rowType.field(i).type();
+      columnTypes[i] = type;
+      columnNames[i] = rowType.field(i).name();
+      nullable[i] = type.nullable();
+      plainClasses[i] = checkedBeyondClass(type.root()) ? null : type.root().javaClass();
+    }
     this.view = new LiveFileView(table);
     this.flushThreads = table.options().writeFlushThreads();
     this.assigner = table.options().dynamicBucket() ? new BucketAssigner(table) : null;
     this.bufferPool = new WriteBufferPool(table.options().writeBufferBytes());
+  }
+
+  /** Whether {@link DataType#validate} checks a non-null value of the kind beyond its class. */
+  private static boolean checkedBeyondClass(DataTypeRoot root) {
+    return switch (root) {
+      case DECIMAL, CHAR, VARCHAR, TIMESTAMP_LTZ -> true;
+      default -> false;
+    };
   }
 
   /** The write buffers' memory, for tests. */
@@ -132,7 +172,7 @@ public final class TableWrite implements Closeable {
    */
   public void write(RowKind kind, GenericRow row) throws IOException {
     Objects.requireNonNull(kind, "kind");
-    if (kind.isRetract() && !table.primaryKeyTable()) {
+    if (kind.isRetract() && !primaryKey) {
       throw new IllegalArgumentException(
           table.fullName()
               + " is an append table: it keeps every"
@@ -154,8 +194,14 @@ public final class TableWrite implements Closeable {
               + ": "
               + row);
     }
-    for (int i = 0; i < rowType.size(); i++) {
-      rowType.field(i).type().validate(rowType.field(i).name(), row.get(i));
+    // The checks of DataType.validate, per column kind: a null in a nullable column, or a value of
+    // exactly its column's class where the kind checks nothing more, passes them without the call;
+    // every other value (a subclass too) goes through it.
+    for (int i = 0; i < columnTypes.length; i++) {
+      Object value = row.get(i);
+      if (value == null ? !nullable[i] : value.getClass() != plainClasses[i]) {
+        columnTypes[i].validate(columnNames[i], value);
+      }
     }
     route(row, kind);
   }
@@ -166,14 +212,12 @@ public final class TableWrite implements Closeable {
         partitionIndexes.length == 0
             ? ""
             : table.partitionPath().toPath(row.project(partitionIndexes));
-    GenericRow bucketKey = table.primaryKeyTable() ? row.project(keyIndexes) : row;
-    int bucket =
-        assigner != null
-            ? assigner.assign(partition, RowComparator.stableHash(bucketKey))
-            : Math.floorMod(RowComparator.stableHash(bucketKey), table.options().bucket());
+    int hash =
+        primaryKey ? RowComparator.stableHash(row, keyIndexes) : RowComparator.stableHash(row);
+    int bucket = assigner != null ? assigner.assign(partition, hash) : Math.floorMod(hash, buckets);
     if (!partition.equals(lastPartition)) {
       lastPartition = partition;
-      lastPartitionWriters = new BucketWriter[Math.max(1, table.options().bucket())];
+      lastPartitionWriters = new BucketWriter[Math.max(1, buckets)];
     }
     if (bucket >= lastPartitionWriters.length) {
       lastPartitionWriters =
