@@ -207,4 +207,33 @@ class OverwriteEdgesTest {
     assertThat(MissingDataFiles.of(table)).isEmpty();
     assertThat(rows(table)).containsExactlyInAnyOrder("1/100=new", "2/1=a");
   }
+
+  @Test
+  void anOverwriteExpiresOldSnapshotsAndItsRetryAfterItsSnapshotExpiredIsANoOp() throws Exception {
+    FileStoreTable table =
+        partitioned(
+            Map.of(
+                "snapshot.num-retained.min", "1",
+                "snapshot.num-retained.max", "1",
+                "snapshot.time-retained", "1 h"));
+    table.newCommit("loader").commit(1, written(table, "loader", GenericRow.of(1, 1, "old")));
+    List<CommitMessage> messages = written(table, "batch", GenericRow.of(1, 100, "new"));
+    TableCommit batch = table.newCommit("batch");
+
+    assertThat(batch.overwrite(9, null, messages).dataSnapshotId()).isEqualTo(2);
+    assertThat(table.snapshotManager().earliestId())
+        .as("the overwrite expired snapshot 1")
+        .hasValue(2);
+    table.newCommit("late").commit(1, written(table, "late", GenericRow.of(2, 5, "late")));
+    assertThat(table.snapshotManager().earliestId())
+        .as("the overwrite's snapshot expired")
+        .hasValue(3);
+
+    // The same object asked again (a retried call): it knows its own commit without the snapshot.
+    CommitResult again = batch.overwrite(9, null, messages);
+
+    assertThat(again.alreadyCommitted()).isTrue();
+    assertThat(table.snapshotManager().latestId().getAsLong()).isEqualTo(3);
+    assertThat(rows(table)).containsExactlyInAnyOrder("1/100=new", "2/5=late");
+  }
 }

@@ -133,4 +133,14 @@ class OverwriteReplanLimitTest {
             GenericRow.of(2, 2, "keep"),
             GenericRow.of(2, 3, "keep"));
   }
+
+  @Test
+  void withTimeToSpareAndOneRetryLeftItReplansAndLands() throws Exception {
+    // The time spent is measured from the overwrite's start (System.nanoTime differences): ten
+    // minutes are far from spent after one re-plan.
+    assertThat(
+            overtakenOverwrite(
+                Map.of("commit.max-retries", "1", "commit.timeout", "10 min"), false))
+        .contains(GenericRow.of(1, 100, "new"));
+  }
 }
