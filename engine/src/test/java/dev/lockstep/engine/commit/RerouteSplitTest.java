@@ -82,4 +82,32 @@ class RerouteSplitTest {
     assertThat(TestTables.readKeyValues(table))
         .isEqualTo(Map.of(5, "a5", 6, "a6", 7, "d7", 8, "d8"));
   }
+
+  @Test
+  void aSplitMessageKeepsExactlyTheAssignmentsOfItsStayingKeys() throws Exception {
+    FileStoreTable table = table(3);
+    // "c" on the empty base: keys 7, 8 and 9 into bucket 0; "a" on the same base puts 1, 2 and 3
+    // into bucket 0 and 7 into bucket 1, and commits first: c's 7 moves, 8 and 9 stay.
+    List<CommitMessage> ours = written(table, "c", 7, 8, 9);
+    assertThat(ours).singleElement().satisfies(m -> assertThat(m.indexHashes()).hasSize(3));
+    table.newCommit("a").commit(1, written(table, "a", 1, 2, 3, 7));
+
+    table.newCommit("c").commit(1, ours);
+
+    // The committed index: each of the six keys' hashes once, none added (a hash 0 of nobody).
+    List<Integer> hashes = new java.util.ArrayList<>();
+    java.util.Set<Integer> distinct = new java.util.HashSet<>();
+    dev.lockstep.engine.snapshot.Snapshot latest = table.snapshotManager().latest().orElseThrow();
+    for (dev.lockstep.engine.manifest.IndexFileMeta f :
+        table.indexManifest().read(latest.indexManifest())) {
+      for (int h : table.indexManifest().readHashes(f.fileName())) {
+        hashes.add(h);
+        distinct.add(h);
+      }
+    }
+    assertThat(hashes).hasSize(6);
+    assertThat(distinct).hasSize(6);
+    assertThat(TestTables.readKeyValues(table))
+        .isEqualTo(Map.of(1, "a1", 2, "a2", 3, "a3", 7, "c7", 8, "c8", 9, "c9"));
+  }
 }
