@@ -229,7 +229,7 @@ class OverwriteEdgesTest {
         .as("the overwrite's snapshot expired")
         .hasValue(3);
 
-    // The same object asked again (a retried call): it knows its own commit without the snapshot.
+    // The same object asked again (a retried call) after its snapshot expired: a no-op.
     CommitResult again = batch.overwrite(9, null, messages);
 
     assertThat(again.alreadyCommitted()).isTrue();

@@ -103,6 +103,10 @@ class OverwriteReplanLimitTest {
     store.clearFaults();
     assertThat(table.snapshotManager().latest().orElseThrow().commitKind())
         .isEqualTo(expectFailure ? CommitKind.COMPACT : CommitKind.OVERWRITE);
+    if (!expectFailure) {
+      // The first plan's files (its key-hash index files with dynamic buckets) are deleted.
+      assertThat(OverwriteEdgesTest.unreferenced(table)).isEmpty();
+    }
     return table.newRead().readAll(table.newScan().plan());
   }
 
@@ -142,5 +146,15 @@ class OverwriteReplanLimitTest {
             overtakenOverwrite(
                 Map.of("commit.max-retries", "1", "commit.timeout", "10 min"), false))
         .contains(GenericRow.of(1, 100, "new"));
+  }
+
+  @Test
+  void aDynamicBucketOverwriteReplansAndDeletesTheFirstPlansIndexFiles() throws Exception {
+    assertThat(overtakenOverwrite(Map.of("bucket", "-1", "commit.max-retries", "1"), false))
+        .containsExactlyInAnyOrder(
+            GenericRow.of(1, 100, "new"),
+            GenericRow.of(2, 1, "keep"),
+            GenericRow.of(2, 2, "keep"),
+            GenericRow.of(2, 3, "keep"));
   }
 }
