@@ -105,4 +105,43 @@ class StoredBucketCountTest {
                 .toList())
         .isEqualTo(List.of(7L));
   }
+
+  @Test
+  void aDynamicBucketAppendOnFilesOfAFixedCountIsRefusedAndLeavesNoIndexFile() throws Exception {
+    Path path = Path.of(dir.toString()).child("db.db").child("t");
+    LocalFileIO io = new LocalFileIO();
+    // A table created before the bucket count was stored, written with 2 buckets.
+    new SchemaManager(io, path).create(TableSchema.of(0, SCHEMA, System.currentTimeMillis()));
+    FileStoreTable two =
+        new FileSystemCatalog(io, Path.of(dir.toString()), Map.of("bucket", "2")).getTable(ID);
+    write(two, "a", 1, 0);
+    java.nio.file.Path manifests = dir.resolve("db.db/t/manifest");
+    List<String> before;
+    try (var files = java.nio.file.Files.list(manifests)) {
+      before = files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+
+    // Opened with dynamic buckets: the writer assigns its new keys and the commit writes their
+    // index files; the live files' count (2) refuses it.
+    FileStoreTable dynamic =
+        new FileSystemCatalog(io, Path.of(dir.toString()), Map.of("bucket", "-1")).getTable(ID);
+    dev.lockstep.engine.commit.TableCommit commit = dynamic.newCommit("b");
+    assertThat(commit.commitUser()).isEqualTo("b");
+    try (TableWrite w = dynamic.newWrite("b")) {
+      w.write(GenericRow.of(100, 100L));
+      List<dev.lockstep.engine.write.CommitMessage> messages = w.prepareCommit();
+      assertThat(messages.get(0).indexHashes()).hasSize(1);
+      assertThatThrownBy(() -> commit.commit(1, messages))
+          .isInstanceOf(CommitFailedException.class)
+          .hasMessageContaining("written with 2 buckets; this commit uses -1");
+    }
+    assertThat(commit.fileConflicts()).isEqualTo(1);
+    assertThat(two.snapshotManager().latestId()).hasValue(1);
+    try (var files = java.nio.file.Files.list(manifests)) {
+      assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
+          .as("the commit's index file and manifests are deleted")
+          .isEqualTo(before);
+    }
+    assertThat(count(two)).isEqualTo(20);
+  }
 }

@@ -315,7 +315,7 @@ final class LockedPublisher implements SnapshotPublisher {
     if (budget.isNegative() || budget.isZero()) {
       throw new LockLostException(
           "Only "
-              + Durations.format(lease.timeLeft())
+              + Durations.formatRounded(lease.timeLeft())
               + " of the lease on '"
               + lockKey
               + "' is left, less than 'commit.lease-margin' "
@@ -357,14 +357,16 @@ final class LockedPublisher implements SnapshotPublisher {
     String abandoned = null;
     if (!awaitUntil(write, deadline, interrupted)) {
       abandoned =
-          "the write did not finish within the lease time left (" + Durations.format(budget) + ")";
+          "the write did not finish within the lease time left ("
+              + Durations.formatRounded(budget)
+              + ")";
       if (!settleAbandoned(lease, target, write, abandoned, interrupted)) {
         throw new LockLostException(
             "The write to "
                 + target
                 + " did not start within the lease"
                 + " budget ("
-                + Durations.format(budget)
+                + Durations.formatRounded(budget)
                 + "); nothing was written.");
       }
     }
@@ -451,7 +453,7 @@ final class LockedPublisher implements SnapshotPublisher {
             + " abandoned: {}); the lock is released with that write possibly still landing",
         target,
         lockKey,
-        Durations.format(leaseLeft),
+        Durations.formatRounded(leaseLeft),
         reason);
     throw new UncertainWriteException(
         target,

@@ -101,6 +101,40 @@ public final class Durations {
     return nanos + " ns";
   }
 
+  /**
+   * Prints a measured duration (a lease's time left, a write's budget) for people: in the largest
+   * unit it reaches, rounded to a tenth below 100 of that unit and to a whole above, for example
+   * {@code "26.9 s"}, {@code "800 ms"} or {@code "1.5 min"}. Not exact: {@link #format} prints
+   * configured values, which {@link #parse} reads back.
+   */
+  public static String formatRounded(Duration duration) {
+    long nanos = duration.toNanos();
+    if (nanos < 0) {
+      return "-" + formatRounded(duration.negated());
+    }
+    if (nanos == 0) {
+      return "0 ms";
+    }
+    long[] sizes = {
+      86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L, 1_000L
+    };
+    String[] names = {"d", "h", "min", "s", "ms", "us"};
+    for (int k = 0; k < sizes.length; k++) {
+      if (nanos >= sizes[k]) {
+        double value = (double) nanos / sizes[k];
+        if (value >= 100) {
+          return Math.round(value) + " " + names[k];
+        }
+        String text = String.format(Locale.ROOT, "%.1f", value);
+        if (text.endsWith(".0")) {
+          text = text.substring(0, text.length() - 2);
+        }
+        return text + " " + names[k];
+      }
+    }
+    return nanos + " ns";
+  }
+
   private static IllegalArgumentException invalid(String text) {
     return new IllegalArgumentException(
         "Cannot read '"

@@ -49,4 +49,19 @@ class DurationsTest {
       assertThat(Durations.parse(Durations.format(d))).isEqualTo(d);
     }
   }
+
+  @Test
+  void formatsMeasuredDurationsRoundedInTheLargestUnitReached() {
+    // A lease's time left, measured with System.nanoTime: never a whole number of any unit.
+    assertThat(Durations.formatRounded(Duration.ofNanos(26_947_873_412L))).isEqualTo("26.9 s");
+    assertThat(Durations.formatRounded(Duration.ofNanos(799_873_412L))).isEqualTo("800 ms");
+    assertThat(Durations.formatRounded(Duration.ofNanos(99_960_000L))).isEqualTo("100 ms");
+    assertThat(Durations.formatRounded(Duration.ofSeconds(90))).isEqualTo("1.5 min");
+    assertThat(Durations.formatRounded(Duration.ofSeconds(30))).isEqualTo("30 s");
+    assertThat(Durations.formatRounded(Duration.ofHours(25))).isEqualTo("1 d");
+    assertThat(Durations.formatRounded(Duration.ofNanos(1_500))).isEqualTo("1.5 us");
+    assertThat(Durations.formatRounded(Duration.ofNanos(7))).isEqualTo("7 ns");
+    assertThat(Durations.formatRounded(Duration.ZERO)).isEqualTo("0 ms");
+    assertThat(Durations.formatRounded(Duration.ofMillis(-1500))).isEqualTo("-1.5 s");
+  }
 }

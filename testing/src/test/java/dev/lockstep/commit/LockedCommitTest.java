@@ -193,7 +193,9 @@ class LockedCommitTest {
 
     assertThatThrownBy(() -> publisher.publish(target, "x".getBytes(UTF_8)))
         .isInstanceOf(UncertainWriteException.class)
-        .hasMessageContaining("lease time left");
+        .hasMessageContaining("lease time left")
+        // A person reads it: the budget rounded, not a count of nanoseconds.
+        .hasMessageMatching("(?s).*lease time left \\(\\d+(\\.\\d)? (s|ms)\\).*");
     publisher.shutdown();
 
     assertThat(io.exists(target)).isFalse();

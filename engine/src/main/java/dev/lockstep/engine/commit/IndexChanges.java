@@ -101,11 +101,6 @@ final class IndexChanges {
     return files;
   }
 
-  /** Partitions with new assignments. */
-  Set<String> partitions() {
-    return ours.keySet();
-  }
-
   /**
    * Checks the index files of {@code snapshot} not checked yet against this commit's assignments.
    */

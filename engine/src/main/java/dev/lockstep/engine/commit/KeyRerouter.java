@@ -25,7 +25,7 @@ import java.util.TreeMap;
  * number. The moved rows are committed by this commit's snapshot, later than the winner's, so they
  * order after every row the winning bucket holds for the key (last committed write wins, as for any
  * two commits). Files without such a key are kept as they are. The moved hashes leave the message's
- * index assignments (the winner's bucket has them).
+ * index assignments (the winner's bucket has them). The message's changelog files stay with it.
  *
  * <p>The caller's files are never deleted before the commit succeeds ({@link #committed}); after a
  * failure that published nothing, {@link #abandon} deletes the files written here.
@@ -77,6 +77,10 @@ final class KeyRerouter {
       for (DataFileMeta file : m.newFiles()) {
         split(m, file, moved, stay, elsewhere);
       }
+      // The message's changelog files (changelog-producer input) stay where they are, in its
+      // bucket, and still go into the snapshot's changelog: they record the batch's changes,
+      // wherever
+      // its rows now live.
       out.add(
           new CommitMessage(
               m.partition(),
@@ -86,6 +90,7 @@ final class KeyRerouter {
               m.compactBefore(),
               m.compactAfter(),
               m.baseSnapshotId(),
+              m.changelogFiles(),
               kept));
       for (Map.Entry<Integer, List<DataFileMeta>> e : elsewhere.entrySet()) {
         out.add(

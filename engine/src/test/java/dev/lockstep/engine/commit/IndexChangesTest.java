@@ -20,6 +20,7 @@ import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import dev.lockstep.fs.local.LocalFileIO;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -226,5 +227,34 @@ class IndexChangesTest {
     changes.check(table.snapshotManager().find(1).orElseThrow());
     assertThat(hashReads).isEmpty();
     changes.deleteFiles();
+  }
+
+  @Test
+  void aFailedIndexFileWriteDeletesTheIndexFilesWrittenBeforeIt() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable table =
+        TestTables.keyValueTable(
+            dir, Map.of("bucket", "-1", "dynamic-bucket.target-row-num", "1"), io);
+    table.newCommit("a").commit(1, written(table, "a", 1));
+    Set<String> before = indexFiles();
+    // Three new keys, three buckets: the third index file's write fails.
+    List<CommitMessage> ours = written(table, "c", 7, 8, 9);
+    java.util.concurrent.atomic.AtomicInteger hashWrites =
+        new java.util.concurrent.atomic.AtomicInteger();
+    io.failNextMatching(
+        Operation.WRITE,
+        p -> p.name().endsWith(".hash") && hashWrites.incrementAndGet() == 3,
+        dev.lockstep.conformance.FaultPlan.Fault.FAIL_BEFORE_LANDING,
+        1);
+
+    assertThatThrownBy(() -> IndexChanges.write(table, ours)).isInstanceOf(IOException.class);
+    io.clearFaults();
+
+    assertThat(hashWrites).hasValue(3);
+    assertThat(indexFiles()).as("the two index files written first are deleted").isEqualTo(before);
+    // The commit then goes through with all three keys.
+    table.newCommit("c").commit(1, ours);
+    assertThat(TestTables.readKeyValues(table))
+        .isEqualTo(Map.of(1, "a1", 7, "c7", 8, "c8", 9, "c9"));
   }
 }

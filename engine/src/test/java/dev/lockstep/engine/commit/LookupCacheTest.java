@@ -139,4 +139,28 @@ class LookupCacheTest {
     assertThat(small.misses()).isEqualTo(2);
     assertThat(small.bytes()).isZero();
   }
+
+  @Test
+  void filesNoLongerLiveInTheLookedUpBucketsAreForgotten() throws Exception {
+    threeFiles();
+    long size = fileSize();
+    LookupCache cache = cache(1 << 20);
+    open(cache, 0);
+    open(cache, 1);
+    open(cache, 2);
+    assertThat(cache.bytes()).isEqualTo(3 * size);
+
+    // Another bucket's lookup: the files of this one stay.
+    cache.retainLive(java.util.Set.of("bucket-9"), java.util.Set.of());
+    assertThat(cache.bytes()).isEqualTo(3 * size);
+    // This bucket, where only file 1 is live now (0 and 2 were compacted away).
+    cache.retainLive(
+        java.util.Set.of(buckets.get(0).directory()),
+        java.util.Set.of(LookupCache.key(buckets.get(1), files.get(1).fileName())));
+    assertThat(cache.bytes()).isEqualTo(size);
+    open(cache, 1);
+    assertThat(cache.hits()).isEqualTo(1);
+    open(cache, 0);
+    assertThat(cache.misses()).isEqualTo(4);
+  }
 }

@@ -103,6 +103,10 @@ class OverwriteReplanLimitTest {
     store.clearFaults();
     assertThat(table.snapshotManager().latest().orElseThrow().commitKind())
         .isEqualTo(expectFailure ? CommitKind.COMPACT : CommitKind.OVERWRITE);
+    if (!expectFailure) {
+      // The first plan's files (its key-hash index files with dynamic buckets) are deleted.
+      assertThat(OverwriteEdgesTest.unreferenced(table)).isEmpty();
+    }
     return table.newRead().readAll(table.newScan().plan());
   }
 
@@ -127,6 +131,26 @@ class OverwriteReplanLimitTest {
   @Test
   void withOneRetryLeftItReplansAndLands() throws Exception {
     assertThat(overtakenOverwrite(Map.of("commit.max-retries", "1"), false))
+        .containsExactlyInAnyOrder(
+            GenericRow.of(1, 100, "new"),
+            GenericRow.of(2, 1, "keep"),
+            GenericRow.of(2, 2, "keep"),
+            GenericRow.of(2, 3, "keep"));
+  }
+
+  @Test
+  void withTimeToSpareAndOneRetryLeftItReplansAndLands() throws Exception {
+    // The time spent is measured from the overwrite's start (System.nanoTime differences): ten
+    // minutes are far from spent after one re-plan.
+    assertThat(
+            overtakenOverwrite(
+                Map.of("commit.max-retries", "1", "commit.timeout", "10 min"), false))
+        .contains(GenericRow.of(1, 100, "new"));
+  }
+
+  @Test
+  void aDynamicBucketOverwriteReplansAndDeletesTheFirstPlansIndexFiles() throws Exception {
+    assertThat(overtakenOverwrite(Map.of("bucket", "-1", "commit.max-retries", "1"), false))
         .containsExactlyInAnyOrder(
             GenericRow.of(1, 100, "new"),
             GenericRow.of(2, 1, "keep"),
