@@ -171,4 +171,18 @@ class PausedTwinOnExpiredBaseTest {
     expire(t, 1, 2, 3, 4);
     assertThat(resume(resumed, base)).isEqualTo(3);
   }
+
+  @Test
+  void aTwinThatExpiredAfterTheCatchUpReadItHasLandedWhateverHoldsTheBasesIdNow()
+      throws IOException {
+    history(5, 3);
+    FileStoreTable t = open();
+    Snapshot base = read(t, 2);
+    FileStoreTable resumed = open();
+    assertThat(resumed.snapshotManager().find(3)).isPresent();
+    expire(t, 1, 2, 3, 4);
+    // A late write published the base's id again: the gap above 3 still says 3 was in the history.
+    publish(t, stray(base, "late", 7));
+    assertThat(resume(resumed, base)).isEqualTo(3);
+  }
 }
