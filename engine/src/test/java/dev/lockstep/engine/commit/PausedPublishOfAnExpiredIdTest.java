@@ -3,6 +3,7 @@ package dev.lockstep.engine.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.commit.CommitStateUnknownException;
 import dev.lockstep.conformance.FaultInjectingStore;
 import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
@@ -28,6 +29,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +45,8 @@ class PausedPublishOfAnExpiredIdTest {
   @TempDir java.nio.file.Path dir;
 
   private static final Identifier ID = new Identifier("db", "t");
+
+  private final AtomicLong identifiers = new AtomicLong();
 
   private FileSystemCatalog catalog(FileIO io) {
     return new FileSystemCatalog(io, Path.of(dir.toString()), Map.of());
@@ -68,7 +72,7 @@ class PausedPublishOfAnExpiredIdTest {
   private void othersCommit(int count) {
     try {
       for (int i = 1; i <= count; i++) {
-        append(other(), "other", i);
+        append(other(), "other", identifiers.incrementAndGet());
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -136,6 +140,12 @@ class PausedPublishOfAnExpiredIdTest {
         (op, path) -> {
           if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
             othersCommit(3);
+            try {
+              // A reader of the same table object read the id's first holder meanwhile.
+              assertThat(ours.snapshotManager().find(1)).isPresent();
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
             expire(1, 2);
           }
         });
@@ -146,7 +156,9 @@ class PausedPublishOfAnExpiredIdTest {
 
     assertThat(paused).isTrue();
     assertThat(other().snapshotManager().log().listIds()).containsExactly(3L);
-    assertThat(ours.snapshotManager().find(1)).as("the withdrawn snapshot is forgotten").isEmpty();
+    assertThat(ours.snapshotManager().find(1))
+        .as("snapshot 1 is neither ours (withdrawn) nor its expired first holder")
+        .isEmpty();
     assertAllDeleted(written);
   }
 
@@ -237,5 +249,113 @@ class PausedPublishOfAnExpiredIdTest {
         .hasMessageContaining("the base of");
     assertThat(created).as("nothing published").noneMatch(n -> n.startsWith("snapshot-"));
     assertThat(other().snapshotManager().log().listIds()).containsExactly(2L, 6L);
+  }
+
+  private static Snapshot withCommitId(Snapshot s, String user, long identifier) {
+    return new Snapshot(
+        s.version(),
+        s.id(),
+        s.schemaId(),
+        s.baseManifestList(),
+        s.priorDeltas(),
+        s.deltaManifestList(),
+        user,
+        identifier,
+        s.commitKind(),
+        s.timeMillis(),
+        s.totalRecordCount(),
+        s.deltaRecordCount(),
+        UUID.randomUUID().toString(),
+        s.fencing(),
+        s.parentCommitId());
+  }
+
+  private void overwrite(Snapshot s) {
+    try {
+      FileStoreTable t = other();
+      try (OutputStream out =
+          t.fileIO().newOutputStream(t.snapshotManager().log().snapshotPath(s.id()), true)) {
+        out.write(SnapshotManager.serialize(s));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Ours pauses before publishing 3 on base 2; others commit 3..5, 1..4 expire, and a late write
+   * puts another commit under id 2. Ours lands under the expired id 3 with no 4 above it while 5
+   * exists: reused (the base's id holds another commit, so it proves nothing), withdrawn.
+   */
+  @Test
+  void anIdPublishedAgainBelowAGapIsWithdrawnWhateverHoldsTheBasesIdNow() throws Exception {
+    create();
+    othersCommit(2);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> messages = oneRow(ours);
+    AtomicBoolean paused = new AtomicBoolean();
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-3") && paused.compareAndSet(false, true)) {
+            try {
+              Snapshot second = other().snapshotManager().readUncached(2).orElseThrow();
+              othersCommit(3);
+              expire(1, 2, 3, 4);
+              overwrite(withCommitId(second, "late", 7));
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        });
+
+    assertThatThrownBy(() -> ours.newCommit("ours").commit(1, messages))
+        .isInstanceOf(CommitFailedException.class)
+        .hasMessageContaining("had existed and expired");
+    assertThat(paused).isTrue();
+    assertThat(other().snapshotManager().log().listIds()).containsExactly(2L, 5L);
+  }
+
+  /**
+   * Ours, published under an expired id, is overwritten by another commit before the check reads
+   * it: whether the history continues from ours cannot be told, and nothing is withdrawn.
+   */
+  @Test
+  void aPublishedSnapshotReplacedBeforeTheCheckIsAnUnknownOutcome() throws Exception {
+    create();
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> messages = oneRow(ours);
+    AtomicBoolean paused = new AtomicBoolean();
+    AtomicBoolean replaced = new AtomicBoolean();
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1") && paused.compareAndSet(false, true)) {
+            othersCommit(3);
+            expire(1, 2);
+          }
+        });
+    io.beforeLanding(
+        Operation.READ,
+        (op, path) -> {
+          if (paused.get()
+              && path.name().equals("snapshot-1")
+              && replaced.compareAndSet(false, true)) {
+            try {
+              Snapshot landed = other().snapshotManager().readUncached(1).orElseThrow();
+              overwrite(withCommitId(landed, "late", 7));
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        });
+
+    assertThatThrownBy(() -> ours.newCommit("ours").commit(1, messages))
+        .isInstanceOf(CommitStateUnknownException.class);
+    assertThat(replaced).isTrue();
+    assertThat(other().snapshotManager().readUncached(1).orElseThrow().commitUser())
+        .isEqualTo("late");
   }
 }
