@@ -54,7 +54,13 @@ class PausedPublishOfAnExpiredIdTest {
 
   private FileStoreTable create() throws IOException {
     return catalog(new LocalFileIO())
-        .createTable(ID, Schema.newBuilder().column("n", DataType.bigint()).build());
+        .createTable(
+            ID,
+            // Write-only: one snapshot per commit (no compaction snapshot at a moment of its own).
+            Schema.newBuilder()
+                .column("n", DataType.bigint())
+                .option("write-only", "true")
+                .build());
   }
 
   private FileStoreTable other() throws IOException {
