@@ -19,6 +19,7 @@ import dev.lockstep.engine.write.CommitMessage;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -150,16 +151,15 @@ public final class TableCommit implements AutoCloseable {
       return CommitResult.noop(identifier);
     }
     refuseCarryingMissingFiles(p -> false);
-    Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
-    Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
+    // Several messages may carry compactions of one bucket (batches of one writer committed in one
+    // call); all of them are committed, or all dropped together.
+    Map<BucketId, BucketCompactions> compactions = new LinkedHashMap<>();
     for (CommitMessage m : messages) {
       requireBuckets(m);
       if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
-        BucketId key = new BucketId(m.partition(), m.bucket());
-        List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
-        m.compactBefore().forEach(f -> changes.add(entry(FileKind.DELETE, m, f)));
-        m.compactAfter().forEach(f -> changes.add(entry(FileKind.ADD, m, f)));
-        byBucket.put(key, m);
+        compactions
+            .computeIfAbsent(new BucketId(m.partition(), m.bucket()), k -> new BucketCompactions(m))
+            .add(m);
       }
     }
     CommitLoop loop = new CommitLoop(table, commitUser, liveFiles);
@@ -168,9 +168,11 @@ public final class TableCommit implements AutoCloseable {
     long compactSnapshot = -1;
     while (!compactions.isEmpty()) {
       List<ManifestEntry> changes = new ArrayList<>();
-      compactions.values().forEach(changes::addAll);
+      compactions.values().forEach(c -> changes.addAll(c.changes()));
       try {
         compactSnapshot = loop.commit(CommitKind.COMPACT, changes, identifier, null, latest());
+        // Outputs that a later batch's compaction of the same commit replaced: never referenced.
+        compactions.values().forEach(BucketCompactions::deleteReplacedOutputs);
         break;
       } catch (FileConflictException e) {
         fileConflicts++;
@@ -182,9 +184,7 @@ public final class TableCommit implements AutoCloseable {
             e.partition(),
             table.fullName(),
             e.getMessage());
-        CommitMessage m = byBucket.get(key);
-        deleteFiles(m.partition(), m.bucket(), m.compactAfter());
-        compactions.remove(key);
+        compactions.remove(key).deleteOutputs();
         dropped.add(key);
       } catch (IOException e) {
         if (!(e instanceof CleanableFailure)) {
@@ -200,10 +200,9 @@ public final class TableCommit implements AutoCloseable {
             compactions.keySet(),
             table.fullName(),
             e.toString());
-        for (BucketId key : compactions.keySet()) {
-          CommitMessage m = byBucket.get(key);
-          deleteFiles(m.partition(), m.bucket(), m.compactAfter());
-          dropped.add(key);
+        for (Map.Entry<BucketId, BucketCompactions> c : compactions.entrySet()) {
+          c.getValue().deleteOutputs();
+          dropped.add(c.getKey());
         }
         compactions.clear();
         if (dataSnapshot < 0) {
@@ -558,6 +557,80 @@ public final class TableCommit implements AutoCloseable {
 
   private static ManifestEntry entry(FileKind kind, CommitMessage m, DataFileMeta file) {
     return new ManifestEntry(kind, m.partition(), m.bucket(), m.totalBuckets(), file);
+  }
+
+  /**
+   * The compactions of one bucket in one commit, from every message of that bucket (in message
+   * order). A file one message's compaction writes and a later one's replaces (the writer compacts
+   * as if its handed-out compactions had landed) is neither added nor deleted by the snapshot: the
+   * chain A, B → C, C, D → E commits as A, B, D → E, and C is deleted once the snapshot landed.
+   */
+  private final class BucketCompactions {
+    private final String partition;
+    private final int bucket;
+    private final List<CommitMessage> messages = new ArrayList<>();
+
+    BucketCompactions(CommitMessage first) {
+      this.partition = first.partition();
+      this.bucket = first.bucket();
+    }
+
+    void add(CommitMessage m) {
+      messages.add(m);
+    }
+
+    /** File names both written and replaced by this commit's compactions of the bucket. */
+    private Set<String> replacedOutputs() {
+      Set<String> written = new HashSet<>();
+      messages.forEach(m -> m.compactAfter().forEach(f -> written.add(f.fileName())));
+      Set<String> replaced = new HashSet<>();
+      for (CommitMessage m : messages) {
+        for (DataFileMeta f : m.compactBefore()) {
+          if (written.contains(f.fileName())) {
+            replaced.add(f.fileName());
+          }
+        }
+      }
+      return replaced;
+    }
+
+    List<ManifestEntry> changes() {
+      Set<String> replaced = replacedOutputs();
+      List<ManifestEntry> changes = new ArrayList<>();
+      for (CommitMessage m : messages) {
+        for (DataFileMeta f : m.compactBefore()) {
+          if (!replaced.contains(f.fileName())) {
+            changes.add(entry(FileKind.DELETE, m, f));
+          }
+        }
+        for (DataFileMeta f : m.compactAfter()) {
+          if (!replaced.contains(f.fileName())) {
+            changes.add(entry(FileKind.ADD, m, f));
+          }
+        }
+      }
+      return changes;
+    }
+
+    /** After the COMPACT snapshot landed: deletes the outputs a later compaction replaced. */
+    void deleteReplacedOutputs() {
+      Set<String> replaced = replacedOutputs();
+      if (replaced.isEmpty()) {
+        return;
+      }
+      List<DataFileMeta> files = new ArrayList<>();
+      messages.forEach(
+          m ->
+              m.compactAfter().stream()
+                  .filter(f -> replaced.contains(f.fileName()))
+                  .forEach(files::add));
+      deleteFiles(partition, bucket, files);
+    }
+
+    /** The compactions are dropped: deletes every message's output files. */
+    void deleteOutputs() {
+      messages.forEach(m -> deleteFiles(partition, bucket, m.compactAfter()));
+    }
   }
 
   private void deleteFiles(String partition, int bucket, List<DataFileMeta> files) {
