@@ -361,6 +361,9 @@ public final class TableCommit implements AutoCloseable {
    * concurrently written data is deleted unseen. A concurrent compaction of those partitions only
    * makes the commit re-plan.
    *
+   * <p>The snapshot has no changelog: the messages' changelog files are deleted once it landed
+   * (after a failure they stay with the messages, as the data files do).
+   *
    * @param partitionFilter which partition paths to replace; {@code null} = the partitions the
    *     messages write to (dynamic overwrite). Use {@code p -> true} for the whole table.
    */
@@ -411,6 +414,13 @@ public final class TableCommit implements AutoCloseable {
         long id =
             loop.commit(CommitKind.OVERWRITE, changes, identifier, overwritten, latest, index);
         rerouter.committed();
+        // An OVERWRITE carries no changelog: a stream reads it from its data files (-D of every
+        // replaced row, then the new rows), so the messages' changelog files (changelog-producer
+        // input) would never be referenced: delete them (engine/README.md, "Overwrites and
+        // changelog files").
+        for (CommitMessage m : messages) {
+          deleteFiles(m.partition(), m.bucket(), m.changelogFiles());
+        }
         committed.add(identifier);
         SnapshotExpiration.afterCommit(table);
         return new CommitResult(identifier, false, id, -1, List.of(), loop.retries());
@@ -638,7 +648,7 @@ public final class TableCommit implements AutoCloseable {
       try {
         table.fileIO().delete(table.bucketPath(partition, bucket).child(f.fileName()), false);
       } catch (IOException e) {
-        LOG.debug("Could not delete dropped compaction output {}: {}", f.fileName(), e.toString());
+        LOG.debug("Could not delete unreferenced file {}: {}", f.fileName(), e.toString());
       }
     }
   }
