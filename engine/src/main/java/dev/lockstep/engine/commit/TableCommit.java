@@ -361,11 +361,13 @@ public final class TableCommit implements AutoCloseable {
    * concurrently written data is deleted unseen. A concurrent compaction of those partitions only
    * makes the commit re-plan.
    *
-   * <p>The snapshot has no changelog: the messages' changelog files are deleted once it landed
-   * (after a failure they stay with the messages, as the data files do).
+   * <p>The snapshot has no changelog and commits no compaction: the messages' changelog files and
+   * compaction outputs are deleted once it landed (after a failure they stay with the messages, as
+   * the data files do).
    *
    * @param partitionFilter which partition paths to replace; {@code null} = the partitions the
-   *     messages write to (dynamic overwrite). Use {@code p -> true} for the whole table.
+   *     messages add new files to (dynamic overwrite; a message that only compacted replaces
+   *     nothing). Use {@code p -> true} for the whole table.
    */
   public CommitResult overwrite(
       long identifier, Predicate<String> partitionFilter, List<CommitMessage> messages)
@@ -379,7 +381,11 @@ public final class TableCommit implements AutoCloseable {
     for (CommitMessage m : messages) {
       requireBuckets(m);
       m.newFiles().forEach(f -> adds.add(entry(FileKind.ADD, m, f)));
-      touched.add(m.partition());
+      if (!m.newFiles().isEmpty()) {
+        // Dynamic overwrite replaces the partitions that get new data (as Paimon), not those a
+        // message only compacted.
+        touched.add(m.partition());
+      }
       base = Math.min(base, m.baseSnapshotId());
     }
     Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
@@ -416,10 +422,12 @@ public final class TableCommit implements AutoCloseable {
         rerouter.committed();
         // An OVERWRITE carries no changelog: a stream reads it from its data files (-D of every
         // replaced row, then the new rows), so the messages' changelog files (changelog-producer
-        // input) would never be referenced: delete them (engine/README.md, "Overwrites and
+        // input) would never be referenced: delete them, and the outputs of the messages'
+        // compactions, which an OVERWRITE does not commit (engine/README.md, "Overwrites and
         // changelog files").
         for (CommitMessage m : messages) {
           deleteFiles(m.partition(), m.bucket(), m.changelogFiles());
+          deleteFiles(m.partition(), m.bucket(), m.compactAfter());
         }
         committed.add(identifier);
         SnapshotExpiration.afterCommit(table);

@@ -99,4 +99,56 @@ class OverwriteInputChangelogTest {
             new Change(RowKind.INSERT, GenericRow.of(2, "b")),
             new Change(RowKind.INSERT, GenericRow.of(3, "b")));
   }
+
+  /**
+   * A dynamic overwrite whose writer also compacted (here {@code compact(true)}, which compacts
+   * every bucket of the table): the overwrite replaces only the partitions the messages add data to
+   * (as Paimon's dynamic partition overwrite), not a partition a message only compacted, and the
+   * compactions' outputs, never committed by an OVERWRITE, are deleted.
+   */
+  @org.junit.jupiter.api.Test
+  void compactionsInTheMessagesNeitherReplaceTheirPartitionNorLeaveFilesBehind() throws Exception {
+    dev.lockstep.engine.catalog.FileSystemCatalog catalog = TestTables.catalog(dir);
+    dev.lockstep.engine.catalog.Identifier id =
+        new dev.lockstep.engine.catalog.Identifier("db", "p");
+    catalog.createTable(
+        id,
+        dev.lockstep.engine.schema.Schema.newBuilder()
+            .column("dt", dev.lockstep.engine.types.DataType.string())
+            .column("k", dev.lockstep.engine.types.DataType.intType())
+            .column("v", dev.lockstep.engine.types.DataType.string())
+            .partitionKeys("dt")
+            .primaryKey("dt", "k")
+            .option("bucket", "1")
+            .build());
+    FileStoreTable table = catalog.getTable(id);
+    for (long commit = 1; commit <= 2; commit++) {
+      try (TableWrite write = table.newWrite("w")) {
+        for (String dt : List.of("a", "b")) {
+          write.write(GenericRow.of(dt, (int) commit, "old"));
+        }
+        table.newCommit("w").commit(commit, write.prepareCommit());
+      }
+    }
+    List<CommitMessage> messages;
+    try (TableWrite write = table.newWrite("backfill")) {
+      write.write(GenericRow.of("a", 9, "new"));
+      write.compact(true);
+      messages = write.prepareCommit();
+    }
+    assertThat(messages)
+        .filteredOn(m -> m.partition().equals("dt=b"))
+        .singleElement()
+        .satisfies(m -> assertThat(m.newFiles()).isEmpty())
+        .satisfies(m -> assertThat(m.compactAfter()).isNotEmpty());
+
+    table.newCommit("backfill").overwrite(1, null, messages);
+
+    List<String> rows = new ArrayList<>();
+    for (GenericRow r : table.newRead().readAll(table.newScan().plan())) {
+      rows.add(r.get(0) + "/" + r.get(1) + "/" + r.get(2));
+    }
+    assertThat(rows).containsExactlyInAnyOrder("a/9/new", "b/1/old", "b/2/old");
+    assertThat(unreferenced(table)).isEmpty();
+  }
 }
