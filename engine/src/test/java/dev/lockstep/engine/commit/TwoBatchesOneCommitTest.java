@@ -194,4 +194,46 @@ class TwoBatchesOneCommitTest {
         .containsExactly(Map.entry(1, "second"), Map.entry(2, "x"));
     assertThat(unreferenced(table)).isEmpty();
   }
+
+  /**
+   * {@code changelog-producer = lookup}: the changelog of a commit carrying two batches of one
+   * bucket is the change from the committed value to the last batch's value, once per key (not once
+   * per batch against the same committed value).
+   */
+  @Test
+  void theLookupChangelogOfTwoBatchesIsOneChangePerKey() throws Exception {
+    FileStoreTable table =
+        TestTables.keyValueTable(dir, Map.of("bucket", "1", "changelog-producer", "lookup"));
+    commitRows(table, 1, 1, 2, "a");
+    List<CommitMessage> messages = new ArrayList<>();
+    try (TableWrite write = table.newWrite("two")) {
+      write.write(GenericRow.of(1, "b"));
+      messages.addAll(write.prepareCommit());
+      write.write(GenericRow.of(1, "c"));
+      write.write(GenericRow.of(2, "x"));
+      messages.addAll(write.prepareCommit());
+    }
+    assertThat(messages).hasSize(2);
+
+    table.newCommit("two").commit(1, messages);
+
+    dev.lockstep.engine.scan.StreamTableScan stream =
+        table
+            .copyWithOptions(Map.of("scan.mode", "from-snapshot", "scan.snapshot-id", "2"))
+            .newStreamScan();
+    List<dev.lockstep.engine.scan.StreamTableScan.Change> rows = new ArrayList<>();
+    for (var c = stream.next(); c.isPresent(); c = stream.next()) {
+      rows.addAll(c.get().rows());
+    }
+    assertThat(rows)
+        .containsExactlyInAnyOrder(
+            new dev.lockstep.engine.scan.StreamTableScan.Change(
+                dev.lockstep.engine.data.RowKind.UPDATE_BEFORE, GenericRow.of(1, "a1")),
+            new dev.lockstep.engine.scan.StreamTableScan.Change(
+                dev.lockstep.engine.data.RowKind.UPDATE_AFTER, GenericRow.of(1, "c")),
+            new dev.lockstep.engine.scan.StreamTableScan.Change(
+                dev.lockstep.engine.data.RowKind.INSERT, GenericRow.of(2, "x")));
+    assertThat(TestTables.readKeyValues(table)).isEqualTo(Map.of(1, "c", 2, "x"));
+    assertThat(unreferenced(table)).isEmpty();
+  }
 }
