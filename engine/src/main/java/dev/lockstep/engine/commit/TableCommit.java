@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  *       are dropped the same way and the call still succeeds.
  * </ol>
  *
+ * <p>The messages may hold several batches of one bucket: every message's files are committed, and
+ * the compactions of a bucket are committed or dropped together (engine/README.md, "Several batches
+ * in one call").
+ *
  * <p>After a commit, a table that is not {@code write-only} expires old snapshots ({@link
  * SnapshotExpiration#afterCommit}; its failures are logged, never thrown).
  *
