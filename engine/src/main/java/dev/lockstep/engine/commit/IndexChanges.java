@@ -54,7 +54,26 @@ final class IndexChanges {
       base = Math.min(base, m.baseSnapshotId());
       IntIntMap map = changes.ours.computeIfAbsent(m.partition(), p -> new IntIntMap());
       for (int h : hashes) {
-        map.put(h, m.bucket());
+        int earlier = map.put(h, m.bucket());
+        if (earlier >= 0 && earlier != m.bucket()) {
+          // Two batches of one writer, each prepared from the committed index, can assign a key
+          // to different buckets; committed together, nothing would re-route one of them and the
+          // key would live in two buckets. Committed one batch per commit, the second meets the
+          // first's index file and re-routes (KeyRerouter).
+          throw new CommitFailedException(
+              "Key hash "
+                  + h
+                  + " of partition '"
+                  + m.partition()
+                  + "' is assigned to two buckets ("
+                  + earlier
+                  + " and "
+                  + m.bucket()
+                  + ") by the messages of one commit of "
+                  + table.fullName()
+                  + ": batches prepared from the same committed index. Commit each batch"
+                  + " (each prepareCommit's messages) on its own; nothing was committed.");
+        }
       }
     }
     if (changes.ours.isEmpty()) {

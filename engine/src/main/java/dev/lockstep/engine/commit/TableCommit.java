@@ -19,6 +19,7 @@ import dev.lockstep.engine.write.CommitMessage;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,10 @@ import org.slf4j.LoggerFactory;
  *       exhausted, store failure before landing) after new files were committed, the compactions
  *       are dropped the same way and the call still succeeds.
  * </ol>
+ *
+ * <p>The messages may hold several batches of one bucket: every message's files are committed, and
+ * the compactions of a bucket are committed or dropped together (engine/README.md, "Several batches
+ * in one call").
  *
  * <p>After a commit, a table that is not {@code write-only} expires old snapshots ({@link
  * SnapshotExpiration#afterCommit}; its failures are logged, never thrown).
@@ -150,16 +155,15 @@ public final class TableCommit implements AutoCloseable {
       return CommitResult.noop(identifier);
     }
     refuseCarryingMissingFiles(p -> false);
-    Map<BucketId, List<ManifestEntry>> compactions = new LinkedHashMap<>();
-    Map<BucketId, CommitMessage> byBucket = new LinkedHashMap<>();
+    // Several messages may carry compactions of one bucket (batches of one writer committed in one
+    // call); all of them are committed, or all dropped together.
+    Map<BucketId, BucketCompactions> compactions = new LinkedHashMap<>();
     for (CommitMessage m : messages) {
       requireBuckets(m);
       if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
-        BucketId key = new BucketId(m.partition(), m.bucket());
-        List<ManifestEntry> changes = compactions.computeIfAbsent(key, k -> new ArrayList<>());
-        m.compactBefore().forEach(f -> changes.add(entry(FileKind.DELETE, m, f)));
-        m.compactAfter().forEach(f -> changes.add(entry(FileKind.ADD, m, f)));
-        byBucket.put(key, m);
+        compactions
+            .computeIfAbsent(new BucketId(m.partition(), m.bucket()), k -> new BucketCompactions(m))
+            .add(m);
       }
     }
     CommitLoop loop = new CommitLoop(table, commitUser, liveFiles);
@@ -168,9 +172,11 @@ public final class TableCommit implements AutoCloseable {
     long compactSnapshot = -1;
     while (!compactions.isEmpty()) {
       List<ManifestEntry> changes = new ArrayList<>();
-      compactions.values().forEach(changes::addAll);
+      compactions.values().forEach(c -> changes.addAll(c.changes()));
       try {
         compactSnapshot = loop.commit(CommitKind.COMPACT, changes, identifier, null, latest());
+        // Outputs that a later batch's compaction of the same commit replaced: never referenced.
+        compactions.values().forEach(BucketCompactions::deleteReplacedOutputs);
         break;
       } catch (FileConflictException e) {
         fileConflicts++;
@@ -182,9 +188,7 @@ public final class TableCommit implements AutoCloseable {
             e.partition(),
             table.fullName(),
             e.getMessage());
-        CommitMessage m = byBucket.get(key);
-        deleteFiles(m.partition(), m.bucket(), m.compactAfter());
-        compactions.remove(key);
+        compactions.remove(key).deleteOutputs();
         dropped.add(key);
       } catch (IOException e) {
         if (!(e instanceof CleanableFailure)) {
@@ -200,10 +204,9 @@ public final class TableCommit implements AutoCloseable {
             compactions.keySet(),
             table.fullName(),
             e.toString());
-        for (BucketId key : compactions.keySet()) {
-          CommitMessage m = byBucket.get(key);
-          deleteFiles(m.partition(), m.bucket(), m.compactAfter());
-          dropped.add(key);
+        for (Map.Entry<BucketId, BucketCompactions> c : compactions.entrySet()) {
+          c.getValue().deleteOutputs();
+          dropped.add(c.getKey());
         }
         compactions.clear();
         if (dataSnapshot < 0) {
@@ -362,8 +365,13 @@ public final class TableCommit implements AutoCloseable {
    * concurrently written data is deleted unseen. A concurrent compaction of those partitions only
    * makes the commit re-plan.
    *
+   * <p>The snapshot has no changelog and commits no compaction: the messages' changelog files and
+   * compaction outputs are deleted once it landed (after a failure they stay with the messages, as
+   * the data files do).
+   *
    * @param partitionFilter which partition paths to replace; {@code null} = the partitions the
-   *     messages write to (dynamic overwrite). Use {@code p -> true} for the whole table.
+   *     messages add new files to (dynamic overwrite; a message that only compacted replaces
+   *     nothing). Use {@code p -> true} for the whole table.
    */
   public CommitResult overwrite(
       long identifier, Predicate<String> partitionFilter, List<CommitMessage> messages)
@@ -377,7 +385,11 @@ public final class TableCommit implements AutoCloseable {
     for (CommitMessage m : messages) {
       requireBuckets(m);
       m.newFiles().forEach(f -> adds.add(entry(FileKind.ADD, m, f)));
-      touched.add(m.partition());
+      if (!m.newFiles().isEmpty()) {
+        // Dynamic overwrite replaces the partitions that get new data (as Paimon), not those a
+        // message only compacted.
+        touched.add(m.partition());
+      }
       base = Math.min(base, m.baseSnapshotId());
     }
     Predicate<String> overwritten = partitionFilter != null ? partitionFilter : touched::contains;
@@ -412,6 +424,15 @@ public final class TableCommit implements AutoCloseable {
         long id =
             loop.commit(CommitKind.OVERWRITE, changes, identifier, overwritten, latest, index);
         rerouter.committed();
+        // An OVERWRITE carries no changelog: a stream reads it from its data files (-D of every
+        // replaced row, then the new rows), so the messages' changelog files (changelog-producer
+        // input) would never be referenced: delete them, and the outputs of the messages'
+        // compactions, which an OVERWRITE does not commit (engine/README.md, "Overwrites and
+        // changelog files").
+        for (CommitMessage m : messages) {
+          deleteFiles(m.partition(), m.bucket(), m.changelogFiles());
+          deleteFiles(m.partition(), m.bucket(), m.compactAfter());
+        }
         committed.add(identifier);
         SnapshotExpiration.afterCommit(table);
         return new CommitResult(identifier, false, id, -1, List.of(), loop.retries());
@@ -560,12 +581,86 @@ public final class TableCommit implements AutoCloseable {
     return new ManifestEntry(kind, m.partition(), m.bucket(), m.totalBuckets(), file);
   }
 
+  /**
+   * The compactions of one bucket in one commit, from every message of that bucket (in message
+   * order). A file one message's compaction writes and a later one's replaces (the writer compacts
+   * as if its handed-out compactions had landed) is neither added nor deleted by the snapshot: the
+   * chain A, B → C, C, D → E commits as A, B, D → E, and C is deleted once the snapshot landed.
+   */
+  private final class BucketCompactions {
+    private final String partition;
+    private final int bucket;
+    private final List<CommitMessage> messages = new ArrayList<>();
+
+    BucketCompactions(CommitMessage first) {
+      this.partition = first.partition();
+      this.bucket = first.bucket();
+    }
+
+    void add(CommitMessage m) {
+      messages.add(m);
+    }
+
+    /** File names both written and replaced by this commit's compactions of the bucket. */
+    private Set<String> replacedOutputs() {
+      Set<String> written = new HashSet<>();
+      messages.forEach(m -> m.compactAfter().forEach(f -> written.add(f.fileName())));
+      Set<String> replaced = new HashSet<>();
+      for (CommitMessage m : messages) {
+        for (DataFileMeta f : m.compactBefore()) {
+          if (written.contains(f.fileName())) {
+            replaced.add(f.fileName());
+          }
+        }
+      }
+      return replaced;
+    }
+
+    List<ManifestEntry> changes() {
+      Set<String> replaced = replacedOutputs();
+      List<ManifestEntry> changes = new ArrayList<>();
+      for (CommitMessage m : messages) {
+        for (DataFileMeta f : m.compactBefore()) {
+          if (!replaced.contains(f.fileName())) {
+            changes.add(entry(FileKind.DELETE, m, f));
+          }
+        }
+        for (DataFileMeta f : m.compactAfter()) {
+          if (!replaced.contains(f.fileName())) {
+            changes.add(entry(FileKind.ADD, m, f));
+          }
+        }
+      }
+      return changes;
+    }
+
+    /** After the COMPACT snapshot landed: deletes the outputs a later compaction replaced. */
+    void deleteReplacedOutputs() {
+      Set<String> replaced = replacedOutputs();
+      if (replaced.isEmpty()) {
+        return;
+      }
+      List<DataFileMeta> files = new ArrayList<>();
+      messages.forEach(
+          m ->
+              m.compactAfter().stream()
+                  .filter(f -> replaced.contains(f.fileName()))
+                  .forEach(files::add));
+      deleteFiles(partition, bucket, files);
+    }
+
+    /** The compactions are dropped: deletes every message's output files. */
+    void deleteOutputs() {
+      messages.forEach(m -> deleteFiles(partition, bucket, m.compactAfter()));
+    }
+  }
+
   private void deleteFiles(String partition, int bucket, List<DataFileMeta> files) {
     for (DataFileMeta f : files) {
       try {
         table.fileIO().delete(table.bucketPath(partition, bucket).child(f.fileName()), false);
       } catch (IOException e) {
-        LOG.debug("Could not delete dropped compaction output {}: {}", f.fileName(), e.toString());
+        LOG.debug("Could not delete unreferenced file {}: {}", f.fileName(), e.toString());
       }
     }
   }

@@ -17,9 +17,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.hadoop.ParquetFileReader;
-import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -156,19 +153,12 @@ public final class ParquetFileFormat implements FileFormat {
     }
   }
 
+  /**
+   * Starts a file, writing each row's values straight into parquet-mr's column writers ({@link
+   * ParquetRowWriter}); the file statistics come from its footer ({@link FormatWriter#stats}).
+   */
   @Override
   public FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType) throws IOException {
-    return createWriter(fileIO, path, rowType, true);
-  }
-
-  /**
-   * Starts a file as {@link #createWriter(FileIO, Path, RowType)} does, writing each row's values
-   * straight into parquet-mr's column writers ({@link ParquetRowWriter}, the engine's write path)
-   * or, with {@code direct} false, through parquet-mr's {@code ParquetWriter} and record consumer
-   * (the earlier path, kept so that tests compare the two on the same rows).
-   */
-  FormatWriter createWriter(FileIO fileIO, Path path, RowType rowType, boolean direct)
-      throws IOException {
     requireHadoop();
     Configuration conf = new Configuration(false);
     conf.setInt(ZSTD_LEVEL_KEY, ZSTD_LEVEL);
@@ -181,55 +171,9 @@ public final class ParquetFileFormat implements FileFormat {
         dictionary.add(column);
       }
     }
-    if (direct) {
-      ParquetRowWriter writer =
-          new ParquetRowWriter(
-              new FileOutput(fileIO, path), rowType, pageSize, plain, codec, conf, blockSize);
-      return new FormatWriter() {
-        private boolean closed;
-
-        @Override
-        public void write(GenericRow row) throws IOException {
-          writer.write(row);
-        }
-
-        @Override
-        public long length() {
-          return writer.length();
-        }
-
-        @Override
-        public void close() throws IOException {
-          if (!closed) {
-            closed = true;
-            writer.close();
-            learn(writer.footer(), dictionary);
-          }
-        }
-
-        @Override
-        public boolean keepsStats() {
-          return true;
-        }
-
-        @Override
-        public FieldStats[] stats(int columns) {
-          return writer.stats(columns);
-        }
-      };
-    }
-    Builder builder =
-        new Builder(new FileOutput(fileIO, path), rowType)
-            .withConf(conf)
-            .withWriteMode(ParquetFileWriter.Mode.CREATE)
-            .withCompressionCodec(codec)
-            .withRowGroupSize(blockSize)
-            .withPageSize(pageSize)
-            .withDictionaryPageSize(pageSize);
-    for (String column : plain) {
-      builder = builder.withDictionaryEncoding(column, false);
-    }
-    ParquetWriter<GenericRow> writer = builder.build();
+    ParquetRowWriter writer =
+        new ParquetRowWriter(
+            new FileOutput(fileIO, path), rowType, pageSize, plain, codec, conf, blockSize);
     return new FormatWriter() {
       private boolean closed;
 
@@ -240,9 +184,7 @@ public final class ParquetFileFormat implements FileFormat {
 
       @Override
       public long length() {
-        // Bytes of the finished row groups plus the encoded (not yet compressed) buffered pages:
-        // above the final size while a row group is open, so files roll a little early.
-        return writer.getDataSize();
+        return writer.length();
       }
 
       @Override
@@ -250,8 +192,18 @@ public final class ParquetFileFormat implements FileFormat {
         if (!closed) {
           closed = true;
           writer.close();
-          learn(writer.getFooter(), dictionary);
+          learn(writer.footer(), dictionary);
         }
+      }
+
+      @Override
+      public boolean keepsStats() {
+        return true;
+      }
+
+      @Override
+      public FieldStats[] stats(int columns) {
+        return writer.stats(columns);
       }
     };
   }
@@ -466,25 +418,6 @@ public final class ParquetFileFormat implements FileFormat {
 
     static void prime() {
       // Runs the static initializer once.
-    }
-  }
-
-  private static final class Builder extends ParquetWriter.Builder<GenericRow, Builder> {
-    private final RowType rowType;
-
-    Builder(OutputFile file, RowType rowType) {
-      super(file);
-      this.rowType = rowType;
-    }
-
-    @Override
-    protected Builder self() {
-      return this;
-    }
-
-    @Override
-    protected WriteSupport<GenericRow> getWriteSupport(Configuration conf) {
-      return new ParquetRows.Writer(rowType);
     }
   }
 

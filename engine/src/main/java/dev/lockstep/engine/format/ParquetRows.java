@@ -13,21 +13,16 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.statistics.Statistics;
-import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.Converter;
 import org.apache.parquet.io.api.GroupConverter;
 import org.apache.parquet.io.api.PrimitiveConverter;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.io.api.RecordMaterializer;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -37,8 +32,8 @@ import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 
 /**
- * Maps a {@link RowType} to a Parquet message type, and {@link GenericRow}s to and from Parquet's
- * record API straight from their Java values.
+ * Maps a {@link RowType} to a Parquet message type, and Parquet's record API to {@link GenericRow}s
+ * (rows are written by {@link ParquetRowWriter}).
  *
  * <p>Columns keep their names and their field ids; a nullable column is {@code OPTIONAL}, a NOT
  * NULL one {@code REQUIRED}. INT is {@code INT32}, BIGINT {@code INT64}, DOUBLE, BOOLEAN as such,
@@ -254,135 +249,6 @@ final class ParquetRows {
         return EPOCH.plus((Long) parquet, ChronoUnit.MICROS);
       default:
         return parquet;
-    }
-  }
-
-  /** Writes rows of one row type; one instance per file. */
-  static final class Writer extends WriteSupport<GenericRow> {
-    private final RowType rowType;
-    private final MessageType schema;
-    private final DataType[] types;
-    private final String[] names;
-    private RecordConsumer out;
-
-    Writer(RowType rowType) {
-      this.rowType = rowType;
-      this.schema = schemaOf(rowType);
-      this.types = new DataType[rowType.size()];
-      this.names = new String[rowType.size()];
-      for (int i = 0; i < types.length; i++) {
-        types[i] = rowType.field(i).type();
-        names[i] = rowType.field(i).name();
-      }
-    }
-
-    @Override
-    public WriteContext init(Configuration configuration) {
-      return new WriteContext(schema, Map.of());
-    }
-
-    @Override
-    public void prepareForWrite(RecordConsumer recordConsumer) {
-      this.out = recordConsumer;
-    }
-
-    @Override
-    public void write(GenericRow row) {
-      // Checked before the record starts, so that a refused row leaves no partial record.
-      for (int i = 0; i < types.length; i++) {
-        if (row.get(i) == null && !types[i].nullable()) {
-          DataField field = rowType.field(i);
-          throw new IllegalArgumentException(
-              "Column '"
-                  + field.name()
-                  + "' is "
-                  + field.type()
-                  + " but the row holds null: "
-                  + row);
-        }
-      }
-      out.startMessage();
-      for (int i = 0; i < types.length; i++) {
-        Object value = row.get(i);
-        if (value != null) {
-          out.startField(names[i], i);
-          writeValue(types[i], value);
-          out.endField(names[i], i);
-        }
-      }
-      out.endMessage();
-    }
-
-    private void writeValue(DataType type, Object value) {
-      switch (type.root()) {
-        case INT:
-          out.addInteger((Integer) value);
-          break;
-        case BIGINT:
-          out.addLong((Long) value);
-          break;
-        case DOUBLE:
-          out.addDouble((Double) value);
-          break;
-        case BOOLEAN:
-          out.addBoolean((Boolean) value);
-          break;
-        case STRING:
-          out.addBinary(Binary.fromString((String) value));
-          break;
-        case BYTES:
-          out.addBinary(Binary.fromReusedByteArray((byte[]) value));
-          break;
-        case DECIMAL:
-          BigInteger unscaled = ((BigDecimal) value).unscaledValue();
-          if (type.precision() <= 9) {
-            out.addInteger(unscaled.intValueExact());
-          } else if (type.precision() <= 18) {
-            out.addLong(unscaled.longValueExact());
-          } else {
-            out.addBinary(
-                Binary.fromConstantByteArray(fixedBytes(unscaled, decimalBytes(type.precision()))));
-          }
-          break;
-        case DATE:
-          out.addInteger((int) ((LocalDate) value).toEpochDay());
-          break;
-        case TIMESTAMP:
-          LocalDateTime t = (LocalDateTime) value;
-          out.addLong(t.toEpochSecond(ZoneOffset.UTC) * 1_000_000L + t.getNano() / 1_000);
-          break;
-        case TINYINT:
-          out.addInteger((Byte) value);
-          break;
-        case SMALLINT:
-          out.addInteger((Short) value);
-          break;
-        case FLOAT:
-          out.addFloat((Float) value);
-          break;
-        case CHAR:
-        case VARCHAR:
-          out.addBinary(Binary.fromString((String) value));
-          break;
-        case TIMESTAMP_LTZ:
-          out.addLong(InstantUnits.toLong((java.time.Instant) value, type.precision()));
-          break;
-        default:
-          throw new IllegalArgumentException("Unsupported type " + type);
-      }
-    }
-
-    /** Big-endian two's complement of {@code unscaled}, sign-extended to {@code length} bytes. */
-    private static byte[] fixedBytes(BigInteger unscaled, int length) {
-      byte[] minimal = unscaled.toByteArray();
-      byte[] bytes = new byte[length];
-      byte pad = (byte) (unscaled.signum() < 0 ? 0xFF : 0);
-      int offset = length - minimal.length;
-      for (int i = 0; i < offset; i++) {
-        bytes[i] = pad;
-      }
-      System.arraycopy(minimal, 0, bytes, offset, minimal.length);
-      return bytes;
     }
   }
 

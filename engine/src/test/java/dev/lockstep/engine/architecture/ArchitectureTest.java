@@ -78,6 +78,24 @@ class ArchitectureTest {
         .check(classes);
   }
 
+  /**
+   * The engine writes Parquet through {@code format.ParquetRowWriter} only: parquet-mr's {@code
+   * ParquetWriter} with its record consumer is a test-only reference ({@code
+   * format.ReferenceParquetWriter} in the test sources), not a second write path in main code.
+   */
+  @Test
+  void parquetMrsRecordWriterIsNotInMainCode() {
+    JavaClasses classes = new ClassFileImporter().importPath(Paths.get("target", "classes"));
+    noClasses()
+        .should()
+        .dependOnClassesThat()
+        .haveNameMatching(
+            "org\\.apache\\.parquet\\.(hadoop\\.ParquetWriter(\\$.*)?"
+                + "|hadoop\\.api\\.WriteSupport(\\$.*)?|io\\.api\\.RecordConsumer)")
+        .because("ParquetRowWriter is the engine's one Parquet write path")
+        .check(classes);
+  }
+
   @Test
   void eachLayerDependsOnlyOnTheLayersBelowIt() {
     JavaClasses classes = new ClassFileImporter().importPath(Paths.get("target", "classes"));

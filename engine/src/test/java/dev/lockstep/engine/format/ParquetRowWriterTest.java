@@ -33,9 +33,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The engine's Parquet write path ({@link ParquetRowWriter}: values straight into parquet-mr's
  * column writers, file statistics from the footer) against parquet-mr's {@code ParquetWriter} with
- * the record consumer (the earlier path): every type, NULLs, NaN, -0.0 and extremes read back as
- * written; the files have the same row groups' worth of rows, encodings and footer statistics; and
- * the file statistics it reports are exactly what the engine's own row-by-row collector computes.
+ * the record consumer (the earlier path, now the test-only {@link ReferenceParquetWriter}): every
+ * type, NULLs, NaN, -0.0 and extremes read back as written; the files have the same row groups'
+ * worth of rows, encodings and footer statistics; and the file statistics it reports are exactly
+ * what the engine's own row-by-row collector computes.
  */
 class ParquetRowWriterTest {
 
@@ -44,17 +45,29 @@ class ParquetRowWriterTest {
   private final LocalFileIO io = new LocalFileIO();
   private static final RowType TYPES = FileFormatRoundTripTest.ALL_TYPES;
 
-  private FormatWriter write(
-      ParquetFileFormat format, String name, List<GenericRow> rows, boolean direct)
+  /** Writes {@code rows} with the engine's path ({@link ParquetFileFormat#createWriter}). */
+  private FormatWriter write(ParquetFileFormat format, String name, List<GenericRow> rows)
       throws IOException {
     Path file = Path.of(dir.toString()).child(name);
-    FormatWriter writer = format.createWriter(io, file, TYPES, direct);
+    FormatWriter writer = format.createWriter(io, file, TYPES);
     try (writer) {
       for (GenericRow row : rows) {
         writer.write(row);
       }
     }
     return writer;
+  }
+
+  /** Writes {@code rows} with parquet-mr's {@code ParquetWriter} and the same settings. */
+  private void writeReference(String name, List<GenericRow> rows, long blockSize, int pageSize)
+      throws IOException {
+    Path file = Path.of(dir.toString()).child(name);
+    try (ReferenceParquetWriter writer =
+        ReferenceParquetWriter.create(io, file, TYPES, "zstd", blockSize, pageSize, Set.of())) {
+      for (GenericRow row : rows) {
+        writer.write(row);
+      }
+    }
   }
 
   private List<GenericRow> read(ParquetFileFormat format, String name) throws IOException {
@@ -82,8 +95,8 @@ class ParquetRowWriterTest {
   void writesWhatParquetWriterWritesForEveryType(int blockSize) throws IOException {
     List<GenericRow> rows = FileFormatRoundTripTest.rows(6000, blockSize);
     ParquetFileFormat format = new ParquetFileFormat("zstd", blockSize, 1024);
-    write(format, "direct.parquet", rows, true);
-    write(format, "record.parquet", rows, false);
+    write(format, "direct.parquet", rows);
+    writeReference("record.parquet", rows, blockSize, 1024);
     assertThat(read(format, "direct.parquet")).isEqualTo(rows);
     assertThat(read(format, "record.parquet")).isEqualTo(rows);
 
@@ -121,11 +134,7 @@ class ParquetRowWriterTest {
     for (long seed = 1; seed <= 3; seed++) {
       List<GenericRow> rows = FileFormatRoundTripTest.rows(4000, seed);
       FormatWriter writer =
-          write(
-              new ParquetFileFormat("zstd", blockSize, 1024),
-              "stats" + seed + ".parquet",
-              rows,
-              true);
+          write(new ParquetFileFormat("zstd", blockSize, 1024), "stats" + seed + ".parquet", rows);
       assertThat(writer.keepsStats()).isTrue();
       assertStatsOfRows(rows, writer.stats(TYPES.size()));
     }
