@@ -84,15 +84,6 @@ final class LookupDiskCache implements AutoCloseable {
     return local == null ? null : local.path();
   }
 
-  /** Forgets and deletes the copy of {@code key} (a copy that failed to read, say). */
-  void remove(String key) throws LocalDiskException {
-    Local local = files.remove(key);
-    if (local != null) {
-      bytes -= local.bytes();
-      delete(local.path());
-    }
-  }
-
   /** Deletes the copies whose keys {@code drop} accepts (files no longer live). */
   void removeIf(java.util.function.Predicate<String> drop) throws LocalDiskException {
     Iterator<Map.Entry<String, Local>> it = files.entrySet().iterator();
