@@ -23,6 +23,15 @@ public interface BenchTable extends AutoCloseable {
   /** The number of snapshots committed. */
   long snapshotCount() throws Exception;
 
+  /**
+   * The table's store counters now, for a per-commit breakdown (Lockstep: {@code
+   * lockstep.CountingFileIO#snapshot()}, indexed as that class says); {@code null} when the system
+   * does not count.
+   */
+  default long[] storeCounters() {
+    return null;
+  }
+
   /** What a full scan read. */
   record ScanResult(long rows, Map<Integer, Long> keyToValue) {}
 

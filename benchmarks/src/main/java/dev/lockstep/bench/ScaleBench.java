@@ -35,7 +35,7 @@ import java.util.SplittableRandom;
  *
  * <pre>
  * ScaleBench [--out DIR] [--committers 1,2,4,8,16] [--seconds 4] [--warmup-seconds 1] [--rounds 2]
- *            [--snapshots 100,1000,10000] [--latency-commits 50]
+ *            [--snapshots 100,1000,10000] [--latency-commits 50] [--history-warmup-commits 0]
  *            [--files 1000,10000,100000] [--plans 3] [--work DIR] [--command TEXT]
  *            [--paimon-snapshots LIST] [--paimon-files LIST] (per system: smaller sizes for one)
  *            [--systems lockstep,paimon] [--parts contention,history,files] (a subset of each)
@@ -59,7 +59,8 @@ public final class ScaleBench {
       long size,
       double p50Millis,
       double p99Millis,
-      double planMillis) {}
+      double planMillis,
+      String breakdown) {}
 
   public static void main(String[] args) throws Exception {
     Map<String, String> a = parse(args);
@@ -77,6 +78,7 @@ public final class ScaleBench {
     int rounds = Integer.parseInt(a.getOrDefault("rounds", "2"));
     int[] snapshots = ints(a.getOrDefault("snapshots", "100,1000,10000"));
     int latencyCommits = Integer.parseInt(a.getOrDefault("latency-commits", "50"));
+    int historyWarmup = Integer.parseInt(a.getOrDefault("history-warmup-commits", "0"));
     int[] files = ints(a.getOrDefault("files", "1000,10000,100000"));
     int plans = Integer.parseInt(a.getOrDefault("plans", "3"));
     java.util.Set<String> parts =
@@ -149,7 +151,8 @@ public final class ScaleBench {
       int[] s = ints(a.getOrDefault(system.name() + "-snapshots", join(snapshots)));
       int[] f = ints(a.getOrDefault(system.name() + "-files", join(files)));
       if (parts.contains("history")) {
-        metadata.addAll(history(system, s, latencyCommits, plans, work.resolve("history")));
+        metadata.addAll(
+            history(system, s, latencyCommits, historyWarmup, plans, work.resolve("history")));
       }
       if (parts.contains("files")) {
         metadata.addAll(liveFiles(system, f, plans, work.resolve("files")));
@@ -201,14 +204,33 @@ public final class ScaleBench {
     return series;
   }
 
-  /** One committer, one file per commit; measured at each snapshot count. */
+  /**
+   * One committer, one file per commit; measured at each snapshot count. With {@code warmup} > 0,
+   * that many commits first go to a scratch table of the same kind (deleted afterwards), so that
+   * the first point is not the JVM's warm-up.
+   */
   static List<MetadataPoint> history(
-      BenchSystem system, int[] snapshots, int latencyCommits, int plans, Path work)
+      BenchSystem system, int[] snapshots, int latencyCommits, int warmup, int plans, Path work)
       throws Exception {
     List<MetadataPoint> points = new ArrayList<>();
     Files.createDirectories(work);
-    Path dir = Files.createTempDirectory(work, system.name());
     SplittableRandom random = new SplittableRandom(20);
+    if (warmup > 0) {
+      Path scratch = Files.createTempDirectory(work, system.name() + "-warmup");
+      try (BenchTable table = system.createTable(scratch, TableSpec.append(1, true));
+          BenchWriter writer = table.newWriter("warmup")) {
+        for (int i = 1; i <= warmup; i++) {
+          writer.write(random.nextInt(1_000_000), random.nextLong(), "x");
+          writer.commit(i);
+        }
+        table.planFiles();
+      } finally {
+        deleteTree(scratch);
+      }
+      System.out.printf(
+          Locale.ROOT, "history %s: %d warm-up commits done%n", system.name(), warmup);
+    }
+    Path dir = Files.createTempDirectory(work, system.name());
     try (BenchTable table = system.createTable(dir, TableSpec.append(1, true));
         BenchWriter writer = table.newWriter("history")) {
       long identifier = 0;
@@ -217,30 +239,33 @@ public final class ScaleBench {
           writer.write(random.nextInt(1_000_000), random.nextLong(), "x");
           writer.commit(++identifier);
         }
-        LatencyRecorder latencies = new LatencyRecorder();
         double plan = medianPlanMillis(table, plans);
+        // Each measured commit's wall time, CPU time and what it did (CommitBreakdown).
+        CommitBreakdown breakdown = new CommitBreakdown(table);
         for (int i = 0; i < latencyCommits; i++) {
           writer.write(random.nextInt(1_000_000), random.nextLong(), "x");
-          long t = System.nanoTime();
+          breakdown.begin();
           writer.commit(++identifier);
-          latencies.record(System.nanoTime() - t);
+          breakdown.end();
         }
         MetadataPoint p =
             new MetadataPoint(
                 system.name(),
                 "snapshots",
                 target,
-                latencies.percentileMillis(50),
-                latencies.percentileMillis(99),
-                plan);
+                breakdown.wallPercentileMillis(50),
+                breakdown.wallPercentileMillis(99),
+                plan,
+                breakdown.summary());
         System.out.printf(
             Locale.ROOT,
-            "history %s at %d snapshots: commit p50 %.1f ms, p99 %.1f ms, plan %.1f ms%n",
+            "history %s at %d snapshots: commit p50 %.1f ms, p99 %.1f ms, plan %.1f ms%n%s",
             p.system(),
             p.size(),
             p.p50Millis(),
             p.p99Millis(),
-            p.planMillis());
+            p.planMillis(),
+            p.breakdown());
         points.add(p);
       }
     } finally {
@@ -272,7 +297,7 @@ public final class ScaleBench {
           }
         }
         double plan = medianPlanMillis(table, plans);
-        MetadataPoint p = new MetadataPoint(system.name(), "files", live, 0, 0, plan);
+        MetadataPoint p = new MetadataPoint(system.name(), "files", live, 0, 0, plan, "");
         System.out.printf(
             Locale.ROOT,
             "files %s at %d live files (%d commits): plan %.1f ms%n",
@@ -399,6 +424,12 @@ public final class ScaleBench {
                 p.p50Millis(),
                 p.p99Millis(),
                 p.planMillis()));
+      }
+    }
+    for (MetadataPoint p : metadata) {
+      if (p.axis().equals("snapshots") && !p.breakdown().isEmpty()) {
+        md.append(String.format(Locale.ROOT, "%n- %s at %d snapshots:%n", p.system(), p.size()));
+        md.append(p.breakdown());
       }
     }
     md.append("\n| system | live files | plan ms |\n|---|---|---|\n");

@@ -20,7 +20,6 @@ import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
-import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.local.LocalFileIO;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -93,7 +92,8 @@ public final class LockstepSystem implements BenchSystem {
 
   @Override
   public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
-    FileIO io = new LocalFileIO();
+    // The local store, counting what the engine reads, writes and lists (ScaleBench's history).
+    CountingFileIO io = new CountingFileIO();
     FileSystemCatalog catalog =
         new FileSystemCatalog(
             io, dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()), Map.of());
@@ -110,18 +110,25 @@ public final class LockstepSystem implements BenchSystem {
       schema.primaryKey("k");
     }
     FileStoreTable table = catalog.createTable(new Identifier("bench", "t"), schema.build());
-    return new LockstepTable(table, spec, warehouse);
+    return new LockstepTable(table, spec, warehouse, io);
   }
 
   private static final class LockstepTable implements BenchTable {
     private final FileStoreTable table;
     private final TableSpec spec;
     private final Path warehouse;
+    private final CountingFileIO io;
 
-    LockstepTable(FileStoreTable table, TableSpec spec, Path warehouse) {
+    LockstepTable(FileStoreTable table, TableSpec spec, Path warehouse, CountingFileIO io) {
       this.table = table;
       this.spec = spec;
       this.warehouse = warehouse;
+      this.io = io;
+    }
+
+    @Override
+    public long[] storeCounters() {
+      return io.snapshot();
     }
 
     @Override

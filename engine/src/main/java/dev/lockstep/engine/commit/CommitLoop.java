@@ -233,7 +233,7 @@ final class CommitLoop {
         new ConflictDetector(table.keyCodec(), options.bucket(), changes, overwritten);
     // Every commit, appends included: a file of a touched partition with another bucket count
     // (written before this commit's base) would put a key of a primary-key table in two buckets.
-    detector.checkAgainstLive(live.liveFiles(latest, detector.partitions()));
+    detector.checkAgainstLive(live.index(latest));
     if (index != null) {
       index.check(latest);
     }

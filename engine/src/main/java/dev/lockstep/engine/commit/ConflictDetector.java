@@ -6,6 +6,7 @@ import dev.lockstep.engine.format.KeyCodec;
 import dev.lockstep.engine.manifest.DataFileMeta;
 import dev.lockstep.engine.manifest.FileKind;
 import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.scan.LiveFileCache;
 import dev.lockstep.engine.snapshot.CommitKind;
 import dev.lockstep.engine.snapshot.Snapshot;
 import java.util.ArrayList;
@@ -67,17 +68,38 @@ final class ConflictDetector {
     return partitions;
   }
 
+  /** As {@link #checkAgainstLive(LiveFileCache.Index)}, over the live files of our partitions. */
   void checkAgainstLive(Collection<ManifestEntry> live) throws FileConflictException {
-    Set<ManifestEntry.FileId> liveIds = new HashSet<>();
-    for (ManifestEntry e : live) {
-      liveIds.add(e.id());
-      checkBuckets(e);
-      if (!deletes.contains(e.id())) {
-        checkOverlap(e);
+    checkAgainstLive(LiveFileCache.index(live));
+  }
+
+  /**
+   * The check against the live files of the commit's base, looking only at what the commit touches:
+   * the bucket counts of its partitions, the files it deletes, and the live files of the buckets it
+   * adds leveled files to. O(what the commit changes plus those buckets' files), not O(the live
+   * files of its partitions) (issue 20).
+   */
+  void checkAgainstLive(LiveFileCache.Index live) throws FileConflictException {
+    for (String partition : partitions) {
+      for (int buckets : live.totalBuckets(partition)) {
+        if (buckets != totalBuckets) {
+          // Rare: find a file written with the other bucket count to name it.
+          for (ManifestEntry e : live.files(partition)) {
+            checkBuckets(e);
+          }
+        }
+      }
+    }
+    for (List<ManifestEntry> ours : leveledAdds.values()) {
+      ManifestEntry first = ours.get(0);
+      for (ManifestEntry e : live.files(first.partition(), first.bucket())) {
+        if (!deletes.contains(e.id())) {
+          checkOverlap(e);
+        }
       }
     }
     for (ManifestEntry.FileId id : deletes) {
-      if (!liveIds.contains(id)) {
+      if (!live.contains(id)) {
         throw new FileConflictException(
             id.partition(),
             id.bucket(),

@@ -16,13 +16,22 @@ import java.util.Set;
  * <ol>
  *   <li><b>Full compaction</b>, when the manifests after the leading run of large manifests without
  *       deleted entries (each at least {@code manifest.target-file-size}) add up to {@code
- *       manifest.full-compaction-threshold-size}: every DELETE entry is dropped with the ADD it
- *       cancels. A large leading manifest that names none of the deleted files is kept as it is;
- *       the others' live entries are written again, rolled at the target size.
- *   <li>Otherwise a <b>minor merge</b>: consecutive manifests are gathered until they add up to the
- *       target size and merged into one (a manifest already that large alone is kept); the small
- *       ones left at the end are merged only when there are at least {@code
- *       manifest.merge-min-count} of them. Within a merged run an ADD and a later DELETE of the
+ *       manifest.full-compaction-threshold-size} and hold at least one deleted entry: every DELETE
+ *       entry is dropped with the ADD it cancels. A large leading manifest that names none of the
+ *       deleted files is kept as it is; the others' live entries are written again, rolled at the
+ *       target size. Without a deleted entry there is nothing to drop, and nothing is rewritten.
+ *   <li>Otherwise a <b>tiered minor merge</b> of the newest manifests: a run gathers manifests from
+ *       the newest backwards, each below the target size and holding at most {@value #TIER_RATIO}
+ *       times as many entries as the run gathered so far; the run is merged once it has {@code
+ *       manifest.merge-min-count} manifests or adds up to the target size, and older manifests are
+ *       kept as they are. So a manifest is written again only together with newer entries at least
+ *       1 / {@value #TIER_RATIO} of its own, never just to add a few entries to it: the entries a
+ *       merge writes are, amortized, a logarithmic number of rewrites of each committed entry (not
+ *       the table's live entries every {@code merge-min-count} base lists, which is what merging
+ *       every manifest below the target size, as Paimon does, costs once a table's live entries
+ *       fill a large manifest below the target size), and the manifests below the target size form
+ *       tiers whose entries at least double from each to the older one before it, plus fewer than
+ *       {@code merge-min-count} unmerged ones. Within a merged run an ADD and a later DELETE of the
  *       same file cancel; a DELETE of a file added before the run stays (ahead of the run's ADDs).
  * </ol>
  *
@@ -31,6 +40,12 @@ import java.util.Set;
  * manifest once no retained snapshot names it.
  */
 public final class ManifestFileMerger {
+
+  /**
+   * A manifest joins a minor merge's run only when it holds at most this many times the entries the
+   * run gathered so far (the newer manifests).
+   */
+  static final int TIER_RATIO = 2;
 
   private final ManifestFile manifests;
   private final long targetSize;
@@ -68,7 +83,11 @@ public final class ManifestFileMerger {
     for (int i = base; i < input.size(); i++) {
       deltaSize += input.get(i).fileSize();
     }
-    if (deltaSize < fullCompactionThreshold) {
+    boolean anyDeleted = false;
+    for (int i = base; i < input.size(); i++) {
+      anyDeleted |= input.get(i).numDeleted() > 0;
+    }
+    if (deltaSize < fullCompactionThreshold || !anyDeleted) {
       return null;
     }
     List<ManifestEntry> deltaEntries = new ArrayList<>();
@@ -107,23 +126,26 @@ public final class ManifestFileMerger {
 
   private List<ManifestFileMeta> minorMerge(List<ManifestFileMeta> input, List<String> written)
       throws IOException {
-    List<ManifestFileMeta> result = new ArrayList<>();
-    List<ManifestFileMeta> candidates = new ArrayList<>();
-    long size = 0;
-    for (ManifestFileMeta m : input) {
-      candidates.add(m);
-      size += m.fileSize();
-      if (size >= targetSize) {
-        result.addAll(mergeRun(candidates, written));
-        candidates.clear();
-        size = 0;
+    int from = input.size();
+    long runEntries = 0;
+    long runBytes = 0;
+    while (from > 0) {
+      ManifestFileMeta older = input.get(from - 1);
+      long entries = older.numAdded() + older.numDeleted();
+      if (older.fileSize() >= targetSize
+          || (from < input.size() && entries > TIER_RATIO * runEntries)) {
+        break; // a target-size manifest, or a tier of its own: kept, and so is everything older
       }
+      from--;
+      runEntries += entries;
+      runBytes += older.fileSize();
     }
-    if (candidates.size() >= minCount) {
-      result.addAll(mergeRun(candidates, written));
-    } else {
-      result.addAll(candidates);
+    int count = input.size() - from;
+    if (count < 2 || (count < minCount && runBytes < targetSize)) {
+      return input;
     }
+    List<ManifestFileMeta> result = new ArrayList<>(input.subList(0, from));
+    result.addAll(mergeRun(input.subList(from, input.size()), written));
     return result;
   }
 

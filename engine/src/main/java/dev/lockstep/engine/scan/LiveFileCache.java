@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A committer's copy of the live files of the snapshot it last built on, by partition, moved
@@ -20,15 +21,114 @@ import java.util.Optional;
  * reload from the full manifests happens on the first use, after more than {@value #MAX_STEPS}
  * snapshots, when a snapshot in between is gone (expired) or is not linked to the one before it.
  * Not thread-safe (one per {@code TableCommit}).
+ *
+ * <p>The files are kept by partition and bucket, with the count of files per bucket count of each
+ * partition, so that a commit's check against the live files ({@link #index}) looks only at the
+ * files it deletes, the buckets it adds leveled files to and the bucket counts of its partitions:
+ * O(what the commit changes), not O(the live files of its partitions), which for an unpartitioned
+ * table are all of them (issue 20).
  */
 public final class LiveFileCache {
+
+  /**
+   * The live files of one snapshot, for checks that look only at what a commit touches. Valid until
+   * the cache moves on.
+   */
+  public interface Index {
+
+    /** Whether the file is live. */
+    boolean contains(ManifestEntry.FileId id);
+
+    /** The distinct bucket counts the live files of {@code partition} were written with. */
+    Set<Integer> totalBuckets(String partition);
+
+    /** The live files of one bucket. */
+    Collection<ManifestEntry> files(String partition, int bucket);
+
+    /** The live files of one partition (for an error message: every one of them is visited). */
+    List<ManifestEntry> files(String partition);
+  }
+
+  /** One partition's live files, by bucket, and how many were written with each bucket count. */
+  private static final class Partition {
+    final Map<Integer, Map<ManifestEntry.FileId, ManifestEntry>> byBucket = new HashMap<>();
+    final Map<Integer, Integer> totalBuckets = new HashMap<>();
+
+    void add(ManifestEntry e) {
+      if (byBucket.computeIfAbsent(e.bucket(), b -> new HashMap<>()).put(e.id(), e) == null) {
+        totalBuckets.merge(e.totalBuckets(), 1, Integer::sum);
+      }
+    }
+
+    void remove(ManifestEntry.FileId id) {
+      Map<ManifestEntry.FileId, ManifestEntry> files = byBucket.get(id.bucket());
+      ManifestEntry removed = files == null ? null : files.remove(id);
+      if (removed != null) {
+        totalBuckets.computeIfPresent(removed.totalBuckets(), (k, n) -> n == 1 ? null : n - 1);
+        if (files.isEmpty()) {
+          byBucket.remove(id.bucket());
+        }
+      }
+    }
+
+    List<ManifestEntry> all() {
+      List<ManifestEntry> all = new ArrayList<>();
+      byBucket.values().forEach(files -> all.addAll(files.values()));
+      return all;
+    }
+  }
+
+  /** An {@link Index} over partitions' files. */
+  private static final class PartitionIndex implements Index {
+    private final Map<String, Partition> byPartition;
+
+    PartitionIndex(Map<String, Partition> byPartition) {
+      this.byPartition = byPartition;
+    }
+
+    @Override
+    public boolean contains(ManifestEntry.FileId id) {
+      Partition p = byPartition.get(id.partition());
+      Map<ManifestEntry.FileId, ManifestEntry> files =
+          p == null ? null : p.byBucket.get(id.bucket());
+      return files != null && files.containsKey(id);
+    }
+
+    @Override
+    public Set<Integer> totalBuckets(String partition) {
+      Partition p = byPartition.get(partition);
+      return p == null ? Set.of() : p.totalBuckets.keySet();
+    }
+
+    @Override
+    public Collection<ManifestEntry> files(String partition, int bucket) {
+      Partition p = byPartition.get(partition);
+      Map<ManifestEntry.FileId, ManifestEntry> files = p == null ? null : p.byBucket.get(bucket);
+      return files == null ? List.of() : files.values();
+    }
+
+    @Override
+    public List<ManifestEntry> files(String partition) {
+      Partition p = byPartition.get(partition);
+      return p == null ? List.of() : p.all();
+    }
+  }
+
+  private static final Index EMPTY = new PartitionIndex(Map.of());
+
+  /** An {@link Index} of {@code live}, a collection of live files (ADD entries). */
+  public static Index index(Collection<ManifestEntry> live) {
+    Map<String, Partition> byPartition = new HashMap<>();
+    apply(byPartition, live);
+    return new PartitionIndex(byPartition);
+  }
 
   static final int MAX_STEPS = 100;
 
   private final TableStore table;
   private final FileStoreScan scan;
   private Snapshot at;
-  private Map<String, Map<ManifestEntry.FileId, ManifestEntry>> byPartition = new HashMap<>();
+  private Map<String, Partition> byPartition = new HashMap<>();
 
   public LiveFileCache(TableStore table) {
     this.table = table;
@@ -44,12 +144,24 @@ public final class LiveFileCache {
     moveTo(snapshot);
     List<ManifestEntry> live = new ArrayList<>();
     for (String partition : partitions) {
-      Map<ManifestEntry.FileId, ManifestEntry> files = byPartition.get(partition);
+      Partition files = byPartition.get(partition);
       if (files != null) {
-        live.addAll(files.values());
+        live.addAll(files.all());
       }
     }
     return live;
+  }
+
+  /**
+   * The live files of {@code snapshot} ({@code null}: none), indexed (see {@link Index}); valid
+   * until the next call of this cache.
+   */
+  public Index index(Snapshot snapshot) throws IOException {
+    if (snapshot == null) {
+      return EMPTY;
+    }
+    moveTo(snapshot);
+    return new PartitionIndex(byPartition);
   }
 
   private void moveTo(Snapshot target) throws IOException {
@@ -66,7 +178,7 @@ public final class LiveFileCache {
         return;
       }
     }
-    Map<String, Map<ManifestEntry.FileId, ManifestEntry>> fresh = new HashMap<>();
+    Map<String, Partition> fresh = new HashMap<>();
     apply(fresh, new ArrayList<>(scan.liveFiles(target).values()));
     byPartition = fresh;
     at = target;
@@ -92,13 +204,11 @@ public final class LiveFileCache {
     return deltas;
   }
 
-  private static void apply(
-      Map<String, Map<ManifestEntry.FileId, ManifestEntry>> live, List<ManifestEntry> changes) {
+  private static void apply(Map<String, Partition> live, Collection<ManifestEntry> changes) {
     for (ManifestEntry e : changes) {
-      Map<ManifestEntry.FileId, ManifestEntry> files =
-          live.computeIfAbsent(e.partition(), p -> new HashMap<>());
+      Partition files = live.computeIfAbsent(e.partition(), p -> new Partition());
       if (e.kind() == dev.lockstep.engine.manifest.FileKind.ADD) {
-        files.put(e.id(), e);
+        files.add(e);
       } else {
         files.remove(e.id());
       }
