@@ -121,6 +121,14 @@ final class CommitLoop {
   private final List<RetryPolicy.Pause> pauses = new ArrayList<>();
   private int retries;
 
+  /** This table's in-process turn ({@link InProcessTurns}), or {@code null} when turned off. */
+  private final java.util.concurrent.locks.ReentrantLock turn;
+
+  /** Attempts made in the in-process turn, and attempts that waited it out (for tests). */
+  private int turnsTaken;
+
+  private int turnsMissed;
+
   CommitLoop(TableStore table, String commitUser) {
     this(table, commitUser, new LiveFileCache(table));
   }
@@ -136,6 +144,20 @@ final class CommitLoop {
     this.snapshots = table.snapshotManager();
     this.scan = new FileStoreScan(table);
     this.hint = new ContentionHint(table.fileIO(), snapshots.log().directory(), commitUser);
+    this.turn =
+        options.commitInProcessTurns()
+            ? InProcessTurns.of(snapshots.log().directory().toString())
+            : null;
+  }
+
+  /** Attempts this loop made holding the in-process turn (for tests). */
+  int turnsTaken() {
+    return turnsTaken;
+  }
+
+  /** Attempts that did not get the in-process turn within its bound and raced (for tests). */
+  int turnsMissed() {
+    return turnsMissed;
   }
 
   int retries() {
@@ -285,32 +307,42 @@ final class CommitLoop {
         Snapshot base = latest;
         Try tried;
         try {
-          tried =
-              locked
-                  ? table
-                      .committer()
-                      .holding(
-                          () ->
-                              tryOnce(
-                                  kind,
-                                  identifier,
-                                  detector,
-                                  base,
-                                  true,
-                                  delta.fileName(),
-                                  deltaList,
-                                  changes))
-                  : tryOnce(
-                      kind,
-                      identifier,
-                      detector,
-                      base,
-                      false,
-                      delta.fileName(),
-                      deltaList,
-                      changes);
+          if (locked) {
+            tried =
+                table
+                    .committer()
+                    .holding(
+                        () ->
+                            tryOnce(
+                                kind,
+                                identifier,
+                                detector,
+                                base,
+                                true,
+                                delta.fileName(),
+                                deltaList,
+                                changes));
+          } else if (turn != null && InProcessTurns.take(turn, turnWaitNanos(start))) {
+            // Committers of this JVM take turns: in its turn the attempt catches up with what the
+            // holders before it committed and builds on that, as under a lease (step 5).
+            try {
+              turnsTaken++;
+              tried =
+                  tryOnce(
+                      kind, identifier, detector, base, true, delta.fileName(), deltaList, changes);
+            } finally {
+              turn.unlock();
+            }
+          } else {
+            if (turn != null) {
+              turnsMissed++; // not in time: race as without turns
+            }
+            tried =
+                tryOnce(
+                    kind, identifier, detector, base, false, delta.fileName(), deltaList, changes);
+          }
         } catch (InterruptedException e) {
-          // Only while waiting for the lease: nothing was written.
+          // Only while waiting for the lease or the turn: nothing was written.
           Thread.currentThread().interrupt();
           throw new CommitInterruptedException(
               "Interrupted while waiting for the lock of "
@@ -1245,6 +1277,18 @@ final class CommitLoop {
             "Interrupted between commit attempts; nothing was" + " committed");
       }
     }
+  }
+
+  /**
+   * How long an attempt waits for its in-process turn: {@code commit.max-retry-wait}, never past
+   * {@code commit.timeout}.
+   */
+  private long turnWaitNanos(long start) {
+    long wait = options.commitMaxRetryWait().toNanos();
+    if (options.commitTimeout() != null) {
+      wait = Math.min(wait, start + options.commitTimeout().toNanos() - System.nanoTime());
+    }
+    return wait;
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */
