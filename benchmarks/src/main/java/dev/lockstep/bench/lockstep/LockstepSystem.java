@@ -93,7 +93,10 @@ public final class LockstepSystem implements BenchSystem {
 
   @Override
   public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
-    FileIO io = new LocalFileIO();
+    FileIO io =
+        Boolean.getBoolean("lockstep.bench.count-store")
+            ? new CountingFileIO(new LocalFileIO())
+            : new LocalFileIO();
     FileSystemCatalog catalog =
         new FileSystemCatalog(
             io, dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()), Map.of());
@@ -110,18 +113,25 @@ public final class LockstepSystem implements BenchSystem {
       schema.primaryKey("k");
     }
     FileStoreTable table = catalog.createTable(new Identifier("bench", "t"), schema.build());
-    return new LockstepTable(table, spec, warehouse);
+    return new LockstepTable(table, spec, warehouse, io);
   }
 
   private static final class LockstepTable implements BenchTable {
     private final FileStoreTable table;
     private final TableSpec spec;
     private final Path warehouse;
+    private final FileIO io;
 
-    LockstepTable(FileStoreTable table, TableSpec spec, Path warehouse) {
+    LockstepTable(FileStoreTable table, TableSpec spec, Path warehouse, FileIO io) {
       this.table = table;
       this.spec = spec;
       this.warehouse = warehouse;
+      this.io = io;
+    }
+
+    @Override
+    public Map<String, Long> storeCalls() {
+      return io instanceof CountingFileIO counting ? counting.counts() : Map.of();
     }
 
     @Override
