@@ -122,7 +122,7 @@ final class CommitLoop {
   private int retries;
 
   /** This table's in-process turn ({@link InProcessTurns}), or {@code null} when turned off. */
-  private final java.util.concurrent.locks.ReentrantLock turn;
+  private final InProcessTurns.Turn turn;
 
   /** Attempts made in the in-process turn, and attempts that waited it out (for tests). */
   private int turnsTaken;
@@ -322,7 +322,8 @@ final class CommitLoop {
                                 delta.fileName(),
                                 deltaList,
                                 changes));
-          } else if (turn != null && InProcessTurns.take(turn, turnWaitNanos(start))) {
+          } else if (turn != null
+              && turn.take(options.commitMaxRetryWait().toNanos(), turnBudgetNanos(start))) {
             // Committers of this JVM take turns: in its turn the attempt catches up with what the
             // holders before it committed and builds on that, as under a lease (step 5).
             try {
@@ -331,7 +332,7 @@ final class CommitLoop {
                   tryOnce(
                       kind, identifier, detector, base, true, delta.fileName(), deltaList, changes);
             } finally {
-              turn.unlock();
+              turn.release();
             }
           } else {
             if (turn != null) {
@@ -1280,15 +1281,14 @@ final class CommitLoop {
   }
 
   /**
-   * How long an attempt waits for its in-process turn: {@code commit.max-retry-wait}, never past
-   * {@code commit.timeout}.
+   * How long an attempt may wait for its in-process turn in all: until {@code commit.timeout} runs
+   * out, else without a limit of its own (the turn's slices end a wait on a stalled holder).
    */
-  private long turnWaitNanos(long start) {
-    long wait = options.commitMaxRetryWait().toNanos();
-    if (options.commitTimeout() != null) {
-      wait = Math.min(wait, start + options.commitTimeout().toNanos() - System.nanoTime());
+  private long turnBudgetNanos(long start) {
+    if (options.commitTimeout() == null) {
+      return Long.MAX_VALUE;
     }
-    return wait;
+    return start + options.commitTimeout().toNanos() - System.nanoTime();
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */

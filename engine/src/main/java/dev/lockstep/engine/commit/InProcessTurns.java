@@ -2,6 +2,7 @@ package dev.lockstep.engine.commit;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -13,29 +14,56 @@ import java.util.concurrent.locks.ReentrantLock;
  * primitive, and a conflict with them is handled as before.
  *
  * <p>The turn only orders; it never stands in for the store's primitive, so it cannot weaken a
- * guarantee. It is waited for at most a bound ({@code commit.max-retry-wait}); a committer that
- * does not get it in time (a holder paused in a slow publish, say) goes ahead and races as it would
- * without turns. One lock per table directory ever committed to in this JVM (a few dozen bytes
- * each) is kept for the JVM's life.
+ * guarantee. A committer waits for it as long as it keeps changing hands; when one wait of {@code
+ * commit.max-retry-wait} passes without anyone getting it (a holder paused in a slow publish, say),
+ * the committer goes ahead and races as it would without turns. One turn per table directory ever
+ * committed to in this JVM (a few dozen bytes each) is kept for the JVM's life.
  */
 final class InProcessTurns {
 
-  private static final ConcurrentHashMap<String, ReentrantLock> TURNS = new ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<String, Turn> TURNS = new ConcurrentHashMap<>();
 
   private InProcessTurns() {}
 
   /** The turn of the table whose snapshots are in {@code snapshotDirectory}. */
-  static ReentrantLock of(String snapshotDirectory) {
-    return TURNS.computeIfAbsent(snapshotDirectory, k -> new ReentrantLock(true));
+  static Turn of(String snapshotDirectory) {
+    return TURNS.computeIfAbsent(snapshotDirectory, k -> new Turn());
   }
 
-  /**
-   * Takes {@code turn}, waiting at most {@code maxWaitNanos}.
-   *
-   * @return whether this thread now holds it (the caller must then unlock it)
-   * @throws InterruptedException while waiting; the turn is not held then
-   */
-  static boolean take(ReentrantLock turn, long maxWaitNanos) throws InterruptedException {
-    return turn.tryLock(Math.max(0, maxWaitNanos), TimeUnit.NANOSECONDS);
+  /** One table's turn: a fair lock and how many times it was taken. */
+  static final class Turn {
+    final ReentrantLock lock = new ReentrantLock(true);
+    private final AtomicLong taken = new AtomicLong();
+
+    /**
+     * Takes the turn, waiting in slices of {@code sliceNanos} as long as someone else got it during
+     * the previous slice, and at most {@code budgetNanos} in all.
+     *
+     * @return whether this thread now holds it (the caller must then {@link #release} it)
+     * @throws InterruptedException while waiting; the turn is not held then
+     */
+    boolean take(long sliceNanos, long budgetNanos) throws InterruptedException {
+      long start = System.nanoTime();
+      while (true) {
+        long seen = taken.get();
+        long left = budgetNanos - (System.nanoTime() - start);
+        if (lock.tryLock(Math.max(0, Math.min(sliceNanos, left)), TimeUnit.NANOSECONDS)) {
+          taken.incrementAndGet();
+          return true;
+        }
+        if (taken.get() == seen || budgetNanos - (System.nanoTime() - start) <= 0) {
+          return false; // nobody got it for a whole slice (a stalled holder), or out of time
+        }
+      }
+    }
+
+    void release() {
+      lock.unlock();
+    }
+
+    /** Counts a handoff as if another committer had taken the turn (for tests). */
+    void noteTaken() {
+      taken.incrementAndGet();
+    }
   }
 }

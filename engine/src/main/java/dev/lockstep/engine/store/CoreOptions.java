@@ -252,8 +252,9 @@ public record CoreOptions(
           .defaultValue(true)
           .withDescription(
               "lock-free strategies: committers to the same table in one JVM take turns (a fair"
-                  + " in-process lock from an attempt's catch-up to its publish, waited for at most"
-                  + " `commit.max-retry-wait`), so they never lose a snapshot race to each other;"
+                  + " in-process lock from an attempt's catch-up to its publish, waited for while it"
+                  + " changes hands at least once per `commit.max-retry-wait`), so they never lose a"
+                  + " snapshot race to each other;"
                   + " committers in other processes still race through the store's primitive (see"
                   + " \"In-process turns\")");
   static final ConfigOption<Integer> MANIFEST_MERGE_MIN_COUNT_OPTION =

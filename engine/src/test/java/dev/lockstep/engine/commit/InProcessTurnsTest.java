@@ -82,7 +82,7 @@ class InProcessTurnsTest {
     FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable a = open(io, aOptions, true);
     FileStoreTable b = open(new LocalFileIO(), bOptions, false);
-    ReentrantLock turn = InProcessTurns.of(a.snapshotManager().log().directory().toString());
+    ReentrantLock turn = InProcessTurns.of(a.snapshotManager().log().directory().toString()).lock;
     CommitLoop loopA = new CommitLoop(a, "a");
     CommitLoop loopB = new CommitLoop(b, "b");
     AtomicReference<CompletableFuture<Long>> commitB = new AtomicReference<>();
@@ -155,8 +155,9 @@ class InProcessTurnsTest {
   }
 
   /**
-   * The turn is waited for at most {@code commit.max-retry-wait}: B gives up waiting for A (held in
-   * its publish), races and takes snapshot 1; A loses that race and retries, as without turns.
+   * A turn nobody gets for a whole {@code commit.max-retry-wait} is given up: B stops waiting for A
+   * (held in its publish), races and takes snapshot 1; A loses that race and retries, as without
+   * turns.
    */
   @Test
   void aTurnNotHadInTimeRacesAsWithoutTurns() throws Exception {
@@ -174,11 +175,48 @@ class InProcessTurnsTest {
     assertThat(o.a().turnsTaken()).isEqualTo(2);
   }
 
+  /**
+   * While the turn keeps changing hands, a committer keeps waiting, however many slices of {@code
+   * commit.max-retry-wait} that takes: it does not give up on a moving queue and race into it.
+   */
+  @Test
+  void aCommitterKeepsWaitingWhileTheTurnChangesHands() throws Exception {
+    FileStoreTable t =
+        open(
+            new LocalFileIO(),
+            Map.of("commit.min-retry-wait", "1 ms", "commit.max-retry-wait", "300 ms"),
+            true);
+    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
+    CommitLoop loop = new CommitLoop(t, "waiter");
+    java.util.concurrent.FutureTask<Long> commit =
+        new java.util.concurrent.FutureTask<>(
+            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
+    turn.lock.lock(); // other committers of this JVM hold the turn, one after the other
+    try {
+      new Thread(commit, "waiter").start();
+      await(turn.lock::hasQueuedThreads);
+      // Five slices' worth of others taking turns (a handoff every millisecond).
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+      while (System.nanoTime() < until) {
+        turn.noteTaken();
+        Thread.sleep(1);
+      }
+      assertThat(commit.isDone()).isFalse();
+    } finally {
+      turn.lock.unlock();
+    }
+    assertThat(commit.get(60, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(loop.turnsTaken()).isEqualTo(1);
+    assertThat(loop.turnsMissed()).isZero();
+    assertThat(loop.retries()).isZero();
+    t.close();
+  }
+
   /** A committer interrupted while it waits for its turn commits nothing. */
   @Test
   void anInterruptWhileWaitingForTheTurnCommitsNothing() throws Exception {
     FileStoreTable t = open(new LocalFileIO(), Map.of("commit.max-retry-wait", "10 min"), true);
-    ReentrantLock turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
+    ReentrantLock turn = InProcessTurns.of(t.snapshotManager().log().directory().toString()).lock;
     CommitLoop loop = new CommitLoop(t, "waiter");
     java.util.concurrent.FutureTask<Long> commit =
         new java.util.concurrent.FutureTask<>(
