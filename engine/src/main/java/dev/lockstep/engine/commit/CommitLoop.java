@@ -323,7 +323,10 @@ final class CommitLoop {
                                 deltaList,
                                 changes));
           } else if (turn != null
-              && turn.take(options.commitMaxRetryWait().toNanos(), turnBudgetNanos(start))) {
+              && turn.take(
+                  options.commitMaxRetryWait().toNanos(),
+                  turnBudgetNanos(start),
+                  options.commitMaxRetries() + 1)) {
             // Committers of this JVM take turns: in its turn the attempt catches up with what the
             // holders before it committed and builds on that, as under a lease (step 5).
             try {

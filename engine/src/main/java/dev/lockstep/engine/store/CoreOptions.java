@@ -251,7 +251,7 @@ public record CoreOptions(
           .booleanType()
           .defaultValue(true)
           .withDescription(
-              "lock-free strategies: committers to the same table in one JVM take turns (a fair"
+              "lock-free strategies: committers to the same table in one JVM take turns (an"
                   + " in-process lock from an attempt's catch-up to its publish, waited for while it"
                   + " changes hands at least once per `commit.max-retry-wait`), so they never lose a"
                   + " snapshot race to each other;"

@@ -212,6 +212,43 @@ class InProcessTurnsTest {
     t.close();
   }
 
+  /**
+   * Passed over for {@code commit.max-retries} + 1 slices (the turn is not fair), a committer stops
+   * waiting and races: here nobody publishes meanwhile, so it lands without the turn.
+   */
+  @Test
+  void aCommitterPassedOverForTooManySlicesRaces() throws Exception {
+    FileStoreTable t =
+        open(
+            new LocalFileIO(),
+            Map.of(
+                "commit.min-retry-wait", "1 ms",
+                "commit.max-retry-wait", "20 ms",
+                "commit.max-retries", "1"),
+            true);
+    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
+    CommitLoop loop = new CommitLoop(t, "waiter");
+    java.util.concurrent.FutureTask<Long> commit =
+        new java.util.concurrent.FutureTask<>(
+            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
+    turn.lock.lock(); // others keep taking the turn ahead of it
+    try {
+      new Thread(commit, "waiter").start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!commit.isDone() && System.nanoTime() < deadline) {
+        turn.noteTaken();
+        Thread.sleep(1);
+      }
+      assertThat(commit.get(1, TimeUnit.SECONDS)).isEqualTo(1);
+    } finally {
+      turn.lock.unlock();
+    }
+    assertThat(loop.turnsMissed()).isEqualTo(1);
+    assertThat(loop.turnsTaken()).isZero();
+    assertThat(loop.retries()).isZero();
+    t.close();
+  }
+
   /** A committer interrupted while it waits for its turn commits nothing. */
   @Test
   void anInterruptWhileWaitingForTheTurnCommitsNothing() throws Exception {
