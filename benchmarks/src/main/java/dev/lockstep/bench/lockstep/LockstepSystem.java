@@ -32,9 +32,24 @@ import java.util.Map;
 /** Lockstep's engine on the local store, with the same table layout as the Paimon driver. */
 public final class LockstepSystem implements BenchSystem {
 
+  private final String name;
+  private final Map<String, String> tableOptions;
+
+  public LockstepSystem() {
+    this("lockstep", Map.of());
+  }
+
+  /**
+   * @param tableOptions set on every table this system creates, over the shared ones
+   */
+  public LockstepSystem(String name, Map<String, String> tableOptions) {
+    this.name = name;
+    this.tableOptions = Map.copyOf(tableOptions);
+  }
+
   @Override
   public String name() {
-    return "lockstep";
+    return name;
   }
 
   @Override
@@ -109,6 +124,7 @@ public final class LockstepSystem implements BenchSystem {
             .option(CoreOptions.WRITE_ONLY, Boolean.toString(spec.writeOnly()))
             .option(CoreOptions.COMPACTION_TRIGGER, Integer.toString(spec.compactionTrigger()));
     TableSpec.SHARED_OPTIONS.forEach(schema::option);
+    tableOptions.forEach(schema::option);
     if (spec.primaryKey()) {
       schema.primaryKey("k");
     }
