@@ -69,7 +69,10 @@ import org.slf4j.LoggerFactory;
  *       lost to the holder it waited for (that holder was publishing L+1), and a committer among
  *       several in a tight loop could lose {@code commit.max-retries} times in a row. So under a
  *       lock only a writer outside the lock, or a holder whose lease lapsed, makes an attempt
- *       conflict; the lock service's queue gives the turns.
+ *       conflict; the lock service's queue gives the turns. Lock-free, committers of one JVM do the
+ *       same under the table's in-process turn ({@link InProcessTurns}, option {@code
+ *       commit.in-process-turns}): they do not race each other; a committer in another process (or
+ *       one that did not get the turn in time) still races through the store's primitive.
  *   <li>CONFLICT (another commit took L+1): delete a base list this attempt wrote, then choose the
  *       wait ({@link RetryPolicy}, docs/engine.md#design-3-optimistic-commit: "retry at once with
  *       jitter; exponential waits only while a lock is contended"):
