@@ -35,6 +35,14 @@ public interface BenchTable extends AutoCloseable {
   /** What a full scan read. */
   record ScanResult(long rows, Map<Integer, Long> keyToValue) {}
 
+  /**
+   * The store calls made on this table so far, "operation kind" to calls, when the system counts
+   * them ({@code -Dlockstep.bench.count-store=true}, Lockstep only); else empty.
+   */
+  default java.util.Map<String, Long> storeCalls() {
+    return java.util.Map.of();
+  }
+
   @Override
   void close() throws Exception;
 }

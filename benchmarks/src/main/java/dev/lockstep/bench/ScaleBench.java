@@ -21,7 +21,12 @@ import java.util.SplittableRandom;
  * <ol>
  *   <li><b>Commit throughput under contention</b>: K committers on one table (write-only, 10 rows
  *       per commit), commits/s and retries per commit at each K, the systems alternating within
- *       each round ({@link Workloads#contention}).
+ *       each round ({@link Workloads#contention}). Every K is warmed up first; the rounds run the K
+ *       ascending, then descending, and so on; the section reports per K the median of the rounds,
+ *       the process CPU and the committer threads' CPU per landed commit, and attempts per commit.
+ *       A run that fails, or whose table cannot be read back, is a result row, not the end of the
+ *       benchmark. {@code -Dlockstep.bench.count-store=true} also prints Lockstep's store calls per
+ *       landed commit by operation and kind of file.
  *   <li><b>Metadata scaling with history</b>: one committer, one file per commit; when the table
  *       reaches each snapshot count, the latency of the next {@code --latency-commits} commits
  *       (p50, p99) and the time to plan a full scan through a fresh table object (median of {@code
@@ -50,7 +55,69 @@ public final class ScaleBench {
   private ScaleBench() {}
 
   /** One system's contention result at one K. */
-  record ContentionPoint(String system, int k, Workloads.Contention pooled) {}
+  record ContentionPoint(
+      String system, int k, Workloads.Contention pooled, List<Workloads.ContentionRun> runs) {
+
+    /** The median of the rounds' commits/s. */
+    double medianCommitsPerSecond() {
+      return median(runs.stream().mapToDouble(Workloads.ContentionRun::commitsPerSecond));
+    }
+
+    /** The median of the rounds' process CPU per landed commit, ms. */
+    double medianProcessCpuMillis() {
+      return median(runs.stream().mapToDouble(Workloads.ContentionRun::processCpuMillisPerCommit));
+    }
+
+    /** The median of the rounds' committer-thread CPU per landed commit, ms. */
+    double medianCommitterCpuMillis() {
+      return median(
+          runs.stream().mapToDouble(Workloads.ContentionRun::committerCpuMillisPerCommit));
+    }
+
+    /** The first read-back failure of the rounds, or {@code null}. */
+    String readBackError() {
+      return runs.stream()
+          .map(Workloads.ContentionRun::readBackError)
+          .filter(java.util.Objects::nonNull)
+          .findFirst()
+          .orElse(null);
+    }
+  }
+
+  /** The median of {@code values} without NaN (NaN when none is left). */
+  static double median(java.util.stream.DoubleStream values) {
+    double[] v = values.filter(d -> !Double.isNaN(d)).sorted().toArray();
+    if (v.length == 0) {
+      return Double.NaN;
+    }
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
+  /** The K of round {@code round}: ascending in even rounds, descending in odd ones. */
+  static int[] roundOrder(int[] committers, int round) {
+    int[] order = committers.clone();
+    if (round % 2 == 1) {
+      for (int i = 0; i < order.length / 2; i++) {
+        int t = order[i];
+        order[i] = order[order.length - 1 - i];
+        order[order.length - 1 - i] = t;
+      }
+    }
+    return order;
+  }
+
+  /** One contention run; a failure of the whole run is recorded as a failed run, not thrown. */
+  private static Workloads.ContentionRun contentionRun(
+      BenchSystem system, int k, Duration duration, Path work) {
+    try {
+      return Workloads.contention(
+          system, TableSpec.append(1, true), k, CONTENTION_ROWS_PER_COMMIT, duration, work);
+    } catch (Exception e) {
+      String error = String.valueOf(e).split("\n")[0];
+      System.err.println(system.name() + " K=" + k + " run failed: " + error);
+      return Workloads.ContentionRun.failed(error);
+    }
+  }
 
   /** One system's metadata point: at {@code size} snapshots or live files. */
   record MetadataPoint(
@@ -88,24 +155,29 @@ public final class ScaleBench {
     }
     long t0 = System.nanoTime();
 
-    // 1. Contention.
+    // 1. Contention. Every K is warmed up first (each system, --warmup-seconds each); then the
+    // rounds run the K in ascending order in even rounds and descending in odd ones, so that no K
+    // always runs first (on a cold JIT) or last. A run that fails as a whole, or whose table
+    // cannot be read back, is recorded and the benchmark goes on.
     Map<String, List<Workloads.ContentionRun>> runs = new LinkedHashMap<>();
     int config = 0;
-    for (int k : committers) {
-      for (BenchSystem system : systems) {
-        if (!warmup.isZero()) {
-          Workloads.contention(
-              system,
-              TableSpec.append(1, true),
+    if (!warmup.isZero()) {
+      for (int k : committers) {
+        for (BenchSystem system : systems) {
+          Workloads.ContentionRun w =
+              contentionRun(system, k, warmup, work.resolve("warmup-" + config++));
+          System.out.printf(
+              Locale.ROOT,
+              "warm-up %s K=%d: %.1f commits/s%s%n",
+              system.name(),
               k,
-              CONTENTION_ROWS_PER_COMMIT,
-              warmup,
-              work.resolve("warmup-" + config++));
+              w.commitsPerSecond(),
+              w.readBackError() == null ? "" : " (read-back failed: " + w.readBackError() + ")");
         }
       }
     }
     for (int round = 0; round < rounds; round++) {
-      for (int k : committers) {
+      for (int k : roundOrder(committers, round)) {
         List<BenchSystem> order = new ArrayList<>(systems);
         if ((round + k) % 2 == 1) {
           java.util.Collections.reverse(order);
@@ -113,34 +185,31 @@ public final class ScaleBench {
         for (BenchSystem system : order) {
           System.gc();
           Workloads.ContentionRun run =
-              Workloads.contention(
-                  system,
-                  TableSpec.append(1, true),
-                  k,
-                  CONTENTION_ROWS_PER_COMMIT,
-                  seconds,
-                  work.resolve("contention-" + config++));
+              contentionRun(system, k, seconds, work.resolve("contention-" + config++));
           runs.computeIfAbsent(system.name() + "/" + k, x -> new ArrayList<>()).add(run);
           System.out.printf(
               Locale.ROOT,
-              "contention %s K=%d round %d: %.1f commits/s, %.2f retries/commit%n",
+              "contention %s K=%d round %d: %.1f commits/s, %.2f retries/commit, %.3f ms process"
+                  + " CPU/commit, %.3f ms committer CPU/commit, load %.2f%s%n",
               system.name(),
               k,
               round + 1,
               run.commitsPerSecond(),
-              run.commits() == 0 ? 0.0 : (double) run.retries() / run.commits());
+              run.commits() == 0 ? 0.0 : (double) run.retries() / run.commits(),
+              run.processCpuMillisPerCommit(),
+              run.committerCpuMillisPerCommit(),
+              loadAverage()[0],
+              run.readBackError() == null ? "" : ", read-back failed: " + run.readBackError());
         }
       }
     }
     List<ContentionPoint> contention = new ArrayList<>();
     for (int k : committers) {
       for (BenchSystem system : systems) {
+        List<Workloads.ContentionRun> r = runs.get(system.name() + "/" + k);
         contention.add(
             new ContentionPoint(
-                system.name(),
-                k,
-                Workloads.Contention.pool(
-                    system.name(), "append", k, runs.get(system.name() + "/" + k))));
+                system.name(), k, Workloads.Contention.pool(system.name(), "append", k, r), r));
       }
     }
 
@@ -199,7 +268,7 @@ public final class ScaleBench {
     for (ContentionPoint p : points) {
       series
           .computeIfAbsent(p.system(), x -> new LinkedHashMap<>())
-          .put((long) p.k(), rate ? p.pooled().commitsPerSecond() : p.pooled().retriesPerCommit());
+          .put((long) p.k(), rate ? p.medianCommitsPerSecond() : p.pooled().retriesPerCommit());
     }
     return series;
   }
@@ -388,19 +457,72 @@ public final class ScaleBench {
               c.rowsRead(),
               c.rowsExpected()));
     }
-    md.append("\n| K | lockstep / paimon commits/s |\n|---|---|\n");
+    md.append(
+        "\nPer K, the median of the rounds (each K warmed up first; the rounds alternate the order"
+            + " of K, ascending then descending), with the CPU each landed commit cost: process CPU"
+            + " (every thread of the JVM: committers, GC, JIT) and the committer threads' own, each"
+            + " the median over rounds; attempts per commit pooled; failed commits and read-back"
+            + " per system and K over all rounds.\n\n");
+    md.append(
+        "| system | K | rounds | median commits/s | min .. max | median vs K = 1 | attempts/commit"
+            + " | process CPU ms/commit | committer CPU ms/commit | failed commits | read-back |\n");
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    Map<String, Double> medianAtOne = new LinkedHashMap<>();
+    for (ContentionPoint p : contention) {
+      if (p.k() == committers[0]) {
+        medianAtOne.put(p.system(), p.medianCommitsPerSecond());
+      }
+    }
+    for (ContentionPoint p : contention) {
+      Workloads.Contention c = p.pooled();
+      double min =
+          p.runs().stream()
+              .mapToDouble(Workloads.ContentionRun::commitsPerSecond)
+              .min()
+              .orElse(Double.NaN);
+      double max =
+          p.runs().stream()
+              .mapToDouble(Workloads.ContentionRun::commitsPerSecond)
+              .max()
+              .orElse(Double.NaN);
+      String readBack =
+          p.readBackError() != null
+              ? "failed: " + p.readBackError().replace("|", "/")
+              : c.rowsRead() == c.rowsExpected() ? "ok" : c.rowsRead() + " / " + c.rowsExpected();
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %d | %.1f | %.1f .. %.1f | %.2fx | %.2f | %.3f | %.3f | %d | %s |\n",
+              p.system(),
+              p.k(),
+              p.runs().size(),
+              p.medianCommitsPerSecond(),
+              min,
+              max,
+              p.medianCommitsPerSecond() / medianAtOne.getOrDefault(p.system(), Double.NaN),
+              c.commits() == 0 ? Double.NaN : 1 + c.retriesPerCommit(),
+              p.medianProcessCpuMillis(),
+              p.medianCommitterCpuMillis(),
+              c.otherFailures(),
+              readBack));
+    }
+    md.append("\n| K | lockstep / paimon commits/s (pooled) | (median) |\n|---|---|---|\n");
     for (int k : committers) {
       Double l = null;
       Double q = null;
+      double lm = Double.NaN;
+      double qm = Double.NaN;
       for (ContentionPoint p : contention) {
         if (p.k() == k && p.system().equals("lockstep")) {
           l = p.pooled().commitsPerSecond();
+          lm = p.medianCommitsPerSecond();
         } else if (p.k() == k && p.system().equals("paimon")) {
           q = p.pooled().commitsPerSecond();
+          qm = p.medianCommitsPerSecond();
         }
       }
       if (l != null && q != null) {
-        md.append(String.format(Locale.ROOT, "| %d | %.2fx |\n", k, l / q));
+        md.append(String.format(Locale.ROOT, "| %d | %.2fx | %.2fx |\n", k, l / q, lm / qm));
       }
     }
     md.append("\n![commits/s against committers](scale-contention.svg)\n\n");

@@ -257,9 +257,12 @@ public final class SideBySide {
         return new PaimonSystem();
       case "lockstep":
         return new LockstepSystem();
+      case "lockstep-racing":
+        // Lockstep with its in-process committers racing each other, as before stop 34's turns.
+        return new LockstepSystem("lockstep-racing", Map.of("commit.in-process-turns", "false"));
       default:
         throw new IllegalArgumentException(
-            "Unknown system '" + name + "'; known: lockstep, paimon");
+            "Unknown system '" + name + "'; known: lockstep, lockstep-racing, paimon");
     }
   }
 

@@ -35,6 +35,11 @@ public final class Workloads {
    *     #MAX_RECOMMITS} times; their files stay in the writer and go with its next commit
    * @param rowsExpected rows in landed commits (append table), or distinct keys in landed commits
    *     (primary-key table): what a full scan must read
+   * @param processCpuNanos CPU time of the whole process (every thread: committers, GC, JIT) from
+   *     the start to the end of the measured commits, the read-back excluded; -1 when unknown
+   * @param committerCpuNanos CPU time of the committer threads alone over the same span; -1 when
+   *     unknown
+   * @param readBackError the read-back's failure ({@code rowsRead} is then -1), else {@code null}
    */
   public record ContentionRun(
       long commits,
@@ -45,11 +50,76 @@ public final class Workloads {
       long otherFailures,
       long snapshots,
       long rowsRead,
-      long rowsExpected) {
+      long rowsExpected,
+      long processCpuNanos,
+      long committerCpuNanos,
+      String readBackError) {
+
+    public ContentionRun(
+        long commits,
+        double seconds,
+        LatencyRecorder latencies,
+        long retries,
+        long gaveUp,
+        long otherFailures,
+        long snapshots,
+        long rowsRead,
+        long rowsExpected) {
+      this(
+          commits,
+          seconds,
+          latencies,
+          retries,
+          gaveUp,
+          otherFailures,
+          snapshots,
+          rowsRead,
+          rowsExpected,
+          -1,
+          -1,
+          null);
+    }
+
+    /** A run that failed as a whole (its table could not be set up or a committer crashed). */
+    public static ContentionRun failed(String error) {
+      return new ContentionRun(0, 0, new LatencyRecorder(), 0, 0, 0, 0, -1, 0, -1, -1, error);
+    }
 
     public double commitsPerSecond() {
-      return commits / seconds;
+      return seconds <= 0 ? 0 : commits / seconds;
     }
+
+    /** Snapshot attempts per landed commit: 1 + retries per commit (NaN without commits). */
+    public double attemptsPerCommit() {
+      return commits == 0 ? Double.NaN : 1 + (double) retries / commits;
+    }
+
+    /** Process CPU milliseconds per landed commit (NaN when unknown or without commits). */
+    public double processCpuMillisPerCommit() {
+      return commits == 0 || processCpuNanos < 0 ? Double.NaN : processCpuNanos / 1e6 / commits;
+    }
+
+    /** Committer-thread CPU milliseconds per landed commit (NaN when unknown). */
+    public double committerCpuMillisPerCommit() {
+      return commits == 0 || committerCpuNanos < 0 ? Double.NaN : committerCpuNanos / 1e6 / commits;
+    }
+  }
+
+  /** CPU time of the whole process so far, or -1 when the JVM does not tell. */
+  static long processCpuNanos() {
+    java.lang.management.OperatingSystemMXBean os =
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+      return sun.getProcessCpuTime();
+    }
+    return -1;
+  }
+
+  /** CPU time of the calling thread so far, or -1 when the JVM does not tell. */
+  static long threadCpuNanos() {
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
   }
 
   /**
@@ -101,7 +171,7 @@ public final class Workloads {
         gaveUp += r.gaveUp();
         other += r.otherFailures();
         snapshots += r.snapshots();
-        rowsRead += r.rowsRead();
+        rowsRead = r.rowsRead() < 0 || rowsRead < 0 ? -1 : rowsRead + r.rowsRead();
         rowsExpected =
             r.rowsExpected() < 0 || rowsExpected < 0 ? -1 : rowsExpected + r.rowsExpected();
         perRoundRate[i] = r.commitsPerSecond();
@@ -177,7 +247,7 @@ public final class Workloads {
       List<LatencyRecorder> latencies = new ArrayList<>();
       // What landed, to check the table: row count (append) or distinct keys (primary key).
       List<Set<Integer>> committedKeys = new ArrayList<>();
-      long[] startedAt = new long[1];
+      long[] startedAt = new long[2]; // wall nanos, process CPU nanos
       for (int c = 0; c < committers; c++) {
         LatencyRecorder recorder = new LatencyRecorder();
         latencies.add(recorder);
@@ -198,11 +268,14 @@ public final class Workloads {
                   long pendingRows = 0;
                   List<Integer> pendingKeys = new ArrayList<>();
                   SplittableRandom random = new SplittableRandom(seed);
+                  long cpuAtStart;
                   try (BenchWriter writer = table.newWriter("committer-" + seed)) {
                     start.await();
+                    cpuAtStart = threadCpuNanos();
                     synchronized (startedAt) {
                       if (startedAt[0] == 0) {
                         startedAt[0] = System.nanoTime();
+                        startedAt[1] = processCpuNanos();
                       }
                     }
                     long deadline = System.nanoTime() + duration.toNanos();
@@ -255,7 +328,9 @@ public final class Workloads {
                       }
                     }
                   }
-                  return new long[] {commits, retries, gaveUp, other, landedRows};
+                  long cpuAtEnd = threadCpuNanos();
+                  long cpu = cpuAtStart < 0 || cpuAtEnd < 0 ? -1 : cpuAtEnd - cpuAtStart;
+                  return new long[] {commits, retries, gaveUp, other, landedRows, cpu};
                 }));
       }
       long commits = 0;
@@ -263,6 +338,7 @@ public final class Workloads {
       long gaveUp = 0;
       long other = 0;
       long landedRows = 0;
+      long committerCpu = 0;
       for (Future<long[]> f : results) {
         long[] r = f.get();
         commits += r[0];
@@ -270,12 +346,46 @@ public final class Workloads {
         gaveUp += r[2];
         other += r[3];
         landedRows += r[4];
+        committerCpu = r[5] < 0 || committerCpu < 0 ? -1 : committerCpu + r[5];
       }
       double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
+      long cpuNow = processCpuNanos();
+      long processCpu = cpuNow < 0 || startedAt[1] < 0 ? -1 : cpuNow - startedAt[1];
       pool.shutdown();
+      Map<String, Long> calls = table.storeCalls();
+      if (!calls.isEmpty() && commits > 0) {
+        StringBuilder line = new StringBuilder();
+        long landed = commits;
+        calls.forEach(
+            (k, v) ->
+                line.append(
+                    String.format(java.util.Locale.ROOT, " %s=%.2f", k, (double) v / landed)));
+        System.out.println(
+            system.name()
+                + " K="
+                + committers
+                + " store calls per landed commit (set-up included):"
+                + line);
+      }
       LatencyRecorder all = new LatencyRecorder();
       latencies.forEach(all::addAll);
-      BenchTable.ScanResult scan = table.scan(false);
+      // A table that cannot be read back is a result too (the rows read are then -1): it is
+      // reported, and the benchmark goes on with its other runs.
+      long rowsRead;
+      String readBackError = null;
+      long snapshotCount;
+      try {
+        rowsRead = table.scan(false).rows();
+      } catch (Exception e) {
+        rowsRead = -1;
+        readBackError = firstLine(e);
+        System.err.println(system.name() + " read-back failed: " + readBackError);
+      }
+      try {
+        snapshotCount = table.snapshotCount();
+      } catch (Exception e) {
+        snapshotCount = -1;
+      }
       Set<Integer> distinctKeys = new HashSet<>();
       committedKeys.forEach(distinctKeys::addAll);
       return new ContentionRun(
@@ -285,9 +395,12 @@ public final class Workloads {
           retries,
           gaveUp,
           other,
-          table.snapshotCount(),
-          scan.rows(),
-          spec.primaryKey() ? distinctKeys.size() : landedRows);
+          snapshotCount,
+          rowsRead,
+          spec.primaryKey() ? distinctKeys.size() : landedRows,
+          processCpu,
+          committerCpu,
+          readBackError);
     }
   }
 

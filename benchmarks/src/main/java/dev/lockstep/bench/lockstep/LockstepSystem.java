@@ -20,6 +20,7 @@ import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.types.DataType;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.FileIO;
 import dev.lockstep.fs.local.LocalFileIO;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,9 +32,24 @@ import java.util.Map;
 /** Lockstep's engine on the local store, with the same table layout as the Paimon driver. */
 public final class LockstepSystem implements BenchSystem {
 
+  private final String name;
+  private final Map<String, String> tableOptions;
+
+  public LockstepSystem() {
+    this("lockstep", Map.of());
+  }
+
+  /**
+   * @param tableOptions set on every table this system creates, over the shared ones
+   */
+  public LockstepSystem(String name, Map<String, String> tableOptions) {
+    this.name = name;
+    this.tableOptions = Map.copyOf(tableOptions);
+  }
+
   @Override
   public String name() {
-    return "lockstep";
+    return name;
   }
 
   @Override
@@ -92,8 +108,14 @@ public final class LockstepSystem implements BenchSystem {
 
   @Override
   public BenchTable createTable(Path warehouse, TableSpec spec) throws Exception {
-    // The local store, counting what the engine reads, writes and lists (ScaleBench's history).
-    CountingFileIO io = new CountingFileIO();
+    // The local store, counting what the engine reads, writes and lists (ScaleBench's history);
+    // with -Dlockstep.bench.count-store=true also each call by operation and kind of file
+    // (ScaleBench's contention part).
+    CountingFileIO counting = new CountingFileIO();
+    FileIO io =
+        Boolean.getBoolean("lockstep.bench.count-store")
+            ? new CallCountingFileIO(counting)
+            : counting;
     FileSystemCatalog catalog =
         new FileSystemCatalog(
             io, dev.lockstep.fs.Path.of(warehouse.toAbsolutePath().toString()), Map.of());
@@ -106,20 +128,24 @@ public final class LockstepSystem implements BenchSystem {
             .option(CoreOptions.WRITE_ONLY, Boolean.toString(spec.writeOnly()))
             .option(CoreOptions.COMPACTION_TRIGGER, Integer.toString(spec.compactionTrigger()));
     TableSpec.SHARED_OPTIONS.forEach(schema::option);
+    tableOptions.forEach(schema::option);
     if (spec.primaryKey()) {
       schema.primaryKey("k");
     }
     FileStoreTable table = catalog.createTable(new Identifier("bench", "t"), schema.build());
-    return new LockstepTable(table, spec, warehouse, io);
+    return new LockstepTable(table, spec, warehouse, counting, io);
   }
 
   private static final class LockstepTable implements BenchTable {
     private final FileStoreTable table;
     private final TableSpec spec;
     private final Path warehouse;
-    private final CountingFileIO io;
+    private final CountingFileIO counting;
+    private final FileIO io;
 
-    LockstepTable(FileStoreTable table, TableSpec spec, Path warehouse, CountingFileIO io) {
+    LockstepTable(
+        FileStoreTable table, TableSpec spec, Path warehouse, CountingFileIO counting, FileIO io) {
+      this.counting = counting;
       this.table = table;
       this.spec = spec;
       this.warehouse = warehouse;
@@ -128,7 +154,12 @@ public final class LockstepSystem implements BenchSystem {
 
     @Override
     public long[] storeCounters() {
-      return io.snapshot();
+      return counting.snapshot();
+    }
+
+    @Override
+    public Map<String, Long> storeCalls() {
+      return io instanceof CallCountingFileIO calls ? calls.counts() : Map.of();
     }
 
     @Override

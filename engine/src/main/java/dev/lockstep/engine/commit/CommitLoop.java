@@ -69,7 +69,10 @@ import org.slf4j.LoggerFactory;
  *       lost to the holder it waited for (that holder was publishing L+1), and a committer among
  *       several in a tight loop could lose {@code commit.max-retries} times in a row. So under a
  *       lock only a writer outside the lock, or a holder whose lease lapsed, makes an attempt
- *       conflict; the lock service's queue gives the turns.
+ *       conflict; the lock service's queue gives the turns. Lock-free, committers of one JVM do the
+ *       same under the table's in-process turn ({@link InProcessTurns}, option {@code
+ *       commit.in-process-turns}): they do not race each other; a committer in another process (or
+ *       one that did not get the turn in time) still races through the store's primitive.
  *   <li>CONFLICT (another commit took L+1): delete a base list this attempt wrote, then choose the
  *       wait ({@link RetryPolicy}, docs/engine.md#design-3-optimistic-commit: "retry at once with
  *       jitter; exponential waits only while a lock is contended"):
@@ -121,6 +124,14 @@ final class CommitLoop {
   private final List<RetryPolicy.Pause> pauses = new ArrayList<>();
   private int retries;
 
+  /** This table's in-process turn ({@link InProcessTurns}), or {@code null} when turned off. */
+  private final InProcessTurns.Turn turn;
+
+  /** Attempts made in the in-process turn, and attempts that waited it out (for tests). */
+  private int turnsTaken;
+
+  private int turnsMissed;
+
   CommitLoop(TableStore table, String commitUser) {
     this(table, commitUser, new LiveFileCache(table));
   }
@@ -136,6 +147,20 @@ final class CommitLoop {
     this.snapshots = table.snapshotManager();
     this.scan = new FileStoreScan(table);
     this.hint = new ContentionHint(table.fileIO(), snapshots.log().directory(), commitUser);
+    this.turn =
+        options.commitInProcessTurns()
+            ? InProcessTurns.of(snapshots.log().directory().toString())
+            : null;
+  }
+
+  /** Attempts this loop made holding the in-process turn (for tests). */
+  int turnsTaken() {
+    return turnsTaken;
+  }
+
+  /** Attempts that did not get the in-process turn within its bound and raced (for tests). */
+  int turnsMissed() {
+    return turnsMissed;
   }
 
   int retries() {
@@ -285,32 +310,46 @@ final class CommitLoop {
         Snapshot base = latest;
         Try tried;
         try {
-          tried =
-              locked
-                  ? table
-                      .committer()
-                      .holding(
-                          () ->
-                              tryOnce(
-                                  kind,
-                                  identifier,
-                                  detector,
-                                  base,
-                                  true,
-                                  delta.fileName(),
-                                  deltaList,
-                                  changes))
-                  : tryOnce(
-                      kind,
-                      identifier,
-                      detector,
-                      base,
-                      false,
-                      delta.fileName(),
-                      deltaList,
-                      changes);
+          if (locked) {
+            tried =
+                table
+                    .committer()
+                    .holding(
+                        () ->
+                            tryOnce(
+                                kind,
+                                identifier,
+                                detector,
+                                base,
+                                true,
+                                delta.fileName(),
+                                deltaList,
+                                changes));
+          } else if (turn != null
+              && turn.take(
+                  options.commitMaxRetryWait().toNanos(),
+                  turnBudgetNanos(start),
+                  options.commitMaxRetries() + 1)) {
+            // Committers of this JVM take turns: in its turn the attempt catches up with what the
+            // holders before it committed and builds on that, as under a lease (step 5).
+            try {
+              turnsTaken++;
+              tried =
+                  tryOnce(
+                      kind, identifier, detector, base, true, delta.fileName(), deltaList, changes);
+            } finally {
+              turn.release();
+            }
+          } else {
+            if (turn != null) {
+              turnsMissed++; // not in time: race as without turns
+            }
+            tried =
+                tryOnce(
+                    kind, identifier, detector, base, false, delta.fileName(), deltaList, changes);
+          }
         } catch (InterruptedException e) {
-          // Only while waiting for the lease: nothing was written.
+          // Only while waiting for the lease or the turn: nothing was written.
           Thread.currentThread().interrupt();
           throw new CommitInterruptedException(
               "Interrupted while waiting for the lock of "
@@ -1245,6 +1284,17 @@ final class CommitLoop {
             "Interrupted between commit attempts; nothing was" + " committed");
       }
     }
+  }
+
+  /**
+   * How long an attempt may wait for its in-process turn in all: until {@code commit.timeout} runs
+   * out, else without a limit of its own (the turn's slices end a wait on a stalled holder).
+   */
+  private long turnBudgetNanos(long start) {
+    if (options.commitTimeout() == null) {
+      return Long.MAX_VALUE;
+    }
+    return start + options.commitTimeout().toNanos() - System.nanoTime();
   }
 
   /** Sleeps {@code pause}, but not past {@code commit.timeout}. */

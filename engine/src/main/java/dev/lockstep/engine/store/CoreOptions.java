@@ -88,6 +88,13 @@ public record CoreOptions(
   public static final String COMMIT_MAX_RETRY_WAIT = "commit.max-retry-wait";
 
   public static final Duration COMMIT_MAX_RETRY_WAIT_DEFAULT = Duration.ofMillis(200);
+
+  /**
+   * Lock-free strategies: committers to one table in one JVM take turns instead of racing each
+   * other (engine README, "In-process turns").
+   */
+  public static final String COMMIT_IN_PROCESS_TURNS = "commit.in-process-turns";
+
   public static final String MANIFEST_MERGE_MIN_COUNT = "manifest.merge-min-count";
   public static final int MANIFEST_MERGE_MIN_COUNT_DEFAULT = 30;
   public static final String MANIFEST_TARGET_FILE_SIZE = "manifest.target-file-size";
@@ -239,6 +246,17 @@ public record CoreOptions(
           .withDescription(
               "the longest backoff under a contended lock (doubling from"
                   + " `commit.min-retry-wait`)");
+  static final ConfigOption<Boolean> COMMIT_IN_PROCESS_TURNS_OPTION =
+      ConfigOption.key(COMMIT_IN_PROCESS_TURNS)
+          .booleanType()
+          .defaultValue(true)
+          .withDescription(
+              "lock-free strategies: committers to the same table in one JVM take turns (an"
+                  + " in-process lock from an attempt's catch-up to its publish, waited for while it"
+                  + " changes hands at least once per `commit.max-retry-wait`), so they never lose a"
+                  + " snapshot race to each other;"
+                  + " committers in other processes still race through the store's primitive (see"
+                  + " \"In-process turns\")");
   static final ConfigOption<Integer> MANIFEST_MERGE_MIN_COUNT_OPTION =
       ConfigOption.key(MANIFEST_MERGE_MIN_COUNT)
           .intType()
@@ -425,6 +443,7 @@ public record CoreOptions(
           COMMIT_TIMEOUT_OPTION,
           COMMIT_MIN_RETRY_WAIT_OPTION,
           COMMIT_MAX_RETRY_WAIT_OPTION,
+          COMMIT_IN_PROCESS_TURNS_OPTION,
           MANIFEST_MERGE_MIN_COUNT_OPTION,
           MANIFEST_TARGET_FILE_SIZE_OPTION,
           MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION,
@@ -498,6 +517,11 @@ public record CoreOptions(
   /** {@code compaction.max.file-num}: the most files of one append compaction run. */
   public int compactionMaxFileNum() {
     return all == null ? COMPACTION_MAX_FILE_NUM_DEFAULT : all.get(COMPACTION_MAX_FILE_NUM_OPTION);
+  }
+
+  /** {@code commit.in-process-turns}: whether lock-free committers of one JVM take turns. */
+  public boolean commitInProcessTurns() {
+    return all == null || all.get(COMMIT_IN_PROCESS_TURNS_OPTION);
   }
 
   /** Whether this is dynamic bucket mode ({@code bucket = -1}). */

@@ -44,6 +44,8 @@ class LookupConcurrentCommitTest {
             Map.of(
                 "changelog-producer", "lookup",
                 "commit.max-retries", "200",
+                // Racing committers, as in separate processes: in one JVM they would take turns.
+                "commit.in-process-turns", "false",
                 "snapshot.num-retained.min", "100000",
                 "snapshot.num-retained.max", "100000"));
     int writers = 4;

@@ -40,6 +40,8 @@ class DeletionVectorRacingCommitsTest {
                 "deletion-vectors.enabled", "true",
                 "num-sorted-run.compaction-trigger", "3",
                 "commit.max-retries", "200",
+                // Racing committers, as in separate processes: in one JVM they would take turns.
+                "commit.in-process-turns", "false",
                 "snapshot.num-retained.min", "100000",
                 "snapshot.num-retained.max", "100000"));
     int writers = 3;
