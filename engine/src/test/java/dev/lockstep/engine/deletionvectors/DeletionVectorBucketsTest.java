@@ -10,10 +10,14 @@ import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -118,6 +122,20 @@ class DeletionVectorBucketsTest {
     // DeletionVectorTables.read fails on a key read twice.
     assertThat(values(table)).isEqualTo(expected);
     assertThat(DeletionVectorTables.mergeRead(table, null)).hasSize(expected.size());
+
+    // Each commit assigned key hashes (an index manifest naming them) and then replaced that
+    // manifest by one naming its vectors too: the replaced one is deleted, none is left behind.
+    Set<String> named = new HashSet<>();
+    for (long id : DeletionVectorTables.snapshotIds(table)) {
+      named.add(table.snapshotManager().get(id).indexManifest());
+    }
+    try (Stream<Path> files = Files.list(dir.resolve("db.db/dyn/manifest"))) {
+      assertThat(
+              files
+                  .map(f -> f.getFileName().toString())
+                  .filter(n -> n.startsWith("index-manifest-")))
+          .containsExactlyInAnyOrderElementsOf(named);
+    }
   }
 
   @Test
