@@ -84,6 +84,41 @@ class DeletionVectorBucketsTest {
   }
 
   /**
+   * One commit holding two files of one bucket with the same keys (the writer flushed in between):
+   * both files carry the commit's snapshot, so the row written later (the higher sequence number)
+   * wins and the vectors delete the earlier one; a delete written last deletes the key.
+   */
+  @Test
+  void withinOneCommitTheRowWrittenLaterWins() throws Exception {
+    FileStoreTable table =
+        DeletionVectorTables.create(dir, "flushes", Map.of("deletion-vectors.enabled", "true"));
+    upsert(table, "a", 1, 1, 2, 3);
+    try (TableWrite write = table.newWrite("b")) {
+      write.write(GenericRow.of(1, "first", 0L));
+      write.write(GenericRow.of(2, "first", 0L));
+      write.flush();
+      write.write(GenericRow.of(1, "second", 0L));
+      write.write(dev.lockstep.engine.data.RowKind.DELETE, GenericRow.of(2, null, 0L));
+      table.newCommit("b").commit(1, write.prepareCommit());
+    }
+    Snapshot latest = table.snapshotManager().latest().orElseThrow();
+    assertThat(table.newScan().plan().splits().get(0).files())
+        .as("a's file and b's two flushes")
+        .hasSize(3);
+    assertThat(values(table)).isEqualTo(Map.of(1, "second", 3, "a1"));
+    assertThat(values(table)).isEqualTo(toValues(DeletionVectorTables.mergeRead(table, null)));
+    assertThat(DeletionVectorTables.assertCovered(table, latest))
+        .as("rows the vectors delete: a's 1 and 2, b's first 1 and 2, b's delete of 2")
+        .isEqualTo(5);
+  }
+
+  private static Map<Integer, String> toValues(Map<Integer, GenericRow> rows) {
+    Map<Integer, String> out = new TreeMap<>();
+    rows.forEach((k, row) -> out.put(k, (String) row.get(1)));
+    return out;
+  }
+
+  /**
    * Dynamic buckets, 4 keys a bucket, one initial bucket: keys 0-3 go to bucket 0, 4-7 to bucket 1.
    * An update of key 4 (bucket 1) commits vectors for bucket 1 (or drops them, option off); then a
    * batch of four new keys and an update of key 5 must find bucket 1 full and key 5 in it.
