@@ -89,6 +89,30 @@ class DamagedSnapshotExactlyOnceTest {
     assertThat(rows(table)).isEqualTo(4);
   }
 
+  /**
+   * The damage the check went past (a readable snapshot above it answered) is reported as a warning
+   * (SkippedDamage, which the CLI prints): the operator learns of the damaged file although the
+   * commit needed nothing from it. Snapshot 3 of 5 is damaged: the reads that find the earliest (1
+   * and 2) and prove the latest (4) do not meet it, only the check does.
+   */
+  @Test
+  void damageTheCheckWentPastIsReported() throws Exception {
+    FileStoreTable loaded = threeSnapshots();
+    commit(loaded, loaded.newCommit("d"), "d", 1);
+    commit(loaded, loaded.newCommit("e"), "e", 1);
+    FileStoreTable table = emptySnapshot(loaded, 3);
+    assertThat(table.snapshotManager().latestId().getAsLong()).isEqualTo(5);
+    assertThat(table.snapshotManager().earliestId().getAsLong()).isEqualTo(1);
+    assertThat(table.snapshotManager().skippedDamage().entries()).isEmpty();
+
+    assertThat(table.newCommit("d").isCommitted(1)).isTrue(); // snapshot 4 proves it
+    assertThat(table.snapshotManager().skippedDamage().entries())
+        .extracting(e -> e.kind() + " " + e.file().substring(e.file().lastIndexOf('/') + 1))
+        .containsExactly("snapshot snapshot-3");
+    assertThat(commit(table, table.newCommit("d"), "d", 1).alreadyCommitted()).isTrue();
+    assertThat(rows(table)).isEqualTo(5);
+  }
+
   @Test
   void aFreshCommitUserIsNotStoppedByADamagedOldSnapshotAndARerunFindsItsCommits()
       throws Exception {

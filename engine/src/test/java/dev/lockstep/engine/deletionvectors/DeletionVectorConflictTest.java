@@ -203,6 +203,45 @@ class DeletionVectorConflictTest {
     b.close();
   }
 
+  /**
+   * A writer still running with the option off (its table object was opened before the option was
+   * switched on) wins the race into a bucket that has no vectors yet: the retry's base has other
+   * files but the same (absent) vector file, and the retry must compute its vectors on the new
+   * files, so the snapshot's vectors cover the whole bucket and the read needs no merge.
+   */
+  @Test
+  void aRetryAfterAWriterWithTheOptionOffWonCoversTheBucketsNewFiles() throws Exception {
+    createLoaded();
+    FileStoreTable off = table.copyWithOptions(Map.of("deletion-vectors.enabled", "false"));
+    try (TableWrite write = off.newWrite("off")) {
+      off.newCommit("off").commit(1, messages(write, new Object[] {8, "off"}));
+    }
+    // The option-off commit dropped the bucket's vectors.
+    assertThat(DeletionVectorFile.byBucket(table, table.snapshotManager().latest().get()))
+        .isEmpty();
+    TableWrite b = table.newWrite("b");
+    List<CommitMessage> fromB = messages(b, new Object[] {3, "b"}, new Object[] {9, null});
+    TableCommit commitB = table.newCommit("b");
+    CommitResult[] resultB = new CommitResult[1];
+    raceOnce(
+        () -> {
+          try (TableWrite write = off.newWrite("off")) {
+            off.newCommit("off").commit(2, messages(write, new Object[] {6, "off"}));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        },
+        () -> resultB[0] = commitB.commit(1, fromB));
+    assertThat(resultB[0].retries()).as("b lost the race and retried").isPositive();
+    assertThat(readValues())
+        .isEqualTo(expected(8, "off", 6, "off", 3, "b", 9, null))
+        .isEqualTo(toValues(DeletionVectorTables.mergeRead(table, null)));
+    assertThat(DeletionVectorTables.assertCovered(table, table.snapshotManager().latest().get()))
+        .as("rows the vectors delete: the loaded 3, 6, 8, 9 and b's delete of 9 (a retraction)")
+        .isEqualTo(5);
+    b.close();
+  }
+
   private DataFileMeta onlyFile(Snapshot snapshot) throws IOException {
     var splits = table.newScan().withSnapshot(snapshot.id()).plan().splits();
     assertThat(splits).hasSize(1);

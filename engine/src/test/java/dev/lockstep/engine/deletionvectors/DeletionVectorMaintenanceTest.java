@@ -12,6 +12,7 @@ import dev.lockstep.engine.maintenance.OrphanFilesCleaner;
 import dev.lockstep.engine.maintenance.SnapshotExpiration;
 import dev.lockstep.engine.maintenance.TableCheck;
 import dev.lockstep.engine.maintenance.TagManager;
+import dev.lockstep.engine.manifest.BucketId;
 import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
@@ -154,6 +155,9 @@ class DeletionVectorMaintenanceTest {
     FileStoreTable table = table(Map.of("bucket", "2"));
     upsert(table, 1, 0, 40, "a");
     upsert(table, 2, 0, 20, "b");
+    var vectorsBefore =
+        DeletionVectorFile.byBucket(table, table.snapshotManager().latest().orElseThrow());
+    assertThat(vectorsBefore).hasSize(2);
     FileStoreTable off = table.copyWithOptions(Map.of("deletion-vectors.enabled", "false"));
     try (TableWrite write = off.newWrite("off")) {
       write.write(GenericRow.of(3, "off", 0L)); // one bucket only
@@ -161,6 +165,18 @@ class DeletionVectorMaintenanceTest {
     }
     Snapshot afterOff = table.snapshotManager().latest().orElseThrow();
     assertThat(DeletionVectorFile.byBucket(table, afterOff)).hasSize(1);
+    // The one left is the other bucket's, as it was; the changed bucket's is gone.
+    BucketId changed = null;
+    for (var split : table.newScan().plan().splits()) {
+      if (split.files().stream().anyMatch(f -> f.commitSnapshot() == afterOff.id())) {
+        changed = new BucketId(split.partition(), split.bucket());
+      }
+    }
+    assertThat(changed).isNotNull();
+    BucketId other = new BucketId("", 1 - changed.bucket());
+    assertThat(DeletionVectorFile.byBucket(table, afterOff))
+        .containsOnlyKeys(other)
+        .containsEntry(other, vectorsBefore.get(other));
     assertThat(DeletionVectorTables.read(table, null))
         .isEqualTo(DeletionVectorTables.mergeRead(table, null));
     assertThat(DeletionVectorTables.read(table, null).get(3).get(1)).isEqualTo("off");
