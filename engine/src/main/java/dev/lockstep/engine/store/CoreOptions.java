@@ -263,8 +263,11 @@ public record CoreOptions(
           .defaultValue(MANIFEST_MERGE_MIN_COUNT_DEFAULT)
           .require(Requirement.atLeast(2))
           .withDescription(
-              "small manifests (below `manifest.target-file-size`) are merged once a snapshot"
-                  + " would have this many of them (or once they add up to the target size)");
+              "the newest manifests below `manifest.target-file-size` are merged once a run of"
+                  + " this many of them forms (or they add up to the target size); a run gathers,"
+                  + " from the newest backwards, only manifests holding at most twice its entries"
+                  + " so far, so an older, larger manifest is not rewritten to add a few entries"
+                  + " (docs/engine.md \"Manifest merging\")");
   static final ConfigOption<Integer> SCAN_MANIFEST_PARALLELISM_OPTION =
       ConfigOption.key(SCAN_MANIFEST_PARALLELISM)
           .intType()
@@ -281,17 +284,17 @@ public record CoreOptions(
           .defaultValue(ValueParsers.size(MANIFEST_TARGET_FILE_SIZE_DEFAULT))
           .require(b -> b >= 1024, "at least 1 kb")
           .withDescription(
-              "merged manifests roll at this size; a manifest this large without deleted"
-                  + " entries is never rewritten by a minor merge");
+              "merged manifests roll at this size; a manifest this large is never rewritten by"
+                  + " a minor merge");
   static final ConfigOption<Long> MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_OPTION =
       ConfigOption.key(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE)
           .sizeType()
           .defaultValue(ValueParsers.size(MANIFEST_FULL_COMPACTION_THRESHOLD_SIZE_DEFAULT))
           .require(b -> b >= 1024, "at least 1 kb")
           .withDescription(
-              "once the manifests that are small or hold deleted entries add up to this, a"
-                  + " merge drops every deleted entry: manifests naming a deleted file are rewritten,"
-                  + " the others kept");
+              "once the manifests that are small or hold deleted entries add up to this and hold"
+                  + " a deleted entry, a merge drops every deleted entry: manifests naming a deleted"
+                  + " file are rewritten, the others kept");
   static final ConfigOption<String> FILE_FORMAT_OPTION =
       ConfigOption.key(FILE_FORMAT)
           .stringType()
