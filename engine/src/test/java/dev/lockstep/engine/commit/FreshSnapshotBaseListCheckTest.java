@@ -63,8 +63,6 @@ class FreshSnapshotBaseListCheckTest {
                     .option("snapshot.num-retained.max", "1")
                     .option("snapshot.time-retained", "1 h")
                     .option("manifest.merge-min-count", "1000")
-                    // No inline compaction: its snapshots would land at moments of their own.
-                    .option("write-only", "true")
                     .build());
     FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable ours = catalog(io).getTable(ID);
@@ -102,11 +100,13 @@ class FreshSnapshotBaseListCheckTest {
 
     assertThat(raced).as("the other writer committed during the check").isTrue();
     assertThat(result.dataSnapshotId()).isEqualTo(1);
-    // One snapshot per append (write-only: no compaction snapshot in between).
+    // One snapshot per append, and a compaction snapshot whenever the writer's inline compaction
+    // of the small files landed, at a moment of its own: at most one per append. (Write-only would
+    // make the count exact, but it also turns off the expiration this test needs.)
     List<Long> listed = other.snapshotManager().log().listIds();
     assertThat(listed).hasSize(1);
     long head = listed.get(0);
-    assertThat(head).isEqualTo((long) appends + 1);
+    assertThat(head).isBetween((long) appends + 1, 2L * appends + 1);
     Snapshot last = other.snapshotManager().get(head);
     assertThat(last.priorDeltas())
         .as("the head does not name our delta list")
