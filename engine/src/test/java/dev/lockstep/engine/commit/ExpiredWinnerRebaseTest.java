@@ -192,6 +192,36 @@ class ExpiredWinnerRebaseTest {
   }
 
   /**
+   * A compaction that loses to an APPEND (new keys, no file of ours touched) whose snapshots then
+   * expire lands on the newest snapshot: checked against the live files of the partitions it
+   * touches, its inputs are still live, so it is neither dropped nor a conflict.
+   */
+  @Test
+  void aCompactionWhoseInputsAreStillLiveLandsOnTheNewestSnapshot() throws Exception {
+    FileStoreTable others = create(true);
+    append(others, "others", 1, 1);
+    append(others, "others", 2, 2);
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = catalog(io).getTable(ID);
+    List<CommitMessage> compaction;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.compact(true);
+      compaction = write.prepareCommit();
+    }
+    assertThat(compaction).singleElement().satisfies(m -> assertThat(m.compactBefore()).hasSize(2));
+    AtomicInteger reads = loseThenExpire(io, others, 3, () -> append(others, "others", 999, 5));
+
+    CommitResult result = ours.newCommit("ours").commit(1, compaction);
+
+    assertThat(reads).hasValueGreaterThanOrEqualTo(2);
+    assertThat(result.droppedCompactions()).isEmpty();
+    assertThat(result.compactSnapshotId()).as("built on the newest snapshot, 5").isEqualTo(6);
+    assertThat(others.snapshotManager().get(6).commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(others.snapshotManager().get(6).commitUser()).isEqualTo("ours");
+    assertThat(keyCounts(others)).isEqualTo(Map.of(1, 1, 2, 1, 3, 1, 4, 1, 5, 1));
+  }
+
+  /**
    * The first commit of a table loses snapshot 1, which expires (with the snapshot after it) before
    * the catch-up reads it: the commit has no base at all and rebases on the newest snapshot.
    */

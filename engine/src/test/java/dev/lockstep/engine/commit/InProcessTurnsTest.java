@@ -249,6 +249,88 @@ class InProcessTurnsTest {
     t.close();
   }
 
+  /**
+   * A holder that stalls (the turn does not change hands) is waited for one slice of {@code
+   * commit.max-retry-wait}, not for every slice {@code commit.max-retries} allows: the waiter then
+   * races and, nobody publishing meanwhile, lands while the turn is still held. Here the slices
+   * would add up to 200 s; the test holds the turn for at most 60.
+   */
+  @Test
+  void aStalledHolderIsWaitedForOneSliceOnly() throws Exception {
+    FileStoreTable t =
+        open(
+            new LocalFileIO(),
+            Map.of(
+                "commit.min-retry-wait", "1 ms",
+                "commit.max-retry-wait", "200 ms",
+                "commit.max-retries", "1000"),
+            true);
+    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
+    CommitLoop loop = new CommitLoop(t, "waiter");
+    java.util.concurrent.FutureTask<Long> commit =
+        new java.util.concurrent.FutureTask<>(
+            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
+    turn.lock.lock(); // a holder that never hands the turn on
+    try {
+      new Thread(commit, "waiter").start();
+      await(commit::isDone);
+      assertThat(commit.isDone()).as("the waiter raced while the turn was still held").isTrue();
+    } finally {
+      turn.lock.unlock();
+    }
+    assertThat(commit.get(60, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(loop.turnsMissed()).isEqualTo(1);
+    assertThat(loop.turnsTaken()).isZero();
+    t.close();
+  }
+
+  /**
+   * With {@code commit.timeout} set, a committer passed over while the turn keeps changing hands
+   * waits until that timeout runs out, then races (and here lands, nobody publishing). It neither
+   * gives up before the timeout (here after 1.5 s of a 4 s timeout, with 1 s slices) nor waits on
+   * for the slices {@code commit.max-retries} would allow (about 17 min).
+   */
+  @Test
+  void withACommitTimeoutAPassedOverCommitterWaitsUntilItRunsOutThenRaces() throws Exception {
+    FileStoreTable t =
+        open(
+            new LocalFileIO(),
+            Map.of(
+                "commit.min-retry-wait", "1 ms",
+                "commit.max-retry-wait", "1 s",
+                "commit.max-retries", "1000",
+                "commit.timeout", "4 s"),
+            true);
+    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
+    CommitLoop loop = new CommitLoop(t, "waiter");
+    java.util.concurrent.FutureTask<Long> commit =
+        new java.util.concurrent.FutureTask<>(
+            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
+    turn.lock.lock(); // others keep taking the turn ahead of it
+    try {
+      new Thread(commit, "waiter").start();
+      await(() -> turn.lock.hasQueuedThreads() || commit.isDone());
+      long checkAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+      while (System.nanoTime() < checkAt) {
+        turn.noteTaken();
+        Thread.sleep(1);
+      }
+      assertThat(commit.isDone()).as("gave up the turn before commit.timeout").isFalse();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!commit.isDone() && System.nanoTime() < deadline) {
+        turn.noteTaken();
+        Thread.sleep(1);
+      }
+      assertThat(commit.isDone()).as("still waiting for the turn after commit.timeout").isTrue();
+    } finally {
+      turn.lock.unlock();
+    }
+    assertThat(commit.get(1, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(loop.turnsMissed()).isEqualTo(1);
+    assertThat(loop.turnsTaken()).isZero();
+    t.close();
+  }
+
   /** A committer interrupted while it waits for its turn commits nothing. */
   @Test
   void anInterruptWhileWaitingForTheTurnCommitsNothing() throws Exception {

@@ -2,6 +2,8 @@ package dev.lockstep.engine.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.conformance.FaultInjectingStore;
+import dev.lockstep.conformance.FaultPlan.Operation;
 import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,8 +43,12 @@ class RerouteChangelogTest {
   @TempDir java.nio.file.Path dir;
 
   private FileStoreTable table(String producer) throws IOException {
+    return table(new LocalFileIO(), producer);
+  }
+
+  private FileStoreTable table(dev.lockstep.fs.FileIO io, String producer) throws IOException {
     // One key per bucket: a writer puts its first new key into bucket 0, its second into 1.
-    return new FileSystemCatalog(new LocalFileIO(), Path.of(dir.toString()), Map.of())
+    return new FileSystemCatalog(io, Path.of(dir.toString()), Map.of())
         .createTable(
             new Identifier("db", "kv"),
             Schema.newBuilder()
@@ -120,5 +127,46 @@ class RerouteChangelogTest {
 
     assertThat(changelog(table, 2)).containsExactlyInAnyOrder("-U 7 a7", "+U 7 c7", "+I 8 c8");
     assertThat(unreferenced(table)).isEmpty();
+  }
+
+  /**
+   * The key-hash conflict is found only after our first attempt computed its changelog: "c" loses
+   * snapshot 1 to "a" (which put c's key 7 into bucket 1) while publishing, and its catch-up meets
+   * a's assignment. The changelog files and list computed for that attempt are deleted with the
+   * round (its {@code finally}); the re-routed round computes its own on a's snapshot.
+   */
+  @Test
+  void aLookupChangelogComputedBeforeTheConflictIsDeletedWithItsRound() throws Exception {
+    FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
+    FileStoreTable ours = table(io, "lookup");
+    // The other writer is another process: it does not wait for our in-process turn.
+    FileStoreTable theirs =
+        new FileSystemCatalog(
+                new LocalFileIO(),
+                Path.of(dir.toString()),
+                Map.of("commit.in-process-turns", "false"))
+            .getTable(new Identifier("db", "kv"));
+    List<CommitMessage> ourMessages = written(ours, "c", 7, 8);
+    List<CommitMessage> theirMessages = written(theirs, "a", 1, 7);
+    AtomicBoolean raced = new AtomicBoolean();
+    io.beforeLanding(
+        Operation.CREATE,
+        (op, path) -> {
+          if (path.name().equals("snapshot-1") && raced.compareAndSet(false, true)) {
+            assertThat(theirs.newCommit("a").commit(1, theirMessages).dataSnapshotId())
+                .isEqualTo(1);
+          }
+        });
+    TableCommit commit = ours.newCommit("c");
+
+    assertThat(commit.commit(1, ourMessages).dataSnapshotId()).isEqualTo(2);
+
+    assertThat(raced).isTrue();
+    assertThat(commit.indexConflicts()).isEqualTo(1);
+    assertThat(TestTables.readKeyValues(ours)).isEqualTo(Map.of(1, "a1", 7, "c7", 8, "c8"));
+    assertThat(changelog(ours, 2)).containsExactlyInAnyOrder("-U 7 a7", "+U 7 c7", "+I 8 c8");
+    assertThat(unreferenced(ours))
+        .as("the changelog computed for the first round's attempt is deleted")
+        .isEmpty();
   }
 }
