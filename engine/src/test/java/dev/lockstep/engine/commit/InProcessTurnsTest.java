@@ -287,8 +287,8 @@ class InProcessTurnsTest {
   /**
    * With {@code commit.timeout} set, a committer passed over while the turn keeps changing hands
    * waits until that timeout runs out, then races (and here lands, nobody publishing). It neither
-   * gives up before the timeout (here after 1.5 s of a 4 s timeout, with 1 s slices) nor waits on
-   * for the slices {@code commit.max-retries} would allow (about 17 min).
+   * gives up before the timeout (checked after 0.5 s of a 1.2 s timeout, with 300 ms slices) nor
+   * waits on for the slices {@code commit.max-retries} would allow (about 5 min).
    */
   @Test
   void withACommitTimeoutAPassedOverCommitterWaitsUntilItRunsOutThenRaces() throws Exception {
@@ -297,9 +297,9 @@ class InProcessTurnsTest {
             new LocalFileIO(),
             Map.of(
                 "commit.min-retry-wait", "1 ms",
-                "commit.max-retry-wait", "1 s",
+                "commit.max-retry-wait", "300 ms",
                 "commit.max-retries", "1000",
-                "commit.timeout", "4 s"),
+                "commit.timeout", "1200 ms"),
             true);
     InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
     CommitLoop loop = new CommitLoop(t, "waiter");
@@ -310,7 +310,7 @@ class InProcessTurnsTest {
     try {
       new Thread(commit, "waiter").start();
       await(() -> turn.lock.hasQueuedThreads() || commit.isDone());
-      long checkAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+      long checkAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
       while (System.nanoTime() < checkAt) {
         turn.noteTaken();
         Thread.sleep(1);
