@@ -110,6 +110,17 @@ class ExpiredWinnerRebaseTest {
     return reads;
   }
 
+  /** Our full compaction of the table's one bucket, prepared and not committed: two files in. */
+  private static List<CommitMessage> compactionOf(FileStoreTable ours) throws IOException {
+    List<CommitMessage> compaction;
+    try (TableWrite write = ours.newWrite("ours")) {
+      write.compact(true);
+      compaction = write.prepareCommit();
+    }
+    assertThat(compaction).singleElement().satisfies(m -> assertThat(m.compactBefore()).hasSize(2));
+    return compaction;
+  }
+
   @FunctionalInterface
   private interface IoAction {
     void run() throws IOException;
@@ -145,12 +156,7 @@ class ExpiredWinnerRebaseTest {
     append(others, "others", 2, 2);
     FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable ours = catalog(io).getTable(ID);
-    List<CommitMessage> compaction;
-    try (TableWrite write = ours.newWrite("ours")) {
-      write.compact(true);
-      compaction = write.prepareCommit();
-    }
-    assertThat(compaction).singleElement().satisfies(m -> assertThat(m.compactBefore()).hasSize(2));
+    List<CommitMessage> compaction = compactionOf(ours);
     List<DataFileMeta> ourOutput = new ArrayList<>(compaction.get(0).compactAfter());
     assertThat(ourOutput).isNotEmpty();
     CommitMessage ourMessage = compaction.get(0);
@@ -203,12 +209,7 @@ class ExpiredWinnerRebaseTest {
     append(others, "others", 2, 2);
     FaultInjectingStore io = FaultInjectingStore.wrap(new LocalFileIO());
     FileStoreTable ours = catalog(io).getTable(ID);
-    List<CommitMessage> compaction;
-    try (TableWrite write = ours.newWrite("ours")) {
-      write.compact(true);
-      compaction = write.prepareCommit();
-    }
-    assertThat(compaction).singleElement().satisfies(m -> assertThat(m.compactBefore()).hasSize(2));
+    List<CommitMessage> compaction = compactionOf(ours);
     AtomicInteger reads = loseThenExpire(io, others, 3, () -> append(others, "others", 999, 5));
 
     CommitResult result = ours.newCommit("ours").commit(1, compaction);

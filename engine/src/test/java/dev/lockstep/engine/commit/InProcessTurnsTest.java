@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -65,6 +66,41 @@ class InProcessTurnsTest {
   private static void await(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+  }
+
+  /**
+   * A committer of this JVM on a new table with {@code options}, committing identifier 1 on its own
+   * thread once {@link #start()}ed; the tests hold its table's turn ({@code turn.lock}) meanwhile.
+   */
+  private record Waiter(
+      FileStoreTable table, InProcessTurns.Turn turn, CommitLoop loop, FutureTask<Long> commit) {
+
+    void start() {
+      new Thread(commit, "waiter").start();
+    }
+  }
+
+  private Waiter waiter(Map<String, String> options) throws IOException {
+    FileStoreTable t = open(new LocalFileIO(), options, true);
+    CommitLoop loop = new CommitLoop(t, "waiter");
+    return new Waiter(
+        t,
+        InProcessTurns.of(t.snapshotManager().log().directory().toString()),
+        loop,
+        new FutureTask<>(() -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null)));
+  }
+
+  /**
+   * Others taking the turn ahead of the waiter: a handoff every millisecond until {@code nanos} has
+   * passed or {@code done} holds.
+   */
+  private static void handOffFor(InProcessTurns.Turn turn, long nanos, BooleanSupplier done)
+      throws InterruptedException {
+    long until = System.nanoTime() + nanos;
+    while (!done.getAsBoolean() && System.nanoTime() < until) {
+      turn.noteTaken();
       Thread.sleep(1);
     }
   }
@@ -181,35 +217,22 @@ class InProcessTurnsTest {
    */
   @Test
   void aCommitterKeepsWaitingWhileTheTurnChangesHands() throws Exception {
-    FileStoreTable t =
-        open(
-            new LocalFileIO(),
-            Map.of("commit.min-retry-wait", "1 ms", "commit.max-retry-wait", "300 ms"),
-            true);
-    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
-    CommitLoop loop = new CommitLoop(t, "waiter");
-    java.util.concurrent.FutureTask<Long> commit =
-        new java.util.concurrent.FutureTask<>(
-            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
-    turn.lock.lock(); // other committers of this JVM hold the turn, one after the other
+    Waiter w = waiter(Map.of("commit.min-retry-wait", "1 ms", "commit.max-retry-wait", "300 ms"));
+    w.turn().lock.lock(); // other committers of this JVM hold the turn, one after the other
     try {
-      new Thread(commit, "waiter").start();
-      await(turn.lock::hasQueuedThreads);
-      // Five slices' worth of others taking turns (a handoff every millisecond).
-      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
-      while (System.nanoTime() < until) {
-        turn.noteTaken();
-        Thread.sleep(1);
-      }
-      assertThat(commit.isDone()).isFalse();
+      w.start();
+      await(w.turn().lock::hasQueuedThreads);
+      // Five slices' worth of others taking turns.
+      handOffFor(w.turn(), TimeUnit.MILLISECONDS.toNanos(1500), () -> false);
+      assertThat(w.commit().isDone()).isFalse();
     } finally {
-      turn.lock.unlock();
+      w.turn().lock.unlock();
     }
-    assertThat(commit.get(60, TimeUnit.SECONDS)).isEqualTo(1);
-    assertThat(loop.turnsTaken()).isEqualTo(1);
-    assertThat(loop.turnsMissed()).isZero();
-    assertThat(loop.retries()).isZero();
-    t.close();
+    assertThat(w.commit().get(60, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(w.loop().turnsTaken()).isEqualTo(1);
+    assertThat(w.loop().turnsMissed()).isZero();
+    assertThat(w.loop().retries()).isZero();
+    w.table().close();
   }
 
   /**
@@ -218,35 +241,24 @@ class InProcessTurnsTest {
    */
   @Test
   void aCommitterPassedOverForTooManySlicesRaces() throws Exception {
-    FileStoreTable t =
-        open(
-            new LocalFileIO(),
+    Waiter w =
+        waiter(
             Map.of(
                 "commit.min-retry-wait", "1 ms",
                 "commit.max-retry-wait", "20 ms",
-                "commit.max-retries", "1"),
-            true);
-    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
-    CommitLoop loop = new CommitLoop(t, "waiter");
-    java.util.concurrent.FutureTask<Long> commit =
-        new java.util.concurrent.FutureTask<>(
-            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
-    turn.lock.lock(); // others keep taking the turn ahead of it
+                "commit.max-retries", "1"));
+    w.turn().lock.lock(); // others keep taking the turn ahead of it
     try {
-      new Thread(commit, "waiter").start();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (!commit.isDone() && System.nanoTime() < deadline) {
-        turn.noteTaken();
-        Thread.sleep(1);
-      }
-      assertThat(commit.get(1, TimeUnit.SECONDS)).isEqualTo(1);
+      w.start();
+      handOffFor(w.turn(), TimeUnit.SECONDS.toNanos(60), w.commit()::isDone);
+      assertThat(w.commit().get(1, TimeUnit.SECONDS)).isEqualTo(1);
     } finally {
-      turn.lock.unlock();
+      w.turn().lock.unlock();
     }
-    assertThat(loop.turnsMissed()).isEqualTo(1);
-    assertThat(loop.turnsTaken()).isZero();
-    assertThat(loop.retries()).isZero();
-    t.close();
+    assertThat(w.loop().turnsMissed()).isEqualTo(1);
+    assertThat(w.loop().turnsTaken()).isZero();
+    assertThat(w.loop().retries()).isZero();
+    w.table().close();
   }
 
   /**
@@ -257,31 +269,24 @@ class InProcessTurnsTest {
    */
   @Test
   void aStalledHolderIsWaitedForOneSliceOnly() throws Exception {
-    FileStoreTable t =
-        open(
-            new LocalFileIO(),
+    Waiter w =
+        waiter(
             Map.of(
                 "commit.min-retry-wait", "1 ms",
                 "commit.max-retry-wait", "200 ms",
-                "commit.max-retries", "1000"),
-            true);
-    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
-    CommitLoop loop = new CommitLoop(t, "waiter");
-    java.util.concurrent.FutureTask<Long> commit =
-        new java.util.concurrent.FutureTask<>(
-            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
-    turn.lock.lock(); // a holder that never hands the turn on
+                "commit.max-retries", "1000"));
+    w.turn().lock.lock(); // a holder that never hands the turn on
     try {
-      new Thread(commit, "waiter").start();
-      await(commit::isDone);
-      assertThat(commit.isDone()).as("the waiter raced while the turn was still held").isTrue();
+      w.start();
+      await(w.commit()::isDone);
+      assertThat(w.commit().isDone()).as("the waiter raced while the turn was still held").isTrue();
     } finally {
-      turn.lock.unlock();
+      w.turn().lock.unlock();
     }
-    assertThat(commit.get(60, TimeUnit.SECONDS)).isEqualTo(1);
-    assertThat(loop.turnsMissed()).isEqualTo(1);
-    assertThat(loop.turnsTaken()).isZero();
-    t.close();
+    assertThat(w.commit().get(60, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(w.loop().turnsMissed()).isEqualTo(1);
+    assertThat(w.loop().turnsTaken()).isZero();
+    w.table().close();
   }
 
   /**
@@ -292,70 +297,52 @@ class InProcessTurnsTest {
    */
   @Test
   void withACommitTimeoutAPassedOverCommitterWaitsUntilItRunsOutThenRaces() throws Exception {
-    FileStoreTable t =
-        open(
-            new LocalFileIO(),
+    Waiter w =
+        waiter(
             Map.of(
                 "commit.min-retry-wait", "1 ms",
                 "commit.max-retry-wait", "300 ms",
                 "commit.max-retries", "1000",
-                "commit.timeout", "1200 ms"),
-            true);
-    InProcessTurns.Turn turn = InProcessTurns.of(t.snapshotManager().log().directory().toString());
-    CommitLoop loop = new CommitLoop(t, "waiter");
-    java.util.concurrent.FutureTask<Long> commit =
-        new java.util.concurrent.FutureTask<>(
-            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
-    turn.lock.lock(); // others keep taking the turn ahead of it
+                "commit.timeout", "1200 ms"));
+    w.turn().lock.lock(); // others keep taking the turn ahead of it
     try {
-      new Thread(commit, "waiter").start();
-      await(() -> turn.lock.hasQueuedThreads() || commit.isDone());
-      long checkAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
-      while (System.nanoTime() < checkAt) {
-        turn.noteTaken();
-        Thread.sleep(1);
-      }
-      assertThat(commit.isDone()).as("gave up the turn before commit.timeout").isFalse();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (!commit.isDone() && System.nanoTime() < deadline) {
-        turn.noteTaken();
-        Thread.sleep(1);
-      }
-      assertThat(commit.isDone()).as("still waiting for the turn after commit.timeout").isTrue();
+      w.start();
+      await(() -> w.turn().lock.hasQueuedThreads() || w.commit().isDone());
+      handOffFor(w.turn(), TimeUnit.MILLISECONDS.toNanos(500), () -> false);
+      assertThat(w.commit().isDone()).as("gave up the turn before commit.timeout").isFalse();
+      handOffFor(w.turn(), TimeUnit.SECONDS.toNanos(60), w.commit()::isDone);
+      assertThat(w.commit().isDone())
+          .as("still waiting for the turn after commit.timeout")
+          .isTrue();
     } finally {
-      turn.lock.unlock();
+      w.turn().lock.unlock();
     }
-    assertThat(commit.get(1, TimeUnit.SECONDS)).isEqualTo(1);
-    assertThat(loop.turnsMissed()).isEqualTo(1);
-    assertThat(loop.turnsTaken()).isZero();
-    t.close();
+    assertThat(w.commit().get(1, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(w.loop().turnsMissed()).isEqualTo(1);
+    assertThat(w.loop().turnsTaken()).isZero();
+    w.table().close();
   }
 
   /** A committer interrupted while it waits for its turn commits nothing. */
   @Test
   void anInterruptWhileWaitingForTheTurnCommitsNothing() throws Exception {
-    FileStoreTable t = open(new LocalFileIO(), Map.of("commit.max-retry-wait", "10 min"), true);
-    ReentrantLock turn = InProcessTurns.of(t.snapshotManager().log().directory().toString()).lock;
-    CommitLoop loop = new CommitLoop(t, "waiter");
-    java.util.concurrent.FutureTask<Long> commit =
-        new java.util.concurrent.FutureTask<>(
-            () -> loop.commit(CommitKind.APPEND, List.of(), 1, null, null));
-    Thread committer = new Thread(commit, "waiter");
-    turn.lock(); // another committer of this JVM holds the turn
+    Waiter w = waiter(Map.of("commit.max-retry-wait", "10 min"));
+    Thread committer = new Thread(w.commit(), "waiter");
+    w.turn().lock.lock(); // another committer of this JVM holds the turn
     try {
       committer.start();
-      await(turn::hasQueuedThreads);
-      assertThat(turn.hasQueuedThreads()).isTrue();
+      await(w.turn().lock::hasQueuedThreads);
+      assertThat(w.turn().lock.hasQueuedThreads()).isTrue();
       committer.interrupt();
-      assertThatThrownBy(() -> commit.get(60, TimeUnit.SECONDS))
+      assertThatThrownBy(() -> w.commit().get(60, TimeUnit.SECONDS))
           .hasCauseInstanceOf(CommitInterruptedException.class)
           .hasStackTraceContaining("nothing was committed");
     } finally {
-      turn.unlock();
+      w.turn().lock.unlock();
     }
     committer.join();
-    assertThat(t.snapshotManager().latestId()).isEmpty();
-    assertThat(loop.turnsTaken() + loop.turnsMissed()).isZero();
-    t.close();
+    assertThat(w.table().snapshotManager().latestId()).isEmpty();
+    assertThat(w.loop().turnsTaken() + w.loop().turnsMissed()).isZero();
+    w.table().close();
   }
 }

@@ -122,6 +122,10 @@ class DeletionVectorMaintenanceTest {
     try (OutputStream out = Files.newOutputStream(stray)) {
       out.write(new byte[] {1, 2, 3});
     }
+    // Older than the run: a file modified in the cleaner's own millisecond counts as too young (a
+    // warm JVM got there within that millisecond and failed the test under PIT, stop 36).
+    Files.setLastModifiedTime(
+        stray, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
     var report = new OrphanFilesCleaner(table, Duration.ZERO, false).clean();
     assertThat(report.removed()).extracting(f -> f.path()).contains("manifest/index-stray.dv");
     assertThat(vectorFiles()).isEqualTo(named);
