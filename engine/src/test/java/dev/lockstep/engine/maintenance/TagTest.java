@@ -126,4 +126,33 @@ class TagTest {
     assertThat(tags.tags()).extracting(TagManager.Tag::name).containsExactly("a");
     assertThat(tags.delete("b")).isFalse();
   }
+
+  /**
+   * {@code create} returns the tag it wrote; {@code tags()} lists by snapshot id, then name,
+   * whatever order the store lists the files in (eight tags: a listing that happens to be in that
+   * order is one in 40,320); {@code find} and {@code delete} refuse a bad name as {@code create}
+   * does, before touching any file.
+   */
+  @Test
+  void createReturnsTheTagTagsAreOrderedAndFindAndDeleteRefuseBadNames() throws Exception {
+    FileStoreTable table = table();
+    commitBatches(table, 3);
+    TagManager tags = new TagManager(table);
+    TagManager.Tag made = tags.create("h", 1);
+    assertThat(made.name()).isEqualTo("h");
+    assertThat(made.snapshot().id()).isEqualTo(1);
+    assertThat(made.snapshot().commitId()).isEqualTo(table.snapshotManager().get(1).commitId());
+    String[][] more = {
+      {"g", "1"}, {"f", "2"}, {"e", "2"}, {"d", "3"}, {"c", "3"}, {"b", "1"}, {"a", "2"}
+    };
+    for (String[] t : more) {
+      tags.create(t[0], Long.parseLong(t[1]));
+    }
+    assertThat(tags.tags())
+        .extracting(t -> t.name() + "@" + t.snapshot().id())
+        .containsExactly("b@1", "g@1", "h@1", "a@2", "e@2", "f@2", "c@3", "d@3");
+    assertThatThrownBy(() -> tags.find("../x")).hasMessageContaining("not valid");
+    assertThatThrownBy(() -> tags.delete("../h")).hasMessageContaining("not valid");
+    assertThat(tags.find("h")).isPresent();
+  }
 }
