@@ -116,6 +116,35 @@ class SnapshotExpirationTest {
     assertThat(table.snapshotManager().log().listIds()).hasSize((int) latest);
   }
 
+  /**
+   * The report's byte count is the size on disk of exactly the data files and manifests it names,
+   * in a dry run and in the run that then deletes them.
+   */
+  @Test
+  void theReportedBytesAreTheSizesOfTheFilesItNames() throws Exception {
+    FileStoreTable table = table(Map.of("snapshot.num-retained.min", "1000"));
+    commitBatches(table, 6, true);
+    MaintenanceOptions keep2 = new MaintenanceOptions(2, Integer.MAX_VALUE, Duration.ZERO, 100);
+    ExpireReport dry = new SnapshotExpiration(table, keep2).dryRun();
+    long onDisk = 0;
+    for (String f : dry.deletedDataFiles()) {
+      onDisk += Files.size(dir.resolve("db.db/kv").resolve(f));
+    }
+    for (String m : dry.deletedManifests()) {
+      onDisk += Files.size(dir.resolve("db.db/kv/manifest").resolve(m));
+    }
+    assertThat(dry.deletedManifests()).anyMatch(m -> m.startsWith("manifest-list-"));
+    assertThat(dry.deletedBytes()).isEqualTo(onDisk).isPositive();
+
+    ExpireReport run = new SnapshotExpiration(table, keep2).expire();
+    assertThat(run.deletedDataFiles()).containsExactlyInAnyOrderElementsOf(dry.deletedDataFiles());
+    assertThat(run.deletedManifests()).containsExactlyInAnyOrderElementsOf(dry.deletedManifests());
+    assertThat(run.deletedBytes()).isEqualTo(onDisk);
+    for (String f : run.deletedDataFiles()) {
+      assertThat(dir.resolve("db.db/kv").resolve(f)).doesNotExist();
+    }
+  }
+
   @Test
   void filesOfUncommittedMessagesAreNeverDeleted() throws Exception {
     FileStoreTable table = table(Map.of("snapshot.num-retained.min", "1000"));
