@@ -117,6 +117,38 @@ class OrphanFilesCleanerTest {
     assertThat(Writers.missingFilesOfRetainedSnapshots(table)).isEmpty();
   }
 
+  /**
+   * Behind an unreadable snapshot, an unreferenced file is kept when it is not newer than the first
+   * readable snapshot after it (the unreadable one, committed before that, may name it), to the
+   * millisecond; a file newer than that snapshot is an orphan.
+   */
+  @Test
+  void behindAnUnreadableSnapshotFilesUpToTheNextReadableOneAreKept() throws Exception {
+    FileStoreTable table = table();
+    long latest = table.snapshotManager().latestId().getAsLong();
+    long readableAfter = table.snapshotManager().get(latest).timeMillis();
+    Files.write(tableDir().resolve("snapshot/snapshot-" + (latest - 1)), "{ not json".getBytes());
+    Path atTheSnapshot = plant("bucket-0/data-kept.avro", FileTime.fromMillis(readableAfter));
+    Path newer = plant("bucket-0/data-newer.avro", FileTime.fromMillis(readableAfter + 1));
+    while (System.currentTimeMillis() <= readableAfter + 1) {
+      Thread.sleep(1); // the guard of 0 must find the newer file old enough
+    }
+
+    OrphanReport report =
+        new OrphanFilesCleaner(
+                TestTables.catalog(dir).getTable(Identifier.parse("db.kv")), Duration.ZERO, false)
+            .clean();
+
+    assertThat(report.unreadable()).singleElement().asString().contains("snapshot " + (latest - 1));
+    assertThat(atTheSnapshot).exists();
+    assertThat(report.keptUnprovable()).isPositive();
+    assertThat(newer).doesNotExist();
+    assertThat(report.removed())
+        .extracting(OrphanReport.RemovedFile::path)
+        .contains("bucket-0/data-newer.avro")
+        .doesNotContain("bucket-0/data-kept.avro");
+  }
+
   @Test
   void afterACompleteExpirationNothingIsOrphanedEvenWithAZeroGuard() throws Exception {
     FileStoreTable table = table();
