@@ -108,6 +108,28 @@ class TableCheckTest {
     assertThat(report.rowsRead()).isPositive();
   }
 
+  /**
+   * From the EARLIEST hint on, every id must be there: the snapshot the hint names is missing is
+   * damage, also when an older file (an expired id published again) sits below it.
+   */
+  @Test
+  void theSnapshotTheEarliestHintNamesIsMissingIsDamage() throws Exception {
+    FileStoreTable table = table("hinted");
+    Path snapshots = local(table.snapshotManager().log().directory());
+    Files.write(
+        snapshots.resolve("EARLIEST"), "2".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    Files.delete(snapshots.resolve("snapshot-2"));
+    TableCheck.Report report = new TableCheck(table, false).run();
+    assertThat(report.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.kind()).isEqualTo("snapshot");
+              assertThat(p.file()).endsWith("snapshot-2");
+              assertThat(p.damage()).contains("missing");
+            });
+  }
+
   @Test
   void aGapBelowTheEarliestSnapshotIsExpirationNotDamage() throws Exception {
     FileStoreTable table = table("expired");
