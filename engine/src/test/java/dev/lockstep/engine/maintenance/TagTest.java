@@ -96,6 +96,51 @@ class TagTest {
     assertThat(tags.tags()).isEmpty();
   }
 
+  /**
+   * The table check reads the files only a tag keeps: a data file of a tagged, expired snapshot
+   * that no retained snapshot lists, once deleted, is reported missing and names the tag.
+   */
+  @Test
+  void theCheckFindsAMissingFileThatOnlyATagKeeps() throws Exception {
+    FileStoreTable table = table();
+    commitBatches(table, 2);
+    long tagged = table.snapshotManager().latestId().getAsLong();
+    new TagManager(table).create("t", tagged);
+    Snapshot copy = table.snapshotManager().get(tagged);
+    commitBatches(table, 3);
+    new SnapshotExpiration(table, new MaintenanceOptions(1, 1, Duration.ZERO, 1000)).expire();
+    assertThat(table.snapshotManager().log().exists(tagged)).isFalse();
+    java.util.Set<String> retained = new java.util.HashSet<>();
+    for (long id : table.snapshotManager().log().listIds()) {
+      for (ManifestEntry e : table.store().liveFiles(table.snapshotManager().get(id)).values()) {
+        retained.add(e.file().fileName());
+      }
+    }
+    ManifestEntry onlyTagged =
+        table.store().liveFiles(copy).values().stream()
+            .filter(e -> !retained.contains(e.file().fileName()))
+            .findFirst()
+            .orElseThrow();
+    Files.delete(
+        Path.of(
+            table
+                .bucketPath(onlyTagged.partition(), onlyTagged.bucket())
+                .child(onlyTagged.file().fileName())
+                .pathPart()));
+
+    TableCheck.Report report = new TableCheck(table, false).run();
+
+    assertThat(report.problems())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.kind()).isEqualTo("data file");
+              assertThat(p.file()).endsWith(onlyTagged.file().fileName());
+              assertThat(p.damage()).isEqualTo("missing");
+              assertThat(p.snapshots()).containsExactly("tag t");
+            });
+  }
+
   @Test
   void aTagOnTheExpiredRangeIsHonouredByADryRunToo() throws Exception {
     FileStoreTable table = table();
