@@ -6,6 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.manifest.IndexFileMeta;
+import dev.lockstep.engine.manifest.ManifestEntry;
+import dev.lockstep.engine.manifest.ManifestFileMeta;
+import dev.lockstep.engine.scan.FileStoreScan;
+import dev.lockstep.engine.snapshot.Snapshot;
+import dev.lockstep.engine.snapshot.SnapshotManager;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
@@ -221,5 +227,110 @@ class OrphanFilesCleanerTest {
     assertThatThrownBy(() -> Writers.read(reopened, -1))
         .isInstanceOf(FileNotFoundException.class)
         .hasMessageContaining(live);
+  }
+
+  /**
+   * A snapshot file below the history (an expired id published again by a late write) is not
+   * history, but orphan removal keeps every file it alone names until a person removes it: its
+   * manifest lists (base, prior deltas, delta, changelog), their manifests, its data and changelog
+   * files and its bucket index. Built here by expiring the history up to a compaction and then
+   * putting back snapshot 3 and the files it names, as a late write would have left them.
+   */
+  @Test
+  void aStraySnapshotBelowTheHistoryKeepsEveryFileItAloneNames() throws Exception {
+    TestTables.keyValueTable(
+        dir, Map.of("bucket", "-1", "changelog-producer", "input", "write-only", "true"));
+    FileStoreTable table = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+    for (int c = 1; c <= 3; c++) {
+      try (TableWrite write = table.newWrite("w")) {
+        write.write(GenericRow.of(c, "v" + c));
+        table.newCommit("w").commit(c, write.prepareCommit());
+      }
+    }
+    Snapshot stray = table.snapshotManager().readUncached(3).orElseThrow();
+    Set<String> named = namedBy(table, stray);
+    Map<String, byte[]> saved = new java.util.HashMap<>();
+    for (String f : named) {
+      saved.put(f, Files.readAllBytes(tableDir().resolve(f)));
+    }
+    // The history moves on: a full compaction and new keys (a new bucket index), then everything
+    // before the latest snapshot expires.
+    FileStoreTable compacting = table.copyWithOptions(Map.of("write-only", "false"));
+    try (TableWrite write = compacting.newWrite("c")) {
+      for (int k = 10; k < 20; k++) {
+        write.write(GenericRow.of(k, "later"));
+      }
+      write.compact(true);
+      compacting.newCommit("c").commit(1, write.prepareCommit());
+    }
+    for (int c = 4; c <= 13; c++) {
+      try (TableWrite write = table.newWrite("w")) {
+        write.write(GenericRow.of(100 + c, "v" + c));
+        table.newCommit("w").commit(c, write.prepareCommit());
+      }
+    }
+    new SnapshotExpiration(table, new MaintenanceOptions(1, 1, Duration.ZERO, 100)).expire();
+    Set<String> gone = new TreeSet<>(named);
+    gone.removeAll(allFiles());
+    // Only the stray names these now: each kind must be among them, or the test proves nothing.
+    assertThat(gone)
+        .contains(
+            "manifest/" + stray.baseManifestList(),
+            "manifest/" + stray.priorDeltas().get(0).deltaManifestList(),
+            "manifest/" + stray.deltaManifestList(),
+            "manifest/" + stray.changelogManifestList(),
+            "manifest/" + stray.indexManifest())
+        .anyMatch(f -> f.startsWith("bucket-0/data-"))
+        .anyMatch(f -> f.startsWith("bucket-0/changelog-"));
+    // The late write: snapshot 3 and its files back, all of them old.
+    for (String f : gone) {
+      Files.write(tableDir().resolve(f), saved.get(f));
+    }
+    Files.write(tableDir().resolve("snapshot/snapshot-3"), SnapshotManager.serialize(stray));
+    try (Stream<Path> files = Files.walk(tableDir())) {
+      for (Path p : files.filter(Files::isRegularFile).toList()) {
+        Files.setLastModifiedTime(p, TWO_DAYS_AGO);
+      }
+    }
+    plant("bucket-0/data-orphan.avro", TWO_DAYS_AGO);
+    FileStoreTable reopened = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+    long earliest = reopened.snapshotManager().earliestId().getAsLong();
+    assertThat(reopened.snapshotManager().belowHistory(earliest)).containsExactly(3L);
+
+    OrphanReport report = new OrphanFilesCleaner(reopened, Duration.ZERO, false).clean();
+
+    assertThat(report.removed())
+        .extracting(OrphanReport.RemovedFile::path)
+        .containsExactly("bucket-0/data-orphan.avro");
+    assertThat(allFiles()).containsAll(named);
+    assertThat(Writers.read(reopened, -1)).hasSize(23).containsEntry(3, "v3");
+  }
+
+  /** Every file {@code s} names, relative to the table directory. */
+  private static Set<String> namedBy(FileStoreTable table, Snapshot s) throws Exception {
+    Set<String> lists = new TreeSet<>();
+    lists.add(s.baseManifestList());
+    s.priorDeltas().forEach(p -> lists.add(p.deltaManifestList()));
+    lists.add(s.deltaManifestList());
+    lists.add(s.changelogManifestList());
+    Set<String> named = new TreeSet<>();
+    for (String list : lists) {
+      named.add("manifest/" + list);
+      for (ManifestFileMeta m : table.manifestList().read(list)) {
+        named.add("manifest/" + m.fileName());
+      }
+    }
+    FileStoreScan scan = new FileStoreScan(table);
+    for (ManifestEntry e : scan.delta(s)) {
+      named.add("bucket-" + e.bucket() + "/" + e.file().fileName());
+    }
+    for (ManifestEntry e : scan.changelog(s)) {
+      named.add("bucket-" + e.bucket() + "/" + e.file().fileName());
+    }
+    named.add("manifest/" + s.indexManifest());
+    for (IndexFileMeta f : table.indexManifest().read(s.indexManifest())) {
+      named.add("manifest/" + f.fileName());
+    }
+    return named;
   }
 }
