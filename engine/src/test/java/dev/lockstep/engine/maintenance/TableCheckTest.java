@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.engine.TestTables;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
+import dev.lockstep.engine.manifest.IndexFileMeta;
 import dev.lockstep.engine.manifest.ManifestEntry;
 import dev.lockstep.engine.snapshot.Snapshot;
 import dev.lockstep.engine.table.FileStoreTable;
@@ -120,14 +121,50 @@ class TableCheckTest {
         snapshots.resolve("EARLIEST"), "2".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     Files.delete(snapshots.resolve("snapshot-2"));
     TableCheck.Report report = new TableCheck(table, false).run();
-    assertThat(report.problems())
-        .singleElement()
-        .satisfies(
-            p -> {
-              assertThat(p.kind()).isEqualTo("snapshot");
-              assertThat(p.file()).endsWith("snapshot-2");
-              assertThat(p.damage()).contains("missing");
-            });
+    assertThat(onlyProblem(report, "snapshot", "snapshot-2").damage()).isEqualTo("missing");
+  }
+
+  /**
+   * An index file (a dynamic-bucket table's key hashes) whose length is not the one its index
+   * manifest records is damage, empty or short, named with both lengths.
+   */
+  @Test
+  void anIndexFileOfTheWrongLengthIsDamage() throws Exception {
+    for (Damage damage : List.of(Damage.EMPTY, Damage.TRUNCATED)) {
+      Path root = dir.resolve("index-" + damage);
+      TestTables.keyValueTable(root, Map.of("bucket", "-1"));
+      FileStoreTable table = TestTables.catalog(root).getTable(Identifier.parse("db.kv"));
+      try (TableWrite write = table.newWrite("w")) {
+        for (int k = 0; k < 50; k++) {
+          write.write(GenericRow.of(k, "v"));
+        }
+        table.newCommit("w").commit(1, write.prepareCommit());
+      }
+      Snapshot s = table.snapshotManager().get(1);
+      IndexFileMeta index = table.indexManifest().read(s.indexManifest()).get(0);
+      Path file = local(table.indexManifest().path(index.fileName()));
+      damage(file, damage);
+
+      TableCheck.Problem p =
+          onlyProblem(new TableCheck(table, false).run(), "index file", index.fileName());
+
+      String recorded = " (its index manifest says " + index.fileSize() + " bytes)";
+      assertThat(p.damage())
+          .isEqualTo(
+              damage == Damage.EMPTY
+                  ? "empty" + recorded
+                  : (index.fileSize() / 2) + " bytes long" + recorded);
+      assertThat(p.snapshots()).containsExactly("snapshot 1");
+    }
+  }
+
+  /** The one problem of {@code report}, of {@code kind}, in a file whose name ends so. */
+  static TableCheck.Problem onlyProblem(TableCheck.Report report, String kind, String fileSuffix) {
+    assertThat(report.problems()).hasSize(1);
+    TableCheck.Problem p = report.problems().get(0);
+    assertThat(p.kind()).as(p.toString()).isEqualTo(kind);
+    assertThat(p.file()).as(p.toString()).endsWith(fileSuffix);
+    return p;
   }
 
   @Test
