@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.engine.TestTables;
+import dev.lockstep.engine.catalog.FileSystemCatalog;
 import dev.lockstep.engine.catalog.Identifier;
 import dev.lockstep.engine.data.GenericRow;
 import dev.lockstep.engine.manifest.IndexFileMeta;
@@ -15,7 +16,12 @@ import dev.lockstep.engine.snapshot.SnapshotManager;
 import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
+import dev.lockstep.fs.FileIO;
+import dev.lockstep.fs.local.LocalFileIO;
+import dev.lockstep.testing.CapabilityHidingFileIO;
 import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -25,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -153,6 +160,72 @@ class OrphanFilesCleanerTest {
         .extracting(OrphanReport.RemovedFile::path)
         .contains("bucket-0/data-newer.avro")
         .doesNotContain("bucket-0/data-kept.avro");
+  }
+
+  /**
+   * Hidden files in the metadata directories that are not a writer's temporary files (the checksum
+   * files a Hadoop local file system writes beside each file) are never removed; a temporary file
+   * there is, whichever writer left it ({@code .tmp} or {@code .inprogress}).
+   */
+  @Test
+  void hiddenMetadataFilesStayAndOnlyTemporaryOnesGo() throws Exception {
+    FileStoreTable table = table();
+    List<String> kept = List.of("snapshot/.snapshot-1.crc", "schema/.schema-0.crc");
+    List<String> temporary =
+        List.of("snapshot/.snapshot-9.5678.inprogress", "schema/.schema-1.9abc.tmp");
+    for (String f : kept) {
+      plant(f, TWO_DAYS_AGO);
+    }
+    for (String f : temporary) {
+      plant(f, TWO_DAYS_AGO);
+    }
+
+    OrphanReport report = new OrphanFilesCleaner(table, Duration.ofDays(1), false).clean();
+
+    assertThat(report.removed())
+        .extracting(OrphanReport.RemovedFile::path)
+        .containsExactlyInAnyOrderElementsOf(temporary);
+    assertThat(allFiles()).containsAll(kept).doesNotContainAnyElementsOf(temporary);
+  }
+
+  /**
+   * Interrupted while removing (the CLI's Ctrl-C): it stops before its next delete, says how many
+   * it removed, and the rest stays for the next run.
+   */
+  @Test
+  void anInterruptStopsTheRemovalBeforeItsNextDelete() throws Exception {
+    table();
+    List<String> orphans = List.of("bucket-0/data-orphan-1.avro", "bucket-0/data-orphan-2.avro");
+    for (String o : orphans) {
+      plant(o, TWO_DAYS_AGO);
+    }
+    AtomicInteger deletes = new AtomicInteger();
+    FileIO interruptingAfterOneDelete =
+        new CapabilityHidingFileIO(new LocalFileIO()) {
+          @Override
+          public boolean delete(dev.lockstep.fs.Path path, boolean recursive) throws IOException {
+            boolean deleted = super.delete(path, recursive);
+            if (deletes.incrementAndGet() == 1) {
+              Thread.currentThread().interrupt();
+            }
+            return deleted;
+          }
+        };
+    FileStoreTable table =
+        new FileSystemCatalog(
+                interruptingAfterOneDelete, dev.lockstep.fs.Path.of(dir.toString()), Map.of())
+            .getTable(Identifier.parse("db.kv"));
+    OrphanFilesCleaner cleaner = new OrphanFilesCleaner(table, Duration.ofDays(1), false);
+    try {
+      assertThatThrownBy(cleaner::clean)
+          .isInstanceOf(InterruptedIOException.class)
+          .hasMessageContaining("interrupted after 1 file(s)");
+    } finally {
+      Thread.interrupted();
+    }
+    assertThat(deletes).hasValue(1);
+    assertThat(cleaner.removedSoFar()).isEqualTo(1);
+    assertThat(orphans.stream().filter(o -> Files.exists(tableDir().resolve(o)))).hasSize(1);
   }
 
   @Test
