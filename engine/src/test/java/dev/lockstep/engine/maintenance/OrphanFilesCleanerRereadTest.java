@@ -52,8 +52,12 @@ class OrphanFilesCleanerRereadTest {
   }
 
   private FileStoreTable table(Map<String, String> options) throws Exception {
-    TestTables.keyValueTable(dir, options);
-    FileStoreTable t = TestTables.catalog(dir).getTable(Identifier.parse("db.kv"));
+    return table(dir, options);
+  }
+
+  private static FileStoreTable table(Path root, Map<String, String> options) throws Exception {
+    TestTables.keyValueTable(root, options);
+    FileStoreTable t = TestTables.catalog(root).getTable(Identifier.parse("db.kv"));
     for (int c = 1; c <= 4; c++) {
       try (TableWrite write = t.newWrite("w")) {
         write.write(GenericRow.of(c, "v" + c));
@@ -196,6 +200,52 @@ class OrphanFilesCleanerRereadTest {
         .hasMessageContaining("run it again when expiration is idle");
     assertThat(reads).hasValue(5);
     assertThat(stray).exists();
+  }
+
+  /**
+   * A missing manifest list is named whichever role it has for the snapshots that name it: the base
+   * list, a prior delta (snapshot 1's delta, which snapshots 2 to 4 carry after snapshot 1 expired)
+   * or a changelog list.
+   */
+  @Test
+  void aMissingManifestListIsNamedInEachOfItsRoles() throws Exception {
+    Map<String, String> writeOnly = Map.of("write-only", "true");
+    assertMissingListIsNamed("base", writeOnly, t -> t.snapshotManager().get(4).baseManifestList());
+    assertMissingListIsNamed(
+        "delta", writeOnly, t -> t.snapshotManager().get(4).deltaManifestList());
+    assertMissingListIsNamed(
+        "prior-delta",
+        writeOnly,
+        t -> {
+          new SnapshotExpiration(t, new MaintenanceOptions(3, 3, Duration.ZERO, 100)).expire();
+          assertThat(t.snapshotManager().earliestId()).hasValue(2);
+          return t.snapshotManager().get(2).priorDeltas().get(0).deltaManifestList();
+        });
+    assertMissingListIsNamed(
+        "changelog",
+        Map.of("write-only", "true", "changelog-producer", "input"),
+        t -> t.snapshotManager().get(3).changelogManifestList());
+  }
+
+  private interface ListToLose {
+    String pick(FileStoreTable table) throws Exception;
+  }
+
+  private void assertMissingListIsNamed(String name, Map<String, String> options, ListToLose lose)
+      throws Exception {
+    Path root = dir.resolve(name);
+    FileStoreTable t = table(root, options);
+    Path list = root.resolve("db.db/kv/manifest").resolve(lose.pick(t));
+    Files.delete(list);
+    FileStoreTable cleaned = TestTables.catalog(root).getTable(Identifier.parse("db.kv"));
+
+    OrphanReport report = new OrphanFilesCleaner(cleaned, Duration.ZERO, false).clean();
+
+    assertThat(report.unreadable()).as(name).isNotEmpty();
+    assertThat(cleaned.snapshotManager().skippedDamage().entries())
+        .as(name)
+        .containsExactly(new SkippedDamage.Entry("manifest list", list.toString(), "missing"));
+    assertThat(report.removed()).as(name).isEmpty();
   }
 
   /** A manifest that does not parse is named as damaged; the run keeps what it might name. */
