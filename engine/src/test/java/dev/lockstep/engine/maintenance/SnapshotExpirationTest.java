@@ -207,6 +207,21 @@ class SnapshotExpirationTest {
     assertThat(writeOnly.snapshotManager().log().listIds()).containsExactly(5L, 6L, 7L, 8L, 9L);
   }
 
+  /** Built from a table alone, it expires by the table's options (the Spark procedure's base). */
+  @Test
+  void itsOptionsAreTheTablesOwn() throws Exception {
+    FileStoreTable table =
+        table(
+            Map.of(
+                "snapshot.num-retained.min", "7",
+                "snapshot.num-retained.max", "9",
+                "snapshot.time-retained", "3 h"));
+    MaintenanceOptions options = new SnapshotExpiration(table).options();
+    assertThat(options.numRetainedMin()).isEqualTo(7);
+    assertThat(options.numRetainedMax()).isEqualTo(9);
+    assertThat(options.timeRetained()).isEqualTo(Duration.ofHours(3));
+  }
+
   @Test
   void badOptionsNameTheKeyAndTheFix() {
     assertThatThrownBy(() -> MaintenanceOptions.from(Map.of("snapshot.num-retained.min", "0")))
