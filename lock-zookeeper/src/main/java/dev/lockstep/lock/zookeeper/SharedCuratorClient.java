@@ -156,6 +156,11 @@ final class SharedCuratorClient {
     leases.remove(lease);
   }
 
+  /** How many leases receive this client's connection-state changes now (tests, diagnostics). */
+  int registeredLeases() {
+    return leases.size();
+  }
+
   private void stateChanged(ConnectionState state) {
     LOG.debug("ZooKeeper connection to {} is {}", connectString, state);
     switch (state) {

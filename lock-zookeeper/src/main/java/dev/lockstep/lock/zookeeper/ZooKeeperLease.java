@@ -86,11 +86,6 @@ final class ZooKeeperLease extends AbstractLease {
     return nodePath;
   }
 
-  /** The session that owns the lock node. */
-  long sessionId() {
-    return sessionId;
-  }
-
   /** The connection was suspended: the session may expire on the server at any moment. */
   void suspended(String reason) {
     markInDoubt(reason, null);

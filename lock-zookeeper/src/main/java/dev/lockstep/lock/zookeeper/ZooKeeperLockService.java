@@ -271,6 +271,16 @@ public final class ZooKeeperLockService implements LockService {
     return shared.curator();
   }
 
+  /** The client this service shares with every service on these settings in this process. */
+  SharedCuratorClient shared() {
+    return shared;
+  }
+
+  /** How many leases this service handed out and has not seen closed (tests, diagnostics). */
+  int openLeases() {
+    return leases.size();
+  }
+
   @Override
   public void close() throws IOException {
     leases.close(() -> registry.release(shared));
