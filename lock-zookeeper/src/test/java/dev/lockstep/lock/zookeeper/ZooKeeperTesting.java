@@ -38,6 +38,14 @@ final class ZooKeeperTesting {
     return new TestingServer(spec(), true);
   }
 
+  /**
+   * A server with a longer tick, for tests that need session timeouts (and so heartbeat periods)
+   * longer than {@link #TICK_MS} allows: the server grants 2 to 20 ticks.
+   */
+  static TestingServer startServer(int tickMs) throws Exception {
+    return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, tickMs, -1), true);
+  }
+
   static TestingCluster startCluster(int size) throws Exception {
     List<InstanceSpec> specs = new ArrayList<>();
     for (int i = 0; i < size; i++) {
