@@ -153,6 +153,48 @@ class HiveLockServiceTest {
   }
 
   @Test
+  void aLeaseWhoseLockTimeoutPassedWithoutAHeartbeatUnlocksItsLockAtOnce() throws Exception {
+    // This client takes the lock timeout for 1 ms (the metastore's is LOCK_TIMEOUT): its lease is
+    // past its deadline before its first heartbeat, as after a pause right after acquiring, while
+    // the metastore still keeps the lock for LOCK_TIMEOUT from the lock call.
+    Map<String, String> options = new HashMap<>(metastore.lockOptions());
+    options.put("metastore.txn.timeout", "1ms");
+    long start = System.nanoTime();
+    try (LockService paused = LockServiceDiscovery.open(options);
+        LockService other = open()) {
+      Lease lease = paused.acquire("db.paused", Duration.ofSeconds(5)).orElseThrow();
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5L * TestMetastore.TIMING);
+      while (lease.isHeld() && System.nanoTime() < until) {
+        TimeUnit.MILLISECONDS.sleep(5);
+      }
+      assertThatThrownBy(lease::ensureHeld)
+          .isInstanceOf(LockLostException.class)
+          .hasMessageContaining(" is in doubt")
+          .hasMessageContaining("no heartbeat was confirmed by the metastore at")
+          .hasMessageContaining(metastore.uri())
+          .hasMessageContaining("'metastore.txn.timeout' (1 ms)");
+
+      // Not closed yet, the lease has already given the lock back: well before the metastore's
+      // own timeout could have removed it, another holder gets it without waiting.
+      long before = start + TestMetastore.LOCK_TIMEOUT.dividedBy(2).toNanos();
+      while (!metastore.locksOn("db", "paused").isEmpty() && System.nanoTime() < before) {
+        TimeUnit.MILLISECONDS.sleep(20);
+      }
+      assertThat(metastore.locksOn("db", "paused"))
+          .as("the lock of a lease in doubt, within half the metastore's lock timeout")
+          .isEmpty();
+      try (Lease next = other.acquire("db.paused", Duration.ZERO).orElseThrow()) {
+        assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        lease.close();
+        next.ensureHeld();
+        assertThat(metastore.locksOn("db", "paused"))
+            .singleElement()
+            .satisfies(lock -> assertThat(lock.getLockid()).isEqualTo(next.fencingToken()));
+      }
+    }
+  }
+
+  @Test
   void anInterruptedWaiterLeavesNothingQueued() throws Exception {
     try (LockService holder = open();
         LockService waiter = open()) {
