@@ -106,6 +106,37 @@ class HiveMetastoreOutageTest {
     }
   }
 
+  @Test
+  void closingAHeldLeaseThatCannotReachTheMetastoreSaysTheReleaseIsUnconfirmed() throws Exception {
+    try (LockService first = open();
+        LockService second = open()) {
+      Lease held = first.acquire("outage.release", Duration.ofSeconds(5)).orElseThrow();
+
+      metastore.stop();
+      assertThat(held.isHeld()).as("held until its lock timeout runs out").isTrue();
+      assertThatThrownBy(held::close)
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining(
+              "Could not confirm the release of the Hive lock on 'outage.release'")
+          .hasMessageContaining("(lock id " + held.fencingToken() + ")")
+          .hasMessageContaining(metastore.uri())
+          .hasMessageContaining("the metastore removes it within");
+      assertThat(held.isHeld()).isFalse();
+
+      // As the message says: the lock stays on the metastore, which removes it after its timeout.
+      metastore.start();
+      assertThat(metastore.locksOn("outage", "release"))
+          .singleElement()
+          .satisfies(lock -> assertThat(lock.getLockid()).isEqualTo(held.fencingToken()));
+      Lease next =
+          second
+              .acquire("outage.release", second.holderDeathBound().plus(TOLERANCE))
+              .orElseThrow(() -> new AssertionError("the unreleased lock was never freed"));
+      assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+      next.close();
+    }
+  }
+
   private static void awaitTrue(String what, BooleanSupplier condition, Duration limit)
       throws InterruptedException {
     long deadline = System.nanoTime() + limit.toNanos();
