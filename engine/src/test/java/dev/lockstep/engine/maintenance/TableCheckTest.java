@@ -102,6 +102,7 @@ class TableCheckTest {
     new TagManager(table).create("t", 1);
     TableCheck.Report report = new TableCheck(table, true).run();
     assertThat(report.problems()).isEmpty();
+    assertThat(report.ok()).isTrue();
     assertThat(report.snapshots()).isEqualTo(3);
     assertThat(report.tags()).isEqualTo(1);
     assertThat(report.schemas()).isEqualTo(1);
@@ -122,6 +123,28 @@ class TableCheckTest {
     Files.delete(snapshots.resolve("snapshot-2"));
     TableCheck.Report report = new TableCheck(table, false).run();
     assertThat(onlyProblem(report, "snapshot", "snapshot-2").damage()).isEqualTo("missing");
+    assertThat(report.ok()).isFalse();
+  }
+
+  /** A problem's line names who references the file, the first five and how many more. */
+  @Test
+  void aProblemsLineNamesUpToFiveReferencesAndCountsTheRest() {
+    List<String> four = List.of("snapshot 1", "snapshot 2", "snapshot 3", "snapshot 4");
+    assertThat(new TableCheck.Problem("data file", "/t/f", "missing", List.of()).describe())
+        .isEqualTo("data file /t/f is missing");
+    assertThat(new TableCheck.Problem("manifest", "/t/m", "empty", four).describe())
+        .isEqualTo(
+            "manifest /t/m is empty; referenced by snapshot 1, snapshot 2, snapshot 3, snapshot 4");
+    List<String> five = new java.util.ArrayList<>(four);
+    five.add("tag t");
+    assertThat(new TableCheck.Problem("manifest", "/t/m", "empty", five).describe())
+        .endsWith("; referenced by snapshot 1, snapshot 2, snapshot 3, snapshot 4, tag t");
+    List<String> more = new java.util.ArrayList<>(five);
+    more.add("snapshot 6");
+    more.add("snapshot 7");
+    assertThat(new TableCheck.Problem("manifest", "/t/m", "empty", more).describe())
+        .endsWith(
+            "; referenced by snapshot 1, snapshot 2, snapshot 3, snapshot 4, tag t and 2 more");
   }
 
   /**
@@ -204,7 +227,9 @@ class TableCheckTest {
                   .satisfiesAnyOf(
                       d -> assertThat(d).startsWith("truncated at byte " + Files.size(file)),
                       d -> assertThat(d).startsWith("unparsable"));
-          case GARBAGE -> assertThat(p.damage()).as(label).startsWith("unparsable");
+          case GARBAGE ->
+              // The parser's own words after its exception's name: what a person can act on.
+              assertThat(p.damage()).as(label).matches("unparsable \\(\\w+: .+\\)");
           case MISSING -> assertThat(p.damage()).as(label).isEqualTo("missing");
         }
         if (kind != Kind.SNAPSHOT) {

@@ -195,4 +195,20 @@ class TagTest {
     assertThatThrownBy(() -> tags.delete("../h")).hasMessageContaining("not valid");
     assertThat(tags.find("h")).isPresent();
   }
+
+  /**
+   * An empty tag file (a crash while tagging) is named as empty, with the command that fixes it.
+   */
+  @Test
+  void anEmptyTagFileIsNamedAsEmptyWithTheFix() throws Exception {
+    FileStoreTable table = table();
+    commitBatches(table, 2);
+    new TagManager(table).create("t", 1);
+    Files.write(dir.resolve("db.db/kv/tag/tag-t"), new byte[0]);
+    assertThatThrownBy(() -> new TagManager(table).find("t"))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("tag-t")
+        .hasMessageContaining("is not a snapshot (empty)")
+        .hasMessageContaining("'lockstep table delete-tag'");
+  }
 }
