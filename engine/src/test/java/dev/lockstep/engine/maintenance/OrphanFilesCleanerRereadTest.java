@@ -183,6 +183,33 @@ class OrphanFilesCleanerRereadTest {
   }
 
   /**
+   * A damaged snapshot before a manifest that is missing at the first read: the damage is named
+   * once in the report and in the skipped damage, however often the run reads the table again.
+   */
+  @Test
+  void aDamagedSnapshotIsReportedOnceAcrossTheRereads() throws Exception {
+    String manifest = deltaManifest(3);
+    // In the middle of the history: only orphan removal reads it (the earliest and latest
+    // snapshots and the one below the latest are read by the snapshot manager, which notes too).
+    Path snapshot2 = tableDir().resolve("snapshot/snapshot-2");
+    Files.write(snapshot2, "{ not json".getBytes());
+    AtomicInteger reads = new AtomicInteger();
+    FileStoreTable cleaned = through(manifest, reads, n -> n == 1, false);
+
+    OrphanReport report = new OrphanFilesCleaner(cleaned, Duration.ZERO, false).clean();
+
+    assertThat(reads).hasValue(2);
+    assertThat(report.unreadable()).singleElement().asString().startsWith("snapshot 2 (");
+    assertThat(cleaned.snapshotManager().skippedDamage().entries())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.kind()).isEqualTo("snapshot");
+              assertThat(e.file()).isEqualTo(snapshot2.toString());
+            });
+  }
+
+  /**
    * A manifest that stays missing while its snapshot is gone every time (expirations that keep
    * removing what this run reads): five reads, then an error that says to run it again when
    * expiration is idle; nothing removed.
