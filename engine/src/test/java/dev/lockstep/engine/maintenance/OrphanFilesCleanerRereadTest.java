@@ -188,24 +188,28 @@ class OrphanFilesCleanerRereadTest {
    */
   @Test
   void aDamagedSnapshotIsReportedOnceAcrossTheRereads() throws Exception {
-    String manifest = deltaManifest(3);
-    // In the middle of the history: only orphan removal reads it (the earliest and latest
-    // snapshots and the one below the latest are read by the snapshot manager, which notes too).
-    Path snapshot2 = tableDir().resolve("snapshot/snapshot-2");
-    Files.write(snapshot2, "{ not json".getBytes());
+    try (TableWrite write = table.newWrite("w")) {
+      write.write(GenericRow.of(5, "v5"));
+      table.newCommit("w").commit(5, write.prepareCommit());
+    }
+    String manifest = deltaManifest(4);
+    // Snapshot 3 of 5: only orphan removal reads it. The snapshot manager reads (and notes) the
+    // first two, to find the first of the history, and the last two, to confirm the head.
+    Path snapshot3 = tableDir().resolve("snapshot/snapshot-3");
+    Files.write(snapshot3, "{ not json".getBytes());
     AtomicInteger reads = new AtomicInteger();
     FileStoreTable cleaned = through(manifest, reads, n -> n == 1, false);
 
     OrphanReport report = new OrphanFilesCleaner(cleaned, Duration.ZERO, false).clean();
 
     assertThat(reads).hasValue(2);
-    assertThat(report.unreadable()).singleElement().asString().startsWith("snapshot 2 (");
+    assertThat(report.unreadable()).singleElement().asString().startsWith("snapshot 3 (");
     assertThat(cleaned.snapshotManager().skippedDamage().entries())
         .singleElement()
         .satisfies(
             e -> {
               assertThat(e.kind()).isEqualTo("snapshot");
-              assertThat(e.file()).isEqualTo(snapshot2.toString());
+              assertThat(e.file()).isEqualTo(snapshot3.toString());
             });
   }
 

@@ -145,6 +145,32 @@ class SnapshotExpirationTest {
     }
   }
 
+  /**
+   * With dynamic buckets the expired snapshots' index manifests and index files are among the files
+   * it names, and their sizes on disk are in the byte count.
+   */
+  @Test
+  void theReportedBytesCountTheIndexManifestsOfADynamicBucketTable() throws Exception {
+    FileStoreTable table = table(Map.of("bucket", "-1", "snapshot.num-retained.min", "1000"));
+    for (int c = 1; c <= 6; c++) {
+      try (TableWrite write = table.newWrite("w")) {
+        write.write(GenericRow.of(c, "v" + c)); // a new key: a new index manifest each time
+        table.newCommit("w").commit(c, write.prepareCommit());
+      }
+    }
+    MaintenanceOptions keep2 = new MaintenanceOptions(2, Integer.MAX_VALUE, Duration.ZERO, 100);
+    ExpireReport dry = new SnapshotExpiration(table, keep2).dryRun();
+    long onDisk = 0;
+    for (String m : dry.deletedManifests()) {
+      onDisk += Files.size(dir.resolve("db.db/kv/manifest").resolve(m));
+    }
+    for (String f : dry.deletedDataFiles()) {
+      onDisk += Files.size(dir.resolve("db.db/kv").resolve(f));
+    }
+    assertThat(dry.deletedManifests()).anyMatch(m -> m.startsWith("index-manifest-"));
+    assertThat(dry.deletedBytes()).isEqualTo(onDisk);
+  }
+
   @Test
   void filesOfUncommittedMessagesAreNeverDeleted() throws Exception {
     FileStoreTable table = table(Map.of("snapshot.num-retained.min", "1000"));
