@@ -31,8 +31,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ol>
  *
  * <p>Thread-safe; the session is used under one lock, so a heartbeat and an {@code ensureHeld()}
- * never interleave on it. A lease no longer held gives its session back to the pool (evicted when
- * it failed); its release then runs on a fresh connection.
+ * never interleave on it. A lease lost (or in doubt) gives its session back to the pool (evicted
+ * when it failed) as soon as nothing uses it; its release then runs on a fresh connection. A lease
+ * closed while held releases the row on its session, then gives the session back.
+ *
+ * <p>Who gives the session back after a loss: the thread that saw the loss, when it can take the
+ * session lock at once ({@link #afterLoss()}); otherwise the renewal holding the session, when it
+ * ends. The renewal decides and unlocks under the lease's monitor, where every state change is
+ * made, so a loss is either seen by that decision or comes after the unlock, when its own thread
+ * finds the session lock free. No lost lease keeps its session until {@link #close()}.
  */
 final class JdbcLease extends AbstractLease {
 
@@ -123,26 +130,34 @@ final class JdbcLease extends AbstractLease {
       }
       confirmed(sent);
     } finally {
-      giveBackUnlessHeld();
-      sessionLock.unlock();
+      synchronized (this) {
+        giveBackIfLost();
+        sessionLock.unlock();
+      }
     }
   }
 
   @Override
   protected void afterLoss() {
-    // A renewal in progress holds the session; it gives the session back when it ends.
+    // A renewal under way holds the session; it gives the session back when it ends.
     if (sessionLock.tryLock()) {
       try {
-        giveBackUnlessHeld();
+        giveBackIfLost();
       } finally {
         sessionLock.unlock();
       }
     }
   }
 
-  /** Gives the session back once the lease is not held. Call under {@link #sessionLock}. */
-  private void giveBackUnlessHeld() {
-    if (session != null && state() != State.HELD) {
+  /**
+   * Gives the session back once the lease is lost or in doubt, or the session failed (it is then
+   * evicted, never reused, also not by the release). A lease being closed keeps a working session
+   * for {@link #release(State)}, which frees the row on it first. Call under {@link #sessionLock}.
+   */
+  private void giveBackIfLost() {
+    State state = state();
+    boolean lost = state == State.IN_DOUBT || state == State.LOST;
+    if (session != null && (lost || sessionBroken)) {
       service.giveBack(session, sessionBroken, queuedFor());
       session = null;
     }
@@ -185,12 +200,13 @@ final class JdbcLease extends AbstractLease {
   protected void release(State before) throws IOException {
     sessionLock.lock();
     try {
+      // Held until close(): the session is still here, and the row is freed on it before its named
+      // lock. Lost or in doubt before: whoever saw the loss gave the session back (see the class
+      // comment) and the row is freed on a fresh connection, unless this release took the session
+      // lock before the loss's own thread tried it; then the row is freed on the session, like a
+      // held lease's (the owner check leaves a newer holder's row alone).
       Connection connection = session;
       session = null;
-      if (connection != null && before != State.HELD) {
-        service.giveBack(connection, sessionBroken, queuedFor());
-        connection = null;
-      }
       try {
         service.release(this, connection, queued);
       } finally {
