@@ -10,6 +10,7 @@ import dev.lockstep.engine.table.FileStoreTable;
 import dev.lockstep.engine.write.CommitMessage;
 import dev.lockstep.engine.write.TableWrite;
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -126,13 +127,7 @@ class SnapshotExpirationTest {
     commitBatches(table, 6, true);
     MaintenanceOptions keep2 = new MaintenanceOptions(2, Integer.MAX_VALUE, Duration.ZERO, 100);
     ExpireReport dry = new SnapshotExpiration(table, keep2).dryRun();
-    long onDisk = 0;
-    for (String f : dry.deletedDataFiles()) {
-      onDisk += Files.size(dir.resolve("db.db/kv").resolve(f));
-    }
-    for (String m : dry.deletedManifests()) {
-      onDisk += Files.size(dir.resolve("db.db/kv/manifest").resolve(m));
-    }
+    long onDisk = onDiskBytes(dry);
     assertThat(dry.deletedManifests()).anyMatch(m -> m.startsWith("manifest-list-"));
     assertThat(dry.deletedBytes()).isEqualTo(onDisk).isPositive();
 
@@ -160,15 +155,20 @@ class SnapshotExpirationTest {
     }
     MaintenanceOptions keep2 = new MaintenanceOptions(2, Integer.MAX_VALUE, Duration.ZERO, 100);
     ExpireReport dry = new SnapshotExpiration(table, keep2).dryRun();
-    long onDisk = 0;
-    for (String m : dry.deletedManifests()) {
-      onDisk += Files.size(dir.resolve("db.db/kv/manifest").resolve(m));
-    }
-    for (String f : dry.deletedDataFiles()) {
-      onDisk += Files.size(dir.resolve("db.db/kv").resolve(f));
-    }
     assertThat(dry.deletedManifests()).anyMatch(m -> m.startsWith("index-manifest-"));
-    assertThat(dry.deletedBytes()).isEqualTo(onDisk);
+    assertThat(dry.deletedBytes()).isEqualTo(onDiskBytes(dry));
+  }
+
+  /** The sizes on disk of the data files and manifests {@code report} names, before deletion. */
+  private long onDiskBytes(ExpireReport report) throws IOException {
+    long bytes = 0;
+    for (String f : report.deletedDataFiles()) {
+      bytes += Files.size(dir.resolve("db.db/kv").resolve(f));
+    }
+    for (String m : report.deletedManifests()) {
+      bytes += Files.size(dir.resolve("db.db/kv/manifest").resolve(m));
+    }
+    return bytes;
   }
 
   @Test
