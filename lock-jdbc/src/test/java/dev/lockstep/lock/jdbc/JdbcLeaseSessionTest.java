@@ -73,6 +73,21 @@ class JdbcLeaseSessionTest {
   }
 
   /**
+   * {@code ensureHeld()} fails with {@code reason}, and the lease has already given back its
+   * session (the one connection of {@code service}'s pool: another key can be acquired) and the
+   * key's named lock, freed {@code when}.
+   */
+  private void assertLostAndGaveBackItsSession(
+      JdbcLockService service, TestDatabase db, JdbcLease lease, String reason, String when)
+      throws Exception {
+    assertThatThrownBy(lease::ensureHeld)
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining(reason);
+    assertThat(namedLockFree(db, lease.key())).as("the named lock, freed " + when).isTrue();
+    service.acquire("db.other", Duration.ZERO).orElseThrow().close();
+  }
+
+  /**
    * The holder's renewal finds the row taken over: the lease is lost, and its session goes back to
    * the pool and frees the key's named lock at once, before the holder closes it. (The row is taken
    * over by hand, as a client that does not queue on the named lock: a second service's acquire
@@ -87,13 +102,8 @@ class JdbcLeaseSessionTest {
     assertThat(namedLockFree(db, "db.t")).as("the holder's session keeps the named lock").isFalse();
     takeOverByHand(db, "db.t", "someone-else");
 
-    assertThatThrownBy(holder::ensureHeld)
-        .isInstanceOf(LockLostException.class)
-        .hasMessageContaining("taken over");
-    assertThat(namedLockFree(db, "db.t"))
-        .as("the named lock, freed with the lost lease's session before close()")
-        .isTrue();
-    holderService.acquire("db.other", Duration.ZERO).orElseThrow().close();
+    assertLostAndGaveBackItsSession(
+        holderService, db, holder, "taken over", "with the lost lease's session before close()");
 
     holder.close();
     assertThat(ownerInTheDatabase(holderService, "db.t")).isEqualTo("someone-else");
@@ -113,13 +123,12 @@ class JdbcLeaseSessionTest {
     assertThat(namedLockFree(db, "db.t")).as("the lease's session keeps the named lock").isFalse();
     awaitNotHeld(lease);
 
-    assertThatThrownBy(lease::ensureHeld)
-        .isInstanceOf(LockLostException.class)
-        .hasMessageContaining("is in doubt: no renewal succeeded within 3 s");
-    assertThat(namedLockFree(db, "db.t"))
-        .as("the named lock, freed when the lease was seen in doubt")
-        .isTrue();
-    service.acquire("db.other", Duration.ZERO).orElseThrow().close();
+    assertLostAndGaveBackItsSession(
+        service,
+        db,
+        lease,
+        "is in doubt: no renewal succeeded within 3 s",
+        "when the lease was seen in doubt");
     assertThat(ownerInTheDatabase(service, "db.t"))
         .as("the row is still the lease's until it expires")
         .isEqualTo(lease.owner());

@@ -88,6 +88,14 @@ class ZooKeeperLeaseTest {
         .isNotEqualTo(client.sessionId());
   }
 
+  /** {@code ensureHeld()} says the lease is lost, and why. */
+  private static void assertLost(Lease lease, String reason) {
+    assertThatThrownBy(lease::ensureHeld)
+        .isInstanceOf(LockLostException.class)
+        .hasMessageContaining(" is lost")
+        .hasMessageContaining(reason);
+  }
+
   private static void awaitNotHeld(Lease lease) throws InterruptedException {
     long deadline = System.nanoTime() + SLACK.toNanos();
     while (lease.isHeld() && System.nanoTime() - deadline < 0) {
@@ -104,10 +112,7 @@ class ZooKeeperLeaseTest {
     // itself must find the node gone, not the first heartbeat minutes later.
     lease.start();
     assertThat(lease.isHeld()).isFalse();
-    assertThatThrownBy(lease::ensureHeld)
-        .isInstanceOf(LockLostException.class)
-        .hasMessageContaining(" is lost")
-        .hasMessageContaining(NODE + " no longer exists");
+    assertLost(lease, NODE + " no longer exists");
     lease.close();
   }
 
@@ -118,10 +123,7 @@ class ZooKeeperLeaseTest {
 
     lease.start();
     assertThat(lease.isHeld()).isFalse();
-    assertThatThrownBy(lease::ensureHeld)
-        .isInstanceOf(LockLostException.class)
-        .hasMessageContaining(" is lost")
-        .hasMessageContaining(NODE + " belongs to another session");
+    assertLost(lease, NODE + " belongs to another session");
     lease.close();
   }
 
@@ -133,10 +135,7 @@ class ZooKeeperLeaseTest {
 
     lease.heartbeat();
     awaitNotHeld(lease);
-    assertThatThrownBy(lease::ensureHeld)
-        .isInstanceOf(LockLostException.class)
-        .hasMessageContaining(" is lost")
-        .hasMessageContaining(NODE + " no longer exists");
+    assertLost(lease, NODE + " no longer exists");
     lease.close();
   }
 
@@ -148,10 +147,7 @@ class ZooKeeperLeaseTest {
 
     lease.heartbeat();
     awaitNotHeld(lease);
-    assertThatThrownBy(lease::ensureHeld)
-        .isInstanceOf(LockLostException.class)
-        .hasMessageContaining(" is lost")
-        .hasMessageContaining(NODE + " belongs to another session");
+    assertLost(lease, NODE + " belongs to another session");
     lease.close();
   }
 
